@@ -1,0 +1,1 @@
+"""The arena: the table server, the tournament runner and the command line (``arena``)."""

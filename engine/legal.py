@@ -1,0 +1,230 @@
+"""The exact set of legal plays for a seat, in a compact form that any bot can read.
+
+Listing every legal play is hopeless when a seat may choose freely (discarding six cards while
+void: C(25, 6) = 177,100 plays). Instead the set is a union of :class:`Option` s, each meaning
+"these ``forced`` cards plus any ``k`` cards of this ``pool``" for ``k_min <= k <= k_max``:
+
+* a lead: one option per effective suit held (any 1..n cards of it: single, pair, tractor or a
+  throw, which the engine checks when it is played), plus an option per 5-10-K that mixes the
+  trump ♥5 with hearts;
+* a follow: when short in the suit led, all of it is forced and the rest is any cards; otherwise
+  one option per minimal set of pairs/tractors that shows the structure the seat must show, with
+  the rest any cards of the suit.
+
+The options are exact: a play is legal if and only if some option produces it, and
+:func:`check_play` gives the reason when it is not. Options of a follow may overlap;
+:meth:`LegalPlays.__iter__` yields each play once.
+
+>>> from engine.cards import Rank, Suit, parse_cards
+>>> from engine.trick import classify_lead
+>>> from engine.units import count_cards
+>>> t = Trump(Rank.TWO, Suit.SPADES)
+>>> hand = count_cards(parse_cards("♣KK ♣77 ♣3 ♥4 ♥6"))
+>>> legal = follow_options(t, classify_lead(t, parse_cards("♣99")), hand)
+>>> [str(o) for o in legal.options]
+['♣77', '♣KK']
+>>> legal.count()
+2
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+from engine.cards import Card, format_cards
+from engine.trick import Lead, ftk_of, trump_ftk_in
+from engine.trump import TRUMP, Trump
+from engine.units import pairs_of, structure_score
+
+__all__ = ["LegalPlays", "Option", "follow_options", "lead_options"]
+
+
+def _groups(pool: Sequence[Card]) -> tuple[tuple[Card, int], ...]:
+    groups: dict[Card, int] = {}
+    for c in pool:
+        groups[c] = groups.get(c, 0) + 1
+    return tuple(groups.items())
+
+
+@lru_cache(maxsize=8192)
+def _ways(mults: tuple[int, ...], k: int) -> int:
+    """Number of sub-multisets of size k of a multiset with these multiplicities."""
+    if k == 0:
+        return 1
+    if not mults or k > sum(mults):
+        return 0
+    first, rest = mults[0], mults[1:]
+    return sum(_ways(rest, k - j) for j in range(min(first, k) + 1))
+
+
+def _multiset_combinations(
+    groups: tuple[tuple[Card, int], ...], k: int, start: int = 0
+) -> Iterator[tuple[Card, ...]]:
+    if k == 0:
+        yield ()
+        return
+    for i in range(start, len(groups)):
+        card, mult = groups[i]
+        for j in range(min(mult, k), 0, -1):
+            for rest in _multiset_combinations(groups, k - j, i + 1):
+                yield (card,) * j + rest
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """Every play made of ``forced`` plus any ``k`` cards of ``pool``, ``k_min <= k <= k_max``.
+
+    ``pool`` is a multiset (a card may appear twice); picking from it never picks a card more
+    often than it appears.
+    """
+
+    forced: tuple[Card, ...]
+    pool: tuple[Card, ...]
+    k_min: int
+    k_max: int
+
+    def count(self) -> int:
+        """How many distinct plays this option allows."""
+        mults = tuple(m for _, m in _groups(self.pool))
+        return sum(_ways(mults, k) for k in range(self.k_min, self.k_max + 1))
+
+    def plays(self) -> Iterator[tuple[Card, ...]]:
+        """Each play of this option once, cards sorted."""
+        groups = _groups(self.pool)
+        for k in range(self.k_min, self.k_max + 1):
+            for extra in _multiset_combinations(groups, k):
+                yield tuple(sorted(self.forced + extra))
+
+    def sample(self, rng: random.Random) -> tuple[Card, ...]:
+        """One play of this option, uniformly at random."""
+        groups = _groups(self.pool)
+        mults = tuple(m for _, m in groups)
+        sizes = range(self.k_min, self.k_max + 1)
+        k = rng.choices(sizes, weights=[_ways(mults, k) for k in sizes])[0]
+        picked: list[Card] = []
+        for i, (card, mult) in enumerate(groups):
+            if k == 0:
+                break
+            rest = mults[i + 1 :]
+            choices = range(min(mult, k) + 1)
+            j = rng.choices(choices, weights=[_ways(rest, k - j) for j in choices])[0]
+            picked.extend([card] * j)
+            k -= j
+        return tuple(sorted(self.forced + tuple(picked)))
+
+    def __str__(self) -> str:
+        text = format_cards(self.forced)
+        if self.pool and self.k_max:
+            k = str(self.k_min) if self.k_min == self.k_max else f"{self.k_min}-{self.k_max}"
+            text = f"{text} + any {k} of {format_cards(self.pool)}".lstrip(" +")
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class LegalPlays:
+    """The legal plays of a seat: the union of some options (see the module docstring)."""
+
+    options: tuple[Option, ...]
+    disjoint: bool = True
+
+    def __iter__(self) -> Iterator[tuple[Card, ...]]:
+        if self.disjoint:
+            for option in self.options:
+                yield from option.plays()
+            return
+        seen: set[tuple[Card, ...]] = set()
+        for option in self.options:
+            for play in option.plays():
+                if play not in seen:
+                    seen.add(play)
+                    yield play
+
+    def count(self) -> int:
+        """How many distinct legal plays there are."""
+        if self.disjoint or len(self.options) == 1:
+            return sum(option.count() for option in self.options)
+        return sum(1 for _ in self)
+
+    def sample(self, rng: random.Random) -> tuple[Card, ...]:
+        """A legal play at random: an option weighted by its size, then a uniform play of it
+        (exactly uniform when the options are disjoint)."""
+        if len(self.options) == 1:
+            return self.options[0].sample(rng)
+        weights = [option.count() for option in self.options]
+        return rng.choices(self.options, weights=weights)[0].sample(rng)
+
+
+def _held(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
+    return [c for c in trump.suit_cards[suit] if hand.get(c) for _ in range(hand[c])]
+
+
+def lead_options(trump: Trump, hand: dict[Card, int]) -> LegalPlays:
+    """Legal leads: any cards of one effective suit, or a 5-10-K that mixes suits."""
+    options = []
+    for suit in range(5):
+        held = _held(trump, hand, suit)
+        if held:
+            options.append(Option((), tuple(held), 1, len(held)))
+    for ftk in _mixed_ftks(trump, hand):
+        options.append(Option(ftk, (), 0, 0))
+    return LegalPlays(tuple(options))
+
+
+def _mixed_ftks(trump: Trump, hand: dict[Card, int]) -> list[tuple[Card, ...]]:
+    """5-10-Ks whose cards are not of one effective suit (the hearts one with the trump ♥5)."""
+    rules = trump.rules
+    if not (rules.five_ten_king and rules.red_five and rules.red_five_in_hearts_ftk):
+        return []
+    five, ten, king = (Card.parse(t) for t in ("♥5", "♥10", "♥K"))
+    if trump.suit_of[five] != TRUMP or trump.suit_of[ten] == TRUMP:
+        return []
+    found = []
+    for copies in (1, 2):
+        cards = tuple(sorted((five, ten, king) * copies))
+        if all(hand.get(c, 0) >= copies for c in (five, ten, king)) and ftk_of(trump, cards):
+            found.append(cards)
+    return found
+
+
+def follow_options(trump: Trump, lead: Lead, hand: dict[Card, int]) -> LegalPlays:
+    """Legal follows to ``lead`` from ``hand``."""
+    n = len(lead.cards)
+    held = _held(trump, hand, lead.suit)
+    if lead.is_trump_ftk:
+        own = trump_ftk_in(trump, hand)
+        if own is not None:
+            return LegalPlays((Option(own, (), 0, 0),))
+    if len(held) <= n:
+        others = tuple(
+            c for c in sorted(hand) if trump.suit_of[c] != lead.suit for _ in range(hand[c])
+        )
+        k = n - len(held)
+        return LegalPlays((Option(tuple(held), others, k, k),))
+    if lead.is_trump_ftk and trump.rules.ftk_answer_highest:
+        order = trump.order
+        threshold = sorted((order[c] for c in held), reverse=True)[n - 1]
+        top = tuple(c for c in held if order[c] > threshold)
+        tied = tuple(c for c in held if order[c] == threshold)
+        return LegalPlays((Option(top, tied, n - len(top), n - len(top)),))
+    fmt = lead.fmt
+    pairs = pairs_of(held) if fmt.total_pairs else []
+    if not pairs:
+        return LegalPlays((Option((), tuple(held), n, n),))
+    need = structure_score(trump, pairs, fmt)
+    target = need[1]
+    options = []
+    k = n - 2 * target
+    for chosen in combinations(pairs, target):
+        if need[0] and structure_score(trump, chosen, fmt) != need:
+            continue
+        forced = tuple(sorted(chosen * 2))
+        rest = list(held)
+        for c in forced:
+            rest.remove(c)
+        options.append(Option(forced, tuple(rest), k, k))
+    # With nothing to add, the options are distinct sets of pairs; otherwise they may overlap.
+    return LegalPlays(tuple(options), disjoint=len(options) <= 1 or k == 0)
