@@ -228,7 +228,7 @@ def _structure_reason(
 ) -> str:
     name = suit_name(lead.suit)
     pairs = pairs_of(held)
-    shown = format_cards(c for c in held if c in pairs for _ in range(2))
+    shown = format_cards(c for c in held if c in pairs)
     if got[0] < need[0]:
         return f"must follow {name} with a tractor: you hold {shown}"
     count = need[1]

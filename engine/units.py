@@ -172,7 +172,7 @@ def decompose(trump: Trump, cards: Sequence[Card]) -> list[Unit]:
             in_runs.update(run)
             units.append(
                 Unit(
-                    tuple(c for c in run for _ in range(2)),
+                    tuple(c for c in reversed(run) for _ in range(2)),
                     len(run),
                     tractor_key(trump, run),
                     min(order[c] for c in run),
