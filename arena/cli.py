@@ -27,10 +27,10 @@ def _selfplay(args: argparse.Namespace) -> int:
     table.add_row("defenders' points per hand, mean", f"{statistics.fmean(points):.1f}")
     if len(points) > 1:
         table.add_row("defenders' points per hand, stdev", f"{statistics.stdev(points):.1f}")
+    table.add_row("defenders reach 80", f"{sum(p >= 80 for p in points) / len(points):.1%}")
     table.add_row(
-        "defenders reach 80", f"{sum(p >= 80 for p in points) / len(points):.1%}"
+        "failed throws per hand", f"{statistics.fmean(h.failed_throws for h in hands):.2f}"
     )
-    table.add_row("failed throws per hand", f"{statistics.fmean(h.failed_throws for h in hands):.2f}")
     table.add_row("actions/s (checked)", f"{actions / elapsed:,.0f}")
     console.print(table)
     return 0

@@ -154,7 +154,9 @@ def test_trump_five_ten_king_is_the_highest_play() -> None:
 
 def test_holder_of_the_trump_five_ten_king_must_answer_with_it() -> None:
     """000/003 「其他玩家也有主花色的三张5、10、K则必出」; a second one ties, so the first wins."""
-    assert "answer the trump 5-10-K with yours" in refused("♠5 ♠10 ♠K", "♠5 ♠10 ♠K BJ LJ", "BJ LJ ♠K")
+    assert "answer the trump 5-10-K with yours" in refused(
+        "♠5 ♠10 ♠K", "♠5 ♠10 ♠K BJ LJ", "BJ LJ ♠K"
+    )
     follow(T, "♠5 ♠10 ♠K", "♠5 ♠10 ♠K BJ LJ", "♠5 ♠10 ♠K")
     assert trick_winner(T, "♠5 ♠10 ♠K", "♠5 ♠10 ♠K", "♠3 ♠4 ♠6", "♠7 ♠8 ♠9") == 0
 

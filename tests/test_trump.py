@@ -52,7 +52,17 @@ def test_level_five_keeps_the_red_five_on_top() -> None:
 def test_side_suit_order_and_other_suits_level_cards_leave_their_suit() -> None:
     t = trump("7", "♠")
     assert [str(c) for c in t.suit_cards[1]] == [
-        "♥2", "♥3", "♥4", "♥6", "♥8", "♥9", "♥10", "♥J", "♥Q", "♥K", "♥A"
+        "♥2",
+        "♥3",
+        "♥4",
+        "♥6",
+        "♥8",
+        "♥9",
+        "♥10",
+        "♥J",
+        "♥Q",
+        "♥K",
+        "♥A",
     ]  # ♥5 and ♥7 are trumps
 
 
