@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 from engine import Card, CardRules, Rank, Suit, Trick, Trump, parse_cards
+from engine.presets import PRESETS
 from engine.trick import Lead, classify_lead
 from engine.units import count_cards
 
-# The card-play options of each seed room (the presets of a later module reuse these).
-ANCHAO = CardRules(skip_gaps=False, trump_level_in_suit_tractor=True)
-KANGQI = CardRules(skip_gaps=True, trump_level_in_suit_tractor=True, red_five_in_hearts_ftk=False)
-MINGCHAO = CardRules(skip_gaps=False, trump_level_in_suit_tractor=True)
-HEFEI = CardRules(
-    red_five=False,
-    five_ten_king=False,
-    ace_low_tractors=False,
-    skip_gaps=True,
-    hefei_trump_chain=True,
-    ftk_answer_highest=False,
-)
-CLASSIC = CardRules(ftk_answer_highest=False)
+# The card-play options of each seed room's preset.
+ANCHAO = PRESETS["anchao"].card
+KANGQI = PRESETS["kangqi"].card
+MINGCHAO = PRESETS["mingchao"].card
+HEFEI = PRESETS["hefei"].card
+CLASSIC = PRESETS["classic"].card
 
 
 def cards(text: str) -> list[Card]:

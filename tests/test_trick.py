@@ -212,3 +212,15 @@ def test_level_card_in_a_side_five_ten_king_breaks_it() -> None:
     with pytest.raises(IllegalPlay, match="mixes suits"):
         lead(trump("10", "♠"), "♣5 ♣10 ♣K")
     assert lead(trump("10", "♣"), "♣5 ♣10 ♣K").is_trump_ftk
+
+
+def test_same_suit_five_ten_king_lead_is_never_a_throw() -> None:
+    """docs/rules.md "a same-suit 5-10-K lead is the 5-10-K": ♣5 ♣10 ♣K leads as the special
+    play even when, read as a throw, a ♣A elsewhere would beat it; without the rule (hefei) it
+    is a throw."""
+    from engine import PlayKind
+
+    from .support import HEFEI
+
+    assert lead(T, "♣5 ♣10 ♣K").kind is PlayKind.FTK
+    assert lead(trump("J", "♠", HEFEI), "♣5 ♣10 ♣K").kind is PlayKind.THROW
