@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from engine.cards import Card, format_cards
+from engine.cards import CARDS, Card, Rank, Suit, format_cards
 from engine.trick import Lead, ftk_of, trump_ftk_in
 from engine.trump import TRUMP, Trump
 from engine.units import pairs_of, structure_score
@@ -74,6 +74,16 @@ def _multiset_combinations(
                 yield (card,) * j + rest
 
 
+def _pick(rng: random.Random, weights: Sequence[int]) -> int:
+    """An index drawn with probability proportional to its (integer) weight."""
+    r = rng.randrange(sum(weights))
+    for i, w in enumerate(weights):
+        r -= w
+        if r < 0:
+            return i
+    raise AssertionError("unreachable: weights sum to more than r")
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """Every play made of ``forced`` plus any ``k`` cards of ``pool``, ``k_min <= k <= k_max``.
@@ -101,20 +111,24 @@ class Option:
 
     def sample(self, rng: random.Random) -> tuple[Card, ...]:
         """One play of this option, uniformly at random."""
-        groups = _groups(self.pool)
+        pool = self.pool
+        if self.k_max == 0 or not pool:
+            return self.forced
+        groups = _groups(pool)
+        if self.k_min == self.k_max and len(groups) == len(pool):
+            picked = tuple(rng.sample(pool, self.k_min))  # all different: a plain sample
+            return tuple(sorted(self.forced + picked))
         mults = tuple(m for _, m in groups)
-        sizes = range(self.k_min, self.k_max + 1)
-        k = rng.choices(sizes, weights=[_ways(mults, k) for k in sizes])[0]
-        picked: list[Card] = []
+        k = self.k_min + _pick(rng, [_ways(mults, k) for k in range(self.k_min, self.k_max + 1)])
+        chosen: list[Card] = []
         for i, (card, mult) in enumerate(groups):
             if k == 0:
                 break
             rest = mults[i + 1 :]
-            choices = range(min(mult, k) + 1)
-            j = rng.choices(choices, weights=[_ways(rest, k - j) for j in choices])[0]
-            picked.extend([card] * j)
+            j = _pick(rng, [_ways(rest, k - j) for j in range(min(mult, k) + 1)])
+            chosen.extend([card] * j)
             k -= j
-        return tuple(sorted(self.forced + tuple(picked)))
+        return tuple(sorted(self.forced + tuple(chosen)))
 
     def __str__(self) -> str:
         text = format_cards(self.forced)
@@ -152,10 +166,12 @@ class LegalPlays:
     def sample(self, rng: random.Random) -> tuple[Card, ...]:
         """A legal play at random: an option weighted by its size, then a uniform play of it
         (exactly uniform when the options are disjoint)."""
-        if len(self.options) == 1:
-            return self.options[0].sample(rng)
-        weights = [option.count() for option in self.options]
-        return rng.choices(self.options, weights=weights)[0].sample(rng)
+        options = self.options
+        if len(options) == 1:
+            return options[0].sample(rng)
+        if all(option.k_max == 0 for option in options):
+            return options[rng.randrange(len(options))].forced
+        return options[_pick(rng, [option.count() for option in options])].sample(rng)
 
 
 def _held(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
@@ -174,12 +190,15 @@ def lead_options(trump: Trump, hand: dict[Card, int]) -> LegalPlays:
     return LegalPlays(tuple(options))
 
 
+_HEARTS_FTK = tuple(CARDS[Suit.HEARTS * 13 + r] for r in (Rank.FIVE, Rank.TEN, Rank.KING))
+
+
 def _mixed_ftks(trump: Trump, hand: dict[Card, int]) -> list[tuple[Card, ...]]:
     """5-10-Ks whose cards are not of one effective suit (the hearts one with the trump ♥5)."""
     rules = trump.rules
     if not (rules.five_ten_king and rules.red_five and rules.red_five_in_hearts_ftk):
         return []
-    five, ten, king = (Card.parse(t) for t in ("♥5", "♥10", "♥K"))
+    five, ten, king = _HEARTS_FTK
     if trump.suit_of[five] != TRUMP or trump.suit_of[ten] == TRUMP:
         return []
     found = []
