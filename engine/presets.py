@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from engine.rules import CardRules
+from engine.cards import Rank, Suit
+from engine.rules import BidRules, CardRules, Demotion, MatchRules, ScoreRules
 
 __all__ = ["PRESETS", "Preset", "preset"]
 
@@ -35,31 +36,59 @@ class Preset:
     source: str
     summary: str
     card: CardRules
+    bid: BidRules
+    score: ScoreRules
+    match: MatchRules
 
+    def describe(self) -> str:
+        """Every option of the preset, one per line (for ``arena presets``)."""
+        lines = [f"{self.name}: {self.summary} (seed {self.source})"]
+        for group in (self.card, self.bid, self.score, self.match):
+            for name in group.__dataclass_fields__:
+                lines.append(f"  {type(group).__name__}.{name} = {getattr(group, name)!r}")
+        return "\n".join(lines)
+
+
+_S, _H, _C, _D = Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS
+_J, _A, _2 = Rank.JACK, Rank.ACE, Rank.TWO
 
 _ALL = (
     Preset(
         "anchao",
         "000 暗炒房间",
-        "Yancheng app, hidden-bidding room: red fives above the jokers, 5-10-K, three circuits.",
+        "hidden bidding (暗炒) with 回头望 and failed fries, 逼红5/保红5, three circuits",
         CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
+        BidRules(pair_order=(_C, _D, _S, _H), huitouwang=True, hidden=True),
+        ScoreRules(red_five_bonus=50, heaven_earth="exact", heaven_earth_reward=16),
+        MatchRules(circuits=3, must_play=(_A,), must_play_last_circuit_only=True),
     ),
     Preset(
         "kangqi",
         "000 扛旗房间",
-        "Yancheng app, 扛旗 room: pairs skip the level rank; a no-trump 扛旗 hand after A.",
+        "open bidding, pairs skip the level rank, the no-trump 扛旗 hand after A",
         CardRules(skip_gaps=True, trump_level_in_suit_tractor=True, red_five_in_hearts_ftk=False),
+        BidRules(pair_order=(_D, _C, _H, _S)),
+        ScoreRules(heaven_earth="contains", heaven_earth_defenders_only=True),
+        MatchRules(must_play=(_A,), kangqi=True),
     ),
     Preset(
         "mingchao",
         "000 明炒房间",
-        "Yancheng app, open-bidding room: 回头望 on top, J到底, J and A must be played.",
+        "open bidding with 回头望 on top, J到底, J and A must be played",
         CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
+        BidRules(pair_order=(_D, _C, _H, _S), huitouwang=True),
+        ScoreRules(
+            heaven_earth="contains", heaven_earth_defenders_only=True, heaven_earth_reward=13
+        ),
+        MatchRules(
+            must_play=(_J, _A),
+            demotions=(Demotion(_J, pair=False, to=_2), Demotion(_A, pair=True, to=_J)),
+        ),
     ),
     Preset(
         "hefei",
         "001 合肥炒地皮",
-        "Hefei competition rules: no red-five rule, no 5-10-K, the trump tractor chain.",
+        "hidden calls, frying by order, 10 points a level, must-play 2/J/A, 跳级, no red five",
         CardRules(
             red_five=False,
             ace_low_tractors=False,
@@ -68,12 +97,32 @@ _ALL = (
             five_ten_king=False,
             ftk_answer_highest=False,
         ),
+        BidRules(pair_order=None, hidden=True, failed_fry_penalty=0, hefei_frying=True),
+        ScoreRules(
+            take_over=80,
+            level_step=10,
+            kitty_by_unit=True,
+            heaven_earth="none",
+            penalty_floor=True,
+        ),
+        MatchRules(
+            must_play=(_2, _J, _A),
+            demotions=(
+                Demotion(_A, pair=True, to=_2),
+                Demotion(_A, pair=False, to=_J),
+                Demotion(_J, pair=False, to=_2),
+            ),
+            hefei_jumps=True,
+        ),
     ),
     Preset(
         "classic",
         "003 炒地皮",
-        "The general description: red fives, 5-10-K, 回头望, 暗炒 and 扛旗 as options.",
+        "the general description: open bidding, 抄底 without limit, the 60-200 score table",
         CardRules(ftk_answer_highest=False),
+        BidRules(pair_order=(_D, _C, _H, _S)),
+        ScoreRules(heaven_earth="exact"),
+        MatchRules(must_play=(_A,)),
     ),
 )
 

@@ -50,3 +50,106 @@ class CardRules:
 
     throw_penalty_per_card: int = 10
     """Points per card of a failed throw (000 「庄家方甩错1张牌，抓分方加10分」, 001 §4.2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BidRules:
+    """Declaring (亮主/反主) during the deal and frying (炒底) the kitty after it."""
+
+    pair_order: tuple[int, ...] | None = (3, 2, 1, 0)
+    """Suits whose level pairs override, lowest first (``Suit`` values); then LJ pair, BJ pair,
+    ♥5 pair (and 回头望 where allowed). ``None``: order, not rank, decides (001 §1.1
+    「炒底时只按顺序，不分花色大小」). Default: 003 「方塊對、梅花對、紅桃對、黑桃對…」."""
+
+    huitouwang: bool = False
+    """回头望: the first declarer may override with the pair of the card they showed, ranking
+    above everything (000 暗炒/明炒, 003)."""
+
+    hidden: bool = False
+    """暗炒: a declaration or fry is seen only by its maker until frying ends
+    (000 暗炒, 001, 003)."""
+
+    failed_fry_penalty: int = 80
+    """暗炒: a fry lower than the bid in force fails: ±80 by side (000 暗炒, 003)."""
+
+    deal_rounds: int = 5
+    """The deal comes in this many packets; after each, every seat in turn may declare or pass."""
+
+    hefei_frying: bool = False
+    """001 §1.1: jokers fry only no-trump, each pair once, the first-round rule, the last fry
+    makes trump; §1.2: in the first hand the last fryer to take the kitty deals."""
+
+
+@dataclass(frozen=True, slots=True)
+class Demotion:
+    """A kitty dug at a must-play level sends the dealers down (明炒 J到底; 001 §2.2).
+
+    When the hand's level is ``level``, the defenders win the last trick with a play holding a
+    pair of level cards of one suit (``pair``) or any level card, and took at least ``points``
+    in tricks, the dealers' level goes back to ``to``.
+    """
+
+    level: int
+    pair: bool
+    to: int
+    points: int = 80
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRules:
+    """Points of a hand and what they are worth in levels."""
+
+    take_over: int = 60
+    """Defenders' points that take the deal (003 「抓分方獲得60分取得勝利資格，莊家下莊」)."""
+
+    level_step: int = 0
+    """0: the 003 table (80 +1, 100 +2, 120 +3, 150 +4, 180 +5, 200 +6); N: N points a level
+    beyond the take-over mark either way (001 §2.1 「10分为一级，零头5分不算分」)."""
+
+    kitty_by_unit: bool = False
+    """抠底 multiplier: False ×2 singles / ×4 with a pair (003); True ×2 single, ×4 pair, ×8
+    tractor, ×16 three-pair tractor … by the winning play's largest unit (001 §4.7)."""
+
+    red_five_bonus: int = 0
+    """逼红5/保红5: points per red five forced out or saved (000 暗炒: 50)."""
+
+    heaven_earth: str = "exact"
+    """上天入地 on the last trick: "exact" (exactly a same-suit 5-10-K), "contains" (a play
+    holding one), or "none"."""
+
+    heaven_earth_defenders_only: bool = False
+    """Only the defenders' 抠底 counts (扛旗/明炒 「抓分方用含有…抠底」), not the dealers' 保底."""
+
+    heaven_earth_reward: int = 16
+    """积分 to the rewarded side (000: 16; 明炒: 13)."""
+
+    penalty_floor: bool = False
+    """The defenders' penalties stop at 0 points (001 §4.1 「台下罚分罚至0分为止」)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRules:
+    """Levels, circuits and the end of a match."""
+
+    circuits: int = 1
+    """Circuits from 2 to A a team must complete (000 暗炒 「每轮比赛打三圈」: 3)."""
+
+    must_play: tuple[int, ...] = (12,)
+    """Level ranks (``Rank`` values) a climb cannot jump over (001 §2.1: 2, J, A; 明炒: J, A)."""
+
+    must_play_last_circuit_only: bool = False
+    """The must-play levels bind only in the last circuit (000 「第三圈的A必打」)."""
+
+    kangqi: bool = False
+    """After passing A a team plays the 扛旗 hand: no-trump, only ♥5/BJ/LJ trump, no kitty,
+    27 cards each; holding it ends the match (000 扛旗房间)."""
+
+    kangqi_take_over: int = 100
+    """Defenders' points that take the deal in the 扛旗 hand
+    (「抓分方必须拿满 100 分才可以上台」)."""
+
+    demotions: tuple[Demotion, ...] = ()
+    """Level drops for a kitty dug with the level card (明炒 J到底; 001 §2.2)."""
+
+    hefei_jumps: bool = False
+    """001 §2.3/2.4: 打大光 or ≥200 jumps to A (the first hand: ends the match)."""

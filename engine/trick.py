@@ -35,6 +35,7 @@ from engine.units import (
 )
 
 __all__ = [
+    "IllegalAction",
     "IllegalPlay",
     "Lead",
     "PlayKind",
@@ -49,8 +50,12 @@ __all__ = [
 _FTK_RANKS = (Rank.FIVE, Rank.TEN, Rank.KING)
 
 
-class IllegalPlay(ValueError):
-    """A play the rules refuse here; the message says why, as a player would."""
+class IllegalAction(ValueError):
+    """An action the rules refuse here; the message says why, as a player would."""
+
+
+class IllegalPlay(IllegalAction):
+    """Cards that may not be played (or led) here."""
 
 
 class PlayKind(Enum):
@@ -166,8 +171,9 @@ def check_lead(trump: Trump, hand: dict[Card, int], cards: Sequence[Card]) -> Le
 def _check_in_hand(hand: dict[Card, int], cards: Sequence[Card]) -> None:
     for c, n in count_cards(cards).items():
         if hand.get(c, 0) < n:
-            have = "none" if not hand.get(c) else "only one"
-            raise IllegalPlay(f"you play {Card(c)} ×{n} but hold {have}")
+            held = hand.get(c, 0)
+            have = "none" if not held else "only one" if held == 1 else f"only {held}"
+            raise IllegalPlay(f"you play {c} ×{n} but hold {have}")
 
 
 def _holding(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:

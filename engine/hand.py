@@ -1,0 +1,500 @@
+"""One hand, from the shuffle to the score: dealing with declaring, the kitty and 炒底, the play.
+
+Phases, in order (``docs/rules.md`` maps each to the texts):
+
+* ``DECLARE`` — the deal comes in packets (``BidRules.deal_rounds``); after each packet every
+  seat in turn declares or passes; after the last packet the round goes on until four passes
+  in a row. Nobody declaring redeals the first hand; later, the kitty is turned and its third
+  card's suit is trump, with no frying (003).
+* ``BURY`` — whoever holds the kitty buries eight cards.
+* ``FRY`` — from the seat after the burier, each seat fries (炒底: a bid, then it takes the
+  kitty and buries) or passes; three passes in a row end it. In hidden (暗炒) presets the bids
+  are then revealed and fries that were not above the bid in force fail.
+* ``PLAY`` — the dealer leads the first trick (:class:`engine.playing.CardPlay`).
+* ``OVER`` — :attr:`HandState.result` holds the score (:mod:`engine.scoring`).
+
+Everything that happens is an :class:`Event` with the set of seats that may see it; what a seat
+knows is computed from those alone (:mod:`engine.observation`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from engine.actions import Action, Bury, Declare, Fry, Pass, Play
+from engine.bidding import Bid, BidKind, bid_rank, bids_from
+from engine.cards import DECK, Card, Rank, format_cards
+from engine.legal import LegalPlays, Option
+from engine.playing import CardPlay
+from engine.presets import Preset
+from engine.scoring import HandResult, score_hand
+from engine.trick import IllegalAction
+from engine.trump import Trump
+
+__all__ = ["ALL_SEATS", "BidRecord", "Event", "HandState", "LegalActions", "Phase"]
+
+ALL_SEATS = frozenset(range(4))
+KITTY_SIZE = 8
+MAX_REDEALS = 3
+"""A first hand nobody declares in is redealt (003); after this many redeals it is played with
+the kitty turned and seat 0 dealing, so that a match always ends (docs/rules.md)."""
+
+
+class Phase(Enum):
+    DECLARE = "declare"
+    BURY = "bury"
+    FRY = "fry"
+    PLAY = "play"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the seats in ``visible`` (JSON-ready ``data``)."""
+
+    kind: str
+    seat: int
+    data: Mapping[str, object]
+    visible: frozenset[int] = ALL_SEATS
+
+
+@dataclass(frozen=True, slots=True)
+class BidRecord:
+    """A declaration or fry as made: ``stood`` is whether it beat the bid in force then."""
+
+    seat: int
+    bid: Bid
+    stage: Phase
+    stood: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What one seat may do now: pass and/or some bids, or cards (bury or play)."""
+
+    phase: Phase
+    seat: int
+    can_pass: bool = False
+    bids: tuple[Bid, ...] = ()
+    cards: LegalPlays | None = None
+
+    def sample(self, rng: random.Random) -> Action:
+        """A legal action at random: uniform over pass and the bids, or over the card plays."""
+        if self.cards is not None:
+            cards = self.cards.sample(rng)
+            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
+        choice = rng.randrange(len(self.bids) + self.can_pass)
+        if choice == len(self.bids):
+            return Pass()
+        bid = self.bids[choice]
+        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+
+
+@dataclass(slots=True)
+class HandState:
+    """A hand in progress. Build it with :meth:`deal`; drive it with :meth:`apply`."""
+
+    preset: Preset
+    seed: str
+    level: Rank | None
+    dealer: int | None
+    first_hand: bool
+    kangqi_hand: bool
+    phase: Phase = Phase.DECLARE
+    redeals: int = 0
+    hands: list[dict[Card, int]] = field(default_factory=list)
+    dealt: list[list[Card]] = field(default_factory=list)
+    kitty: list[Card] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    bids: list[BidRecord] = field(default_factory=list)
+    in_force: tuple[int, Bid] | None = None
+    first_declarer: tuple[int, Card] | None = None
+    kitty_turned: bool = False
+    to_act: int = 0
+    passes: int = 0
+    packet: int = 0
+    declarer: int | None = None
+    fry_penalty: int = 0
+    used_pairs: set[tuple[int, Card]] = field(default_factory=set)
+    trump: Trump | None = None
+    play: CardPlay | None = None
+    result: HandResult | None = None
+    _deck: list[Card] = field(default_factory=list)
+    _first_seat: int = 0
+
+    # -- building -----------------------------------------------------------------------------
+
+    @classmethod
+    def deal(
+        cls,
+        preset: Preset,
+        seed: str,
+        level: Rank | None,
+        dealer: int | None,
+        *,
+        first_hand: bool = False,
+        kangqi_hand: bool = False,
+    ) -> HandState:
+        """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand)."""
+        state = cls(preset, seed, level, dealer, first_hand, kangqi_hand)
+        state._shuffle()
+        return state
+
+    def _shuffle(self) -> None:
+        rng = random.Random(f"{self.seed}/{self.redeals}")
+        deck = list(DECK)
+        rng.shuffle(deck)
+        self._deck = deck
+        self._first_seat = 0 if self.dealer is None else self.dealer
+        self.hands = [{} for _ in range(4)]
+        self.dealt = [[] for _ in range(4)]
+        self.packet = 0
+        self.passes = 0
+        if self.kangqi_hand:
+            self._deal_cards(len(DECK))
+            self.kitty = []
+            self._start_play()
+            return
+        self.kitty = deck[-KITTY_SIZE:]
+        self._deal_packet()
+
+    def _deal_cards(self, upto: int) -> None:
+        """Deal the shoe, one card a seat in turn, until ``upto`` cards are out."""
+        start = sum(len(d) for d in self.dealt)
+        before = [len(d) for d in self.dealt]
+        for k in range(start, upto):
+            seat = (self._first_seat + k) % 4
+            card = self._deck[k]
+            self.dealt[seat].append(card)
+            self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
+        for seat in range(4):
+            fresh = self.dealt[seat][before[seat] :]
+            self.events.append(
+                Event("deal", seat, {"cards": [str(c) for c in fresh]}, frozenset((seat,)))
+            )
+
+    def _deal_packet(self) -> None:
+        rounds = self.preset.bid.deal_rounds
+        per_seat = (len(DECK) - KITTY_SIZE) // 4
+        upto = 4 * (per_seat * (self.packet + 1) // rounds)
+        self._deal_cards(upto)
+        self.to_act = self._first_seat
+        self.passes = 0
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def dealer_side(self) -> frozenset[int]:
+        if self.dealer is None:
+            return frozenset()
+        return frozenset((self.dealer, (self.dealer + 2) % 4))
+
+    @property
+    def to_play(self) -> int:
+        """The seat to act (-1 when the hand is over)."""
+        if self.phase is Phase.OVER:
+            return -1
+        if self.phase is Phase.PLAY:
+            assert self.play is not None
+            return self.play.to_play
+        return self.to_act
+
+    def hand(self, seat: int) -> list[Card]:
+        if self.play is not None:
+            return self.play.hand(seat)
+        return sorted(c for c, n in self.hands[seat].items() for _ in range(n))
+
+    def _rank(self, bid: Bid) -> int:
+        return bid_rank(bid, self.preset.bid)
+
+    def _own_best(self, seat: int) -> int:
+        return max((self._rank(r.bid) for r in self.bids if r.seat == seat), default=-1)
+
+    def _bid_choices(self, seat: int, stage: Phase) -> list[Bid]:
+        rules = self.preset.bid
+        declared = bool(self.bids)
+        first = None
+        opener = self.first_declarer
+        if opener is not None and opener[0] == seat and any(r.seat != seat for r in self.bids):
+            first = opener[1]  # 回头望 needs someone else to have bid since
+        choices = bids_from(
+            self.hands[seat],
+            self.level,
+            rules,
+            self.preset.card,
+            singles=stage is Phase.DECLARE and not declared,
+            first_declared=first,
+        )
+        if stage is Phase.FRY:
+            choices = [b for b in choices if b.kind is not BidKind.SINGLE]
+        if rules.hefei_frying:
+            choices = [b for b in choices if (seat, b.cards[0]) not in self.used_pairs]
+            insiders = (self.declarer, self.dealer)
+            if (
+                stage is Phase.FRY
+                and seat in insiders
+                and not any(r.stage is Phase.FRY and r.seat not in insiders for r in self.bids)
+            ):
+                return []  # 001 §1.1: they fry only after someone else has
+            return choices
+        if rules.hidden:
+            floor = self._own_best(seat)
+            return [b for b in choices if self._rank(b) > floor]
+        if self.in_force is not None:
+            owner, bid = self.in_force
+            if owner == seat:
+                return []
+            floor = self._rank(bid)
+            return [b for b in choices if self._rank(b) > floor]
+        return choices
+
+    def legal_actions(self, seat: int | None = None) -> LegalActions:
+        """What ``seat`` (default: the seat to act) may do now."""
+        seat = self.to_play if seat is None else seat
+        if seat != self.to_play:
+            raise IllegalAction(f"it is seat {self.to_play}'s turn, not seat {seat}'s")
+        phase = self.phase
+        if phase is Phase.PLAY:
+            assert self.play is not None
+            return LegalActions(phase, seat, cards=self.play.legal_plays(seat))
+        if phase is Phase.BURY:
+            pool = tuple(self.hand(seat))
+            option = Option((), pool, KITTY_SIZE, KITTY_SIZE)
+            return LegalActions(phase, seat, cards=LegalPlays((option,)))
+        if phase in (Phase.DECLARE, Phase.FRY):
+            bids = tuple(self._bid_choices(seat, phase))
+            return LegalActions(phase, seat, can_pass=True, bids=bids)
+        raise IllegalAction("the hand is over")
+
+    # -- acting -------------------------------------------------------------------------------
+
+    def check(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalAction` with the reason unless ``seat`` may take ``action``."""
+        legal = self.legal_actions(seat)
+        phase = self.phase
+        if isinstance(action, Pass):
+            if not legal.can_pass:
+                raise IllegalAction(f"no passing now: it is the {phase.value} phase")
+        elif isinstance(action, (Declare, Fry)):
+            wanted = Phase.DECLARE if isinstance(action, Declare) else Phase.FRY
+            if phase is not wanted:
+                raise IllegalAction(f"cannot {wanted.value} in the {phase.value} phase")
+            if action.bid not in legal.bids:
+                shown = ", ".join(str(b) for b in legal.bids) or "none"
+                raise IllegalAction(f"cannot {wanted.value} {action.bid} now; your bids: {shown}")
+        elif isinstance(action, Bury):
+            if phase is not Phase.BURY:
+                raise IllegalAction(f"cannot bury in the {phase.value} phase")
+            if len(action.cards) != KITTY_SIZE:
+                raise IllegalAction(f"bury exactly {KITTY_SIZE} cards, not {len(action.cards)}")
+            _check_holds(self.hands[seat], action.cards)
+        elif isinstance(action, Play):
+            if phase is not Phase.PLAY:
+                raise IllegalAction(f"cannot play cards in the {phase.value} phase")
+            assert self.play is not None
+            self.play.check_play(seat, action.cards)
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Check and take an action."""
+        self.check(seat, action)
+        self.push(seat, action)
+
+    def push(self, seat: int, action: Action) -> None:
+        """Take an action *without checking it* (replays of checked logs, fast self-play)."""
+        if isinstance(action, Play):
+            self._play(seat, action.cards)
+        elif isinstance(action, Pass):
+            self._pass(seat)
+        elif isinstance(action, Declare | Fry):
+            self._bid(seat, action.bid)
+        elif isinstance(action, Bury):
+            self._bury(seat, action.cards)
+
+    def _public_or_own(self, kind: str, seat: int, data: dict[str, object]) -> None:
+        """An event everyone sees in open presets; only its maker sees the data when hidden."""
+        if self.preset.bid.hidden:
+            self.events.append(Event(kind, seat, {"hidden": True}, ALL_SEATS - {seat}))
+            self.events.append(Event(kind, seat, data, frozenset((seat,))))
+        else:
+            self.events.append(Event(kind, seat, data))
+
+    def _bid(self, seat: int, bid: Bid) -> None:
+        stage = self.phase
+        rules = self.preset.bid
+        if rules.hefei_frying:
+            stood = True
+            self.used_pairs.add((seat, bid.cards[0]))
+        else:
+            stood = self.in_force is None or self._rank(bid) > self._rank(self.in_force[1])
+        self.bids.append(BidRecord(seat, bid, stage, stood))
+        if self.first_declarer is None:
+            self.first_declarer = (seat, bid.cards[0])
+        if stood:
+            self.in_force = (seat, bid)
+        self._public_or_own(stage.value, seat, {"bid": str(bid)})
+        if stage is Phase.DECLARE:
+            self._pass_turn(counts_as_pass=False)
+            return
+        self._take_kitty(seat)
+
+    def _take_kitty(self, seat: int) -> None:
+        for card in self.kitty:
+            self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
+        self.events.append(
+            Event("kitty", seat, {"cards": [str(c) for c in self.kitty]}, frozenset((seat,)))
+        )
+        self.events.append(Event("took_kitty", seat, {}, ALL_SEATS - {seat}))
+        self.kitty = []
+        self.phase = Phase.BURY
+        self.to_act = seat
+
+    def _pass(self, seat: int) -> None:
+        self.events.append(Event("pass", seat, {"stage": self.phase.value}))
+        self._pass_turn(counts_as_pass=True)
+
+    def _pass_turn(self, *, counts_as_pass: bool) -> None:
+        self.passes = self.passes + 1 if counts_as_pass else 0
+        self.to_act = (self.to_act + 1) % 4
+        if self.phase is Phase.FRY:
+            if self.passes >= 3:
+                self._end_frying()
+            return
+        last_packet = self.packet == self.preset.bid.deal_rounds - 1
+        if last_packet:
+            if self.passes >= 4:
+                self._end_declaring()
+        elif self.to_act == self._first_seat:
+            self.packet += 1
+            self._deal_packet()
+
+    def _end_declaring(self) -> None:
+        if self.in_force is None:
+            if self.first_hand and self.redeals < MAX_REDEALS:
+                self.redeals += 1
+                self.events.append(Event("redeal", -1, {"redeals": self.redeals}))
+                self._shuffle()
+                return
+            if self.dealer is None:
+                self.dealer = 0  # a first hand nobody would declare: seat 0 deals
+            self.kitty_turned = True
+            third = self.kitty[2]
+            suit = third.suit
+            self.events.append(
+                Event(
+                    "kitty_turned",
+                    -1,
+                    {"cards": [str(c) for c in self.kitty], "trump": str(suit or "NT")},
+                )
+            )
+            assert self.dealer is not None
+            self.trump = Trump(self.level, suit, self.preset.card)
+            self._take_kitty(self.dealer)
+            return
+        owner = self.in_force[0]
+        self.declarer = owner
+        if self.dealer is None:
+            self.dealer = owner
+        self.events.append(Event("dealer", self.dealer, {}))
+        self._take_kitty(self.dealer)
+
+    def _bury(self, seat: int, cards: tuple[Card, ...]) -> None:
+        hand = self.hands[seat]
+        for card in cards:
+            hand[card] -= 1
+            if not hand[card]:
+                del hand[card]
+        self.kitty = list(cards)
+        self.events.append(Event("bury", seat, {"cards": format_cards(cards)}, frozenset((seat,))))
+        self.events.append(Event("buried", seat, {}, ALL_SEATS - {seat}))
+        if self.kitty_turned:
+            self._start_play()
+            return
+        self.phase = Phase.FRY
+        self.to_act = (seat + 1) % 4
+        self.passes = 0
+        if (
+            self.preset.bid.hefei_frying
+            and self.to_act == self.declarer
+            and not any(r.stage is Phase.FRY for r in self.bids)
+        ):
+            self.to_act = (self.to_act + 1) % 4
+
+    def _end_frying(self) -> None:
+        assert self.in_force is not None
+        rules = self.preset.bid
+        if rules.hefei_frying and self.first_hand:
+            fries = [r for r in self.bids if r.stage is Phase.FRY]
+            if fries:
+                self.dealer = fries[-1].seat
+        if rules.hidden:
+            self.events.append(
+                Event(
+                    "reveal",
+                    -1,
+                    {
+                        "bids": [
+                            {
+                                "seat": r.seat,
+                                "stage": r.stage.value,
+                                "bid": str(r.bid),
+                                "stood": r.stood,
+                            }
+                            for r in self.bids
+                        ]
+                    },
+                )
+            )
+        if rules.failed_fry_penalty and not rules.hefei_frying:
+            for record in self.bids:
+                if record.stage is Phase.FRY and not record.stood:
+                    amount = rules.failed_fry_penalty
+                    self.fry_penalty += amount if record.seat in self.dealer_side else -amount
+        self.trump = Trump(self.level, self.in_force[1].suit, self.preset.card)
+        self._start_play()
+
+    def _start_play(self) -> None:
+        assert self.dealer is not None
+        if self.trump is None:
+            self.trump = Trump(None if self.kangqi_hand else self.level, None, self.preset.card)
+        trump = self.trump
+        self.events.append(
+            Event(
+                "trump",
+                -1,
+                {
+                    "level": None if trump.level is None else str(trump.level),
+                    "suit": None if trump.suit is None else trump.suit.symbol,
+                    "dealer": self.dealer,
+                },
+            )
+        )
+        hands = [[c for c, n in h.items() for _ in range(n)] for h in self.hands]
+        self.play = CardPlay(trump, hands, self.dealer)
+        self.phase = Phase.PLAY
+
+    def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
+        assert self.play is not None
+        result = self.play.push(seat, cards)
+        data: dict[str, object] = {"cards": format_cards(result.played)}
+        if result.throw_failure is not None:
+            data["attempted"] = format_cards(result.attempted)
+            data["penalty"] = result.penalty
+        self.events.append(Event("play", seat, data))
+        trick = result.finished_trick
+        if trick is not None:
+            self.events.append(Event("trick", trick.winner, {"points": trick.points}))
+            if self.play.is_over:
+                self.result = score_hand(self)
+                self.phase = Phase.OVER
+
+
+def _check_holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> None:
+    need: dict[Card, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
+    for c, n in need.items():
+        if hand.get(c, 0) < n:
+            raise IllegalAction(f"you bury {c} ×{n} but hold {hand.get(c, 0)}")

@@ -1,0 +1,135 @@
+"""The score of a hand: the defenders' points from tricks, 抠底, penalties and bonuses.
+
+Every amount is a change to the defenders' points, the number the level tables read
+(:mod:`engine.levels`). ``docs/rules.md`` cites the sentence behind each term.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.cards import CARDS, Card, Rank, points_of
+from engine.trick import ftk_of
+from engine.trump import RED_FIVE, Trump
+from engine.units import decompose, pairs_of
+
+if TYPE_CHECKING:
+    from engine.hand import HandState
+
+__all__ = ["HandResult", "heaven_earth_side", "kitty_multiplier", "score_hand"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """What a hand scored. ``total`` is the defenders' points that decide the levels."""
+
+    dealer: int
+    trick_points: int
+    kitty_points: int
+    kitty_multiplier: int
+    """0 when the dealers won the last trick (no 抠底)."""
+    throw_penalty: int
+    fry_penalty: int
+    red_five: int
+    heaven_earth: str | None
+    """上天入地: the side rewarded ("dealers" or "defenders"), or None."""
+    last_winner: int
+    last_play: tuple[Card, ...]
+
+    @property
+    def kitty_bonus(self) -> int:
+        return self.kitty_points * self.kitty_multiplier
+
+    @property
+    def raw_total(self) -> int:
+        return (
+            self.trick_points
+            + self.kitty_bonus
+            + self.throw_penalty
+            + self.fry_penalty
+            + self.red_five
+        )
+
+
+def kitty_multiplier(trump: Trump, winning: tuple[Card, ...], by_unit: bool) -> int:
+    """抠底: ×2 for singles, ×4 with a pair (003); by unit ×2, ×4, ×8, ×16… (001 §4.7)."""
+    if not by_unit:
+        return 4 if pairs_of(winning) else 2
+    longest = max(u.length for u in decompose(trump, winning)) if winning else 0
+    return 1 << (longest + 1)
+
+
+def _holds_ftk(trump: Trump, cards: tuple[Card, ...]) -> bool:
+    for suit in range(4):
+        three = tuple(CARDS[suit * 13 + r] for r in (Rank.FIVE, Rank.TEN, Rank.KING))
+        if all(c in cards for c in three) and ftk_of(trump, three) is not None:
+            return True
+    return False
+
+
+def heaven_earth_side(
+    trump: Trump, mode: str, winning: tuple[Card, ...], winner_defends: bool, defenders_only: bool
+) -> str | None:
+    """上天入地: the side rewarded when the last trick is won with a same-suit 5-10-K."""
+    if mode == "none" or (defenders_only and not winner_defends):
+        return None
+    if mode == "exact":
+        hit = ftk_of(trump, winning) is not None and len(winning) == 3
+    else:
+        hit = _holds_ftk(trump, winning)
+    if not hit:
+        return None
+    return "defenders" if winner_defends else "dealers"
+
+
+def _red_fives(state: HandState) -> int:
+    """逼红5/保红5 (000 暗炒): −bonus a red five forced out to the other side's trick, +bonus a
+    red five saved as a seat's last play after its second-to-last play won; signed for the
+    defenders."""
+    bonus = state.preset.score.red_five_bonus
+    play = state.play
+    if not bonus or play is None:
+        return 0
+    defenders = [s for s in range(4) if s not in state.dealer_side]
+    total = 0
+    tricks = play.tricks
+    for index, trick in enumerate(tricks):
+        for seat, cards in trick.plays:
+            fives = cards.count(RED_FIVE)
+            if not fives:
+                continue
+            sign = 1 if seat in defenders else -1
+            last = index == len(tricks) - 1
+            if last and all(c == RED_FIVE for c in cards) and tricks[index - 1].winner == seat:
+                total += sign * bonus * fives
+            elif (trick.winner in defenders) != (seat in defenders):
+                total -= sign * bonus * fives
+    return total
+
+
+def score_hand(state: HandState) -> HandResult:
+    """Score a finished hand."""
+    play = state.play
+    assert play is not None and state.dealer is not None
+    last = play.tricks[-1]
+    winner = last.winner
+    winning = next(cards for seat, cards in last.plays if seat == winner)
+    winner_defends = winner not in state.dealer_side
+    rules = state.preset.score
+    multiplier = kitty_multiplier(play.trump, winning, rules.kitty_by_unit) if winner_defends else 0
+    heaven = heaven_earth_side(
+        play.trump, rules.heaven_earth, winning, winner_defends, rules.heaven_earth_defenders_only
+    )
+    return HandResult(
+        dealer=state.dealer,
+        trick_points=play.defender_points,
+        kitty_points=points_of(state.kitty),
+        kitty_multiplier=multiplier,
+        throw_penalty=play.penalty_points,
+        fry_penalty=state.fry_penalty,
+        red_five=_red_fives(state),
+        heaven_earth=heaven,
+        last_winner=winner,
+        last_play=winning,
+    )
