@@ -10,9 +10,14 @@ A team's place in the match is its *progress*: ``circuit * 13 + level`` where le
 
 from __future__ import annotations
 
-from engine.rules import MatchRules, ScoreRules
+from dataclasses import dataclass
 
-__all__ = ["climb", "levels_for", "progress_end"]
+from engine.cards import Card, Rank
+from engine.presets import Preset
+from engine.rules import MatchRules, ScoreRules
+from engine.scoring import HandResult
+
+__all__ = ["Settlement", "climb", "levels_for", "progress_end", "settle"]
 
 # 003 「抓分方獲得60分取得勝利資格，莊家下莊；獲得80分升1級，100分升2級，120分升3級，150分升4級，
 # 180分升5級，200分升6級」: (defenders' points at least, levels they gain).
@@ -60,3 +65,96 @@ def climb(progress: int, gain: int, *, dealing: bool, rules: MatchRules) -> int:
         if progress >= end:
             return end
     return progress
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """What a finished hand does to the match."""
+
+    progress: tuple[int, int]
+    defenders_take: bool
+    """The defenders deal next (the seat after the dealer); else the dealer's partner does."""
+    note: str
+    finished: bool = False
+    winner: int | None = None
+    """The team that won the match with this hand (when ``finished``)."""
+    heaven_earth_team: int | None = None
+    """The team 上天入地 rewarded, if any."""
+
+
+def settle(
+    preset: Preset,
+    progress: tuple[int, int],
+    *,
+    dealers: int,
+    last_by_defenders: bool,
+    level: Rank | None,
+    kangqi_hand: bool,
+    first_hand: bool,
+    result: HandResult,
+    total: int,
+) -> Settlement:
+    """Move the teams' levels for a finished hand (``dealers`` is the dealing team, 0 or 1;
+    ``total`` the defenders' points after floors). The rules applied, in order: the 扛旗 hand,
+    上天入地, Hefei's first hand, demotions for a kitty dug with the level card, 跳级, and the
+    ordinary table."""
+    rules = preset.match
+    end = progress_end(rules)
+    defenders = 1 - dealers
+    new = list(progress)
+
+    def done(
+        take: bool, note: str, winner: int | None = None, heaven_earth: int | None = None
+    ) -> Settlement:
+        return Settlement((new[0], new[1]), take, note, winner is not None, winner, heaven_earth)
+
+    if kangqi_hand:
+        if total >= rules.kangqi_take_over:
+            return done(True, f"扛旗 held off: the defenders took {total}")
+        new[dealers] = end + 1
+        return done(False, "扛旗 passed: the match is won", dealers)
+    if result.heaven_earth is not None:
+        rewarded = defenders if result.heaven_earth == "defenders" else dealers
+        new[1 - rewarded] = 0
+        new[rewarded] = end - 1
+        return done(
+            rewarded == defenders,
+            f"上天入地: team {rewarded} to A, the other back to 2",
+            heaven_earth=rewarded,
+        )
+    if rules.hefei_jumps and first_hand:
+        if total <= 0:
+            return done(False, "first hand 打大光: the dealers win", dealers)
+        if result.trick_points >= 80 and last_by_defenders:
+            return done(True, "first hand: 80 and the kitty dug: the defenders win", defenders)
+    for demotion in rules.demotions:
+        if (
+            level == demotion.level
+            and last_by_defenders
+            and result.trick_points >= demotion.points
+            and _shows_level_card(result.last_play, level, pair=demotion.pair)
+        ):
+            new[dealers] -= new[dealers] % 13 - demotion.to
+            _take, gain = levels_for(total, preset.score)
+            new[defenders] = climb(new[defenders], gain, dealing=False, rules=rules)
+            return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
+    if rules.hefei_jumps and (total <= 0 or total >= 200):
+        team = dealers if total <= 0 else defenders
+        if new[team] % 13 >= Rank.JACK:
+            return done(team == defenders, "跳级 from J or above: the match is won", team)
+        new[team] += Rank.ACE - new[team] % 13
+        return done(team == defenders, "跳级 to A")
+    take, gain = levels_for(total, preset.score)
+    team = defenders if take else dealers
+    new[team] = climb(new[team], gain, dealing=not take, rules=rules)
+    if new[team] >= end and not rules.kangqi:
+        return done(take, "passed A: the match is won", team)
+    return done(take, f"{'defenders take the deal' if take else 'dealers hold'}, +{gain}")
+
+
+def _shows_level_card(cards: tuple[Card, ...], level: Rank | None, *, pair: bool) -> bool:
+    """Does the play hold a level card (``pair``: two of one suit)?"""
+    levels = [c for c in cards if not c.is_joker and c.rank == level]
+    if not pair:
+        return bool(levels)
+    return any(levels.count(c) >= 2 for c in levels)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from engine.actions import Action
 from engine.cards import Rank
 from engine.hand import Event, HandState, LegalActions
-from engine.levels import climb, levels_for, progress_end
+from engine.levels import settle
 from engine.presets import Preset
 from engine.scoring import HandResult
 from engine.trick import IllegalAction
@@ -136,14 +136,28 @@ class Match:
         assert result is not None and hand.dealer is not None and hand.trump is not None
         rules = self.preset
         dealer = hand.dealer
-        dealers, defenders = team_of(dealer), 1 - team_of(dealer)
+        dealers = team_of(dealer)
         before = (self.progress[0], self.progress[1])
         total = result.raw_total
         if rules.score.penalty_floor:
             total = max(0, total)
-        take, next_dealer, note = self._levels(hand, result, total, dealers, defenders)
-        if next_dealer is None:
-            next_dealer = (dealer + 1) % 4 if take else (dealer + 2) % 4
+        settled = settle(
+            self.preset,
+            before,
+            dealers=dealers,
+            last_by_defenders=result.last_winner not in hand.dealer_side,
+            level=hand.level,
+            kangqi_hand=hand.kangqi_hand,
+            first_hand=not self.records,
+            result=result,
+            total=total,
+        )
+        self.progress = list(settled.progress)
+        take, note = settled.defenders_take, settled.note
+        if settled.heaven_earth_team is not None:
+            team = settled.heaven_earth_team
+            self.heaven_earth_rewards[team] = rules.score.heaven_earth_reward
+        next_dealer = (dealer + 1) % 4 if take else (dealer + 2) % 4
         trump = hand.trump
         self.records.append(
             HandRecord(
@@ -160,6 +174,8 @@ class Match:
             )
         )
         self.dealer = next_dealer
+        if settled.finished:
+            self._finish(settled.winner)
         hand.events.append(
             Event(
                 "hand_over",
@@ -175,66 +191,6 @@ class Match:
             )
         )
 
-    def _levels(
-        self, hand: HandState, result: HandResult, total: int, dealers: int, defenders: int
-    ) -> tuple[bool, int | None, str]:
-        """Move the teams' levels for a finished hand: (defenders took the deal, next dealer
-        if not the usual one, a note saying what happened)."""
-        rules = self.preset.match
-        end = progress_end(rules)
-        progress = self.progress
-        if hand.kangqi_hand:
-            if total >= rules.kangqi_take_over:
-                return True, None, f"扛旗 held off: the defenders took {total}"
-            progress[dealers] = 14
-            self._finish(dealers)
-            return False, None, "扛旗 passed: the match is won"
-        if result.heaven_earth is not None:
-            rewarded = defenders if result.heaven_earth == "defenders" else dealers
-            progress[1 - rewarded] = 0
-            progress[rewarded] = end - 1
-            self.heaven_earth_rewards[rewarded] = self.preset.score.heaven_earth_reward
-            return rewarded == defenders, None, f"上天入地: team {rewarded} to A, the other to 2"
-        last_by_defenders = result.last_winner not in hand.dealer_side
-        if rules.hefei_jumps and len(self.records) == 0:
-            if total <= 0:
-                self._finish(dealers)
-                return False, None, "first hand 打大光: the dealers win"
-            if result.trick_points >= 80 and last_by_defenders:
-                self._finish(defenders)
-                return True, None, "first hand: 80 and the kitty dug, the defenders win"
-        level = hand.level
-        for demotion in rules.demotions:
-            if (
-                level == demotion.level
-                and last_by_defenders
-                and result.trick_points >= demotion.points
-                and _shows_level_card(result, level, pair=demotion.pair)
-            ):
-                base = progress[dealers] - progress[dealers] % 13
-                progress[dealers] = base + demotion.to
-                take, gain = levels_for(total, self.preset.score)
-                progress[defenders] = climb(progress[defenders], gain, dealing=False, rules=rules)
-                return (
-                    True,
-                    None,
-                    f"kitty dug with the level card: dealers back to {Rank(demotion.to)}",
-                )
-        if rules.hefei_jumps and (total <= 0 or total >= 200):
-            team = dealers if total <= 0 else defenders
-            if progress[team] % 13 >= Rank.JACK:
-                self._finish(team)
-                return team == defenders, None, "跳级 from J or above: the match is won"
-            progress[team] = progress[team] - progress[team] % 13 + Rank.ACE
-            return team == defenders, None, "跳级 to A"
-        take, gain = levels_for(total, self.preset.score)
-        team = defenders if take else dealers
-        progress[team] = climb(progress[team], gain, dealing=not take, rules=rules)
-        if progress[team] >= end and not rules.kangqi:
-            self._finish(team)
-            return take, None, "passed A: the match is won"
-        return take, None, f"{'defenders take the deal' if take else 'dealers hold'}, +{gain}"
-
     def _finish(self, winner: int | None) -> None:
         self.over = True
         self.winner = winner
@@ -245,11 +201,3 @@ class Match:
     @property
     def events(self) -> list[Event]:
         return self.hand.events
-
-
-def _shows_level_card(result: HandResult, level: Rank | None, *, pair: bool) -> bool:
-    cards = result.last_play
-    levels = [c for c in cards if c.rank == level and not c.is_joker]
-    if not pair:
-        return bool(levels)
-    return any(levels.count(c) >= 2 for c in levels)
