@@ -20,7 +20,7 @@ knows is computed from those alone (:mod:`engine.observation`).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -122,6 +122,8 @@ class HandState:
     trump: Trump | None = None
     play: CardPlay | None = None
     result: HandResult | None = None
+    stacked: tuple[Card, ...] | None = None
+    """A deck order to deal instead of shuffling (tests; the first deal only)."""
     _deck: list[Card] = field(default_factory=list)
     _first_seat: int = 0
 
@@ -137,16 +139,26 @@ class HandState:
         *,
         first_hand: bool = False,
         kangqi_hand: bool = False,
+        deck: Sequence[Card] | None = None,
     ) -> HandState:
-        """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand)."""
+        """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand).
+
+        ``deck`` stacks the shoe instead: card ``k`` goes to seat ``(first + k) % 4``, where
+        ``first`` is the dealer (seat 0 in the first hand), and the last eight are the kitty.
+        """
+        if deck is not None and sorted(deck) != sorted(DECK):
+            raise ValueError("a stacked deck must hold the 108 cards of the shoe")
         state = cls(preset, seed, level, dealer, first_hand, kangqi_hand)
+        state.stacked = None if deck is None else tuple(deck)
         state._shuffle()
         return state
 
     def _shuffle(self) -> None:
-        rng = random.Random(f"{self.seed}/{self.redeals}")
-        deck = list(DECK)
-        rng.shuffle(deck)
+        if self.stacked is not None and self.redeals == 0:
+            deck = list(self.stacked)
+        else:
+            deck = list(DECK)
+            random.Random(f"{self.seed}/{self.redeals}").shuffle(deck)
         self._deck = deck
         self._first_seat = 0 if self.dealer is None else self.dealer
         self.hands = [{} for _ in range(4)]

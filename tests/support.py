@@ -44,3 +44,41 @@ def trick_winner(t: Trump, *plays: str) -> int:
     for seat, text in enumerate(plays):
         trick.add(seat, parse_cards(text))
     return trick.winner
+
+
+def stacked_deck(
+    seats: dict[int, str], kitty: str = "", first: int = 0, level: str = "2"
+) -> list[Card]:
+    """A shoe that deals each seat the cards written for it first (in that order) and the
+    kitty given. The rest of the 108 cards fill in; bid-making cards (the level rank, jokers,
+    the ♥5) are spread one copy to a seat, at the ends of the hands, so they make no pairs."""
+    from engine import DECK
+
+    rank = Rank.parse(level)
+    wanted = {seat: parse_cards(text) for seat, text in seats.items()}
+    kitty_cards = parse_cards(kitty)
+    rest = list(DECK)
+    for card in [c for cs in wanted.values() for c in cs] + kitty_cards:
+        rest.remove(card)
+
+    def special(card: Card) -> bool:
+        return card.is_joker or card.rank == rank or str(card) == "♥5"
+
+    plain = [c for c in rest if not special(c)]
+    specials = sorted(c for c in rest if special(c))
+    while len(kitty_cards) < 8:
+        kitty_cards.append(plain.pop())
+    hands = {seat: list(wanted.get(seat, [])) for seat in range(4)}
+    tails: dict[int, list[Card]] = {seat: [] for seat in range(4)}
+    seat = 0
+    for card in specials:
+        while len(hands[seat]) + len(tails[seat]) >= 25:
+            seat = (seat + 1) % 4
+        tails[seat].append(card)
+        seat = (seat + 1) % 4
+    for seat in range(4):
+        while len(hands[seat]) + len(tails[seat]) < 25:
+            hands[seat].append(plain.pop(0))
+        hands[seat] += tails[seat]
+    deck = [hands[(first + k) % 4][k // 4] for k in range(100)]
+    return deck + kitty_cards
