@@ -153,6 +153,28 @@ class HandState:
         state._shuffle()
         return state
 
+    @classmethod
+    def from_position(
+        cls,
+        preset: Preset,
+        trump: Trump,
+        hands: Sequence[Sequence[Card]],
+        dealer: int,
+        kitty: Sequence[Card] = (),
+    ) -> HandState:
+        """A hand set up at the start of the play: these hands, this trump, this kitty (for
+        puzzles, tests and bots that study a position). The cards need not be a full shoe."""
+        state = cls(preset, "position", trump.level, dealer, False, trump.level is None)
+        state.hands = [{} for _ in range(4)]
+        for seat, cards in enumerate(hands):
+            for card in cards:
+                state.hands[seat][card] = state.hands[seat].get(card, 0) + 1
+        state.dealt = [list(cards) for cards in hands]
+        state.kitty = list(kitty)
+        state.trump = trump
+        state._start_play()
+        return state
+
     def _shuffle(self) -> None:
         if self.stacked is not None and self.redeals == 0:
             deck = list(self.stacked)

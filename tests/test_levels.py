@@ -1,0 +1,177 @@
+"""Levels and the match: 003 得分規則, 001 §2 升级和降级, 000 rooms (三圈, 扛旗, J到底, 上天入地)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cards import Card, Rank
+from engine.levels import Settlement, climb, levels_for, settle
+from engine.presets import PRESETS
+from engine.scoring import HandResult
+
+from .support import cards
+
+
+def result(trick_points: int = 0, *, last_winner: int = 1, last_play: str = "♦3",
+           heaven_earth: str | None = None) -> HandResult:
+    return HandResult(
+        dealer=0,
+        trick_points=trick_points,
+        kitty_points=0,
+        kitty_multiplier=0,
+        throw_penalty=0,
+        fry_penalty=0,
+        red_five=0,
+        heaven_earth=heaven_earth,
+        last_winner=last_winner,
+        last_play=tuple(sorted(cards(last_play))),
+    )
+
+
+def settle_at(preset: str, progress: tuple[int, int], total: int, *, level: Rank | None = None,
+              first_hand: bool = False, kangqi_hand: bool = False, last_by_defenders: bool = False,
+              last_play: str = "♦3", heaven_earth: str | None = None) -> Settlement:
+    """Team 0 deals; the defenders (team 1) took ``total``."""
+    lvl = Rank(progress[0] % 13) if level is None and not kangqi_hand else level
+    return settle(
+        PRESETS[preset],
+        progress,
+        dealers=0,
+        last_by_defenders=last_by_defenders,
+        level=lvl,
+        kangqi_hand=kangqi_hand,
+        first_hand=first_hand,
+        result=result(total, last_play=last_play, heaven_earth=heaven_earth),
+        total=total,
+    )
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"),
+    [
+        (60, (True, 0)), (75, (True, 0)), (80, (True, 1)), (95, (True, 1)), (100, (True, 2)),
+        (120, (True, 3)), (145, (True, 3)), (150, (True, 4)), (180, (True, 5)), (200, (True, 6)),
+        (230, (True, 6)),
+    ],
+)
+def test_the_003_table(points: int, expected: tuple[bool, int]) -> None:
+    """003 「抓分方獲得60分取得勝利資格，莊家下莊；獲得80分升1級，100分升2級，120分升3級，150分升4級，180分升5級，200分升6級」."""
+    assert levels_for(points, PRESETS["classic"].score) == expected
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"), [(55, (False, 1)), (30, (False, 1)), (25, (False, 2)), (5, (False, 2)),
+                             (0, (False, 3)), (-80, (False, 3))],
+)
+def test_dealers_below_the_mark(points: int, expected: tuple[bool, int]) -> None:
+    """Seeds silent (docs/rules.md "dealers below 60"): 升级's custom scaled to the 60 mark."""
+    assert levels_for(points, PRESETS["classic"].score) == expected
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"), [(80, (True, 0)), (95, (True, 1)), (120, (True, 4)), (75, (False, 0)),
+                             (70, (False, 1)), (40, (False, 4))],
+)
+def test_hefei_ten_points_a_level(points: int, expected: tuple[bool, int]) -> None:
+    """001 §2.1 「升级时，10分为一级，零头5分不算分」 beyond the 80 mark (§2.2) either way."""
+    assert levels_for(points, PRESETS["hefei"].score) == expected
+
+
+def test_must_play_levels_stop_a_climb() -> None:
+    """001 §2.1 「其中“2”、“J”、“A”为必打牌…如碰上“2”、“J”、“A”等必打牌，多余的分数作废」."""
+    rules = PRESETS["hefei"].match
+    nine, jack, king = Rank.NINE, Rank.JACK, Rank.KING
+    assert climb(nine, 5, dealing=True, rules=rules) == jack
+    assert climb(jack, 2, dealing=True, rules=rules) == king  # playing J now: passes it
+    assert climb(jack, 2, dealing=False, rules=rules) == jack  # J not played yet
+    assert climb(0, 3, dealing=False, rules=rules) == 0  # 2 must be played first
+
+
+def test_a_must_be_played_to_win() -> None:
+    rules = PRESETS["classic"].match
+    assert climb(Rank.QUEEN, 5, dealing=True, rules=rules) == Rank.ACE
+    assert climb(Rank.ACE, 1, dealing=True, rules=rules) == 13
+
+
+def test_three_circuits_and_only_the_last_circuits_a_must_be_played() -> None:
+    """暗炒 「每轮比赛打三圈，其中第三圈的A必打」."""
+    rules = PRESETS["anchao"].match
+    assert climb(Rank.QUEEN, 3, dealing=True, rules=rules) == 13  # K, A, then circuit 2 at 2
+    assert climb(26 + Rank.QUEEN, 3, dealing=True, rules=rules) == 26 + Rank.ACE
+    won = settle_at("anchao", (26 + Rank.ACE, 5), 0)
+    assert won.finished and won.winner == 0
+
+
+def test_holding_the_deal_and_passing_a_wins_the_match() -> None:
+    s = settle_at("classic", (Rank.ACE, 3), 20)
+    assert s.finished and s.winner == 0 and not s.defenders_take
+
+
+def test_defenders_take_the_deal_and_climb() -> None:
+    s = settle_at("classic", (4, 3), 125)
+    assert s.defenders_take and s.progress == (4, 6) and not s.finished
+
+
+def test_kangqi_after_a_the_kangqi_hand() -> None:
+    """扛旗 「当一家打牌通过A后，就要扛旗打无主…抓分方必须拿满 100 分才可以上台。通过扛旗，一局牌局就算结束」."""
+    passed = settle_at("kangqi", (Rank.ACE, 3), 20)
+    assert passed.progress == (13, 3) and not passed.finished
+    held_off = settle_at("kangqi", (13, 3), 100, kangqi_hand=True)
+    assert held_off.defenders_take and held_off.progress == (13, 3) and not held_off.finished
+    won = settle_at("kangqi", (13, 3), 95, kangqi_hand=True)
+    assert won.finished and won.winner == 0
+
+
+def test_heaven_earth_sends_the_punished_side_to_2_and_the_other_to_a() -> None:
+    """003 「上天入地後，被懲罰方會降級至第一局且級牌為2；另外一方升至第三局且級牌為A」."""
+    s = settle_at("anchao", (20, 9), 40, heaven_earth="defenders", last_by_defenders=True)
+    assert s.progress == (0, 38) and s.defenders_take and s.heaven_earth_team == 1
+    s = settle_at("classic", (5, 9), 40, heaven_earth="dealers")
+    assert s.progress == (12, 0) and not s.defenders_take
+
+
+def test_mingchao_j_to_the_bottom() -> None:
+    """明炒 「J到底:如果庄家打J，抓分方最后一张或一对是J(必须是最大的)抠底，如果抓到80分，则庄家降级打2」;
+    「如果庄家打A，抓分方最后一对是A…则庄家降级打J」."""
+    s = settle_at("mingchao", (Rank.JACK, 3), 85, last_by_defenders=True, last_play="♠J")
+    assert s.progress == (0, 4) and s.defenders_take
+    s = settle_at("mingchao", (Rank.ACE, 3), 85, last_by_defenders=True, last_play="♠A")
+    assert s.progress[0] == Rank.ACE  # a single A is not enough at A
+    s = settle_at("mingchao", (Rank.ACE, 3), 85, last_by_defenders=True, last_play="♠AA")
+    assert s.progress[0] == Rank.JACK
+
+
+def test_hefei_a_and_j_kitty_demotions() -> None:
+    """001 §2.2 「以同花色的一对“A”抠底…台上方重新回到“2”；以单张“A”抠底…台上方则回到“J”；打J时，台下方以“J”抠底…台上方重新回到“2”」."""
+    s = settle_at("hefei", (Rank.ACE, 3), 90, last_by_defenders=True, last_play="♠AA")
+    assert s.progress == (0, 4)
+    s = settle_at("hefei", (Rank.ACE, 3), 90, last_by_defenders=True, last_play="♠A")
+    assert s.progress == (Rank.JACK, 4)
+    s = settle_at("hefei", (Rank.JACK, 3), 80, last_by_defenders=True, last_play="♣J")
+    assert s.progress == (0, 3)
+
+
+def test_hefei_first_hand_ends_the_match() -> None:
+    """001 §2.3 「首局主叫方打大光或防守方台面抓80分及以上并抠底判胜，本局结束」."""
+    s = settle_at("hefei", (0, 0), 0, first_hand=True)
+    assert s.finished and s.winner == 0
+    s = settle_at("hefei", (0, 0), 85, first_hand=True, last_by_defenders=True)
+    assert s.finished and s.winner == 1
+    s = settle_at("hefei", (0, 0), 85, first_hand=True, last_by_defenders=False)
+    assert not s.finished
+
+
+def test_hefei_jumps() -> None:
+    """001 §2.4 「主叫方打“5”时打大光则直接打“A”…若打“J\\Q\\K\\A”时遇到跳级则本局胜」."""
+    s = settle_at("hefei", (Rank.FIVE, 2), 0)
+    assert s.progress == (Rank.ACE, 2) and not s.finished
+    s = settle_at("hefei", (Rank.QUEEN, 2), 0)
+    assert s.finished and s.winner == 0
+    s = settle_at("hefei", (Rank.FIVE, 2), 200)
+    assert s.progress == (Rank.FIVE, Rank.ACE) and s.defenders_take
+
+
+def test_level_card_demotion_needs_the_level_card() -> None:
+    assert Card.parse("♠J").rank == Rank.JACK
+    s = settle_at("mingchao", (Rank.JACK, 3), 85, last_by_defenders=True, last_play="♠Q")
+    assert s.progress == (Rank.JACK, 4)
