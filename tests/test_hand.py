@@ -15,8 +15,14 @@ from engine.trick import IllegalAction
 from .support import cards, stacked_deck
 
 
-def new_hand(preset: str, seats: dict[int, str], kitty: str = "", *, dealer: int | None = None,
-             level: str = "2") -> HandState:
+def new_hand(
+    preset: str,
+    seats: dict[int, str],
+    kitty: str = "",
+    *,
+    dealer: int | None = None,
+    level: str = "2",
+) -> HandState:
     deck = stacked_deck(seats, kitty, first=0 if dealer is None else dealer, level=level)
     return HandState.deal(
         PRESETS[preset], "test", Rank.parse(level), dealer, first_hand=dealer is None, deck=deck
@@ -132,9 +138,7 @@ def test_turned_joker_means_no_trump() -> None:
 def test_joker_pairs_make_no_trump_and_red_fives_name_any_trump() -> None:
     """003 「若大小王對反主，則亮主後打無主…若紅5對反主，亮主後可以在無主或4種花色中選一種」."""
     state = new_hand("classic", {0: "LJ LJ ♥5 ♥5"})
-    assert offered(state) == [
-        "LJ LJ", "♥55=♠", "♥55=♥", "♥55=♣", "♥55=♦", "♥55=NT"
-    ]
+    assert offered(state) == ["LJ LJ", "♥55=♠", "♥55=♥", "♥55=♣", "♥55=♦", "♥55=NT"]
     state.apply(0, Declare(bid("♥55=♦")))
     pass_until(state, Phase.BURY)
     bury_any(state)
@@ -259,7 +263,7 @@ def test_hefei_each_pair_fries_once_and_jokers_fry_no_trump() -> None:
     bury_any(state)
     pass_until(state, Phase.PLAY)
     assert state.trump is not None and state.trump.suit is None
-    assert ("♠22" not in [str(b.bid) for b in state.bids[1:]])
+    assert "♠22" not in [str(b.bid) for b in state.bids[1:]]
 
 
 def test_hefei_caller_and_dealer_fry_only_after_someone_else() -> None:

@@ -12,8 +12,13 @@ from engine.scoring import HandResult
 from .support import cards
 
 
-def result(trick_points: int = 0, *, last_winner: int = 1, last_play: str = "♦3",
-           heaven_earth: str | None = None) -> HandResult:
+def result(
+    trick_points: int = 0,
+    *,
+    last_winner: int = 1,
+    last_play: str = "♦3",
+    heaven_earth: str | None = None,
+) -> HandResult:
     return HandResult(
         dealer=0,
         trick_points=trick_points,
@@ -28,9 +33,18 @@ def result(trick_points: int = 0, *, last_winner: int = 1, last_play: str = "♦
     )
 
 
-def settle_at(preset: str, progress: tuple[int, int], total: int, *, level: Rank | None = None,
-              first_hand: bool = False, kangqi_hand: bool = False, last_by_defenders: bool = False,
-              last_play: str = "♦3", heaven_earth: str | None = None) -> Settlement:
+def settle_at(
+    preset: str,
+    progress: tuple[int, int],
+    total: int,
+    *,
+    level: Rank | None = None,
+    first_hand: bool = False,
+    kangqi_hand: bool = False,
+    last_by_defenders: bool = False,
+    last_play: str = "♦3",
+    heaven_earth: str | None = None,
+) -> Settlement:
     """Team 0 deals; the defenders (team 1) took ``total``."""
     lvl = Rank(progress[0] % 13) if level is None and not kangqi_hand else level
     return settle(
@@ -49,8 +63,16 @@ def settle_at(preset: str, progress: tuple[int, int], total: int, *, level: Rank
 @pytest.mark.parametrize(
     ("points", "expected"),
     [
-        (60, (True, 0)), (75, (True, 0)), (80, (True, 1)), (95, (True, 1)), (100, (True, 2)),
-        (120, (True, 3)), (145, (True, 3)), (150, (True, 4)), (180, (True, 5)), (200, (True, 6)),
+        (60, (True, 0)),
+        (75, (True, 0)),
+        (80, (True, 1)),
+        (95, (True, 1)),
+        (100, (True, 2)),
+        (120, (True, 3)),
+        (145, (True, 3)),
+        (150, (True, 4)),
+        (180, (True, 5)),
+        (200, (True, 6)),
         (230, (True, 6)),
     ],
 )
@@ -60,8 +82,15 @@ def test_the_003_table(points: int, expected: tuple[bool, int]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("points", "expected"), [(55, (False, 1)), (30, (False, 1)), (25, (False, 2)), (5, (False, 2)),
-                             (0, (False, 3)), (-80, (False, 3))],
+    ("points", "expected"),
+    [
+        (55, (False, 1)),
+        (30, (False, 1)),
+        (25, (False, 2)),
+        (5, (False, 2)),
+        (0, (False, 3)),
+        (-80, (False, 3)),
+    ],
 )
 def test_dealers_below_the_mark(points: int, expected: tuple[bool, int]) -> None:
     """Seeds silent (docs/rules.md "dealers below 60"): 升级's custom scaled to the 60 mark."""
@@ -69,8 +98,15 @@ def test_dealers_below_the_mark(points: int, expected: tuple[bool, int]) -> None
 
 
 @pytest.mark.parametrize(
-    ("points", "expected"), [(80, (True, 0)), (95, (True, 1)), (120, (True, 4)), (75, (False, 0)),
-                             (70, (False, 1)), (40, (False, 4))],
+    ("points", "expected"),
+    [
+        (80, (True, 0)),
+        (95, (True, 1)),
+        (120, (True, 4)),
+        (75, (False, 0)),
+        (70, (False, 1)),
+        (40, (False, 4)),
+    ],
 )
 def test_hefei_ten_points_a_level(points: int, expected: tuple[bool, int]) -> None:
     """001 §2.1 「升级时，10分为一级，零头5分不算分」 beyond the 80 mark (§2.2) either way."""

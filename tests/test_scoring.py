@@ -57,7 +57,17 @@ def test_red_five_saved_as_the_last_play_after_winning_the_one_before() -> None:
     the dealer saves it, so the defenders lose 50."""
     hands = [cards("♠A ♥5"), cards("♠3 ♣4"), cards("♠4 ♣5"), cards("♠6 ♣6")]
     state = HandState.from_position(PRESETS["anchao"], T, hands, dealer=0)
-    play_out(state, (0, "♠A"), (1, "♠3"), (2, "♠4"), (3, "♠6"), (0, "♥5"), (1, "♣4"), (2, "♣5"), (3, "♣6"))
+    play_out(
+        state,
+        (0, "♠A"),
+        (1, "♠3"),
+        (2, "♠4"),
+        (3, "♠6"),
+        (0, "♥5"),
+        (1, "♣4"),
+        (2, "♣5"),
+        (3, "♣6"),
+    )
     assert state.phase is Phase.OVER and state.result is not None
     assert state.result.red_five == -50
 
@@ -68,10 +78,30 @@ def test_red_five_forced_out_to_the_other_side() -> None:
     to the defenders' gains them 50."""
     hands = [cards("♥5 ♣3"), cards("♥5 ♣4"), cards("♦3 ♣5"), cards("♦4 ♣6")]
     state = HandState.from_position(PRESETS["anchao"], T, hands, dealer=0)
-    play_out(state, (0, "♥5"), (1, "♥5"), (2, "♦3"), (3, "♦4"), (0, "♣3"), (1, "♣4"), (2, "♣5"), (3, "♣6"))
+    play_out(
+        state,
+        (0, "♥5"),
+        (1, "♥5"),
+        (2, "♦3"),
+        (3, "♦4"),
+        (0, "♣3"),
+        (1, "♣4"),
+        (2, "♣5"),
+        (3, "♣6"),
+    )
     assert state.result is not None and state.result.red_five == -50
     state = HandState.from_position(PRESETS["anchao"], T, hands, dealer=1)
-    play_out(state, (1, "♥5"), (2, "♦3"), (3, "♦4"), (0, "♥5"), (1, "♣4"), (2, "♣5"), (3, "♣6"), (0, "♣3"))
+    play_out(
+        state,
+        (1, "♥5"),
+        (2, "♦3"),
+        (3, "♦4"),
+        (0, "♥5"),
+        (1, "♣4"),
+        (2, "♣5"),
+        (3, "♣6"),
+        (0, "♣3"),
+    )
     # seat 0 defends; its ♥5 fell to seat 1's trick
     assert state.result is not None and state.result.red_five == -50
 
@@ -79,7 +109,17 @@ def test_red_five_forced_out_to_the_other_side() -> None:
 def test_no_red_five_scoring_outside_anchao() -> None:
     hands = [cards("♥5 ♣3"), cards("♥5 ♣4"), cards("♦3 ♣5"), cards("♦4 ♣6")]
     state = HandState.from_position(PRESETS["classic"], T, hands, dealer=0)
-    play_out(state, (0, "♥5"), (1, "♥5"), (2, "♦3"), (3, "♦4"), (0, "♣3"), (1, "♣4"), (2, "♣5"), (3, "♣6"))
+    play_out(
+        state,
+        (0, "♥5"),
+        (1, "♥5"),
+        (2, "♦3"),
+        (3, "♦4"),
+        (0, "♣3"),
+        (1, "♣4"),
+        (2, "♣5"),
+        (3, "♣6"),
+    )
     assert state.result is not None and state.result.red_five == 0
 
 
