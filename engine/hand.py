@@ -26,7 +26,7 @@ from enum import Enum
 
 from engine.actions import Action, Bury, Declare, Fry, Pass, Play
 from engine.bidding import Bid, BidKind, bid_rank, bids_from
-from engine.cards import DECK, Card, Rank, format_cards
+from engine.cards import DECK, Card, Rank, card_names
 from engine.legal import LegalPlays, Option
 from engine.playing import CardPlay
 from engine.presets import Preset
@@ -207,7 +207,7 @@ class HandState:
         for seat in range(4):
             fresh = self.dealt[seat][before[seat] :]
             self.events.append(
-                Event("deal", seat, {"cards": [str(c) for c in fresh]}, frozenset((seat,)))
+                Event("deal", seat, {"cards": card_names(fresh)}, frozenset((seat,)))
             )
 
     def _deal_packet(self) -> None:
@@ -378,7 +378,7 @@ class HandState:
         for card in self.kitty:
             self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
         self.events.append(
-            Event("kitty", seat, {"cards": [str(c) for c in self.kitty]}, frozenset((seat,)))
+            Event("kitty", seat, {"cards": card_names(self.kitty)}, frozenset((seat,)))
         )
         self.events.append(Event("took_kitty", seat, {}, ALL_SEATS - {seat}))
         self.kitty = []
@@ -420,7 +420,7 @@ class HandState:
                 Event(
                     "kitty_turned",
                     -1,
-                    {"cards": [str(c) for c in self.kitty], "trump": str(suit or "NT")},
+                    {"cards": card_names(self.kitty), "trump": str(suit or "NT")},
                 )
             )
             assert self.dealer is not None
@@ -441,7 +441,7 @@ class HandState:
             if not hand[card]:
                 del hand[card]
         self.kitty = list(cards)
-        self.events.append(Event("bury", seat, {"cards": format_cards(cards)}, frozenset((seat,))))
+        self.events.append(Event("bury", seat, {"cards": card_names(cards)}, frozenset((seat,))))
         self.events.append(Event("buried", seat, {}, ALL_SEATS - {seat}))
         if self.kitty_turned:
             self._start_play()
@@ -512,9 +512,9 @@ class HandState:
     def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
         assert self.play is not None
         result = self.play.push(seat, cards)
-        data: dict[str, object] = {"cards": format_cards(result.played)}
+        data: dict[str, object] = {"cards": card_names(result.played)}
         if result.throw_failure is not None:
-            data["attempted"] = format_cards(result.attempted)
+            data["attempted"] = card_names(result.attempted)
             data["penalty"] = result.penalty
         self.events.append(Event("play", seat, data))
         trick = result.finished_trick

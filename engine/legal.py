@@ -97,9 +97,20 @@ class Option:
     k_min: int
     k_max: int
 
+    @property
+    def takes_any_part(self) -> bool:
+        """Any part of the pool may be added (from ``k_min`` of 0 or 1 up to all of it)."""
+        return self.k_min <= 1 and self.k_max == len(self.pool)
+
     def count(self) -> int:
         """How many distinct plays this option allows."""
-        mults = tuple(m for _, m in _groups(self.pool))
+        groups = _groups(self.pool)
+        if self.takes_any_part:
+            every = 1
+            for _, mult in groups:
+                every *= mult + 1
+            return every - self.k_min
+        mults = tuple(m for _, m in groups)
         return sum(_ways(mults, k) for k in range(self.k_min, self.k_max + 1))
 
     def plays(self) -> Iterator[tuple[Card, ...]]:
@@ -115,6 +126,12 @@ class Option:
         if self.k_max == 0 or not pool:
             return self.forced
         groups = _groups(pool)
+        if self.takes_any_part:
+            # every sub-multiset is equally likely when each kind's copies are drawn apart
+            while True:
+                part = [c for c, mult in groups for _ in range(rng.randrange(mult + 1))]
+                if len(part) >= self.k_min:
+                    return tuple(sorted(self.forced + tuple(part)))
         if self.k_min == self.k_max and len(groups) == len(pool):
             picked = tuple(rng.sample(pool, self.k_min))  # all different: a plain sample
             return tuple(sorted(self.forced + picked))
@@ -180,11 +197,11 @@ def _held(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
 
 def lead_options(trump: Trump, hand: dict[Card, int]) -> LegalPlays:
     """Legal leads: any cards of one effective suit, or a 5-10-K that mixes suits."""
-    options = []
-    for suit in range(5):
-        held = _held(trump, hand, suit)
-        if held:
-            options.append(Option((), tuple(held), 1, len(held)))
+    by_suit: list[list[Card]] = [[], [], [], [], []]
+    suit_of = trump.suit_of
+    for card, copies in sorted(hand.items()):
+        by_suit[suit_of[card]].extend((card,) * copies)
+    options = [Option((), tuple(held), 1, len(held)) for held in by_suit if held]
     for ftk in _mixed_ftks(trump, hand):
         options.append(Option(ftk, (), 0, 0))
     return LegalPlays(tuple(options))
