@@ -138,9 +138,7 @@ class Match:
         dealer = hand.dealer
         dealers = team_of(dealer)
         before = (self.progress[0], self.progress[1])
-        total = result.raw_total
-        if rules.score.penalty_floor:
-            total = max(0, total)
+        total = result.total
         settled = settle(
             self.preset,
             before,

@@ -36,6 +36,13 @@ class HandResult:
     """上天入地: the side rewarded ("dealers" or "defenders"), or None."""
     last_winner: int
     last_play: tuple[Card, ...]
+    floor_at_zero: bool = False
+    """The defenders' points stop at 0 (001 §4.1 「台下罚分罚至0分为止」)."""
+
+    @property
+    def total(self) -> int:
+        """The defenders' points the level tables read."""
+        return max(0, self.raw_total) if self.floor_at_zero else self.raw_total
 
     @property
     def kitty_bonus(self) -> int:
@@ -132,4 +139,5 @@ def score_hand(state: HandState) -> HandResult:
         heaven_earth=heaven,
         last_winner=winner,
         last_play=winning,
+        floor_at_zero=rules.penalty_floor,
     )

@@ -40,7 +40,7 @@ def check_hand_invariants(match: Match, hand: HandState) -> None:
     expected += result.throw_penalty + result.fry_penalty + result.red_five
     if match.preset.score.penalty_floor:
         expected = max(0, expected)
-    assert record.total == expected
+    assert record.total == expected == result.total
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -159,3 +159,17 @@ def test_a_finished_match_refuses_more_actions() -> None:
     with pytest.raises(IllegalAction, match="the match is over"):
         match.apply(0, Pass())
     assert match.hand.phase is Phase.OVER
+
+
+def test_reward_is_the_margin_or_the_heaven_earth_reward() -> None:
+    """docs/rules.md "积分": the winner earns its lead in levels, at least 1, or the 上天入地
+    reward it earned during the match if that is larger (000 「如果胜利方奖励已大于16积分，则按照最大奖励积分计算」)."""
+    match = Match(PRESETS["anchao"], seed=1)
+    match.progress = [30, 10]
+    match._finish(0)
+    assert match.reward == 20
+    match = Match(PRESETS["anchao"], seed=1)
+    match.progress = [30, 27]
+    match.heaven_earth_rewards[0] = 16
+    match._finish(0)
+    assert match.reward == 16

@@ -136,3 +136,20 @@ def test_total_adds_tricks_kitty_and_penalties() -> None:
     assert result is not None
     assert (result.trick_points, result.kitty_points, result.kitty_multiplier) == (15, 15, 2)
     assert result.throw_penalty == 20 and result.raw_total == 15 + 30 + 20
+
+
+def test_hefei_penalties_stop_at_zero() -> None:
+    """001 §4.1 「台下罚分罚至0分为止」: a defenders' failed throw cannot take them below 0; the
+    same hand under 003 leaves them at −20."""
+    hands = [cards("♣2 ♣Q ♣J"), cards("♦3 ♦4 ♦7"), cards("♦A ♣3 ♣4"), cards("♦6 ♦8 ♦9")]
+    totals = {}
+    for name in ("hefei", "classic"):
+        t = trump("7", "♠", PRESETS[name].card)
+        state = HandState.from_position(PRESETS[name], t, hands, dealer=1)
+        play_out(state, (1, "♦3"), (2, "♦A"), (3, "♦6"), (0, "♣2"))
+        play_out(state, (2, "♣3 ♣4"))  # the partner's ♣Q beats ♣3: plays ♣3, −20
+        play_out(state, (3, "♦8"), (0, "♣Q"), (1, "♦4"))
+        play_out(state, (0, "♣J"), (1, "♦7"), (2, "♣4"), (3, "♦9"))
+        assert state.result is not None
+        totals[name] = (state.result.raw_total, state.result.total)
+    assert totals == {"hefei": (-20, 0), "classic": (-20, -20)}
