@@ -10,28 +10,60 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from arena.selfplay import play_random_hand
+from arena.selfplay import play_random_match
+from engine.presets import PRESETS, preset
+
+
+def _presets(args: argparse.Namespace) -> int:
+    console = Console()
+    if args.name:
+        try:
+            console.print(preset(args.name).describe(), markup=False, highlight=False)
+        except ValueError as err:
+            Console(stderr=True).print(f"arena presets: {err}", markup=False, style="red")
+            return 2
+        return 0
+    table = Table(title="Rule presets (arena presets NAME lists every option)")
+    table.add_column("name")
+    table.add_column("seed text")
+    table.add_column("summary")
+    for p in PRESETS.values():
+        table.add_row(p.name, p.source, p.summary)
+    console.print(table)
+    return 0
 
 
 def _selfplay(args: argparse.Namespace) -> int:
     console = Console()
+    try:
+        rules = preset(args.preset)
+    except ValueError as err:
+        Console(stderr=True).print(f"arena selfplay: {err}", markup=False, style="red")
+        return 2
     started = time.perf_counter()
-    hands = [play_random_hand(args.seed + i) for i in range(args.hands)]
+    stats = [play_random_match(rules, args.seed + i, args.hands) for i in range(args.matches)]
     elapsed = time.perf_counter() - started
-    actions = sum(h.actions for h in hands)
-    points = [h.defender_points + h.penalty_points for h in hands]
-    table = Table(title=f"Random self-play: {args.hands} hands from seed {args.seed}")
+    hands = sum(s.hands for s in stats)
+    actions = sum(s.actions for s in stats)
+    points = [p for s in stats for p in s.defenders_points]
+    table = Table(
+        title=f"Random self-play, preset {rules.name}: {args.matches} matches "
+        f"(at most {args.hands} hands each) from seed {args.seed}"
+    )
     table.add_column("figure")
     table.add_column("value", justify="right")
-    table.add_row("plays (actions)", f"{actions}")
+    wins = [sum(s.winner == team for s in stats) for team in (0, 1)]
+    table.add_row(
+        "matches won by seats 0+2 / 1+3 / drawn",
+        f"{wins[0]} / {wins[1]} / {args.matches - sum(wins)}",
+    )
+    table.add_row("hands played", f"{hands}")
+    table.add_row("actions (all checked by the engine)", f"{actions}")
     table.add_row("defenders' points per hand, mean", f"{statistics.fmean(points):.1f}")
     if len(points) > 1:
         table.add_row("defenders' points per hand, stdev", f"{statistics.stdev(points):.1f}")
-    table.add_row("defenders reach 80", f"{sum(p >= 80 for p in points) / len(points):.1%}")
-    table.add_row(
-        "failed throws per hand", f"{statistics.fmean(h.failed_throws for h in hands):.2f}"
-    )
-    table.add_row("actions/s (checked)", f"{actions / elapsed:,.0f}")
+    table.add_row("failed throws per hand", f"{sum(s.failed_throws for s in stats) / hands:.2f}")
+    table.add_row("actions/s", f"{actions / elapsed:,.0f}")
     console.print(table)
     return 0
 
@@ -42,14 +74,28 @@ def build_parser() -> argparse.ArgumentParser:
         description="The arena where 炒地皮 (Chao Dipi) bots play.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    presets = commands.add_parser(
+        "presets",
+        help="list the rule presets, or every option of one",
+        description="List the rule presets (one per seed room or text), or with NAME every "
+        "option of that preset.",
+    )
+    presets.add_argument("name", nargs="?", help="a preset name, e.g. anchao")
+    presets.set_defaults(run=_presets)
     selfplay = commands.add_parser(
         "selfplay",
-        help="play random hands in-process and print what happened",
-        description="Deal seeded hands and play every trick with random legal plays, "
-        "checking each play with the rules engine; print a summary.",
+        help="play random matches in-process and print what happened",
+        description="Play whole matches between four random players in-process, every action "
+        "checked by the rules engine, and print a summary.",
     )
-    selfplay.add_argument("--hands", type=int, default=200, help="hands to play (default 200)")
-    selfplay.add_argument("--seed", type=int, default=1, help="seed of the first hand (default 1)")
+    selfplay.add_argument(
+        "--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)} (default classic)"
+    )
+    selfplay.add_argument("--matches", type=int, default=20, help="matches to play (default 20)")
+    selfplay.add_argument(
+        "--hands", type=int, default=10, help="cut each match after this many hands (default 10)"
+    )
+    selfplay.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
     selfplay.set_defaults(run=_selfplay)
     return parser
 

@@ -1,7 +1,7 @@
-"""In-process random self-play of the card play: the stand-in main job until the server exists.
+"""In-process random self-play of whole matches: the stand-in main job until the server exists.
 
-Deals 25 cards to each seat from a seeded shoe, picks a random level and trump, and plays every
-trick with uniformly random legal plays, checking each play with the engine's checker.
+Every action is drawn uniformly from the engine's legal set and applied with full checking, so
+a run is also a smoke test of the rules engine. The same seed plays the same matches.
 """
 
 from __future__ import annotations
@@ -9,33 +9,36 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine import DECK, CardPlay, CardRules, Rank, Suit, Trump
+from engine.match import Match
+from engine.presets import Preset
 
 
 @dataclass(frozen=True, slots=True)
-class HandStats:
-    """What one random hand did."""
+class MatchStats:
+    """What one random match did."""
 
+    winner: int | None
+    hands: int
     actions: int
-    defender_points: int
-    penalty_points: int
+    defenders_points: tuple[int, ...]
     failed_throws: int
-    no_trump: bool
 
 
-def play_random_hand(seed: int, rules: CardRules | None = None) -> HandStats:
-    """Play one hand's tricks with random legal plays; the same seed plays the same hand."""
-    rng = random.Random(seed)
-    deck = list(DECK)
-    rng.shuffle(deck)
-    suit = rng.choice([None, *Suit])
-    trump = Trump(Rank(rng.randrange(13)), suit, rules)
-    play = CardPlay(trump, [deck[i * 25 : (i + 1) * 25] for i in range(4)], dealer=seed % 4)
+def play_random_match(preset: Preset, seed: int, max_hands: int | None) -> MatchStats:
+    """One match of four random players."""
+    rng = random.Random(f"selfplay/{seed}")
+    match = Match(preset, seed=seed, max_hands=max_hands)
     actions = failed = 0
-    while not play.is_over:
-        seat = play.to_play
-        cards = play.legal_plays(seat).sample(rng)
-        result = play.play(seat, cards)
+    while not match.over:
+        seat = match.to_play
+        match.apply(seat, match.legal_actions(seat).sample(rng))
         actions += 1
-        failed += result.throw_failure is not None
-    return HandStats(actions, play.defender_points, play.penalty_points, failed, suit is None)
+        event = match.events[-1] if match.events else None
+        failed += event is not None and event.kind == "play" and "attempted" in event.data
+    return MatchStats(
+        match.winner,
+        len(match.records),
+        actions,
+        tuple(r.total for r in match.records),
+        failed,
+    )
