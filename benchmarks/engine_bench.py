@@ -7,6 +7,8 @@ Four figures, each measured for ``--seconds`` of wall time on one seeded workloa
 2. ``CardPlay.check_play()`` calls/s on the same positions, checking the play actually made;
 3. trick resolution: complete tricks/s, each four recorded plays ``.add``-ed to a fresh
    :class:`engine.trick.Trick` (lead classification, follow strength, winner);
+5. whole hands per preset (dealing, declaring, the kitty, frying, play, scoring) of random
+   players: actions/s and hands/s;
 4. random self-play: actions/s and hands/s, where an action is
    ``legal_plays(seat).sample(rng)`` then ``push`` (unchecked; the sample is legal by
    construction), and a hand deals 25 cards a seat from the 108-card shoe under a random trump.
@@ -38,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import DECK, Card, CardPlay, CardRules, Rank, Suit, Trump
+from engine.match import Match
+from engine.presets import PRESETS, Preset
 from engine.trick import Trick
 
 HAND_SIZE = 25
@@ -165,6 +169,30 @@ def bench_selfplay(seconds: float, seed: int, rules: CardRules) -> tuple[Rate, R
     return Rate(actions, elapsed), Rate(hands, elapsed)
 
 
+def bench_matches(seconds: float, seed: int, preset: Preset) -> tuple[Rate, Rate]:
+    """Whole hands (deal, declaring, kitty, frying, play, scoring) of random players under a
+    preset, in matches of at most 20 hands: actions/s and hands/s."""
+    rng = random.Random(seed)
+    actions = hands = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    now = start
+    number = 0
+    while now < deadline:
+        match = Match(preset, seed=f"bench/{seed}/{number}", max_hands=20)
+        number += 1
+        while not match.over and now < deadline:
+            before = len(match.records)
+            seat = match.to_play
+            match.push(seat, match.legal_actions(seat).sample(rng))
+            actions += 1
+            if len(match.records) > before:
+                hands += 1
+                now = time.perf_counter()
+    elapsed = now - start
+    return Rate(actions, elapsed), Rate(hands, elapsed)
+
+
 def run_rlcard(python: str, seconds: float, seed: int) -> dict[str, object]:
     """Run the RLCard Dou Dizhu baseline in a subprocess and read its JSON line."""
     command = [python, str(RLCARD_SCRIPT), "--seconds", str(seconds), "--seed", str(seed)]
@@ -226,6 +254,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{hand_rate.per_second:,.1f} hands/s ({hand_rate.count} hands)"
     )
 
+    per_preset: dict[str, dict[str, float]] = {}
+    for name, preset in PRESETS.items():
+        match_actions, match_hands = bench_matches(seconds, args.seed, preset)
+        per_preset[name] = {
+            "actions_per_s": round(match_actions.per_second, 1),
+            "hands_per_s": round(match_hands.per_second, 2),
+        }
+        print(
+            f"whole hands, {name:9s} {match_actions.per_second:12,.0f} actions/s, "
+            f"{match_hands.per_second:,.1f} hands/s ({match_hands.count} hands)"
+        )
+    slowest = min(v["actions_per_s"] for v in per_preset.values())
+
     figures: dict[str, object] = {
         "bench": "engine",
         "seconds": seconds,
@@ -238,6 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tricks_per_s": round(trick_rate.per_second, 1),
         "selfplay_actions_per_s": round(action_rate.per_second, 1),
         "selfplay_hands_per_s": round(hand_rate.per_second, 2),
+        "presets": per_preset,
     }
     if args.compare_rlcard:
         try:
@@ -250,12 +292,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"RLCard comparison: no actions_per_s in {rlcard}", file=sys.stderr)
             return 1
         ratio = action_rate.per_second / theirs
+        whole = slowest / theirs
         print(
             f"RLCard Dou Dizhu:       {theirs:12,.0f} actions/s "
-            f"(rlcard {rlcard.get('rlcard_version')}); ours / RLCard = {ratio:.2f}"
+            f"(rlcard {rlcard.get('rlcard_version')}); ours / RLCard = {ratio:.2f} "
+            f"(card play), {whole:.2f} (whole hands, slowest preset)"
         )
         figures["rlcard_actions_per_s"] = theirs
         figures["ratio_vs_rlcard"] = round(ratio, 3)
+        figures["ratio_whole_hands_vs_rlcard"] = round(whole, 3)
     print(json.dumps(figures))
     return 0
 
