@@ -1,0 +1,114 @@
+"""Where trio and grpc.aio meet: two event loops in one process, and the connections between.
+
+trio owns the main thread: tables, clocks and tournaments run there. grpc.aio runs in a thread
+of its own with an asyncio loop. Only two non-blocking calls cross (docs/architecture.md):
+
+* asyncio → trio: :meth:`Bridge.to_trio` (``TrioToken.run_sync_soon``), used to hand a bot's
+  message to its table's bounded inbox, or to attach and detach a connection;
+* trio → asyncio: :meth:`Bridge.to_asyncio` (``loop.call_soon_threadsafe``), used to put a
+  message into a stream's bounded outbox.
+
+Neither side ever waits for the other. A callback that raises is logged and dropped, never
+propagated: an exception inside ``run_sync_soon`` would end the whole trio run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import trio
+
+from arena.logs import get_logger
+
+__all__ = ["Bridge", "Closing", "Connection"]
+
+_ids = itertools.count(1)
+
+
+@dataclass(slots=True)
+class Bridge:
+    """The two loops: trio's token and the gRPC thread's asyncio loop."""
+
+    trio_token: trio.lowlevel.TrioToken
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def to_trio(self, fn: Callable[..., Any], *args: Any) -> None:
+        """From the gRPC thread: run ``fn(*args)`` soon in trio (never raises into trio)."""
+        with contextlib.suppress(trio.RunFinishedError):
+            self.trio_token.run_sync_soon(_guarded, fn, args)
+
+    def to_asyncio(self, fn: Callable[..., Any], *args: Any) -> None:
+        """From trio: run ``fn(*args)`` soon on the gRPC thread's loop (dropped once it stops)."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        # RuntimeError: the loop closed in between, as the server stops
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_guarded, fn, args)
+
+
+def _guarded(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    try:
+        fn(*args)
+    except Exception:
+        get_logger().exception("bridge_callback_failed", callback=getattr(fn, "__name__", fn))
+
+
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """Put into an outbox to end its stream: normally (``code`` None) or with a status."""
+
+    code: grpc.StatusCode | None = None
+    details: str = ""
+
+
+@dataclass(eq=False, slots=True)
+class Connection:
+    """One stream to a bot or a spectator, as the trio side sees it.
+
+    :meth:`send` and :meth:`close` may be called from trio; the outbox lives on the asyncio
+    side and is bounded: a peer that stops reading is cut off instead of growing memory or
+    slowing its table.
+    """
+
+    bridge: Bridge
+    outbox: asyncio.Queue[Any]
+    peer: str = ""
+    id: int = field(default_factory=lambda: next(_ids))
+    closed: bool = False
+
+    def send(self, message: Any) -> None:
+        self.bridge.to_asyncio(self._offer, message)
+
+    def close(self, code: grpc.StatusCode | None = None, details: str = "") -> None:
+        self.bridge.to_asyncio(self._offer_close, Closing(code, details))
+
+    # -- on the asyncio side ------------------------------------------------------------------
+
+    def _offer(self, message: Any) -> None:
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(message)
+        except asyncio.QueueFull:
+            self._offer_close(
+                Closing(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"{self.outbox.maxsize} messages waiting unread: the stream is cut off",
+                )
+            )
+
+    def _offer_close(self, closing: Closing) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        # make room so the closing always gets through
+        while self.outbox.full():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait(closing)

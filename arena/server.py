@@ -1,0 +1,272 @@
+"""The table server: grpc.aio in its own thread, tables in trio, one process.
+
+>>> # in a trio task:
+>>> # async with open_server("127.0.0.1:0", plaintext=True) as server:
+>>> #     table = server.start_table(TableConfig(PRESETS["classic"], seed=1))
+>>> #     ... hand table.ticket(seat) to each bot, then: result = await server.wait(table)
+
+``open_server`` owns a nursery: every table it starts lives there, and leaving the block stops
+the gRPC server and cancels what is still running. A failure inside one table is logged and
+ends that table alone (its result says so); the others play on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import threading
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import trio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.bridge import Bridge, Closing, Connection
+from arena.logs import get_logger
+from arena.protocol import PROTOCOL_VERSION
+from arena.table import Table, TableConfig, TableResult
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
+
+__all__ = ["SERVICE_NAME", "ArenaServer", "ServerOptions", "open_server"]
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+HELLO_TIMEOUT_S = 10.0
+OUTBOX_SIZE = 256
+SPECTATOR_OUTBOX_SIZE = 1024
+MAX_MESSAGE_BYTES = 64 * 1024
+RATE_PER_S = 200
+"""Messages a bot may send per second (averaged over a second) before it is cut off."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """Where to listen and how."""
+
+    address: str = "127.0.0.1:0"
+    plaintext: bool = True
+    tls_cert: bytes | None = None
+    tls_key: bytes | None = None
+    keepalive_ms: int = 20_000
+
+
+@dataclass(slots=True)
+class ArenaServer:
+    """Tables by name, the bridge to the gRPC thread, and the port it listens on."""
+
+    options: ServerOptions
+    bridge: Bridge
+    nursery: trio.Nursery
+    tables: dict[str, Table] = field(default_factory=dict)
+    port: int = 0
+    _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def start_table(self, config: TableConfig, name: str | None = None) -> Table:
+        """Create a table and start it in the server's nursery. Its seats' tickets are
+        ``table.ticket(seat)``; bots may connect as soon as this returns."""
+        name = name or f"t{next(self._names)}"
+        if name in self.tables:
+            raise ValueError(f"a table named {name!r} exists already")
+        table = Table(name, config)
+        self.tables[name] = table
+        self.nursery.start_soon(self._run_table, table)
+        return table
+
+    async def _run_table(self, table: Table) -> None:
+        try:
+            await table.run()
+        except Exception:
+            get_logger(table=table.name).exception("table_failed")
+
+    async def wait(self, table: Table) -> TableResult:
+        """Wait for a table's match to end."""
+        await table.finished.wait()
+        assert table.result is not None
+        return table.result
+
+    @property
+    def address(self) -> str:
+        host = self.options.address.rsplit(":", 1)[0]
+        return f"{host}:{self.port}"
+
+
+class _Servicer(arena_pb2_grpc.ArenaServicer):
+    """The gRPC side (asyncio thread): checks tickets and moves messages across the bridge."""
+
+    def __init__(self, server: ArenaServer) -> None:
+        self.server = server
+
+    def _find_seat(self, ticket: str) -> tuple[Table, int] | None:
+        table_name, _, rest = ticket.partition("/")
+        seat_text, _, secret = rest.partition("/")
+        table = self.server.tables.get(table_name)
+        if table is None or seat_text not in ("0", "1", "2", "3"):
+            return None
+        seat = int(seat_text)
+        return (table, seat) if table.check_secret(seat, secret) else None
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "no Hello within 10 s")
+        if first is grpc.aio.EOF or first.WhichOneof("message") != "hello":
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION, "the first message must be a Hello"
+            )
+        hello = first.hello
+        if hello.protocol_version != PROTOCOL_VERSION:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {hello.protocol_version} is not supported; "
+                f"this server speaks {PROTOCOL_VERSION}",
+            )
+        found = self._find_seat(hello.ticket)
+        if found is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or wrong ticket")
+        table, seat = found  # type: ignore[misc]
+        bridge = self.server.bridge
+        connection = Connection(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
+        reader = asyncio.ensure_future(self._read(context, table, seat, connection))
+        try:
+            await self._write(context, connection)
+        finally:
+            reader.cancel()
+            bridge.to_trio(table.detach, seat, connection)
+
+    async def _read(
+        self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: Connection
+    ) -> None:
+        bridge = self.server.bridge
+        window_start, count = time.monotonic(), 0
+        while True:
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                return
+            count += 1
+            now = time.monotonic()
+            if now - window_start >= 1.0:
+                window_start, count = now, 1
+            if count > RATE_PER_S:
+                connection._offer_close(
+                    Closing(grpc.StatusCode.RESOURCE_EXHAUSTED, "flooding: cut off")
+                )
+                return
+            bridge.to_trio(table.receive, seat, connection, message)
+
+    async def _write(self, context: grpc.aio.ServicerContext, connection: Connection) -> None:
+        while True:
+            item = await connection.outbox.get()
+            if isinstance(item, Closing):
+                if item.code is not None:
+                    await context.abort(item.code, item.details)
+                return
+            await context.write(item)
+
+    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> None:
+        table = self.server.tables.get(request.table)
+        if table is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table!r}")
+        bridge = self.server.bridge
+        connection = Connection(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
+        bridge.to_trio(table.watch, connection)  # type: ignore[union-attr]
+        try:
+            await self._write(context, connection)
+        finally:
+            bridge.to_trio(table.unwatch, connection)  # type: ignore[union-attr]
+
+
+def _grpc_thread(
+    server: ArenaServer,
+    ready: threading.Event,
+    stop: list[asyncio.Event],
+    failure: list[BaseException],
+) -> None:
+    loop = asyncio.new_event_loop()
+    server.bridge.loop = loop
+    try:
+        loop.run_until_complete(_grpc_main(server, ready, stop))
+    except BaseException as err:  # reported to the trio side, which raises it
+        failure.append(err)
+        ready.set()
+    finally:
+        loop.close()
+
+
+async def _grpc_main(
+    server: ArenaServer, ready: threading.Event, stop: list[asyncio.Event]
+) -> None:
+    options = server.options
+    keepalive = [
+        ("grpc.keepalive_time_ms", options.keepalive_ms),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ]
+    grpc_server = grpc.aio.server(options=keepalive)
+    arena_pb2_grpc.add_ArenaServicer_to_server(_Servicer(server), grpc_server)  # type: ignore[no-untyped-call]
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, reflection.SERVICE_NAME, health.SERVICE_NAME), grpc_server
+    )
+    if options.plaintext:
+        port = grpc_server.add_insecure_port(options.address)
+    else:
+        assert options.tls_cert is not None and options.tls_key is not None
+        credentials = grpc.ssl_server_credentials([(options.tls_key, options.tls_cert)])
+        port = grpc_server.add_secure_port(options.address, credentials)
+    await grpc_server.start()
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    server.port = port
+    stop.append(asyncio.Event())
+    ready.set()
+    await stop[0].wait()
+    await grpc_server.stop(grace=0.5)
+
+
+@contextlib.asynccontextmanager
+async def open_server(
+    address: str = "127.0.0.1:0",
+    *,
+    plaintext: bool = True,
+    tls_cert: bytes | None = None,
+    tls_key: bytes | None = None,
+) -> AsyncIterator[ArenaServer]:
+    """Serve the Arena service on ``address`` for the duration of the block."""
+    if not plaintext and (tls_cert is None or tls_key is None):
+        raise ValueError("TLS needs both a certificate and a key (or ask for plaintext)")
+    options = ServerOptions(address, plaintext, tls_cert, tls_key)
+    bridge = Bridge(trio.lowlevel.current_trio_token())
+    async with trio.open_nursery() as nursery:
+        server = ArenaServer(options, bridge, nursery)
+        ready = threading.Event()
+        stop: list[asyncio.Event] = []
+        failure: list[BaseException] = []
+        thread = threading.Thread(
+            target=_grpc_thread, args=(server, ready, stop, failure), name="grpc", daemon=True
+        )
+        thread.start()
+        await trio.to_thread.run_sync(ready.wait)
+        if failure:
+            raise RuntimeError(f"the gRPC server did not start on {address}: {failure[0]}")
+        if server.port == 0:
+            raise RuntimeError(f"could not listen on {address}")
+        log = get_logger()
+        log.info("serving", address=server.address, tls=not plaintext)
+        try:
+            yield server
+        finally:
+            nursery.cancel_scope.cancel()
+            if stop and bridge.loop is not None and not bridge.loop.is_closed():
+                bridge.to_asyncio(stop[0].set)
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(thread.join, 5.0)

@@ -1,0 +1,465 @@
+"""A table: four seats, one match, the clocks, and everything each seat is sent.
+
+A table runs as trio tasks in one nursery (its owner): one task per seat reads that seat's
+inbox, and the table's own task plays the match decision by decision. A decision's deadline is
+a cancel scope (``move_on_after``): per-decision time plus the seat's match bank plus a small
+grace. On timeout the table plays a deterministic default move, records a strike and tells the
+bot; after ``max_strikes`` the seat forfeits the match for its team.
+
+Everything a seat is sent comes from ``engine.observation.observe(match, seat)`` or from events
+whose visibility includes that seat: nothing else of the state is read on the way out.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import trio
+
+from arena.bridge import Connection
+from arena.logs import get_logger
+from arena.protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    action_from_message,
+    event_message,
+    legal_message,
+    observation_message,
+)
+from arena.v1 import arena_pb2 as pb
+from engine.actions import Action, Bury, Pass, Play
+from engine.hand import ALL_SEATS, HandState, LegalActions
+from engine.match import Match, team_of
+from engine.observation import observe
+from engine.presets import Preset
+from engine.replay import replay_lines
+from engine.trick import IllegalAction
+
+__all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action"]
+
+INBOX_SIZE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """How a table plays: the rules, the deal seed, the clocks, where the replay goes."""
+
+    preset: Preset
+    seed: int | str = 0
+    max_hands: int | None = None
+    decision_ms: int = 1000
+    bank_ms: int = 30_000
+    grace_ms: int = 50
+    max_strikes: int = 3
+    connect_timeout_s: float = 30.0
+    replay_dir: Path | None = None
+
+
+@dataclass(slots=True)
+class SeatStats:
+    """What one seat did, for reports."""
+
+    name: str = ""
+    decisions: int = 0
+    think_s: float = 0.0
+    strikes: int = 0
+    illegal: int = 0
+    malformed: int = 0
+    connects: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """How a table's match ended."""
+
+    table: str
+    winner: int | None
+    hands: int
+    progress: tuple[int, int]
+    reward: int
+    forfeited_by: int | None
+    reason: str
+    seats: tuple[SeatStats, ...]
+    replay: Path | None
+
+
+@dataclass(slots=True)
+class _Seat:
+    ticket: str
+    inbox_send: trio.MemorySendChannel[tuple[int, pb.BotMessage]]
+    inbox_receive: trio.MemoryReceiveChannel[tuple[int, pb.BotMessage]]
+    connection: Connection | None = None
+    bank_s: float = 0.0
+    stats: SeatStats = field(default_factory=SeatStats)
+
+
+@dataclass(slots=True)
+class _Open:
+    seat: int
+    id: int
+    legal: LegalActions
+    opened: float
+    budget_s: float
+
+
+def default_action(legal: LegalActions) -> Action:
+    """The move played for a seat whose clock ran out: pass if it may, else the first cards the
+    legal set lists (deterministic, so replays do not depend on chance)."""
+    if legal.can_pass:
+        return Pass()
+    assert legal.cards is not None
+    option = legal.cards.options[0]
+    cards = tuple(sorted(option.forced + option.pool[: option.k_min]))
+    return Bury(cards) if legal.phase.value == "bury" else Play(cards)
+
+
+def _forced(legal: LegalActions) -> Action | None:
+    """The only legal action, if there is just one (the table plays it without asking)."""
+    if legal.cards is None:
+        return Pass() if not legal.bids and legal.can_pass else None
+    if len(legal.cards.options) == 1 and legal.cards.options[0].count() == 1:
+        return default_action(legal)
+    return None
+
+
+class Table:
+    """One table's seats and match. Create it, then ``await run()`` in a nursery."""
+
+    def __init__(self, name: str, config: TableConfig) -> None:
+        self.name = name
+        self.config = config
+        self.match = Match(config.preset, config.seed, config.max_hands)
+        self.seats: list[_Seat] = []
+        for _ in range(4):
+            send, receive = trio.open_memory_channel[tuple[int, pb.BotMessage]](INBOX_SIZE)
+            self.seats.append(
+                _Seat(secrets.token_urlsafe(24), send, receive, bank_s=config.bank_ms / 1000)
+            )
+        self.spectators: set[Connection] = set()
+        self.finished = trio.Event()
+        self.result: TableResult | None = None
+        self._answers_send, self._answers_receive = trio.open_memory_channel[tuple[int, pb.Action]](
+            16
+        )
+        self._all_connected = trio.Event()
+        self._decision: _Open | None = None
+        self._decisions = 0
+        self._sequence = 0
+        self._hand: HandState = self.match.hand
+        self._hand_number = 0
+        self._sent = 0
+        self._forfeit: tuple[int, str] | None = None
+        self._log = get_logger(table=name)
+
+    # -- identity -----------------------------------------------------------------------------
+
+    def ticket(self, seat: int) -> str:
+        """The seat's ticket: ``table/seat/secret`` (only the secret part is secret)."""
+        return f"{self.name}/{seat}/{self.seats[seat].ticket}"
+
+    def check_secret(self, seat: int, secret: str) -> bool:
+        return secrets.compare_digest(self.seats[seat].ticket.encode(), secret.encode())
+
+    # -- connections (called from the bridge, in trio) -----------------------------------------
+
+    def attach(self, seat: int, connection: Connection, bot_name: str) -> None:
+        """A bot presented this seat's ticket: the newest connection wins."""
+        state = self.seats[seat]
+        old = state.connection
+        if old is not None:
+            old.close(grpc.StatusCode.ABORTED, f"seat {seat} was taken over by a newer connection")
+        state.connection = connection
+        state.stats.connects += 1
+        state.stats.name = bot_name or state.stats.name
+        self._log.info(
+            "seat_connected",
+            seat=seat,
+            bot=bot_name,
+            peer=connection.peer,
+            resumed=old is not None or state.stats.connects > 1,
+        )
+        config = self.config
+        connection.send(
+            pb.ServerMessage(
+                welcome=pb.Welcome(
+                    seat=seat,
+                    partner=(seat + 2) % 4,
+                    table=self.name,
+                    preset=config.preset.name,
+                    protocol_version=PROTOCOL_VERSION,
+                    decision_ms=config.decision_ms,
+                    bank_ms=int(state.bank_s * 1000),
+                    max_strikes=config.max_strikes,
+                    max_hands=config.max_hands or 0,
+                    resumed=state.stats.connects > 1,
+                )
+            )
+        )
+        if self.result is not None:
+            connection.send(pb.ServerMessage(match_over=self._match_over()))
+            connection.close()
+            return
+        connection.send(pb.ServerMessage(snapshot=observation_message(observe(self.match, seat))))
+        if self._decision is not None and self._decision.seat == seat:
+            self._send_decision()
+        if all(s.connection is not None for s in self.seats):
+            self._all_connected.set()
+
+    def detach(self, seat: int, connection: Connection) -> None:
+        state = self.seats[seat]
+        if state.connection is connection:
+            state.connection = None
+            self._log.info("seat_disconnected", seat=seat)
+
+    def receive(self, seat: int, connection: Connection, message: pb.BotMessage) -> None:
+        """A message from a bot's stream: into the seat's bounded inbox, or cut the bot off."""
+        try:
+            self.seats[seat].inbox_send.send_nowait((connection.id, message))
+        except trio.WouldBlock:
+            self._log.warning("seat_flooding", seat=seat)
+            connection.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages: cut off")
+
+    def watch(self, connection: Connection) -> None:
+        self.spectators.add(connection)
+
+    def unwatch(self, connection: Connection) -> None:
+        self.spectators.discard(connection)
+
+    # -- the match ------------------------------------------------------------------------------
+
+    async def run(self) -> TableResult:
+        """Play the match to its end (or a forfeit) and return the result."""
+        try:
+            async with trio.open_nursery() as nursery:
+                for seat in range(4):
+                    nursery.start_soon(self._read_seat, seat)
+                with trio.move_on_after(self.config.connect_timeout_s):
+                    await self._all_connected.wait()
+                await self._play()
+                nursery.cancel_scope.cancel()
+        finally:
+            if self.result is None:
+                self._forfeit = self._forfeit or (-1, "the table stopped")
+                self._finish()
+        assert self.result is not None
+        return self.result
+
+    async def _play(self) -> None:
+        match = self.match
+        while not match.over and self._forfeit is None:
+            self._flush_events()
+            seat = match.to_play
+            legal = match.legal_actions(seat)
+            forced = _forced(legal)
+            if forced is not None:
+                match.apply(seat, forced)
+                continue
+            await self._decide(seat, legal)
+        self._finish()
+
+    async def _decide(self, seat: int, legal: LegalActions) -> None:
+        state = self.seats[seat]
+        decision_s = self.config.decision_ms / 1000
+        self._decisions += 1
+        opened = trio.current_time()
+        budget = decision_s + state.bank_s
+        self._decision = _Open(seat, self._decisions, legal, opened, budget)
+        self._send_decision()
+        hand = self.match.hand
+        with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
+            while True:
+                answer_seat, message = await self._answers_receive.receive()
+                if answer_seat != seat or message.decision_id != self._decisions:
+                    continue
+                try:
+                    action = action_from_message(message, hand.phase, hand.level, hand.preset.card)
+                    self.match.apply(seat, action)
+                except ProtocolError as err:
+                    state.stats.malformed += 1
+                    self._refuse(seat, message.decision_id, "malformed", str(err))
+                    continue
+                except IllegalAction as err:
+                    state.stats.illegal += 1
+                    self._refuse(seat, message.decision_id, "illegal", str(err))
+                    continue
+                break
+        used = trio.current_time() - opened
+        self._decision = None
+        state.stats.decisions += 1
+        state.stats.think_s += used
+        state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
+        if scope.cancelled_caught:
+            self._strike(seat, legal)
+
+    def _strike(self, seat: int, legal: LegalActions) -> None:
+        state = self.seats[seat]
+        action = default_action(legal)
+        self.match.apply(seat, action)
+        state.stats.strikes += 1
+        self._log.warning("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
+        self._send(
+            seat,
+            pb.ServerMessage(
+                strike=pb.Strike(
+                    decision_id=self._decisions,
+                    played=str(action),
+                    strikes=state.stats.strikes,
+                    max_strikes=self.config.max_strikes,
+                )
+            ),
+        )
+        if state.stats.strikes >= self.config.max_strikes:
+            self._forfeit = (seat, f"seat {seat} timed out {state.stats.strikes} times")
+
+    def _send_decision(self) -> None:
+        decision = self._decision
+        assert decision is not None
+        seat = decision.seat
+        left = max(0.0, decision.budget_s - (trio.current_time() - decision.opened))
+        decision_s = self.config.decision_ms / 1000
+        message = pb.Decision(
+            decision_id=decision.id,
+            observation=observation_message(observe(self.match, seat)),
+            legal=legal_message(decision.legal),
+            deadline_ms=int(min(left, decision_s) * 1000),
+            bank_ms=int(max(0.0, left - decision_s) * 1000),
+            strikes=self.seats[seat].stats.strikes,
+        )
+        self._send(seat, pb.ServerMessage(decision=message))
+
+    def _refuse(self, seat: int, decision_id: int, code: str, reason: str) -> None:
+        refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
+        self._send(seat, pb.ServerMessage(refused=refused))
+
+    def _send(self, seat: int, message: pb.ServerMessage) -> None:
+        connection = self.seats[seat].connection
+        if connection is not None:
+            connection.send(message)
+
+    async def _read_seat(self, seat: int) -> None:
+        """Answers for this seat's open decision go to the table; anything else is refused."""
+        state = self.seats[seat]
+        async for connection_id, message in state.inbox_receive:
+            if state.connection is None or state.connection.id != connection_id:
+                continue  # left over from a replaced connection
+            if message.WhichOneof("message") != "action":
+                state.stats.malformed += 1
+                self._refuse(seat, 0, "malformed", "after Hello, send only Action messages")
+                continue
+            action = message.action
+            decision = self._decision
+            if decision is None or decision.seat != seat:
+                self._refuse(seat, action.decision_id, "not_your_turn", "it is not your turn")
+            elif action.decision_id != decision.id:
+                self._refuse(
+                    seat,
+                    action.decision_id,
+                    "stale",
+                    f"decision {action.decision_id} is not open; decision {decision.id} is",
+                )
+            else:
+                try:
+                    self._answers_send.send_nowait((seat, action))
+                except trio.WouldBlock:
+                    self._refuse(seat, action.decision_id, "malformed", "answer one at a time")
+
+    # -- events and the end ---------------------------------------------------------------------
+
+    def _flush_events(self) -> None:
+        """Send every event recorded since the last flush to the seats that may see it."""
+        while True:
+            hand = self._hand
+            for event in hand.events[self._sent :]:
+                self._sequence += 1
+                message = event_message(event, self._sequence, self._hand_number)
+                for seat in event.visible:
+                    self._send(seat, pb.ServerMessage(event=message))
+                if event.kind == "hand_over":
+                    data = event.data
+                    self._log.info(
+                        "hand_over",
+                        hand=self._hand_number,
+                        dealer=hand.dealer,
+                        defenders_points=data.get("total"),
+                        progress=data.get("progress"),
+                        note=data.get("note"),
+                    )
+                if event.visible == ALL_SEATS:
+                    for spectator in list(self.spectators):
+                        spectator.send(message)
+            self._sent = len(hand.events)
+            if self.match.hand is hand:
+                return
+            self._hand, self._hand_number, self._sent = self.match.hand, self._hand_number + 1, 0
+
+    def _match_over(self) -> pb.MatchOver:
+        result = self.result
+        assert result is not None
+        return pb.MatchOver(
+            winner=-1 if result.winner is None else result.winner,
+            hands=result.hands,
+            progress=list(result.progress),
+            forfeited_by=-1 if result.forfeited_by is None else result.forfeited_by,
+            reason=result.reason,
+            reward=result.reward,
+        )
+
+    def _finish(self) -> None:
+        if self.result is not None:
+            return
+        self._flush_events()
+        match = self.match
+        forfeit = self._forfeit
+        if forfeit is not None and forfeit[0] >= 0:
+            winner: int | None = 1 - team_of(forfeit[0])
+            reason = forfeit[1]
+        elif forfeit is not None:
+            winner, reason = None, forfeit[1]
+        else:
+            winner, reason = match.winner, "played to the end"
+        replay = self._write_replay(forfeit)
+        self.result = TableResult(
+            table=self.name,
+            winner=winner,
+            hands=len(match.records),
+            progress=(match.progress[0], match.progress[1]),
+            reward=match.reward if forfeit is None else 0,
+            forfeited_by=None if forfeit is None or forfeit[0] < 0 else forfeit[0],
+            reason=reason,
+            seats=tuple(s.stats for s in self.seats),
+            replay=replay,
+        )
+        self._log.info(
+            "match_over",
+            winner=winner,
+            hands=self.result.hands,
+            reason=reason,
+            strikes=[s.stats.strikes for s in self.seats],
+        )
+        over = pb.ServerMessage(match_over=self._match_over())
+        for state in self.seats:
+            if state.connection is not None:
+                state.connection.send(over)
+                state.connection.close()
+        for spectator in list(self.spectators):
+            spectator.close()
+        self.finished.set()
+
+    def _write_replay(self, forfeit: tuple[int, str] | None) -> Path | None:
+        directory = self.config.replay_dir
+        if directory is None:
+            return None
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{self.name}.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for line in replay_lines(self.match):
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            if forfeit is not None:
+                row: dict[str, Any] = {"forfeit": forfeit[0], "reason": forfeit[1]}
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return path

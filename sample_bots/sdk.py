@@ -1,0 +1,116 @@
+"""A small SDK for Python bots: connect with a ticket, follow the stream, answer decisions.
+
+Write one function, ``decide(decision) -> Action``, and call :func:`play`::
+
+    from sample_bots.sdk import play, random_action
+    play("127.0.0.1:50051", ticket, lambda d: random_action(d, rng))
+
+``decision`` is the protocol's Decision message (observation, legal moves, clock); return the
+protocol's Action (see :func:`pass_action`, :func:`bid_action`, :func:`cards_action`). The SDK
+answers refusals by asking ``decide`` again (with ``decision.refusals`` filled in), and returns
+the MatchOver message when the match ends.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import grpc
+
+from arena.protocol import PROTOCOL_VERSION, legal_from_message
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
+
+__all__ = ["Turn", "bid_action", "cards_action", "pass_action", "play", "random_action"]
+
+
+@dataclass(slots=True)
+class Turn:
+    """A decision to make, with the refusals already received for it."""
+
+    decision: pb.Decision
+    refusals: list[pb.Refused] = field(default_factory=list)
+
+
+def pass_action(decision_id: int) -> pb.Action:
+    action = pb.Action(decision_id=decision_id)
+    setattr(action, "pass", True)
+    return action
+
+
+def bid_action(decision_id: int, bid: str) -> pb.Action:
+    return pb.Action(decision_id=decision_id, bid=bid)
+
+
+def cards_action(decision_id: int, cards: list[str]) -> pb.Action:
+    return pb.Action(decision_id=decision_id, cards=pb.Cards(cards=cards))
+
+
+def random_action(turn: Turn, rng: random.Random) -> pb.Action:
+    """A uniformly random legal move (pass or a bid; or cards from the exact legal set)."""
+    decision = turn.decision
+    legal = decision.legal
+    if legal.card_options:
+        cards = legal_from_message(legal).cards
+        assert cards is not None
+        return cards_action(decision.decision_id, [str(c) for c in cards.sample(rng)])
+    choice = rng.randrange(len(legal.bids) + (1 if legal.can_pass else 0))
+    if choice == len(legal.bids):
+        return pass_action(decision.decision_id)
+    return bid_action(decision.decision_id, legal.bids[choice])
+
+
+def play(
+    address: str,
+    ticket: str,
+    decide: Callable[[Turn], pb.Action],
+    *,
+    name: str = "python-bot",
+    root_certificate: bytes | None = None,
+    on_message: Callable[[pb.ServerMessage], None] | None = None,
+) -> pb.MatchOver:
+    """Play one seat until the match ends; return its MatchOver. Raises ``grpc.RpcError`` when
+    the server refuses the connection (a wrong ticket, say)."""
+    if root_certificate is not None:
+        channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificate))
+    else:
+        channel = grpc.insecure_channel(address)
+    outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
+
+    def requests() -> Iterator[pb.BotMessage]:
+        hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=name)
+        yield pb.BotMessage(hello=hello)
+        while (message := outgoing.get()) is not None:
+            yield message
+
+    with channel:
+        stub = arena_pb2_grpc.ArenaStub(channel)
+        turn: Turn | None = None
+        try:
+            for message in stub.Play(requests()):
+                if on_message is not None:
+                    on_message(message)
+                kind = message.WhichOneof("message")
+                if kind == "decision":
+                    turn = Turn(message.decision)
+                    outgoing.put(pb.BotMessage(action=decide(turn)))
+                elif kind == "refused" and turn is not None:
+                    if message.refused.decision_id == turn.decision.decision_id:
+                        turn.refusals.append(message.refused)
+                        outgoing.put(pb.BotMessage(action=decide(turn)))
+                elif kind == "match_over":
+                    return message.match_over
+        finally:
+            outgoing.put(None)
+    raise ConnectionError("the server ended the stream before the match was over")
+
+
+def ticket_from_environment() -> str:
+    ticket = os.environ.get("ARENA_TICKET", "")
+    if not ticket:
+        raise SystemExit("no ticket: pass --ticket or set ARENA_TICKET")
+    return ticket
