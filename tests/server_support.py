@@ -1,0 +1,146 @@
+"""Running real servers and bots in tests: a trio server in the test's thread, bots in threads."""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import trio
+
+from arena.protocol import PROTOCOL_VERSION
+from arena.server import ArenaServer, open_server
+from arena.table import Table, TableConfig, TableResult
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
+from engine.presets import PRESETS
+from sample_bots.sdk import Turn, play, random_action
+
+Bot = Callable[[str, str, int, "Recording"], Any]
+"""A bot: (address, ticket, seat, recording) -> anything; runs in its own thread."""
+
+
+@dataclass
+class Recording:
+    """Every message one seat received, in order."""
+
+    messages: list[pb.ServerMessage] = field(default_factory=list)
+    error: BaseException | None = None
+
+    def kinds(self) -> list[str]:
+        return [str(m.WhichOneof("message")) for m in self.messages]
+
+
+def random_bot(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+    rng = random.Random(seat)
+    return play(
+        address,
+        ticket,
+        lambda turn: random_action(turn, rng),
+        name=f"random-{seat}",
+        on_message=recording.messages.append,
+    )
+
+
+def config(preset: str = "classic", **overrides: Any) -> TableConfig:
+    settings: dict[str, Any] = {"seed": 1, "max_hands": 1, "decision_ms": 3000, "bank_ms": 5000}
+    settings.update(overrides)
+    return TableConfig(PRESETS[preset], **settings)
+
+
+def run_tables(
+    configs: list[TableConfig],
+    bots: list[list[Bot]] | None = None,
+    *,
+    during: Callable[[ArenaServer, list[Table]], Any] | None = None,
+    timeout: float = 60.0,
+) -> tuple[list[TableResult], list[list[Recording]]]:
+    """Serve the tables, run each seat's bot in a thread, wait for every table to end."""
+    bots = bots or [[random_bot] * 4 for _ in configs]
+    recordings = [[Recording() for _ in range(4)] for _ in configs]
+    results: list[TableResult] = []
+
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            tables = [server.start_table(c) for c in configs]
+            threads = []
+            for t, table in enumerate(tables):
+                for seat in range(4):
+                    bot, recording = bots[t][seat], recordings[t][seat]
+
+                    def target(
+                        bot: Bot = bot,
+                        rec: Recording = recording,
+                        ticket: str = table.ticket(seat),
+                        s: int = seat,
+                    ) -> None:
+                        try:
+                            bot(server.address, ticket, s, rec)
+                        except BaseException as err:  # kept for the test to inspect
+                            rec.error = err
+
+                    thread = threading.Thread(target=target, daemon=True)
+                    thread.start()
+                    threads.append(thread)
+            if during is not None:
+                await trio.to_thread.run_sync(during, server, tables)
+            with trio.fail_after(timeout):
+                for table in tables:
+                    results.append(await server.wait(table))
+            for thread in threads:
+                await trio.to_thread.run_sync(thread.join, 10.0)
+
+    trio.run(main)
+    return results, recordings
+
+
+class RawClient:
+    """A hand-driven stream: send what you like, read what comes back."""
+
+    def __init__(self, address: str) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        stub = arena_pb2_grpc.ArenaStub(self.channel)
+        self.responses = stub.Play(self._requests())
+
+    def _requests(self) -> Iterator[pb.BotMessage]:
+        while (message := self.outgoing.get()) is not None:
+            yield message
+
+    def hello(self, ticket: str, version: int = PROTOCOL_VERSION) -> None:
+        self.send(pb.BotMessage(hello=pb.Hello(ticket=ticket, protocol_version=version)))
+
+    def send(self, message: pb.BotMessage) -> None:
+        self.outgoing.put(message)
+
+    def next(self, kind: str | None = None) -> pb.ServerMessage:
+        """The next message (of this kind, skipping others)."""
+        for message in self.responses:
+            if kind is None or message.WhichOneof("message") == kind:
+                return message
+        raise EOFError("the stream ended")
+
+    def close(self) -> None:
+        self.outgoing.put(None)
+        self.channel.close()
+
+
+def silent_bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
+    """Connects and reads, but never answers."""
+    client = RawClient(address)
+    client.hello(ticket)
+    try:
+        for message in client.responses:
+            recording.messages.append(message)
+            if message.WhichOneof("message") == "match_over":
+                return
+    finally:
+        client.close()
+
+
+def decide_with(rng: random.Random) -> Callable[[Turn], pb.Action]:
+    return lambda turn: random_action(turn, rng)
