@@ -55,10 +55,10 @@ def check_seat(seat: int, messages: list[pb.ServerMessage], hidden_bids: bool) -
                 checked["private events"] += 1
                 if event.kind == "kitty":
                     taken.setdefault(event.hand, Counter()).update(event.cards)
-            if event.kind in ("declare", "fry") and event.seat != seat and hidden_bids:
-                if event.hand not in revealed:
-                    assert event.hidden and not event.bid, f"seat {seat} saw a hidden bid"
-                    checked["hidden bids"] += 1
+            others_bid = event.kind in ("declare", "fry") and event.seat != seat
+            if others_bid and hidden_bids and event.hand not in revealed:
+                assert event.hidden and not event.bid, f"seat {seat} saw a hidden bid"
+                checked["hidden bids"] += 1
         seen = observation_in(message)
         if seen is not None and seen.hand_number in deals:
             allowed = Counter(deals[seen.hand_number][seat]) + taken.get(seen.hand_number, Counter())
