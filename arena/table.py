@@ -242,6 +242,12 @@ class Table:
                     await self._all_connected.wait()
                 await self._play()
                 nursery.cancel_scope.cancel()
+        except Exception as group:
+            err: BaseException = group
+            while isinstance(err, BaseExceptionGroup) and err.exceptions:
+                err = err.exceptions[0]  # the failure itself, not trio's nursery wrapper
+            self._forfeit = (-1, f"the table failed: {type(err).__name__}: {err}")
+            raise
         finally:
             if self.result is None:
                 self._forfeit = self._forfeit or (-1, "the table stopped")

@@ -61,9 +61,13 @@ def check_seat(seat: int, messages: list[pb.ServerMessage], hidden_bids: bool) -
                 checked["hidden bids"] += 1
         seen = observation_in(message)
         if seen is not None and seen.hand_number in deals:
-            allowed = Counter(deals[seen.hand_number][seat]) + taken.get(seen.hand_number, Counter())
+            allowed = Counter(deals[seen.hand_number][seat]) + taken.get(
+                seen.hand_number, Counter()
+            )
             held = Counter(seen.hand)
-            assert not held - allowed, f"seat {seat} was shown cards it never held: {held - allowed}"
+            assert not held - allowed, (
+                f"seat {seat} was shown cards it never held: {held - allowed}"
+            )
             checked["hands"] += 1
     return checked
 

@@ -1,0 +1,151 @@
+"""The server as generic gRPC tools, TLS, isolation between tables, and a bot killed mid-match."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import trio
+import trustme
+from google.protobuf import descriptor_pool, message_factory
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+
+from arena.server import SERVICE_NAME, open_server
+from engine.actions import Action
+from engine.match import Match
+from engine.presets import PRESETS
+from sample_bots.sdk import play, random_action
+
+from .server_support import config, random_bot, run_tables
+
+
+def test_reflection_lists_describes_and_calls_the_service() -> None:
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+
+            def generic_client() -> None:
+                channel = grpc.insecure_channel(server.address)
+                database = ProtoReflectionDescriptorDatabase(channel)
+                services = set(database.get_services())
+                assert SERVICE_NAME == "chaodipi.arena.v1.Arena"
+                assert {SERVICE_NAME, "grpc.health.v1.Health"} <= services
+                pool = descriptor_pool.DescriptorPool(database)
+                service = pool.FindServiceByName(SERVICE_NAME)
+                assert {m.name for m in service.methods} == {"Play", "Watch"}
+                watch = service.FindMethodByName("Watch")
+                request_class = message_factory.GetMessageClass(watch.input_type)
+                reply_class = message_factory.GetMessageClass(watch.output_type)
+                call = channel.unary_stream(
+                    f"/{SERVICE_NAME}/Watch",
+                    request_serializer=request_class.SerializeToString,
+                    response_deserializer=reply_class.FromString,
+                )
+                try:
+                    list(call(request_class(table="no-such-table")))
+                except grpc.RpcError as err:
+                    assert err.code() == grpc.StatusCode.NOT_FOUND
+                    assert "no table 'no-such-table'" in (err.details() or "")
+                else:
+                    raise AssertionError("watching an unknown table should fail")
+                health = health_pb2_grpc.HealthStub(channel)
+                reply = health.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME))
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+                channel.close()
+
+            await trio.to_thread.run_sync(generic_client)
+
+    trio.run(main)
+
+
+def test_tls() -> None:
+    ca = trustme.CA()
+    cert = ca.issue_cert("localhost")
+    key = cert.private_key_pem.bytes()
+    chain = b"".join(blob.bytes() for blob in cert.cert_chain_pems)
+
+    async def main() -> None:
+        async with open_server(
+            "localhost:0", plaintext=False, tls_cert=chain, tls_key=key
+        ) as server:
+            table = server.start_table(config())
+            results = []
+
+            def bot(seat: int) -> None:
+                import random
+
+                rng = random.Random(seat)
+                results.append(
+                    play(
+                        server.address,
+                        table.ticket(seat),
+                        lambda t: random_action(t, rng),
+                        root_certificate=ca.cert_pem.bytes(),
+                    )
+                )
+
+            threads = [threading.Thread(target=bot, args=(s,)) for s in range(4)]
+            for thread in threads:
+                thread.start()
+            result = await server.wait(table)
+            for thread in threads:
+                await trio.to_thread.run_sync(thread.join)
+            assert result.reason == "played to the end" and len(results) == 4
+
+    trio.run(main)
+
+
+def test_a_failing_table_does_not_disturb_another() -> None:
+    class Broken(Match):
+        __slots__ = ()
+
+        def apply(self, seat: int, action: Action) -> None:
+            if len(self.actions) >= 20:
+                raise RuntimeError("simulated engine failure")
+            super().apply(seat, action)
+
+    def sabotage(server, tables) -> None:  # type: ignore[no-untyped-def]
+        tables[0].match.__class__ = Broken
+
+    results, recordings = run_tables(
+        [config(max_hands=2), config(max_hands=2, seed=9)], during=sabotage
+    )
+    assert results[0].reason.startswith("the table failed: RuntimeError: simulated engine failure")
+    assert results[0].winner is None
+    assert results[1].reason == "played to the end"
+    # the broken table's bots were told, not left hanging
+    assert all(r.messages[-1].WhichOneof("message") == "match_over" for r in recordings[0])
+
+
+def test_a_bot_process_killed_mid_match() -> None:
+    """A bot process is SIGKILLed: its seat times out, strikes out and forfeits; the other bots
+    get the result and nothing hangs."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def killed_bot(address: str, ticket: str, seat: int, recording) -> None:  # type: ignore[no-untyped-def]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sample_bots.random_bot", "--address", address, "--seed", "1"],
+            env={**os.environ, "ARENA_TICKET": ticket},
+            stderr=subprocess.DEVNULL,
+        )
+        processes.append(process)
+        time.sleep(1.5)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+    cfg = config(max_hands=30, decision_ms=300, bank_ms=0, max_strikes=2)
+    started = time.perf_counter()
+    results, recordings = run_tables([cfg], [[killed_bot, random_bot, random_bot, random_bot]])
+    assert processes and processes[0].returncode == -signal.SIGKILL
+    result = results[0]
+    assert result.forfeited_by == 0 and result.winner == 1, result.reason
+    assert all(r.messages[-1].match_over.forfeited_by == 0 for r in recordings[0][1:])
+    assert time.perf_counter() - started < 30
+    assert PRESETS["classic"].name == "classic"
