@@ -138,6 +138,7 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
             await self._write(context, connection)
         finally:
             reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)  # its end is not news
             bridge.to_trio(table.detach, seat, connection)
 
     async def _read(

@@ -154,6 +154,7 @@ class Table:
         self._hand_number = 0
         self._sent = 0
         self._forfeit: tuple[int, str] | None = None
+        self._scope = trio.CancelScope()
         self._log = get_logger(table=name)
 
     # -- identity -----------------------------------------------------------------------------
@@ -230,6 +231,12 @@ class Table:
     def unwatch(self, connection: Connection) -> None:
         self.spectators.discard(connection)
 
+    def stop(self, reason: str) -> None:
+        """End the match now, undecided (the server is shutting down)."""
+        if self.result is None:
+            self._forfeit = (-1, reason)
+            self._scope.cancel()
+
     # -- the match ------------------------------------------------------------------------------
 
     async def run(self) -> TableResult:
@@ -238,9 +245,10 @@ class Table:
             async with trio.open_nursery() as nursery:
                 for seat in range(4):
                     nursery.start_soon(self._read_seat, seat)
-                with trio.move_on_after(self.config.connect_timeout_s):
-                    await self._all_connected.wait()
-                await self._play()
+                with self._scope:
+                    with trio.move_on_after(self.config.connect_timeout_s):
+                        await self._all_connected.wait()
+                    await self._play()
                 nursery.cancel_scope.cancel()
         except Exception as group:
             err: BaseException = group
