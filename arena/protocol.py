@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
 from engine.actions import Action, Bury, Declare, Fry, Pass, Play
 from engine.bidding import Bid
 from engine.cards import Rank, parse_cards
@@ -25,6 +26,7 @@ __all__ = [
     "ProtocolError",
     "action_from_message",
     "action_to_message",
+    "arena_stub",
     "event_message",
     "legal_from_message",
     "legal_message",
@@ -192,3 +194,8 @@ def legal_from_message(message: pb.LegalMoves) -> LegalActions:
     )
     cards = LegalPlays(options, disjoint=False) if options else None
     return LegalActions(phase, -1, can_pass=message.can_pass, cards=cards)
+
+
+def arena_stub(channel: Any) -> Any:
+    """The Arena client stub on a channel (sync ``grpc.Channel`` or ``grpc.aio.Channel``)."""
+    return arena_pb2_grpc.ArenaStub(channel)  # type: ignore[no-untyped-call]

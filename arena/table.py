@@ -155,6 +155,8 @@ class Table:
         self._sent = 0
         self._forfeit: tuple[int, str] | None = None
         self._scope = trio.CancelScope()
+        self.latencies: list[float] = []
+        """Seconds from sending each answered decision to receiving its legal answer."""
         self._log = get_logger(table=name)
 
     # -- identity -----------------------------------------------------------------------------
@@ -301,6 +303,7 @@ class Table:
                     state.stats.illegal += 1
                     self._refuse(seat, message.decision_id, "illegal", str(err))
                     continue
+                self.latencies.append(trio.current_time() - opened)
                 break
         used = trio.current_time() - opened
         self._decision = None

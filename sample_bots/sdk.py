@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from arena.protocol import PROTOCOL_VERSION, legal_from_message
+from arena.protocol import PROTOCOL_VERSION, arena_stub, legal_from_message
 from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc
 
 __all__ = ["Turn", "bid_action", "cards_action", "pass_action", "play", "random_action"]
 
@@ -88,7 +87,7 @@ def play(
             yield message
 
     with channel:
-        stub = arena_pb2_grpc.ArenaStub(channel)
+        stub = arena_stub(channel)
         turn: Turn | None = None
         try:
             for message in stub.Play(requests()):
@@ -103,7 +102,8 @@ def play(
                         turn.refusals.append(message.refused)
                         outgoing.put(pb.BotMessage(action=decide(turn)))
                 elif kind == "match_over":
-                    return message.match_over
+                    over: pb.MatchOver = message.match_over
+                    return over
         finally:
             outgoing.put(None)
     raise ConnectionError("the server ended the stream before the match was over")

@@ -1,0 +1,225 @@
+"""Server throughput and latency, with a bare grpc.aio echo as the physical limit, in one run.
+
+    python3 benchmarks/server_bench.py [--seconds 5] [--hands 3] [--big 500]
+
+1. echo: a bare grpc.aio bidi echo server (another process) and a ping-pong client sending a
+   message the size of a real Decision: round trips/s and latency p50/p99, 1 and 16 streams;
+2. arena: the real server (trio + grpc.aio bridge) with random bots in another process (one
+   grpc.aio task per seat): decisions/s with 1 table and with 100 tables, server-side latency
+   per decision (Decision sent → legal answer in) p50/p99, the bots' mean think time, timeouts;
+3. the big run: ``--big`` tables at once (2,000 streams for 500) with a 1 s deadline: timeouts.
+
+Prints one line per figure, then a JSON line. Client and server share the machine's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import trio
+
+from arena.logs import configure_logging
+from arena.protocol import legal_message, observation_message
+from arena.server import open_server
+from arena.table import TableConfig
+from arena.v1 import arena_pb2 as pb
+from engine.match import Match
+from engine.observation import observe
+from engine.presets import PRESETS
+
+HERE = Path(__file__).resolve().parent
+ECHO = "/bench.Echo/Echo"
+
+
+def decision_size() -> int:
+    """Bytes of a real mid-hand Decision message."""
+    rng = random.Random(1)
+    match = Match(PRESETS["classic"], seed=1)
+    while match.hand.phase.value != "play" or len(match.hand.play.tricks) < 8:  # type: ignore[union-attr]
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    seat = match.to_play
+    decision = pb.Decision(
+        decision_id=1,
+        observation=observation_message(observe(match, seat)),
+        legal=legal_message(match.legal_actions(seat)),
+        deadline_ms=1000,
+    )
+    return len(decision.SerializeToString())
+
+
+def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    async def serve() -> None:
+        async def echo(requests, context):  # type: ignore[no-untyped-def]
+            async for request in requests:
+                yield request
+
+        server = grpc.aio.server()
+        handler = grpc.method_handlers_generic_handler(
+            "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
+        )
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        port_queue.put(port)
+        await server.wait_for_termination()
+
+    asyncio.run(serve())
+
+
+async def _echo_client(
+    address: str, size: int, streams: int, seconds: float
+) -> tuple[float, list[float]]:
+    payload = b"x" * size
+    latencies: list[float] = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        method = channel.stream_stream(ECHO)
+        deadline = time.perf_counter() + seconds
+
+        async def one() -> None:
+            call = method()
+            while time.perf_counter() < deadline:
+                sent = time.perf_counter()
+                await call.write(payload)
+                await call.read()
+                latencies.append(time.perf_counter() - sent)
+            await call.done_writing()
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(streams)))
+        elapsed = time.perf_counter() - started
+    return len(latencies) / elapsed, latencies
+
+
+def bench_echo(size: int, seconds: float) -> dict[str, dict[str, float]]:
+    ports: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    server = multiprocessing.Process(target=_echo_server, args=(ports,), daemon=True)
+    server.start()
+    address = f"127.0.0.1:{ports.get(timeout=30)}"
+    figures = {}
+    for streams in (1, 16):
+        rate, latencies = asyncio.run(_echo_client(address, size, streams, seconds))
+        figures[f"{streams}_streams"] = _summary(rate, latencies)
+        print(
+            f"echo, {streams:2d} streams:   {rate:9,.0f} round trips/s, "
+            f"p50 {_ms(latencies, 50)} ms, p99 {_ms(latencies, 99)} ms"
+        )
+    server.terminate()
+    return figures
+
+
+def _pct(values: list[float], p: int) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
+
+
+def _ms(values: list[float], p: int) -> str:
+    return f"{_pct(values, p) * 1000:.3f}"
+
+
+def _summary(rate: float, latencies: list[float]) -> dict[str, float]:
+    return {
+        "per_s": round(rate, 1),
+        "p50_ms": round(_pct(latencies, 50) * 1000, 3),
+        "p99_ms": round(_pct(latencies, 99) * 1000, 3),
+    }
+
+
+def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
+    async def main() -> dict[str, float]:
+        async with open_server("127.0.0.1:0") as server:
+            configs = [
+                TableConfig(
+                    PRESETS["classic"],
+                    seed=i,
+                    max_hands=hands,
+                    decision_ms=decision_ms,
+                    bank_ms=0,
+                    connect_timeout_s=120,
+                )
+                for i in range(tables)
+            ]
+            opened = [server.start_table(c) for c in configs]
+            with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as out:
+                for table in opened:
+                    for seat in range(4):
+                        out.write(json.dumps({"ticket": table.ticket(seat)}) + "\n")
+            swarm = await trio.lowlevel.open_process(
+                [sys.executable, str(HERE / "bot_swarm.py"), server.address, out.name],
+                stdout=subprocess.PIPE,
+                cwd=HERE.parent,
+            )
+            started = time.perf_counter()
+            results = [await server.wait(t) for t in opened]
+            elapsed = time.perf_counter() - started
+            assert swarm.stdout is not None
+            report = json.loads((await swarm.stdout.receive_some(1 << 16)).decode() or "{}")
+            await swarm.wait()
+            latencies = [x for t in opened for x in t.latencies]
+            strikes = sum(s.strikes for r in results for s in r.seats)
+            return {
+                "tables": tables,
+                "decisions": len(latencies),
+                "decisions_per_s": round(len(latencies) / elapsed, 1),
+                "p50_ms": round(_pct(latencies, 50) * 1000, 3),
+                "p99_ms": round(_pct(latencies, 99) * 1000, 3),
+                "bot_think_ms": round(float(report.get("mean_think_s", 0.0)) * 1000, 3),
+                "timeouts": strikes,
+                "finished": sum(r.reason == "played to the end" for r in results),
+                "seconds": round(elapsed, 2),
+            }
+
+    return trio.run(main)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="echo measurement time")
+    parser.add_argument("--hands", type=int, default=3, help="hands per match in the arena runs")
+    parser.add_argument("--big", type=int, default=500, help="tables in the big run (0: skip)")
+    args = parser.parse_args()
+    configure_logging("error", json=True)
+    size = decision_size()
+    print(f"a mid-hand Decision message is {size} bytes")
+    figures: dict[str, object] = {"bench": "server", "decision_bytes": size}
+    figures["echo"] = bench_echo(size, args.seconds)
+    for tables in (1, 100):
+        run = bench_arena(tables, args.hands, 1000)
+        figures[f"arena_{tables}"] = run
+        print(
+            f"arena, {tables:3d} table(s): {run['decisions_per_s']:9,.0f} decisions/s, "
+            f"server-side p50 {run['p50_ms']} ms, p99 {run['p99_ms']} ms, bot think "
+            f"{run['bot_think_ms']} ms, timeouts {run['timeouts']}"
+        )
+    echo1 = figures["echo"]["1_streams"]["p50_ms"]  # type: ignore[index]
+    one = figures["arena_1"]
+    overhead = (one["p50_ms"] - one["bot_think_ms"]) / echo1  # type: ignore[index]
+    figures["overhead_vs_echo_p50"] = round(overhead, 2)
+    print(f"per-decision overhead (p50 minus bot think) / echo p50 round trip = {overhead:.2f}")
+    if args.big:
+        big = bench_arena(args.big, 1, 1000)
+        figures[f"arena_{args.big}"] = big
+        print(
+            f"arena, {args.big} tables ({4 * args.big} streams), 1 s deadline: "
+            f"{big['finished']} finished, {big['timeouts']} timeouts, "
+            f"{big['decisions_per_s']:,.0f} decisions/s, p99 {big['p99_ms']} ms"
+        )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    statistics.fmean([1.0])
+    sys.exit(main())
