@@ -15,8 +15,10 @@ propagated: an exception inside ``run_sync_soon`` would end the whole trio run.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,24 +35,64 @@ _ids = itertools.count(1)
 
 @dataclass(slots=True)
 class Bridge:
-    """The two loops: trio's token and the gRPC thread's asyncio loop."""
+    """The two loops: trio's token and the gRPC thread's asyncio loop.
+
+    Calls in each direction are batched: the first call of a batch schedules one drain on the
+    other loop, later ones only join the queue. A wake-up costs a write to a socket, and a table
+    sends many small messages at once.
+    """
 
     trio_token: trio.lowlevel.TrioToken
     loop: asyncio.AbstractEventLoop | None = None
+    _to_trio: collections.deque[tuple[Callable[..., Any], tuple[Any, ...]]] = field(
+        default_factory=collections.deque
+    )
+    _to_asyncio: collections.deque[tuple[Callable[..., Any], tuple[Any, ...]]] = field(
+        default_factory=collections.deque
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _trio_scheduled: bool = False
+    _asyncio_scheduled: bool = False
 
     def to_trio(self, fn: Callable[..., Any], *args: Any) -> None:
         """From the gRPC thread: run ``fn(*args)`` soon in trio (never raises into trio)."""
+        with self._lock:
+            self._to_trio.append((fn, args))
+            if self._trio_scheduled:
+                return
+            self._trio_scheduled = True
         with contextlib.suppress(trio.RunFinishedError):
-            self.trio_token.run_sync_soon(_guarded, fn, args)
+            self.trio_token.run_sync_soon(self._drain_trio)
 
     def to_asyncio(self, fn: Callable[..., Any], *args: Any) -> None:
         """From trio: run ``fn(*args)`` soon on the gRPC thread's loop (dropped once it stops)."""
         loop = self.loop
         if loop is None or loop.is_closed():
             return
+        with self._lock:
+            self._to_asyncio.append((fn, args))
+            if self._asyncio_scheduled:
+                return
+            self._asyncio_scheduled = True
         # RuntimeError: the loop closed in between, as the server stops
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_guarded, fn, args)
+            loop.call_soon_threadsafe(self._drain_asyncio)
+
+    def _drain_trio(self) -> None:
+        with self._lock:
+            batch = list(self._to_trio)
+            self._to_trio.clear()
+            self._trio_scheduled = False
+        for fn, args in batch:
+            _guarded(fn, args)
+
+    def _drain_asyncio(self) -> None:
+        with self._lock:
+            batch = list(self._to_asyncio)
+            self._to_asyncio.clear()
+            self._asyncio_scheduled = False
+        for fn, args in batch:
+            _guarded(fn, args)
 
 
 def _guarded(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:

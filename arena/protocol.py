@@ -63,8 +63,13 @@ def event_message(event: EngineEvent | Mapping[str, Any], sequence: int, hand: i
     return message
 
 
-def observation_message(seen: Mapping[str, Any]) -> pb.Observation:
-    """The engine's ``observe(match, seat)`` dict as a protocol Observation."""
+def observation_message(
+    seen: Mapping[str, Any], events: Iterable[pb.Event] | None = None
+) -> pb.Observation:
+    """The engine's ``observe(match, seat)`` dict as a protocol Observation.
+
+    ``events``: the same events as ``seen["events"]``, already converted (the table keeps them,
+    so a decision does not convert the hand's whole history again)."""
     message = pb.Observation(
         seat=seen["seat"],
         preset=seen["preset"],
@@ -94,8 +99,11 @@ def observation_message(seen: Mapping[str, Any]) -> pb.Observation:
         message.throw_penalties = seen["throw_penalties"]
     else:
         message.trick_leader = -1
-    for number, event in enumerate(seen["events"]):
-        message.events.append(event_message(event, number, seen["hand_number"]))
+    if events is not None:
+        message.events.extend(events)
+    else:
+        for number, event in enumerate(seen["events"]):
+            message.events.append(event_message(event, number, seen["hand_number"]))
     for record in seen["history"]:
         message.history.append(
             pb.HandSummary(

@@ -95,6 +95,8 @@ class _Seat:
     inbox_receive: trio.MemoryReceiveChannel[tuple[int, pb.BotMessage]]
     connection: Connection | None = None
     bank_s: float = 0.0
+    seen_upto: int = 0
+    """The last event sequence number this seat's connection already has (in its snapshot)."""
     stats: SeatStats = field(default_factory=SeatStats)
 
 
@@ -153,6 +155,9 @@ class Table:
         self._hand: HandState = self.match.hand
         self._hand_number = 0
         self._sent = 0
+        self._converted: list[tuple[frozenset[int], pb.Event]] = []
+        self._outgoing: list[tuple[frozenset[int], pb.Event]] = []
+        """The current hand's events as sent, with who may see each (observations reuse them)."""
         self._forfeit: tuple[int, str] | None = None
         self._scope = trio.CancelScope()
         self.latencies: list[float] = []
@@ -207,7 +212,8 @@ class Table:
             connection.send(pb.ServerMessage(match_over=self._match_over()))
             connection.close()
             return
-        connection.send(pb.ServerMessage(snapshot=observation_message(observe(self.match, seat))))
+        connection.send(pb.ServerMessage(snapshot=self._observation(seat)))
+        state.seen_upto = self._sequence
         if self._decision is not None and self._decision.seat == seat:
             self._send_decision()
         if all(s.connection is not None for s in self.seats):
@@ -341,13 +347,21 @@ class Table:
         decision_s = self.config.decision_ms / 1000
         message = pb.Decision(
             decision_id=decision.id,
-            observation=observation_message(observe(self.match, seat)),
+            observation=self._observation(seat),
             legal=legal_message(decision.legal),
             deadline_ms=int(min(left, decision_s) * 1000),
             bank_ms=int(max(0.0, left - decision_s) * 1000),
             strikes=self.seats[seat].stats.strikes,
         )
         self._send(seat, pb.ServerMessage(decision=message))
+
+    def _observation(self, seat: int) -> pb.Observation:
+        """What ``seat`` may know: ``observe(match, seat)``, with its events converted once."""
+        self._convert_pending()
+        events = [message for visible, message in self._converted if seat in visible]
+        seen = observe(self.match, seat)
+        assert len(events) == len(seen["events"]), "the table's events and the engine's differ"
+        return observation_message(seen, events)
 
     def _refuse(self, seat: int, decision_id: int, code: str, reason: str) -> None:
         refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
@@ -387,15 +401,15 @@ class Table:
 
     # -- events and the end ---------------------------------------------------------------------
 
-    def _flush_events(self) -> None:
-        """Send every event recorded since the last flush to the seats that may see it."""
+    def _convert_pending(self) -> None:
+        """Convert the events the engine recorded since last time, once, and queue them."""
         while True:
             hand = self._hand
             for event in hand.events[self._sent :]:
                 self._sequence += 1
                 message = event_message(event, self._sequence, self._hand_number)
-                for seat in event.visible:
-                    self._send(seat, pb.ServerMessage(event=message))
+                self._converted.append((event.visible, message))
+                self._outgoing.append((event.visible, message))
                 if event.kind == "hand_over":
                     data = event.data
                     self._log.info(
@@ -406,13 +420,25 @@ class Table:
                         progress=data.get("progress"),
                         note=data.get("note"),
                     )
-                if event.visible == ALL_SEATS:
-                    for spectator in list(self.spectators):
-                        spectator.send(message)
             self._sent = len(hand.events)
             if self.match.hand is hand:
                 return
             self._hand, self._hand_number, self._sent = self.match.hand, self._hand_number + 1, 0
+            self._converted = []
+
+    def _flush_events(self) -> None:
+        """Send every event recorded since the last flush to the seats that may see it (a seat
+        whose snapshot already held an event is not sent it again)."""
+        self._convert_pending()
+        for visible, message in self._outgoing:
+            for seat in visible:
+                state = self.seats[seat]
+                if message.sequence > state.seen_upto:
+                    self._send(seat, pb.ServerMessage(event=message))
+            if visible == ALL_SEATS:
+                for spectator in list(self.spectators):
+                    spectator.send(message)
+        self._outgoing.clear()
 
     def _match_over(self) -> pb.MatchOver:
         result = self.result
