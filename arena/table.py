@@ -430,15 +430,22 @@ class Table:
         """Send every event recorded since the last flush to the seats that may see it (a seat
         whose snapshot already held an event is not sent it again)."""
         self._convert_pending()
+        if not self._outgoing:
+            return
+        batches: list[list[pb.Event]] = [[], [], [], []]
         for visible, message in self._outgoing:
             for seat in visible:
-                state = self.seats[seat]
-                if message.sequence > state.seen_upto:
-                    self._send(seat, pb.ServerMessage(event=message))
+                if message.sequence > self.seats[seat].seen_upto:
+                    batches[seat].append(message)
             if visible == ALL_SEATS:
                 for spectator in list(self.spectators):
                     spectator.send(message)
         self._outgoing.clear()
+        for seat, batch in enumerate(batches):
+            if len(batch) == 1:
+                self._send(seat, pb.ServerMessage(event=batch[0]))
+            elif batch:
+                self._send(seat, pb.ServerMessage(events=pb.EventBatch(events=batch)))
 
     def _match_over(self) -> pb.MatchOver:
         result = self.result

@@ -20,6 +20,8 @@ def events_in(message: pb.ServerMessage) -> Iterator[pb.Event]:
     kind = message.WhichOneof("message")
     if kind == "event":
         yield message.event
+    elif kind == "events":
+        yield from message.events.events
     elif kind == "decision":
         yield from message.decision.observation.events
     elif kind == "snapshot":

@@ -42,7 +42,7 @@ class Cards(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ServerMessage(_message.Message):
-    __slots__ = ("welcome", "event", "decision", "refused", "strike", "match_over", "snapshot")
+    __slots__ = ("welcome", "event", "decision", "refused", "strike", "match_over", "snapshot", "events")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
@@ -50,6 +50,7 @@ class ServerMessage(_message.Message):
     STRIKE_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     event: Event
     decision: Decision
@@ -57,7 +58,14 @@ class ServerMessage(_message.Message):
     strike: Strike
     match_over: MatchOver
     snapshot: Observation
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., refused: _Optional[_Union[Refused, _Mapping]] = ..., strike: _Optional[_Union[Strike, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., snapshot: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
+    events: EventBatch
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., event: _Optional[_Union[Event, _Mapping]] = ..., decision: _Optional[_Union[Decision, _Mapping]] = ..., refused: _Optional[_Union[Refused, _Mapping]] = ..., strike: _Optional[_Union[Strike, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., snapshot: _Optional[_Union[Observation, _Mapping]] = ..., events: _Optional[_Union[EventBatch, _Mapping]] = ...) -> None: ...
+
+class EventBatch(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("seat", "partner", "table", "preset", "protocol_version", "decision_ms", "bank_ms", "max_strikes", "max_hands", "resumed")
