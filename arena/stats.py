@@ -25,8 +25,8 @@ __all__ = [
     "joint_ratings",
     "pentanomial",
     "pentanomial_estimate",
-    "sprt_llr",
     "sprt_bounds",
+    "sprt_llr",
     "wilson_interval",
 ]
 
