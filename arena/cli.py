@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--replays", type=Path, help="write each table's replay (JSON lines) here")
     serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
     serve.set_defaults(run=_serve)
+    from arena.run import add_commands
+
+    add_commands(commands)
     return parser
 
 

@@ -149,6 +149,7 @@ class Table:
             16
         )
         self._all_connected = trio.Event()
+        self._absent: set[int] = set()
         self._decision: _Open | None = None
         self._decisions = 0
         self._sequence = 0
@@ -216,8 +217,7 @@ class Table:
         state.seen_upto = self._sequence
         if self._decision is not None and self._decision.seat == seat:
             self._send_decision()
-        if all(s.connection is not None for s in self.seats):
-            self._all_connected.set()
+        self._check_ready()
 
     def detach(self, seat: int, connection: Connection) -> None:
         state = self.seats[seat]
@@ -238,6 +238,15 @@ class Table:
 
     def unwatch(self, connection: Connection) -> None:
         self.spectators.discard(connection)
+
+    def seat_gone(self, seat: int) -> None:
+        """This seat's bot died before connecting: stop waiting for it (its turns time out)."""
+        self._absent.add(seat)
+        self._check_ready()
+
+    def _check_ready(self) -> None:
+        if all(s.connection is not None or i in self._absent for i, s in enumerate(self.seats)):
+            self._all_connected.set()
 
     def stop(self, reason: str) -> None:
         """End the match now, undecided (the server is shutting down)."""

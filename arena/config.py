@@ -1,0 +1,179 @@
+"""Tournament configuration: a small TOML file, read and checked with the key and the reason.
+
+```toml
+preset = "classic"          # arena presets lists them
+hands = 4                   # hands per game; 0 plays whole matches
+seeds = 20                  # deal seeds; each is played twice, the teams' seats swapped
+concurrency = 4             # games at once
+schedule = "round-robin"    # or "gauntlet" (with gauntlet = "NAME": that bot meets all others)
+decision_ms = 1000
+bank_ms = 30000
+max_strikes = 3
+database = "results.sqlite" # relative to the config file
+
+[bots.random]
+command = "python3 -m sample_bots.random_bot"   # or a list of arguments
+
+[bots.heuristic]
+command = ["python3", "-m", "sample_bots.heuristic_bot"]
+```
+
+A bot command is started once per seat and game with ``--address ADDRESS --ticket TICKET``
+appended, and with ``ARENA_ADDRESS`` and ``ARENA_TICKET`` in its environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.presets import PRESETS
+
+__all__ = ["BotSpec", "ConfigError", "TournamentConfig", "load_config", "parse_config"]
+
+_KNOWN = {
+    "preset",
+    "hands",
+    "seeds",
+    "concurrency",
+    "schedule",
+    "gauntlet",
+    "decision_ms",
+    "bank_ms",
+    "max_strikes",
+    "database",
+    "bots",
+    "replays",
+    "seed_base",
+}
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key and the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    name: str
+    command: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    preset: str
+    hands: int
+    seeds: int
+    concurrency: int
+    schedule: str
+    gauntlet: str | None
+    decision_ms: int
+    bank_ms: int
+    max_strikes: int
+    database: Path
+    replays: Path | None
+    seed_base: int
+    bots: tuple[BotSpec, ...]
+
+    def pairings(self) -> list[tuple[str, str]]:
+        """The pairs of bots that meet, in a fixed order."""
+        names = [b.name for b in self.bots]
+        if self.schedule == "gauntlet":
+            assert self.gauntlet is not None
+            return [(self.gauntlet, other) for other in names if other != self.gauntlet]
+        return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+    def fingerprint(self) -> str:
+        """What must not change for ``--resume`` to continue this tournament."""
+        key = {
+            k: v for k, v in asdict(self).items() if k not in ("concurrency", "database", "replays")
+        }
+        return hashlib.sha256(json.dumps(key, default=str, sort_keys=True).encode()).hexdigest()[
+            :16
+        ]
+
+
+def _int(data: dict[str, Any], key: str, default: int, minimum: int) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ConfigError(f"{key}: must be a whole number, not {value!r}")
+    if value < minimum:
+        raise ConfigError(f"{key}: must be at least {minimum}, not {value}")
+    return value
+
+
+def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
+    """Check a parsed TOML table; ``base`` is where relative paths start."""
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise ConfigError(f"{unknown[0]}: unknown key (known: {', '.join(sorted(_KNOWN))})")
+    preset = data.get("preset", "classic")
+    if preset not in PRESETS:
+        raise ConfigError(f"preset: no preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    schedule = data.get("schedule", "round-robin")
+    if schedule not in ("round-robin", "gauntlet"):
+        raise ConfigError(f'schedule: must be "round-robin" or "gauntlet", not {schedule!r}')
+    numbers = {
+        "hands": _int(data, "hands", 4, 0),
+        "seeds": _int(data, "seeds", 10, 1),
+        "concurrency": _int(data, "concurrency", 4, 1),
+        "decision_ms": _int(data, "decision_ms", 1000, 10),
+        "bank_ms": _int(data, "bank_ms", 30_000, 0),
+        "max_strikes": _int(data, "max_strikes", 3, 1),
+        "seed_base": _int(data, "seed_base", 1, 0),
+    }
+    bots_table = data.get("bots")
+    if not isinstance(bots_table, dict) or not bots_table:
+        raise ConfigError("bots: add at least two [bots.NAME] tables with a command")
+    bots = []
+    for name, spec in bots_table.items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"bots.{name}: must be a table with a command")
+        extra = sorted(set(spec) - {"command"})
+        if extra:
+            raise ConfigError(f"bots.{name}.{extra[0]}: unknown key (known: command)")
+        command = spec.get("command")
+        if isinstance(command, str):
+            parts = tuple(shlex.split(command))
+        elif isinstance(command, list) and all(isinstance(p, str) for p in command):
+            parts = tuple(command)
+        else:
+            raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
+        if not parts:
+            raise ConfigError(f"bots.{name}.command: is empty")
+        bots.append(BotSpec(name, parts))
+    if len(bots) < 2:
+        raise ConfigError("bots: a tournament needs at least two bots")
+    gauntlet = data.get("gauntlet")
+    if schedule == "gauntlet" and gauntlet not in bots_table:
+        raise ConfigError(
+            f"gauntlet: name the bot that meets all others (one of {', '.join(bots_table)})"
+        )
+    database = Path(str(data.get("database", "results.sqlite")))
+    replays = data.get("replays")
+    return TournamentConfig(
+        preset=preset,
+        schedule=schedule,
+        gauntlet=gauntlet if schedule == "gauntlet" else None,
+        database=database if database.is_absolute() else base / database,
+        replays=None if replays is None else base / str(replays),
+        bots=tuple(bots),
+        **numbers,
+    )
+
+
+def load_config(path: Path) -> TournamentConfig:
+    """Read and check a tournament config file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path} is not valid TOML: {err}") from None
+    return parse_config(data, path.parent)

@@ -1,0 +1,133 @@
+"""``arena run`` and ``arena report``: a tournament from a config file, and its report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from arena.config import ConfigError, load_config
+from arena.logs import configure_logging
+from arena.report import build_report, print_report, report_csv
+from arena.results import GameRow, ResultsDB, ResumeError
+from arena.tournament import Sprt, run_tournament, schedule
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"arena {command}: {message}", file=sys.stderr)
+    return 2
+
+
+def _parse_sprt(text: str) -> Sprt:
+    try:
+        elo0, elo1, alpha, beta = (float(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(
+            f"--sprt {text!r}: write elo0,elo1,alpha,beta, e.g. 0,50,0.05,0.05"
+        ) from None
+    if not (0 < alpha < 1 and 0 < beta < 1) or elo1 <= elo0:
+        raise ValueError(f"--sprt {text!r}: need elo0 < elo1 and 0 < alpha, beta < 1")
+    return Sprt(elo0, elo1, alpha, beta)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config)
+        sprt = _parse_sprt(args.sprt) if args.sprt else None
+    except (ConfigError, ValueError) as err:
+        return _fail("run", str(err))
+    if sprt is not None and len(config.bots) != 2:
+        return _fail("run", "--sprt compares exactly two bots")
+    configure_logging(args.log_level)
+    total = len(schedule(config))
+    console = Console(stderr=True)
+    interactive = console.is_terminal
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not interactive,
+    )
+    task = progress.add_task("games", total=total)
+
+    def on_game(row: GameRow, done: int, all_games: int) -> None:
+        progress.update(task, completed=done)
+
+    try:
+        with progress:
+            outcome = trio.run(
+                lambda: run_tournament(config, resume=args.resume, sprt=sprt, on_game=on_game)
+            )
+    except ResumeError as err:
+        return _fail("run", str(err))
+    db = ResultsDB(config.database)
+    report = build_report(db.rows(), [b.name for b in config.bots])
+    db.close()
+    _emit(report, args)
+    if outcome.sprt:
+        print(f"SPRT: {outcome.sprt}")
+    for problem in outcome.problems:
+        print(f"arena run: {problem}", file=sys.stderr)
+    print(
+        f"arena run: {outcome.played} games played now, {outcome.skipped} already stored in "
+        f"{config.database}",
+        file=sys.stderr,
+    )
+    bad = any(b.crashes or b.forfeits for b in report.bots) or bool(outcome.problems)
+    return 1 if bad else 0
+
+
+def _emit(report, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+    if args.json:
+        print(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        console = Console()
+        print_report(report, console if console.is_terminal else Console(width=150))
+    if args.csv is not None:
+        args.csv.write_text(report_csv(report), encoding="utf-8")
+
+
+def report_command(args: argparse.Namespace) -> int:
+    if not args.database.exists():
+        return _fail("report", f"no database at {args.database}")
+    db = ResultsDB(args.database)
+    rows = db.rows()
+    db.close()
+    if not rows:
+        return _fail("report", f"{args.database} holds no games yet")
+    _emit(build_report(rows), args)
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    run = commands.add_parser(
+        "run",
+        help="run a tournament from a TOML config and print the report",
+        description="Run a tournament: every pairing plays the same deal seeds, each twice with "
+        "the teams' seats swapped (duplicate deals). Bots are commands the arena starts once per "
+        "seat and game, with --address and --ticket (and ARENA_ADDRESS, ARENA_TICKET). Results "
+        "go to SQLite as each game ends. See arena/config.py for every key.",
+    )
+    run.add_argument("config", type=Path, help="the tournament's TOML file")
+    run.add_argument("--resume", action="store_true", help="continue an interrupted tournament")
+    run.add_argument("--sprt", help="elo0,elo1,alpha,beta: stop a two-bot match once decided")
+    run.add_argument("--json", action="store_true", help="print the report as JSON")
+    run.add_argument("--csv", type=Path, help="also write the report as CSV to this file")
+    run.add_argument("--log-level", default="warning", help="debug, info, warning or error")
+    run.set_defaults(run=run_command)
+    report = commands.add_parser(
+        "report",
+        help="print the report of a results database",
+        description="Reprint a tournament's report from its SQLite results.",
+    )
+    report.add_argument("database", type=Path, help="the results file (config key database)")
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.add_argument("--csv", type=Path, help="also write the report as CSV to this file")
+    report.set_defaults(run=report_command)

@@ -1,0 +1,170 @@
+"""Tournaments end to end: real bot processes over gRPC, SQLite results, resume, reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.config import ConfigError, load_config
+from arena.report import build_report
+from arena.results import ResultsDB
+from arena.tournament import schedule
+
+BOT = f"{sys.executable} -m sample_bots.random_bot"
+
+
+def write_config(path: Path, **extra: object) -> Path:
+    settings: dict[str, object] = {
+        "preset": "classic",
+        "hands": 1,
+        "seeds": 2,
+        "concurrency": 4,
+        "decision_ms": 2000,
+        "database": "results.sqlite",
+    }
+    bots = extra.pop("bots", None) or {"alpha": BOT, "beta": BOT + " --name beta", "gamma": BOT}
+    settings.update(extra)
+    lines = [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
+    for name, command in bots.items():  # type: ignore[attr-defined]
+        lines += [f"[bots.{name}]", f"command = {json.dumps(command)}"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "t.toml")
+    done = arena("run", str(config), "--json", "--csv", str(tmp_path / "report.csv"))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    db = sqlite3.connect(tmp_path / "results.sqlite")
+    rows = db.execute("SELECT bot_a, bot_b, seed, swapped, score_a FROM games").fetchall()
+    # 3 pairings × 2 seeds × 2 seatings
+    assert len(rows) == 12 == report["games"]
+    for pair in report["pairs"]:
+        scores = [r[4] for r in rows if (r[0], r[1]) == (pair["bot_a"], pair["bot_b"])]
+        assert pair["wins"] == scores.count(1.0) and pair["losses"] == scores.count(0.0)
+        assert pair["draws"] == scores.count(0.5)
+        assert sum(pair["pentanomial"]) == 2  # two seeds, each a pair of games
+    by_bot = {b["bot"]: b for b in report["bots"]}
+    for name in ("alpha", "beta", "gamma"):
+        mine = [r[4] for r in rows if r[0] == name] + [1 - r[4] for r in rows if r[1] == name]
+        assert by_bot[name]["games"] == 8 and by_bot[name]["score"] == pytest.approx(sum(mine))
+    assert (tmp_path / "report.csv").read_text().startswith("bot,games,score")
+    again = arena("report", str(tmp_path / "results.sqlite"), "--json")
+    assert json.loads(again.stdout) == report
+
+
+def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BOT, "b": BOT})
+    assert arena("run", str(config)).returncode == 0
+    done = arena("run", str(config))
+    assert done.returncode == 2 and "--resume" in done.stderr
+    resumed = arena("run", str(config), "--resume")
+    assert resumed.returncode == 0 and "0 games played now, 2 already stored" in resumed.stderr
+
+
+def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    config_path = write_config(
+        tmp_path / "t.toml", seeds=6, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}
+    )
+    config = load_config(config_path)
+    database = tmp_path / "results.sqlite"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(config_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if database.exists() and ResultsDB(database).count() >= 3:
+            break
+        time.sleep(0.1)
+    os.killpg(process.pid, signal.SIGKILL)  # the runner and every bot it started
+    process.wait()
+    before = {r.key: r for r in ResultsDB(database).rows()}
+    assert 3 <= len(before) < len(schedule(config))
+    done = arena("run", str(config_path), "--resume")
+    assert done.returncode == 0, done.stderr
+    after = {r.key: r for r in ResultsDB(database).rows()}
+    assert set(after) == set(schedule(config))  # every game, once (the key is the primary key)
+    assert all(after[key] == row for key, row in before.items())  # nothing replayed
+    assert (
+        f"{len(after) - len(before)} games played now, {len(before)} already stored" in done.stderr
+    )
+
+
+def test_a_bot_that_cannot_start_is_reported_with_its_stderr(tmp_path: Path) -> None:
+    broken = (
+        f"{sys.executable} -c \"import sys; print('no model file', file=sys.stderr); sys.exit(3)\""
+    )
+    config = write_config(
+        tmp_path / "t.toml",
+        seeds=1,
+        decision_ms=100,
+        bank_ms=0,
+        max_strikes=1,
+        bots={"good": BOT, "broken": broken},
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 1
+    assert "broken" in done.stderr and "could not start" in done.stderr
+    assert "no model file" in done.stderr and "exit code 3" in done.stderr
+    rows = ResultsDB(tmp_path / "results.sqlite").rows()
+    assert rows and all(r.forfeit == "broken" for r in rows)
+    report = build_report(rows)
+    assert {b.bot: b.crashes for b in report.bots}["broken"] == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("preset = 'nope'\n", "preset: no preset 'nope'"),
+        ("seeds = 0\n[bots.a]\ncommand='x'\n[bots.b]\ncommand='y'\n", "seeds: must be at least 1"),
+        ("hands = 'two'\n", "hands: must be a whole number"),
+        ("[bots.a]\ncommand = 5\n", "bots.a.command: must be a string or a list of strings"),
+        ("[bots.a]\ncommand='x'\n", "bots: a tournament needs at least two bots"),
+        ("colour = 'red'\n", "colour: unknown key"),
+        ("schedule = 'swiss'\n", "schedule: must be"),
+        ("[bots.a]\ncommand='x'\ncmd='y'\n", "bots.a.cmd: unknown key"),
+        ("preset = \n", "is not valid TOML"),
+        (
+            "schedule = 'gauntlet'\n[bots.a]\ncommand='x'\n[bots.b]\ncommand='y'\n",
+            "gauntlet: name the bot",
+        ),
+    ],
+)
+def test_config_errors_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def test_gauntlet_schedule(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path / "g.toml", schedule="gauntlet", gauntlet="beta"))
+    assert config.pairings() == [("beta", "alpha"), ("beta", "gamma")]
+    assert len(schedule(config)) == 2 * 2 * 2
+
+
+def test_config_error_on_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("seeds = -1\n", encoding="utf-8")
+    done = arena("run", str(path))
+    assert done.returncode == 2 and "seeds: must be at least 1" in done.stderr
+    missing = arena("run", str(tmp_path / "nope.toml"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
