@@ -59,6 +59,18 @@ def run_command(args: argparse.Namespace) -> int:
 
     def on_game(row: GameRow, done: int, all_games: int) -> None:
         progress.update(task, completed=done)
+        if not interactive:
+            key = row.key
+            verdict = {1.0: f"{key.bot_a} wins", 0.0: f"{key.bot_b} wins", 0.5: "drawn"}.get(
+                row.score_a if row.score_a is not None else -1.0, row.reason
+            )
+            print(
+                f"game {done}/{all_games}: {key.bot_a} vs {key.bot_b}, seed {key.seed}"
+                f"{' (seats swapped)' if key.swapped else ''}: {verdict}, {row.hands} hands, "
+                f"{row.seconds:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
         with progress:
