@@ -114,7 +114,16 @@ def report_command(args: argparse.Namespace) -> int:
     db.close()
     if not rows:
         return _fail("report", f"{args.database} holds no games yet")
-    _emit(build_report(rows), args)
+    report = build_report(rows)
+    _emit(report, args)
+    if args.plot is not None:
+        from arena.plots import write_plots
+
+        try:
+            paths = write_plots(report, args.plot)
+        except RuntimeError as err:
+            return _fail("report", str(err))
+        print(f"arena report: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
     return 0
 
 
@@ -142,4 +151,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     report.add_argument("database", type=Path, help="the results file (config key database)")
     report.add_argument("--json", action="store_true", help="print the report as JSON")
     report.add_argument("--csv", type=Path, help="also write the report as CSV to this file")
+    report.add_argument(
+        "--plot", type=Path, metavar="DIR", help="write PNG plots (ratings, head to head) here"
+    )
     report.set_defaults(run=report_command)

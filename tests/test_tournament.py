@@ -64,8 +64,12 @@ def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path)
         mine = [r[4] for r in rows if r[0] == name] + [1 - r[4] for r in rows if r[1] == name]
         assert by_bot[name]["games"] == 8 and by_bot[name]["score"] == pytest.approx(sum(mine))
     assert (tmp_path / "report.csv").read_text().startswith("bot,games,score")
-    again = arena("report", str(tmp_path / "results.sqlite"), "--json")
+    again = arena(
+        "report", str(tmp_path / "results.sqlite"), "--json", "--plot", str(tmp_path / "plots")
+    )
     assert json.loads(again.stdout) == report
+    for name in ("ratings.png", "head_to_head.png"):
+        assert (tmp_path / "plots" / name).read_bytes().startswith(b"\x89PNG")
 
 
 def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
