@@ -305,6 +305,13 @@ class Trick:
             return None
         return (tier, leading_key(trump, cards, fmt))
 
+    def would_win(self, cards: Sequence[Card]) -> bool:
+        """Would these cards, played next, take the lead in this trick? (Nothing is changed.)"""
+        if self.lead is None:
+            return True
+        strength = self._strength(tuple(sorted(cards)))
+        return strength is not None and strength > self._best
+
     @property
     def done(self) -> bool:
         return len(self.plays) == 4

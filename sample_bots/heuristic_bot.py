@@ -18,7 +18,6 @@ import copy
 import itertools
 import sys
 from collections import Counter
-from collections.abc import Sequence
 
 from arena.protocol import legal_from_message
 from arena.v1 import arena_pb2 as pb

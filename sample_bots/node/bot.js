@@ -30,7 +30,8 @@ function parseArgs(argv) {
 }
 
 function usage(problem) {
-  console.error(`${problem}\nusage: node bot.js --address HOST:PORT --ticket TICKET [--seed N] [--name NAME]`);
+  console.error(`${problem}\n` +
+    'usage: node bot.js --address HOST:PORT --ticket TICKET [--seed N] [--name NAME]');
   process.exit(2);
 }
 

@@ -1,0 +1,187 @@
+"""The Monte-Carlo bot: samples the hidden hands, plays candidates out with the engine, keeps
+the best on average.
+
+For each of a handful of candidate plays (the heuristic bot's), it deals the cards it has not
+seen to the other seats (and the kitty it did not bury) consistently with everything it saw:
+how many cards each seat holds, and every void a seat has shown. It then plays the hand out
+in-process with a fast policy and scores the points its team takes minus the points the other
+team takes. It stops at its time budget (well inside the deadline) and plays the candidate with
+the best mean, but only when it beats the heuristic's own choice by more than two standard
+errors of the paired differences (the same sampled worlds play every candidate); otherwise,
+and with no time for samples, it plays the heuristic's choice. Bidding,
+burying and frying are the heuristic bot's.
+
+    python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --ticket TICKET [--budget-ms 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import random
+import statistics
+import sys
+import time
+
+from arena.v1 import arena_pb2 as pb
+from engine.cards import Card, parse_cards, points_of
+from engine.playing import CardPlay
+from engine.units import decompose
+from sample_bots import heuristic_bot
+from sample_bots.knowledge import Knowledge, read
+from sample_bots.sdk import Turn, cards_action, play, ticket_from_environment
+
+__all__ = ["decide", "sample_world"]
+
+MAX_CANDIDATES = 6
+MARGIN = 2.0
+"""Points a candidate must gain on average (beyond two standard errors) to replace the
+heuristic's play."""
+
+
+def sample_world(
+    knowledge: Knowledge, rng: random.Random
+) -> tuple[list[list[Card]], list[Card]] | None:
+    """Hidden hands for the other seats (index = seat; this seat's is its own) and the unknown
+    kitty, consistent with hand sizes and shown voids; None if voids cannot all be kept."""
+    trump = knowledge.trump
+    assert trump is not None
+    unseen = [c for c, n in knowledge.unseen().items() for _ in range(n)]
+    capacity = {s: knowledge.hand_sizes[s] for s in range(4) if s != knowledge.seat}
+    kitty_size = len(unseen) - sum(capacity.values())
+    for _attempt in range(20):
+        rng.shuffle(unseen)
+        room = dict(capacity)
+        room[-1] = max(0, kitty_size)
+        hands: dict[int, list[Card]] = {s: [] for s in room}
+        ok = True
+        for card in unseen:
+            suit = trump.suit_of[card]
+            seats = [s for s, r in room.items() if r > 0 and suit not in knowledge.voids.get(s, ())]
+            if not seats:
+                ok = False
+                break
+            seat = rng.choices(seats, weights=[room[s] for s in seats])[0]
+            hands[seat].append(card)
+            room[seat] -= 1
+        if ok:
+            full = [list(knowledge.hand) if s == knowledge.seat else hands[s] for s in range(4)]
+            return full, hands[-1]
+    return None
+
+
+def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
+    """A fast, plausible policy: lead one unit of a random suit; follow by winning when the
+    partner is not winning and the strongest form of a legal option can, else play cheap
+    (feeding points when the partner is winning)."""
+    trump = play_state.trump
+    trick = play_state.trick
+    if not trick.plays:
+        hand = play_state.hand(seat)
+        suit = rng.choice([trump.suit_of[c] for c in hand])
+        units = decompose(trump, [c for c in hand if trump.suit_of[c] == suit])
+        return tuple(sorted(rng.choice(units).cards))
+    option = rng.choice(play_state.legal_plays(seat).options)
+    k = option.k_min
+    by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == 4, trump.order[c]))
+    cheap = tuple(sorted(option.forced + tuple(by_value[:k])))
+    partner_winning = trick.winner == (seat + 2) % 4
+    if partner_winning:
+        by_points = sorted(option.pool, key=lambda c: (-c.points, trump.order[c]))
+        return tuple(sorted(option.forced + tuple(by_points[:k])))
+    strong = tuple(sorted(option.forced + tuple(by_value[len(by_value) - k :])))
+    return strong if trick.would_win(strong) else cheap
+
+
+def _rollout(
+    knowledge: Knowledge,
+    world: list[list[Card]],
+    kitty: list[Card],
+    cards: tuple[Card, ...],
+    rng: random.Random,
+) -> float:
+    trump = knowledge.trump
+    trick = knowledge.trick
+    assert trump is not None and trick is not None
+    state = CardPlay(trump, world, knowledge.dealer, leader=trick.leader)
+    state.trick = copy.deepcopy(trick)
+    state.push(knowledge.seat, cards)
+    while not state.is_over:
+        seat = state.to_play
+        state.push(seat, _rollout_play(state, seat, rng))
+    mine = {knowledge.seat, knowledge.partner}
+    done = state.tricks[len(state.tricks) - (len(state.tricks)) :]  # every trick this rollout ended
+    score = 0.0
+    for finished in done:
+        score += finished.points if finished.winner in mine else -finished.points
+    last = state.tricks[-1]
+    kitty_points = points_of(kitty or knowledge.my_kitty)
+    if last.winner in mine and knowledge.defending():
+        score += 2 * kitty_points
+    elif last.winner not in mine and not knowledge.defending():
+        score -= 2 * kitty_points
+    return score
+
+
+def decide(turn: Turn, rng: random.Random, budget_s: float) -> pb.Action:
+    decision = turn.decision
+    if decision.legal.phase != "play" or turn.refusals:
+        return heuristic_bot.decide(turn)
+    started = time.monotonic()
+    knowledge = read(decision)
+    trump = knowledge.trump
+    if trump is None or knowledge.trick is None:
+        return heuristic_bot.decide(turn)
+    choices = heuristic_bot.candidates(decision.legal, trump)
+    preferred = heuristic_bot.decide(turn)
+    preferred_cards = tuple(sorted(_cards(preferred)))
+    if len(choices) <= 1:
+        return preferred
+    rng.shuffle(choices)
+    choices = [preferred_cards, *[c for c in choices if c != preferred_cards][: MAX_CANDIDATES - 1]]
+    allowed = min(budget_s, decision.deadline_ms / 1000 * 0.5)
+    # paired differences against the heuristic's play, world by world
+    gains: dict[tuple[Card, ...], list[float]] = {c: [] for c in choices[1:]}
+    while time.monotonic() - started < allowed:
+        world = sample_world(knowledge, rng)
+        if world is None:
+            break
+        hands, kitty = world
+        base = _rollout(knowledge, hands, kitty, preferred_cards, rng)
+        for cards in choices[1:]:
+            gains[cards].append(_rollout(knowledge, hands, kitty, cards, rng) - base)
+    best, best_mean = preferred_cards, 0.0
+    for cards, diffs in gains.items():
+        if len(diffs) < 4:
+            continue
+        mean = statistics.fmean(diffs)
+        error = statistics.stdev(diffs) / len(diffs) ** 0.5
+        if mean > best_mean and mean > 2 * error + MARGIN:
+            best, best_mean = cards, mean
+    if best == preferred_cards:
+        return preferred  # no candidate is clearly better than the heuristic's choice
+    return cards_action(decision.decision_id, [str(c) for c in best])
+
+
+def _cards(action: pb.Action) -> list[Card]:
+    return [parse_cards(text)[0] for text in action.cards.cards]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--address", default="127.0.0.1:50051", help="the arena server")
+    parser.add_argument("--ticket", help="this seat's ticket (default: $ARENA_TICKET)")
+    parser.add_argument("--budget-ms", type=int, default=300, help="thinking time per play")
+    parser.add_argument("--seed", type=int, default=None, help="seed for reproducible sampling")
+    parser.add_argument("--name", default="montecarlo", help="name shown in logs and reports")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    budget = args.budget_ms / 1000
+    ticket = args.ticket or ticket_from_environment()
+    result = play(args.address, ticket, lambda turn: decide(turn, rng, budget), name=args.name)
+    print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

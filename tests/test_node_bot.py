@@ -1,0 +1,74 @@
+"""The Node.js sample bot (sample_bots/node/bot.js) against a real server: a whole match, and a
+wrong ticket. It needs `node` and the bot's packages (`npm ci --prefix sample_bots/node`)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.server import open_server
+
+from .server_support import Recording, config, random_bot, run_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "sample_bots" / "node" / "bot.js"
+NODE_MODULES = ROOT / "sample_bots" / "node" / "node_modules"
+SETUP = "run `npm ci --prefix sample_bots/node` from the repository root"
+
+
+def node() -> str:
+    """The node executable; a missing Node or missing packages fail the test (CI must run it)."""
+    executable = shutil.which("node")
+    if executable is None:
+        pytest.fail(f"`node` is not on PATH: install Node.js >= 18, then {SETUP}")
+    if not (NODE_MODULES / "@grpc" / "grpc-js").is_dir():
+        pytest.fail(f"{NODE_MODULES} is missing or incomplete: {SETUP}")
+    return executable
+
+
+def run_node_bot(address: str, ticket: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [node(), str(BOT), "--address", address, "--ticket", ticket, *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def test_node_bot_plays_a_whole_match() -> None:
+    node()  # fail early and clearly, before any server starts
+    logs: dict[int, str] = {}
+
+    def node_bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
+        done = run_node_bot(address, ticket, "--seed", str(seat), "--name", f"node-{seat}")
+        logs[seat] = done.stderr
+        if done.returncode != 0:
+            raise RuntimeError(f"node bot exited with {done.returncode}:\n{done.stderr}")
+
+    bots = [[node_bot, random_bot, node_bot, random_bot]]
+    results, recordings = run_tables([config("classic", max_hands=1)], bots)
+    result = results[0]
+    for seat in (0, 2):
+        assert recordings[0][seat].error is None, recordings[0][seat].error
+        assert "match over: winner team" in logs[seat], logs[seat]
+    assert result.reason == "played to the end"
+    for seat in (0, 2):
+        stats = result.seats[seat]
+        assert stats.decisions > 0
+        assert stats.strikes == 0 and stats.malformed == 0, stats
+        assert stats.name == f"node-{seat}"
+
+
+def test_node_bot_with_a_wrong_ticket_exits_1_and_says_unauthenticated() -> None:
+    node()
+
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            table = server.start_table(config(connect_timeout_s=0.5, decision_ms=50, bank_ms=0))
+            wrong = table.ticket(0)[:-3] + "xyz"
+            done = await trio.to_thread.run_sync(run_node_bot, server.address, wrong)
+            assert done.returncode == 1, done.stderr
+            assert "UNAUTHENTICATED" in done.stderr, done.stderr
+            await server.wait(table)
+
+    trio.run(main)
