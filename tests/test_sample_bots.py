@@ -1,0 +1,80 @@
+"""The sample bots play whole matches over gRPC, within their deadlines, without illegal moves;
+the heuristic bot's throws never fail."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+from arena.v1 import arena_pb2 as pb
+from sample_bots import heuristic_bot, mc_bot
+from sample_bots.sdk import play
+
+from .server_support import Recording, config, random_bot, run_tables
+
+
+def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+    return play(address, ticket, heuristic_bot.decide, on_message=recording.messages.append)
+
+
+def montecarlo(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+    rng = random.Random(seat)
+    return play(
+        address,
+        ticket,
+        lambda turn: mc_bot.decide(turn, rng, 0.1),
+        on_message=recording.messages.append,
+    )
+
+
+def failed_throws_by(recordings: list[Recording], seats: set[int]) -> int:
+    count = 0
+    for message in recordings[0].messages:
+        events = []
+        if message.WhichOneof("message") == "event":
+            events = [message.event]
+        elif message.WhichOneof("message") == "events":
+            events = list(message.events.events)
+        for event in events:
+            if event.kind == "play" and event.seat in seats and event.details_json:
+                count += "attempted" in json.loads(event.details_json)
+    return count
+
+
+def test_heuristic_against_random_whole_matches_no_failed_throws() -> None:
+    configs = [config("classic", seed=s, max_hands=2) for s in (1, 2)]
+    bots = [[heuristic, random_bot, heuristic, random_bot] for _ in configs]
+    results, recordings = run_tables(configs, bots, timeout=120)
+    for result, seats in zip(results, recordings, strict=True):
+        assert result.reason == "played to the end"
+        assert all(s.illegal == 0 and s.strikes == 0 for s in result.seats)
+        assert all(r.error is None for r in seats)
+        assert failed_throws_by(seats, {0, 2}) == 0  # it throws only what cannot fail
+
+
+def test_montecarlo_plays_inside_its_deadline() -> None:
+    cfg = config("anchao", seed=3, max_hands=1, decision_ms=1000, bank_ms=0)
+    results, recordings = run_tables(
+        [cfg], [[montecarlo, heuristic, montecarlo, heuristic]], timeout=180
+    )
+    result = results[0]
+    assert result.reason == "played to the end"
+    assert all(s.strikes == 0 and s.illegal == 0 for s in result.seats)
+    assert all(r.error is None for r in recordings[0])
+
+
+def test_every_preset_with_heuristic_bots() -> None:
+    presets = ["anchao", "kangqi", "mingchao", "hefei", "classic"]
+    configs = [config(p, seed=4, max_hands=1) for p in presets]
+    results, _ = run_tables(configs, [[heuristic] * 4 for _ in presets], timeout=180)
+    assert [r.reason for r in results] == ["played to the end"] * len(presets)
+
+
+def test_bot_commands_have_help() -> None:
+    for module in ("sample_bots.random_bot", "sample_bots.heuristic_bot", "sample_bots.mc_bot"):
+        done = subprocess.run(
+            [sys.executable, "-m", module, "--help"], capture_output=True, text=True
+        )
+        assert done.returncode == 0 and "--ticket" in done.stdout
