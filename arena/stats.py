@@ -102,8 +102,13 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return (math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
 
 
-def sprt_llr(outcomes: Sequence[float], weights: Sequence[int], elo0: float, elo1: float) -> float:
-    """Approximate log-likelihood ratio of H1 (elo1) over H0 (elo0) (fishtest's normal form)."""
+def sprt_llr(
+    outcomes: Sequence[float], weights: Sequence[float], elo0: float, elo1: float
+) -> float:
+    """Approximate log-likelihood ratio of H1 (elo1) over H0 (elo0) (fishtest's normal form).
+
+    Pass pseudo-counts (e.g. +0.5 per bucket) when every result may be the same: with zero
+    variance the normal approximation says nothing and this returns 0."""
     n = sum(weights)
     if n == 0:
         return 0.0

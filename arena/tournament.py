@@ -220,7 +220,8 @@ def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
         if row.score_a is not None:
             pairs.setdefault((row.key.bot_a, row.key.bot_b, row.key.seed), []).append(row.score_a)
     counts = pentanomial(sum(s) for s in pairs.values() if len(s) == 2)
-    llr = sprt_llr((0.0, 0.25, 0.5, 0.75, 1.0), counts, test.elo0, test.elo1)
+    # half a pair in every bucket keeps the variance positive when all pairs agree
+    llr = sprt_llr((0.0, 0.25, 0.5, 0.75, 1.0), [c + 0.5 for c in counts], test.elo0, test.elo1)
     lower, upper = sprt_bounds(test.alpha, test.beta)
     if llr >= upper:
         return f"H1 accepted (Elo ≥ {test.elo1:g}): LLR {llr:.2f} ≥ {upper:.2f}"

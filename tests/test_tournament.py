@@ -172,3 +172,21 @@ def test_config_error_on_the_command_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and "seeds: must be at least 1" in done.stderr
     missing = arena("run", str(tmp_path / "nope.toml"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
+    heuristic = f"{sys.executable} -m sample_bots.heuristic_bot"
+    config = write_config(
+        tmp_path / "s.toml",
+        seeds=30,
+        concurrency=2,
+        hands=1,
+        bots={"heuristic": heuristic, "random": BOT},
+    )
+    done = arena("run", str(config), "--sprt", "0,100,0.05,0.05")
+    assert done.returncode == 0, done.stderr
+    assert "SPRT: H1 accepted" in done.stdout
+    stored = ResultsDB(tmp_path / "results.sqlite").count()
+    assert stored < 60  # stopped before the schedule ran out
+    bad = arena("run", str(config), "--sprt", "1,2")
+    assert bad.returncode == 2 and "elo0,elo1,alpha,beta" in bad.stderr
