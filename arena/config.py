@@ -19,7 +19,10 @@ command = ["python3", "-m", "sample_bots.heuristic_bot"]
 ```
 
 A bot command is started once per seat and game with ``--address ADDRESS --ticket TICKET``
-appended, and with ``ARENA_ADDRESS`` and ``ARENA_TICKET`` in its environment.
+appended, and with ``ARENA_ADDRESS`` and ``ARENA_TICKET`` in its environment. A bot that runs
+elsewhere is declared with ``token = "a secret of 8+ characters"`` instead of a command: it
+connects to the address ``arena run`` prints (``--port`` fixes it) and presents the token as
+its ticket, once per seat it should play (one stream per seat; seats are handed out in order).
 """
 
 from __future__ import annotations
@@ -59,8 +62,11 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
+    """A bot the arena starts (``command``), or one that connects by itself (``token``)."""
+
     name: str
-    command: tuple[str, ...]
+    command: tuple[str, ...] = ()
+    token: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +139,20 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
     for name, spec in bots_table.items():
         if not isinstance(spec, dict):
             raise ConfigError(f"bots.{name}: must be a table with a command")
-        extra = sorted(set(spec) - {"command"})
+        extra = sorted(set(spec) - {"command", "token"})
         if extra:
-            raise ConfigError(f"bots.{name}.{extra[0]}: unknown key (known: command)")
+            raise ConfigError(f"bots.{name}.{extra[0]}: unknown key (known: command, token)")
+        if ("command" in spec) == ("token" in spec):
+            raise ConfigError(
+                f"bots.{name}: give a command (the arena starts the bot) or a token (the bot "
+                "connects by itself), not both or neither"
+            )
+        if "token" in spec:
+            token = spec["token"]
+            if not isinstance(token, str) or len(token) < 8:
+                raise ConfigError(f"bots.{name}.token: must be a string of at least 8 characters")
+            bots.append(BotSpec(name, token=token))
+            continue
         command = spec.get("command")
         if isinstance(command, str):
             parts = tuple(shlex.split(command))

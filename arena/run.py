@@ -75,7 +75,16 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         with progress:
             outcome = trio.run(
-                lambda: run_tournament(config, resume=args.resume, sprt=sprt, on_game=on_game)
+                lambda: run_tournament(
+                    config,
+                    address=f"{args.host}:{args.port}",
+                    on_listening=lambda address: print(
+                        f"arena run: serving on {address}", file=sys.stderr, flush=True
+                    ),
+                    resume=args.resume,
+                    sprt=sprt,
+                    on_game=on_game,
+                )
             )
     except ResumeError as err:
         return _fail("run", str(err))
@@ -142,6 +151,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     run.add_argument("--json", action="store_true", help="print the report as JSON")
     run.add_argument("--csv", type=Path, help="also write the report as CSV to this file")
     run.add_argument("--log-level", default="warning", help="debug, info, warning or error")
+    run.add_argument(
+        "--host", default="127.0.0.1", help="address to serve on (bots with a token connect here)"
+    )
+    run.add_argument("--port", type=int, default=0, help="port to serve on (default: any free)")
     run.set_defaults(run=run_command)
     report = commands.add_parser(
         "report",

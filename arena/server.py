@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import secrets
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -40,6 +41,7 @@ HELLO_TIMEOUT_S = 10.0
 OUTBOX_SIZE = 256
 SPECTATOR_OUTBOX_SIZE = 1024
 MAX_MESSAGE_BYTES = 64 * 1024
+LOBBY_WAIT_S = 60.0
 RATE_PER_S = 200
 """Messages a bot may send per second (averaged over a second) before it is cut off."""
 
@@ -64,7 +66,17 @@ class ArenaServer:
     nursery: trio.Nursery
     tables: dict[str, Table] = field(default_factory=dict)
     port: int = 0
+    lobby: dict[str, asyncio.Queue[tuple[Table, int]]] = field(default_factory=dict)
+    """Seats waiting for an external bot, by its token (owned by the gRPC thread)."""
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def expect(self, token: str, table: Table, seat: int) -> None:
+        """An external bot presenting ``token`` (instead of a seat ticket) gets this seat; seats
+        are handed out oldest first, one per connection."""
+        self.bridge.to_asyncio(self._offer_seat, token, table, seat)
+
+    def _offer_seat(self, token: str, table: Table, seat: int) -> None:
+        self.lobby.setdefault(token, asyncio.Queue()).put_nowait((table, seat))
 
     def start_table(self, config: TableConfig, name: str | None = None) -> Table:
         """Create a table and start it in the server's nursery. Its seats' tickets are
@@ -110,6 +122,19 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
         seat = int(seat_text)
         return (table, seat) if table.check_secret(seat, secret) else None
 
+    async def _lobby_seat(self, token: str) -> tuple[Table, int] | None:
+        """An external bot's token: wait (up to a minute) for a seat that expects it."""
+        for known, seats in list(self.server.lobby.items()):
+            if secrets.compare_digest(known.encode(), token.encode()):
+                while True:
+                    try:
+                        table, seat = await asyncio.wait_for(seats.get(), LOBBY_WAIT_S)
+                    except TimeoutError:
+                        return None
+                    if table.result is None:  # skip seats of tables that already ended
+                        return table, seat
+        return None
+
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
@@ -126,7 +151,7 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
                 f"protocol version {hello.protocol_version} is not supported; "
                 f"this server speaks {PROTOCOL_VERSION}",
             )
-        found = self._find_seat(hello.ticket)
+        found = self._find_seat(hello.ticket) or await self._lobby_seat(hello.ticket)
         if found is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or wrong ticket")
         table, seat = found  # type: ignore[misc]

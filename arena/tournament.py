@@ -121,6 +121,10 @@ async def _play_game(
     try:
         for seat in range(4):
             spec = bots[team0 if seat % 2 == 0 else team1]
+            if spec.token is not None:
+                server.expect(spec.token, table, seat)
+                processes.append((None, log_dir / "external"))
+                continue
             try:
                 processes.append(
                     await _launch(
@@ -131,9 +135,10 @@ async def _play_game(
                 problems.append(f"{spec.name} could not start: {err}")
                 processes.append((None, log_dir / "missing"))
         async with trio.open_nursery() as watchers:
-            for seat, (process, _) in enumerate(processes):
+            for seat, (process, path) in enumerate(processes):
                 if process is None:
-                    table.seat_gone(seat)
+                    if path.name != "external":
+                        table.seat_gone(seat)
                 else:
                     watchers.start_soon(_seat_gone_if_dead, table, seat, process)
             result = await server.wait(table)
@@ -152,7 +157,11 @@ async def _play_game(
     for seat, (process, stderr_path) in enumerate(processes):
         bot = team0 if seat % 2 == 0 else team1
         if process is None:
-            crashes[seat % 2] += 1
+            if stderr_path.name == "external":
+                if result.seats[seat].connects == 0:
+                    problems.append(f"{bot} (seat {seat}, game {name}) never connected")
+            else:
+                crashes[seat % 2] += 1
             continue
         if process.returncode not in (0, -signal.SIGKILL):
             crashes[seat % 2] += 1
@@ -233,6 +242,8 @@ def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
 async def run_tournament(
     config: TournamentConfig,
     *,
+    address: str = "127.0.0.1:0",
+    on_listening: Callable[[str], None] | None = None,
     resume: bool = False,
     sprt: Sprt | None = None,
     on_game: Callable[[GameRow, int, int], None] | None = None,
@@ -252,7 +263,9 @@ async def run_tournament(
     limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
     try:
-        async with open_server("127.0.0.1:0") as server, trio.open_nursery() as nursery:
+        async with open_server(address) as server, trio.open_nursery() as nursery:
+            if on_listening is not None:
+                on_listening(server.address)
 
             async def one(key: GameKey) -> None:
                 nonlocal finished

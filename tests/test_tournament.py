@@ -190,3 +190,51 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
     assert stored < 60  # stopped before the schedule ran out
     bad = arena("run", str(config), "--sprt", "1,2")
     assert bad.returncode == 2 and "elo0,elo1,alpha,beta" in bad.stderr
+
+
+def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
+    """A bot that runs by itself presents its token, once per seat it plays."""
+    import random
+    import socket
+    import threading
+
+    from sample_bots.sdk import play, random_action
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token = "external-secret-1"
+    config = tmp_path / "e.toml"
+    config.write_text(
+        'hands = 1\nseeds = 1\nconcurrency = 1\ndatabase = "results.sqlite"\n'
+        f'[bots.outside]\ntoken = "{token}"\n[bots.inside]\ncommand = "{BOT}"\n',
+        encoding="utf-8",
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(config), "--port", str(port), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    results: list[object] = []
+
+    def outside(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(50):  # the server may not listen yet
+            try:
+                results.append(play(f"127.0.0.1:{port}", token, lambda t: random_action(t, rng)))
+                return
+            except Exception:
+                time.sleep(0.2)
+
+    threads = [threading.Thread(target=outside, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    out, err = runner.communicate(timeout=180)
+    for thread in threads:
+        thread.join(30)
+    assert runner.returncode == 0, err
+    report = json.loads(out)
+    assert report["games"] == 2 and len(results) == 4
+    assert {b["bot"] for b in report["bots"]} == {"outside", "inside"}
+    assert all(b["timeouts"] == 0 for b in report["bots"])
