@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import queue
 import random
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -24,7 +26,15 @@ import grpc
 from arena.protocol import PROTOCOL_VERSION, arena_stub, legal_from_message
 from arena.v1 import arena_pb2 as pb
 
-__all__ = ["Turn", "bid_action", "cards_action", "pass_action", "play", "random_action"]
+__all__ = [
+    "Turn",
+    "bid_action",
+    "cards_action",
+    "pass_action",
+    "play",
+    "random_action",
+    "safe_action",
+]
 
 
 @dataclass(slots=True)
@@ -63,6 +73,41 @@ def random_action(turn: Turn, rng: random.Random) -> pb.Action:
     return bid_action(decision.decision_id, legal.bids[choice])
 
 
+def safe_action(decision: pb.Decision) -> pb.Action:
+    """A legal move found at once: pass if allowed, else the first cards the legal set lists."""
+    legal = decision.legal
+    if legal.can_pass:
+        return pass_action(decision.decision_id)
+    if legal.card_options:
+        option = legal.card_options[0]
+        return cards_action(decision.decision_id, [*option.forced, *option.pool[: option.k_min]])
+    return bid_action(decision.decision_id, legal.bids[0])
+
+
+def _within_deadline(decide: Callable[[Turn], pb.Action], turn: Turn, margin_s: float) -> pb.Action:
+    """Ask ``decide`` in a worker thread; past the deadline (less a margin) answer safely."""
+    answers: queue.Queue[pb.Action | BaseException] = queue.Queue(1)
+
+    def think() -> None:
+        try:
+            answers.put(decide(turn))
+        except BaseException as err:  # handed to the caller's thread below
+            answers.put(err)
+
+    threading.Thread(target=think, daemon=True, name="decide").start()
+    budget = max(0.02, turn.decision.deadline_ms / 1000 - margin_s)
+    try:
+        answer = answers.get(timeout=budget)
+    except queue.Empty:
+        return safe_action(turn.decision)  # the late answer is dropped, never sent
+    if isinstance(answer, BaseException):
+        raise answer
+    return answer
+
+
+_RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
+
+
 def play(
     address: str,
     ticket: str,
@@ -71,9 +116,40 @@ def play(
     name: str = "python-bot",
     root_certificate: bytes | None = None,
     on_message: Callable[[pb.ServerMessage], None] | None = None,
+    reconnects: int = 5,
+    margin_ms: int = 150,
 ) -> pb.MatchOver:
-    """Play one seat until the match ends; return its MatchOver. Raises ``grpc.RpcError`` when
-    the server refuses the connection (a wrong ticket, say)."""
+    """Play one seat until the match ends; return its MatchOver.
+
+    ``decide`` runs in a worker thread: if it has not answered ``margin_ms`` before the
+    decision's deadline, a safe legal move goes instead. A dropped connection is retried with
+    the same ticket up to ``reconnects`` times (the server resends what the seat needs).
+    Raises ``grpc.RpcError`` when the server refuses the seat (a wrong ticket, say)."""
+    attempt = 0
+    while True:
+        try:
+            return _play_once(
+                address, ticket, decide, name, root_certificate, on_message, margin_ms / 1000
+            )
+        except grpc.RpcError as err:
+            if err.code() not in _RETRY or attempt >= reconnects:
+                raise
+        except ConnectionError:
+            if attempt >= reconnects:
+                raise
+        attempt += 1
+        time.sleep(min(2.0, 0.1 * 2**attempt))
+
+
+def _play_once(
+    address: str,
+    ticket: str,
+    decide: Callable[[Turn], pb.Action],
+    name: str,
+    root_certificate: bytes | None,
+    on_message: Callable[[pb.ServerMessage], None] | None,
+    margin_s: float,
+) -> pb.MatchOver:
     if root_certificate is not None:
         channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificate))
     else:
@@ -96,11 +172,14 @@ def play(
                 kind = message.WhichOneof("message")
                 if kind == "decision":
                     turn = Turn(message.decision)
-                    outgoing.put(pb.BotMessage(action=decide(turn)))
+                    outgoing.put(pb.BotMessage(action=_within_deadline(decide, turn, margin_s)))
                 elif kind == "refused" and turn is not None:
                     if message.refused.decision_id == turn.decision.decision_id:
                         turn.refusals.append(message.refused)
-                        outgoing.put(pb.BotMessage(action=decide(turn)))
+                        answer = _within_deadline(decide, turn, margin_s)
+                        if len(turn.refusals) > 3:
+                            answer = safe_action(turn.decision)
+                        outgoing.put(pb.BotMessage(action=answer))
                 elif kind == "match_over":
                     over: pb.MatchOver = message.match_over
                     return over

@@ -78,3 +78,24 @@ def test_bot_commands_have_help() -> None:
             [sys.executable, "-m", module, "--help"], capture_output=True, text=True
         )
         assert done.returncode == 0 and "--ticket" in done.stdout
+
+
+def test_sdk_answers_safely_when_thinking_runs_long() -> None:
+    """A decide() that takes 2 s at a 400 ms deadline: the SDK sends a safe legal move in time,
+    so the seat gets no strike."""
+    import time
+
+    from sample_bots.sdk import Turn
+
+    def slow(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+        def decide(turn: Turn) -> pb.Action:
+            time.sleep(2.0)
+            raise AssertionError("never used: too late")
+
+        return play(address, ticket, decide, on_message=recording.messages.append, margin_ms=150)
+
+    cfg = config("classic", seed=6, max_hands=1, decision_ms=400, bank_ms=0, max_strikes=1)
+    results, recordings = run_tables([cfg], [[slow, random_bot, random_bot, random_bot]], timeout=120)
+    result = results[0]
+    assert result.reason == "played to the end", result.reason
+    assert result.seats[0].strikes == 0 and result.seats[0].decisions > 0
