@@ -95,7 +95,7 @@ def test_sdk_answers_safely_when_thinking_runs_long() -> None:
         return play(address, ticket, decide, on_message=recording.messages.append, margin_ms=150)
 
     cfg = config("classic", seed=6, max_hands=1, decision_ms=400, bank_ms=0, max_strikes=1)
-    results, recordings = run_tables([cfg], [[slow, random_bot, random_bot, random_bot]], timeout=120)
+    results, _ = run_tables([cfg], [[slow, random_bot, random_bot, random_bot]], timeout=120)
     result = results[0]
     assert result.reason == "played to the end", result.reason
     assert result.seats[0].strikes == 0 and result.seats[0].decisions > 0
