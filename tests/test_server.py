@@ -276,3 +276,47 @@ def test_a_spectator_sees_public_events_and_the_deal_at_the_end() -> None:
     assert "play" in kinds and "hand_over" in kinds
     assert "deal" not in kinds and "kitty" not in kinds and "bury" not in kinds
     assert all(e.hidden or not e.bid for e in events if e.kind in ("declare", "fry"))
+
+
+def test_an_oversized_message_is_refused_by_grpc() -> None:
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            table = server.start_table(config(connect_timeout_s=0.5, decision_ms=50, bank_ms=0))
+
+            def oversized() -> None:
+                client = RawClient(server.address)
+                client.send(
+                    pb.BotMessage(hello=pb.Hello(ticket=table.ticket(0), bot_name="x" * 100_000))
+                )
+                with pytest.raises(grpc.RpcError) as err:
+                    client.next()
+                client.close()
+                assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+            await trio.to_thread.run_sync(oversized)
+            await server.wait(table)
+
+    trio.run(main)
+
+
+def test_a_flooding_bot_is_cut_off_and_the_table_plays_on() -> None:
+    def flooder(address: str, ticket: str, seat: int, recording: Recording) -> None:
+        client = RawClient(address)
+        client.hello(ticket)
+        client.next("welcome")
+        junk = pb.BotMessage(action=pb.Action(decision_id=424242))
+        for _ in range(2000):
+            client.send(junk)
+        with pytest.raises(grpc.RpcError) as err:
+            while True:
+                recording.messages.append(client.next())
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        client.close()
+
+    started = time.perf_counter()
+    cfg = config(decision_ms=300, bank_ms=0, max_strikes=2)
+    results, recordings = run_tables([cfg], [[flooder, random_bot, random_bot, random_bot]])
+    assert recordings[0][0].error is None, recordings[0][0].error
+    assert results[0].forfeited_by == 0  # cut off, it then timed out; the others finished
+    assert all(r.messages[-1].WhichOneof("message") == "match_over" for r in recordings[0][1:])
+    assert time.perf_counter() - started < 30
