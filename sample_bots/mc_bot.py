@@ -3,13 +3,13 @@ the best on average.
 
 For each of a handful of candidate plays (the heuristic bot's), it deals the cards it has not
 seen to the other seats (and the kitty it did not bury) consistently with everything it saw:
-how many cards each seat holds, and every void a seat has shown. It then plays the hand out
-in-process with a fast policy and scores the points its team takes minus the points the other
-team takes. It stops at its time budget (well inside the deadline) and plays the candidate with
-the best mean, but only when it beats the heuristic's own choice by more than two standard
-errors of the paired differences (the same sampled worlds play every candidate); otherwise,
-and with no time for samples, it plays the heuristic's choice. Bidding,
-burying and frying are the heuristic bot's.
+how many cards each seat holds, and every void a seat has shown. It then plays the hand on
+in-process with a fast policy for a few tricks (to the end near the end, where the kitty
+counts too) and scores the points its team takes minus the points the other team takes. At
+its time budget (well inside the deadline) it plays the candidate with the best mean, but only
+when that beats the heuristic's own choice by more than two standard errors of the paired
+differences (the same sampled worlds play every candidate); otherwise, and with no time for
+samples, it plays the heuristic's choice. Bidding, burying and frying are the heuristic bot's.
 
     python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --ticket TICKET [--budget-ms 300]
 """
@@ -34,6 +34,8 @@ from sample_bots.sdk import Turn, cards_action, play, ticket_from_environment
 __all__ = ["decide", "sample_world"]
 
 MAX_CANDIDATES = 6
+ROLLOUT_TRICKS = 4
+"""Tricks a rollout plays (the current one included) before it is scored."""
 MARGIN = 2.0
 """Points a candidate must gain on average (beyond two standard errors) to replace the
 heuristic's play."""
@@ -106,7 +108,9 @@ def _rollout(
     state = CardPlay(trump, world, knowledge.dealer, leader=trick.leader)
     state.trick = copy.deepcopy(trick)
     state.push(knowledge.seat, cards)
-    while not state.is_over:
+    # play out this trick and a few more: the play's effect is mostly near, and short rollouts
+    # buy many more samples inside the budget
+    while not state.is_over and len(state.tricks) < ROLLOUT_TRICKS:
         seat = state.to_play
         state.push(seat, _rollout_play(state, seat, rng))
     mine = {knowledge.seat, knowledge.partner}
@@ -114,12 +118,13 @@ def _rollout(
     score = 0.0
     for finished in done:
         score += finished.points if finished.winner in mine else -finished.points
-    last = state.tricks[-1]
-    kitty_points = points_of(kitty or knowledge.my_kitty)
-    if last.winner in mine and knowledge.defending():
-        score += 2 * kitty_points
-    elif last.winner not in mine and not knowledge.defending():
-        score -= 2 * kitty_points
+    if state.is_over:  # the last trick was reached: the kitty counts too
+        last = state.tricks[-1]
+        kitty_points = points_of(kitty or knowledge.my_kitty)
+        if last.winner in mine and knowledge.defending():
+            score += 2 * kitty_points
+        elif last.winner not in mine and not knowledge.defending():
+            score -= 2 * kitty_points
     return score
 
 
