@@ -57,9 +57,9 @@ def _estimate(outcomes: Sequence[float], weights: Sequence[int]) -> EloEstimate:
     score = sum(o * w for o, w in zip(outcomes, weights, strict=True)) / n
     variance = sum(w * (o - score) ** 2 for o, w in zip(outcomes, weights, strict=True)) / n
     spread = math.sqrt(variance / n)
-    if spread == 0:
+    if spread == 0:  # every result alike: the sample says nothing about its own spread
         los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
-        return EloEstimate(elo(score), math.inf if score in (0.0, 1.0) else 0.0, los, score, n)
+        return EloEstimate(elo(score), math.inf, los, score, n)
     low, high = elo(score - _Z95 * spread), elo(score + _Z95 * spread)
     los = NormalDist().cdf((score - 0.5) / spread)
     return EloEstimate(elo(score), (high - low) / 2, los, score, n)
