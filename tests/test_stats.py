@@ -73,3 +73,9 @@ def test_joint_ratings_order_and_gaps() -> None:
     # 75 % against a neighbour is about 190 Elo; the virtual draws pull it in a little
     assert 150 < ratings["a"] - ratings["b"] < 200
     assert math.isfinite(joint_ratings(["x", "y"], [("x", "y", 1.0)] * 10)["x"])
+
+
+def test_no_spread_means_no_claimed_precision() -> None:
+    """Three pairs that all split 1-1 give Elo 0, but not ± 0: the error is unknown."""
+    e = pentanomial_estimate((0, 0, 3, 0, 0))
+    assert e.elo == 0 and math.isinf(e.error) and e.los == 0.5
