@@ -36,7 +36,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from engine.cards import CARDS, Card, Rank, Suit, format_cards
-from engine.trick import Lead, ftk_of, trump_ftk_in
+from engine.trick import Lead, ftk_of, holding, trump_ftk_in
 from engine.trump import TRUMP, Trump
 from engine.units import pairs_of, structure_score
 
@@ -191,10 +191,6 @@ class LegalPlays:
         return options[_pick(rng, [option.count() for option in options])].sample(rng)
 
 
-def _held(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
-    return [c for c in trump.suit_cards[suit] if hand.get(c) for _ in range(hand[c])]
-
-
 def lead_options(trump: Trump, hand: dict[Card, int]) -> LegalPlays:
     """Legal leads: any cards of one effective suit, or a 5-10-K that mixes suits."""
     by_suit: list[list[Card]] = [[], [], [], [], []]
@@ -229,7 +225,7 @@ def _mixed_ftks(trump: Trump, hand: dict[Card, int]) -> list[tuple[Card, ...]]:
 def follow_options(trump: Trump, lead: Lead, hand: dict[Card, int]) -> LegalPlays:
     """Legal follows to ``lead`` from ``hand``."""
     n = len(lead.cards)
-    held = _held(trump, hand, lead.suit)
+    held = holding(trump, hand, lead.suit)
     if lead.is_trump_ftk:
         own = trump_ftk_in(trump, hand)
         if own is not None:

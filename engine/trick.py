@@ -44,6 +44,7 @@ __all__ = [
     "check_lead",
     "classify_lead",
     "ftk_of",
+    "holding",
     "suit_name",
 ]
 
@@ -176,7 +177,8 @@ def _check_in_hand(hand: dict[Card, int], cards: Sequence[Card]) -> None:
             raise IllegalPlay(f"you play {c} ×{n} but hold {have}")
 
 
-def _holding(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
+def holding(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
+    """A hand's cards of one effective suit, weakest first, each copy listed."""
     return [c for c in trump.suit_cards[suit] if hand.get(c) for _ in range(hand[c])]
 
 
@@ -199,7 +201,7 @@ def check_follow(trump: Trump, lead: Lead, hand: dict[Card, int], cards: Sequenc
             f"play {n} card{'s' if n > 1 else ''}, as many as the lead, not {len(cards)}"
         )
     suit = lead.suit
-    held = _holding(trump, hand, suit)
+    held = holding(trump, hand, suit)
     played = [c for c in cards if trump.suit_of[c] == suit]
     name = suit_name(suit)
     if lead.is_trump_ftk:
