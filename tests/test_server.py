@@ -49,7 +49,7 @@ def test_whole_matches_on_two_tables_at_once(tmp_path) -> None:  # type: ignore[
 def test_timeouts_default_moves_strikes_forfeit() -> None:
     """A bot that never answers: each decision times out, the server plays for it and says
     so, and after max_strikes its team forfeits the match."""
-    cfg = config("classic", decision_ms=150, bank_ms=0, max_strikes=2)
+    cfg = config("classic", decision_ms=500, bank_ms=0, max_strikes=2)
     results, recordings = run_tables([cfg], [[silent_bot, random_bot, random_bot, random_bot]])
     result = results[0]
     strikes = [m.strike for m in recordings[0][0].messages if m.WhichOneof("message") == "strike"]
@@ -314,7 +314,7 @@ def test_a_flooding_bot_is_cut_off_and_the_table_plays_on() -> None:
         client.close()
 
     started = time.perf_counter()
-    cfg = config(decision_ms=300, bank_ms=0, max_strikes=2)
+    cfg = config(decision_ms=1000, bank_ms=0, max_strikes=2)
     results, recordings = run_tables([cfg], [[flooder, random_bot, random_bot, random_bot]])
     assert recordings[0][0].error is None, recordings[0][0].error
     assert results[0].forfeited_by == 0  # cut off, it then timed out; the others finished

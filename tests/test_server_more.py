@@ -140,7 +140,7 @@ def test_a_bot_process_killed_mid_match() -> None:
         process.send_signal(signal.SIGKILL)
         process.wait()
 
-    cfg = config(max_hands=30, decision_ms=300, bank_ms=0, max_strikes=2)
+    cfg = config(max_hands=30, decision_ms=1000, bank_ms=0, max_strikes=2)
     started = time.perf_counter()
     results, recordings = run_tables([cfg], [[killed_bot, random_bot, random_bot, random_bot]])
     assert processes and processes[0].returncode == -signal.SIGKILL

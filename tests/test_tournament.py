@@ -119,7 +119,7 @@ def test_a_bot_that_cannot_start_is_reported_with_its_stderr(tmp_path: Path) -> 
     config = write_config(
         tmp_path / "t.toml",
         seeds=1,
-        decision_ms=100,
+        decision_ms=500,
         bank_ms=0,
         max_strikes=1,
         bots={"good": BOT, "broken": broken},
