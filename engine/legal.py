@@ -32,7 +32,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
 from engine.cards import CARDS, Card, Rank, Suit, format_cards
@@ -50,15 +49,16 @@ def _groups(pool: Sequence[Card]) -> tuple[tuple[Card, int], ...]:
     return tuple(groups.items())
 
 
-@lru_cache(maxsize=8192)
-def _ways(mults: tuple[int, ...], k: int) -> int:
-    """Number of sub-multisets of size k of a multiset with these multiplicities."""
-    if k == 0:
-        return 1
-    if not mults or k > sum(mults):
-        return 0
-    first, rest = mults[0], mults[1:]
-    return sum(_ways(rest, k - j) for j in range(min(first, k) + 1))
+def _suffix_ways(mults: Sequence[int], most: int) -> list[list[int]]:
+    """``table[i][r]``: the ways to take ``r`` cards (r <= most) from groups ``i`` onwards of a
+    multiset with these multiplicities (one small table instead of a recursion)."""
+    table = [[0] * (most + 1) for _ in range(len(mults) + 1)]
+    table[len(mults)][0] = 1
+    for i in range(len(mults) - 1, -1, -1):
+        after, row, mult = table[i + 1], table[i], mults[i]
+        for r in range(most + 1):
+            row[r] = sum(after[r - j] for j in range(min(mult, r) + 1))
+    return table
 
 
 def _multiset_combinations(
@@ -110,8 +110,8 @@ class Option:
             for _, mult in groups:
                 every *= mult + 1
             return every - self.k_min
-        mults = tuple(m for _, m in groups)
-        return sum(_ways(mults, k) for k in range(self.k_min, self.k_max + 1))
+        ways = _suffix_ways([m for _, m in groups], self.k_max)[0]
+        return sum(ways[self.k_min : self.k_max + 1])
 
     def plays(self) -> Iterator[tuple[Card, ...]]:
         """Each play of this option once, cards sorted."""
@@ -135,14 +135,14 @@ class Option:
         if self.k_min == self.k_max and len(groups) == len(pool):
             picked = tuple(rng.sample(pool, self.k_min))  # all different: a plain sample
             return tuple(sorted(self.forced + picked))
-        mults = tuple(m for _, m in groups)
-        k = self.k_min + _pick(rng, [_ways(mults, k) for k in range(self.k_min, self.k_max + 1)])
+        table = _suffix_ways([m for _, m in groups], self.k_max)
+        k = self.k_min + _pick(rng, table[0][self.k_min : self.k_max + 1])
         chosen: list[Card] = []
         for i, (card, mult) in enumerate(groups):
             if k == 0:
                 break
-            rest = mults[i + 1 :]
-            j = _pick(rng, [_ways(rest, k - j) for j in range(min(mult, k) + 1)])
+            after = table[i + 1]
+            j = _pick(rng, [after[k - j] for j in range(min(mult, k) + 1)])
             chosen.extend([card] * j)
             k -= j
         return tuple(sorted(self.forced + tuple(chosen)))
