@@ -136,14 +136,38 @@ def report_command(args: argparse.Namespace) -> int:
     return 0
 
 
+CONFIG_HELP = """\
+a config file, every key with its default:
+
+  preset = "classic"          # see `arena presets`
+  hands = 4                   # hands per game; 0 plays whole matches
+  seeds = 10                  # deal seeds, each played twice (seats swapped)
+  seed_base = 1               # the first seed
+  concurrency = 4             # games at once
+  schedule = "round-robin"    # or "gauntlet", with gauntlet = "NAME"
+  decision_ms = 1000          # time per decision
+  bank_ms = 30000             # time bank per seat and game
+  max_strikes = 3             # timeouts before a forfeit
+  database = "results.sqlite" # relative to the config file
+  replays = "replays"         # optional: a folder for each game's replay
+
+  [bots.mine]
+  command = "python3 my_bot.py"      # or a list of arguments
+  [bots.visitor]
+  token = "a-secret-of-8+-chars"     # connects by itself to the address printed
+"""
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run = commands.add_parser(
         "run",
         help="run a tournament from a TOML config and print the report",
         description="Run a tournament: every pairing plays the same deal seeds, each twice with "
         "the teams' seats swapped (duplicate deals). Bots are commands the arena starts once per "
-        "seat and game, with --address and --ticket (and ARENA_ADDRESS, ARENA_TICKET). Results "
-        "go to SQLite as each game ends. See arena/config.py for every key.",
+        "seat and game, with --address and --ticket (and ARENA_ADDRESS, ARENA_TICKET), or "
+        "external bots that connect with a token. Results go to SQLite as each game ends.",
+        epilog=CONFIG_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("config", type=Path, help="the tournament's TOML file")
     run.add_argument("--resume", action="store_true", help="continue an interrupted tournament")
