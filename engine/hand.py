@@ -31,7 +31,7 @@ from engine.legal import LegalPlays, Option
 from engine.playing import CardPlay
 from engine.presets import Preset
 from engine.scoring import HandResult, score_hand
-from engine.trick import IllegalAction
+from engine.trick import IllegalAction, check_holds
 from engine.trump import Trump
 
 __all__ = ["ALL_SEATS", "BidRecord", "Event", "HandState", "LegalActions", "Phase"]
@@ -324,7 +324,7 @@ class HandState:
                 raise IllegalAction(f"cannot bury in the {phase.value} phase")
             if len(action.cards) != KITTY_SIZE:
                 raise IllegalAction(f"bury exactly {KITTY_SIZE} cards, not {len(action.cards)}")
-            _check_holds(self.hands[seat], action.cards)
+            check_holds(self.hands[seat], action.cards, verb="bury")
         elif isinstance(action, Play):
             if phase is not Phase.PLAY:
                 raise IllegalAction(f"cannot play cards in the {phase.value} phase")
@@ -524,11 +524,3 @@ class HandState:
                 self.result = score_hand(self)
                 self.phase = Phase.OVER
 
-
-def _check_holds(hand: dict[Card, int], cards: tuple[Card, ...]) -> None:
-    need: dict[Card, int] = {}
-    for c in cards:
-        need[c] = need.get(c, 0) + 1
-    for c, n in need.items():
-        if hand.get(c, 0) < n:
-            raise IllegalAction(f"you bury {c} ×{n} but hold {hand.get(c, 0)}")

@@ -41,6 +41,7 @@ __all__ = [
     "PlayKind",
     "Trick",
     "check_follow",
+    "check_holds",
     "check_lead",
     "classify_lead",
     "ftk_of",
@@ -165,16 +166,17 @@ def decompose_pairs(trump: Trump, cards: Sequence[Card]) -> list[Unit]:
 
 def check_lead(trump: Trump, hand: dict[Card, int], cards: Sequence[Card]) -> Lead:
     """Classify a lead after checking the cards are in the hand."""
-    _check_in_hand(hand, cards)
+    check_holds(hand, cards)
     return classify_lead(trump, cards)
 
 
-def _check_in_hand(hand: dict[Card, int], cards: Sequence[Card]) -> None:
+def check_holds(hand: dict[Card, int], cards: Sequence[Card], verb: str = "play") -> None:
+    """Raise :class:`IllegalPlay` unless the hand holds every card (copies counted)."""
     for c, n in count_cards(cards).items():
         if hand.get(c, 0) < n:
             held = hand.get(c, 0)
             have = "none" if not held else "only one" if held == 1 else f"only {held}"
-            raise IllegalPlay(f"you play {c} ×{n} but hold {have}")
+            raise IllegalPlay(f"you {verb} {c} ×{n} but hold {have}")
 
 
 def holding(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
@@ -194,7 +196,7 @@ def trump_ftk_in(trump: Trump, hand: dict[Card, int]) -> tuple[Card, ...] | None
 
 def check_follow(trump: Trump, lead: Lead, hand: dict[Card, int], cards: Sequence[Card]) -> None:
     """Raise :class:`IllegalPlay` unless ``cards`` is a legal follow to ``lead`` from ``hand``."""
-    _check_in_hand(hand, cards)
+    check_holds(hand, cards)
     n = len(lead.cards)
     if len(cards) != n:
         raise IllegalPlay(

@@ -286,7 +286,7 @@ def test_bury_exactly_eight_cards_you_hold() -> None:
     pass_until(state, Phase.BURY)
     with pytest.raises(IllegalAction, match="exactly 8 cards, not 7"):
         state.apply(0, Bury(tuple(state.hand(0)[:7])))
-    with pytest.raises(IllegalAction, match="hold 0"):
+    with pytest.raises(IllegalAction, match="you bury ♥5 ×8 but hold"):
         state.apply(0, Bury(tuple(cards("♥5 ♥5 ♥5 ♥5 ♥5 ♥5 ♥5 ♥5"))))
 
 
