@@ -523,4 +523,3 @@ class HandState:
             if self.play.is_over:
                 self.result = score_hand(self)
                 self.phase = Phase.OVER
-

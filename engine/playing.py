@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from engine.cards import Card, format_cards
 from engine.legal import LegalPlays, follow_options, lead_options
 from engine.throws import ThrowFailure, check_throw, throw_penalty
-from engine.trick import IllegalPlay, PlayKind, Trick, check_follow, check_lead
+from engine.trick import (
+    IllegalPlay,
+    Lead,
+    PlayKind,
+    Trick,
+    check_follow,
+    check_lead,
+    classify_lead,
+)
 from engine.trump import Trump
 from engine.units import count_cards
 
@@ -140,13 +148,15 @@ class CardPlay:
         played = attempted
         failure: ThrowFailure | None = None
         penalty = 0
+        lead: Lead | None = None
         if not self.trick.plays:
-            lead = check_lead(self.trump, self.hands[seat], attempted)
+            lead = classify_lead(self.trump, attempted)
             if lead.kind is PlayKind.THROW:
                 others = [self.hands[(seat + i) % 4] for i in (1, 2, 3)]
                 failure = check_throw(self.trump, lead, others)
                 if failure is not None:
                     played = tuple(sorted(failure.forced.cards))
+                    lead = None  # the unit actually played is classified by the trick
                     penalty = throw_penalty(self.trump, failure, self.is_dealer_side(seat))
                     self.penalty_points += penalty
         hand = self.hands[seat]
@@ -157,7 +167,7 @@ class CardPlay:
             else:
                 del hand[c]
         trick = self.trick
-        trick.add(seat, played)
+        trick.add(seat, played, lead)
         finished = None
         if trick.done:
             if not self.is_dealer_side(trick.winner):

@@ -261,10 +261,11 @@ class Trick:
     winner: int = field(default=-1, init=False)
     _best: tuple[int, tuple[int, int]] = field(default=(-1, (-1, -1)), init=False, repr=False)
 
-    def add(self, seat: int, cards: Sequence[Card]) -> None:
+    def add(self, seat: int, cards: Sequence[Card], lead: Lead | None = None) -> None:
+        """Record a play; a caller that already classified the lead may pass it."""
         played = tuple(sorted(cards))
         if self.lead is None:
-            self.lead = classify_lead(self.trump, played)
+            self.lead = lead if lead is not None else classify_lead(self.trump, played)
             self.winner = seat
             self._best = (2 if self.lead.is_trump_ftk else 0, self._key(played))
         else:

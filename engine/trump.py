@@ -8,6 +8,7 @@ hot paths (following, trick resolution, legal plays) are table look-ups:
 * ``positions[c]``: the card's places on its suit's tractor chain (two for an A that may also
   count as 1, none for a card that never joins a tractor).
 
+>>> from engine.cards import parse_cards
 >>> t = Trump(Rank.SEVEN, Suit.SPADES)
 >>> [str(c) for c in sorted(parse_cards("♠A ♥5 BJ ♠7 ♦7"), key=t.strength)]
 ['♠A', '♦7', '♠7', 'BJ', '♥5']
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.cards import BIG_JOKER, SMALL_JOKER, Card, Rank, Suit, parse_cards
+from engine.cards import BIG_JOKER, SMALL_JOKER, Card, Rank, Suit
 from engine.rules import CardRules
 
 __all__ = ["RED_FIVE", "TRUMP", "Trump"]
@@ -35,8 +36,6 @@ _SMALL_JOKER: Final = 22
 _BIG_JOKER: Final = 23
 _RED_FIVE: Final = 24
 _JOKER_CHAIN_BASE: Final = 200
-
-_ = parse_cards  # re-exported for the doctest above
 
 
 class Trump:

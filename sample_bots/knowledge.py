@@ -81,9 +81,8 @@ def read(decision: pb.Decision) -> Knowledge:
     for event in seen.events:
         if event.kind == "bury" and event.seat == seen.seat:
             knowledge.my_kitty = [_card(c) for c in event.cards]
-        elif event.kind == "took_kitty" or event.kind == "kitty":
-            if event.seat != seen.seat:
-                knowledge.my_kitty = []
+        elif event.kind == "took_kitty":  # another seat took the kitty this seat buried
+            knowledge.my_kitty = []
         elif event.kind == "play" and trump is not None:
             cards = [_card(c) for c in event.cards]
             knowledge.played.update(cards)

@@ -53,30 +53,23 @@ def _wait_for(path: Path, seconds: float = 20.0) -> None:
         time.sleep(0.05)
 
 
-def test_serve_then_four_bot_processes_play_a_match(tmp_path: Path) -> None:
-    tickets = tmp_path / "tickets.jsonl"
+def _serve(tickets: Path, *extra: str) -> subprocess.Popen[str]:
+    """`arena serve` on a free localhost port, its tickets written to ``tickets``."""
+    command = [sys.executable, "-m", "arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "serve",
-            "--plaintext",
-            "--address",
-            "127.0.0.1:0",
-            "--hands",
-            "1",
-            "--tickets",
-            str(tickets),
-            "--replays",
-            str(tmp_path / "replays"),
-        ],
+        [*command, "--tickets", str(tickets), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    _wait_for(tickets)
+    return server
+
+
+def test_serve_then_four_bot_processes_play_a_match(tmp_path: Path) -> None:
+    tickets = tmp_path / "tickets.jsonl"
+    server = _serve(tickets, "--hands", "1", "--replays", str(tmp_path / "replays"))
     try:
-        _wait_for(tickets)
         rows = [json.loads(line) for line in tickets.read_text(encoding="utf-8").splitlines()]
         assert oct(tickets.stat().st_mode & 0o777) == "0o600"
         bots = [
@@ -100,24 +93,7 @@ def test_serve_then_four_bot_processes_play_a_match(tmp_path: Path) -> None:
 
 
 def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
-    tickets = tmp_path / "tickets.jsonl"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "serve",
-            "--plaintext",
-            "--address",
-            "127.0.0.1:0",
-            "--tickets",
-            str(tickets),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    _wait_for(tickets)
+    server = _serve(tmp_path / "tickets.jsonl")
     server.send_signal(signal.SIGTERM)
     out, _ = server.communicate(timeout=30)
     assert server.returncode == 1
