@@ -368,9 +368,9 @@ class Table:
         """What ``seat`` may know: ``observe(match, seat)``, with its events converted once."""
         self._convert_pending()
         events = [message for visible, message in self._converted if seat in visible]
-        seen = observe(self.match, seat)
-        assert len(events) == len(seen["events"]), "the table's events and the engine's differ"
-        return observation_message(seen, events)
+        visible = sum(1 for e in self.match.hand.events if seat in e.visible)
+        assert len(events) == visible, "the table's events and the engine's differ"
+        return observation_message(observe(self.match, seat, with_events=False), events)
 
     def _refuse(self, seat: int, decision_id: int, code: str, reason: str) -> None:
         refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)

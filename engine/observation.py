@@ -36,8 +36,11 @@ def _level_name(progress: int, circuits: int) -> str:
     return names[level] if circuits == 1 else f"{names[level]} (circuit {circuit + 1})"
 
 
-def observe(match: Match, seat: int) -> dict[str, Any]:
-    """Everything ``seat`` may know now, and nothing else (see the module docstring)."""
+def observe(match: Match, seat: int, *, with_events: bool = True) -> dict[str, Any]:
+    """Everything ``seat`` may know now, and nothing else (see the module docstring).
+
+    ``with_events=False`` leaves out the hand's event list, for a caller (the table server)
+    that keeps the same events, filtered by the same visibility, already converted."""
     hand = match.hand
     circuits = match.preset.match.circuits
     seen: dict[str, Any] = {
@@ -55,7 +58,9 @@ def observe(match: Match, seat: int) -> dict[str, Any]:
         "hand": [str(c) for c in hand.hand(seat)],
         "events": [
             {"kind": e.kind, "seat": e.seat, **e.data} for e in hand.events if seat in e.visible
-        ],
+        ]
+        if with_events
+        else [],
         "history": [
             {
                 "number": r.number,
