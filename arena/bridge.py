@@ -4,7 +4,7 @@ trio owns the main thread: tables, clocks and tournaments run there. grpc.aio ru
 of its own with an asyncio loop. Only two non-blocking calls cross (docs/architecture.md):
 
 * asyncio → trio: :meth:`Bridge.to_trio` (``TrioToken.run_sync_soon``), used to hand a bot's
-  message to its table's bounded inbox, or to attach and detach a connection;
+  message to its table, or to attach and detach a connection;
 * trio → asyncio: :meth:`Bridge.to_asyncio` (``loop.call_soon_threadsafe``), used to put a
   message into a stream's bounded outbox.
 

@@ -27,6 +27,7 @@ import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena import wire
 from arena.bridge import Bridge, Closing, Connection
 from arena.logs import get_logger
 from arena.protocol import PROTOCOL_VERSION
@@ -208,6 +209,26 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
             bridge.to_trio(table.unwatch, connection)  # type: ignore[union-attr]
 
 
+def _add_servicer(servicer: _Servicer, grpc_server: grpc.aio.Server) -> None:
+    """Register the Arena service as the generated code would, except that responses already
+    encoded by the table (:mod:`arena.wire`) go out as they are."""
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=pb.BotMessage.FromString,
+            response_serializer=wire.serialize,
+        ),
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=pb.WatchRequest.FromString,
+            response_serializer=wire.serialize,
+        ),
+    }
+    generic = grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+    grpc_server.add_generic_rpc_handlers((generic,))
+    grpc_server.add_registered_method_handlers(SERVICE_NAME, handlers)
+
+
 def _grpc_thread(
     server: ArenaServer,
     ready: threading.Event,
@@ -237,7 +258,7 @@ async def _grpc_main(
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ]
     grpc_server = grpc.aio.server(options=keepalive)
-    arena_pb2_grpc.add_ArenaServicer_to_server(_Servicer(server), grpc_server)  # type: ignore[no-untyped-call]
+    _add_servicer(_Servicer(server), grpc_server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
     reflection.enable_server_reflection(

@@ -1,13 +1,20 @@
 """A table: four seats, one match, the clocks, and everything each seat is sent.
 
-A table runs as trio tasks in one nursery (its owner): one task per seat reads that seat's
-inbox, and the table's own task plays the match decision by decision. A decision's deadline is
+A table is one trio task that plays the match decision by decision; bots' messages arrive
+through :meth:`Table.receive` (called by the bridge), which refuses what does not answer the
+open decision and hands the rest to that task over a bounded channel. A decision's deadline is
 a cancel scope (``move_on_after``): per-decision time plus the seat's match bank plus a small
 grace. On timeout the table plays a deterministic default move, records a strike and tells the
 bot; after ``max_strikes`` the seat forfeits the match for its team.
 
 Everything a seat is sent comes from ``engine.observation.observe(match, seat)`` or from events
 whose visibility includes that seat: nothing else of the state is read on the way out.
+
+Events reach a seat in order, batched: all that is pending goes just before the seat's own
+decision, and to every seat once a decision has been open for ``EVENT_HOLD_S`` (so a bot that
+thinks on others' time follows the game within that delay). Fast tables thus send each seat one
+message per decision of its own instead of one per move. Messages go out as bytes assembled
+from events serialized once (:mod:`arena.wire`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 import grpc
 import trio
 
+from arena import wire
 from arena.bridge import Connection
 from arena.logs import get_logger
 from arena.protocol import (
@@ -42,7 +50,8 @@ from engine.trick import IllegalAction
 
 __all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action"]
 
-INBOX_SIZE = 64
+EVENT_HOLD_S = 0.25
+"""How long events may wait for a seat while another seat thinks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +100,8 @@ class TableResult:
 @dataclass(slots=True)
 class _Seat:
     ticket: str
-    inbox_send: trio.MemorySendChannel[tuple[int, pb.BotMessage]]
-    inbox_receive: trio.MemoryReceiveChannel[tuple[int, pb.BotMessage]]
     connection: Connection | None = None
     bank_s: float = 0.0
-    seen_upto: int = 0
-    """The last event sequence number this seat's connection already has (in its snapshot)."""
     stats: SeatStats = field(default_factory=SeatStats)
 
 
@@ -124,7 +129,7 @@ def _forced(legal: LegalActions) -> Action | None:
     """The only legal action, if there is just one (the table plays it without asking)."""
     if legal.cards is None:
         return Pass() if not legal.bids and legal.can_pass else None
-    if len(legal.cards.options) == 1 and legal.cards.options[0].count() == 1:
+    if len(legal.cards.options) == 1 and legal.cards.options[0].is_single:
         return default_action(legal)
     return None
 
@@ -136,12 +141,9 @@ class Table:
         self.name = name
         self.config = config
         self.match = Match(config.preset, config.seed, config.max_hands)
-        self.seats: list[_Seat] = []
-        for _ in range(4):
-            send, receive = trio.open_memory_channel[tuple[int, pb.BotMessage]](INBOX_SIZE)
-            self.seats.append(
-                _Seat(secrets.token_urlsafe(24), send, receive, bank_s=config.bank_ms / 1000)
-            )
+        self.seats = [
+            _Seat(secrets.token_urlsafe(24), bank_s=config.bank_ms / 1000) for _ in range(4)
+        ]
         self.spectators: set[Connection] = set()
         self.finished = trio.Event()
         self.result: TableResult | None = None
@@ -156,9 +158,10 @@ class Table:
         self._hand: HandState = self.match.hand
         self._hand_number = 0
         self._sent = 0
-        self._converted: list[tuple[frozenset[int], pb.Event]] = []
-        self._outgoing: list[tuple[frozenset[int], pb.Event]] = []
-        """The current hand's events as sent, with who may see each (observations reuse them)."""
+        self._seen: list[list[bytes]] = [[], [], [], []]
+        """Per seat, the current hand's events it may see, encoded for its observation."""
+        self._pending: list[list[wire.EncodedEvent]] = [[], [], [], []]
+        """Per seat, the events not yet sent to it."""
         self._forfeit: tuple[int, str] | None = None
         self._scope = trio.CancelScope()
         self.latencies: list[float] = []
@@ -213,8 +216,8 @@ class Table:
             connection.send(pb.ServerMessage(match_over=self._match_over()))
             connection.close()
             return
-        connection.send(pb.ServerMessage(snapshot=self._observation(seat)))
-        state.seen_upto = self._sequence
+        connection.send(wire.snapshot_bytes(self._observation(seat)))
+        self._pending[seat].clear()  # the snapshot has them
         if self._decision is not None and self._decision.seat == seat:
             self._send_decision()
         self._check_ready()
@@ -226,12 +229,31 @@ class Table:
             self._log.info("seat_disconnected", seat=seat)
 
     def receive(self, seat: int, connection: Connection, message: pb.BotMessage) -> None:
-        """A message from a bot's stream: into the seat's bounded inbox, or cut the bot off."""
-        try:
-            self.seats[seat].inbox_send.send_nowait((connection.id, message))
-        except trio.WouldBlock:
-            self._log.warning("seat_flooding", seat=seat)
-            connection.close(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages: cut off")
+        """A message from a bot's stream: an answer to the seat's open decision goes to the
+        table's task; anything else is refused with the reason."""
+        state = self.seats[seat]
+        if state.connection is not connection:
+            return  # left over from a replaced connection
+        if message.WhichOneof("message") != "action":
+            state.stats.malformed += 1
+            self._refuse(seat, 0, "malformed", "after Hello, send only Action messages")
+            return
+        action = message.action
+        decision = self._decision
+        if decision is None or decision.seat != seat:
+            self._refuse(seat, action.decision_id, "not_your_turn", "it is not your turn")
+        elif action.decision_id != decision.id:
+            self._refuse(
+                seat,
+                action.decision_id,
+                "stale",
+                f"decision {action.decision_id} is not open; decision {decision.id} is",
+            )
+        else:
+            try:
+                self._answers_send.send_nowait((seat, action))
+            except trio.WouldBlock:
+                self._refuse(seat, action.decision_id, "malformed", "answer one at a time")
 
     def watch(self, connection: Connection) -> None:
         self.spectators.add(connection)
@@ -259,18 +281,11 @@ class Table:
     async def run(self) -> TableResult:
         """Play the match to its end (or a forfeit) and return the result."""
         try:
-            async with trio.open_nursery() as nursery:
-                for seat in range(4):
-                    nursery.start_soon(self._read_seat, seat)
-                with self._scope:
-                    with trio.move_on_after(self.config.connect_timeout_s):
-                        await self._all_connected.wait()
-                    await self._play()
-                nursery.cancel_scope.cancel()
-        except Exception as group:
-            err: BaseException = group
-            while isinstance(err, BaseExceptionGroup) and err.exceptions:
-                err = err.exceptions[0]  # the failure itself, not trio's nursery wrapper
+            with self._scope:
+                with trio.move_on_after(self.config.connect_timeout_s):
+                    await self._all_connected.wait()
+                await self._play()
+        except Exception as err:
             self._forfeit = (-1, f"the table failed: {type(err).__name__}: {err}")
             raise
         finally:
@@ -283,7 +298,7 @@ class Table:
     async def _play(self) -> None:
         match = self.match
         while not match.over and self._forfeit is None:
-            self._flush_events()
+            self._convert_pending()
             seat = match.to_play
             legal = match.legal_actions(seat)
             forced = _forced(legal)
@@ -301,25 +316,12 @@ class Table:
         budget = decision_s + state.bank_s
         self._decision = _Open(seat, self._decisions, legal, opened, budget)
         self._send_decision()
-        hand = self.match.hand
         with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
-            while True:
-                answer_seat, message = await self._answers_receive.receive()
-                if answer_seat != seat or message.decision_id != self._decisions:
-                    continue
-                try:
-                    action = action_from_message(message, hand.phase, hand.level, hand.preset.card)
-                    self.match.apply(seat, action)
-                except ProtocolError as err:
-                    state.stats.malformed += 1
-                    self._refuse(seat, message.decision_id, "malformed", str(err))
-                    continue
-                except IllegalAction as err:
-                    state.stats.illegal += 1
-                    self._refuse(seat, message.decision_id, "illegal", str(err))
-                    continue
-                self.latencies.append(trio.current_time() - opened)
-                break
+            with trio.move_on_after(EVENT_HOLD_S) as hold:
+                await self._answer(seat)
+            if hold.cancelled_caught:
+                self._flush_events()  # the seat is thinking: the others may follow along
+                await self._answer(seat)
         used = trio.current_time() - opened
         self._decision = None
         state.stats.decisions += 1
@@ -327,6 +329,30 @@ class Table:
         state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
         if scope.cancelled_caught:
             self._strike(seat, legal)
+
+    async def _answer(self, seat: int) -> None:
+        """Wait for the open decision's legal answer and apply it (refusing the others)."""
+        state = self.seats[seat]
+        hand = self.match.hand
+        assert self._decision is not None
+        opened = self._decision.opened
+        while True:
+            answer_seat, message = await self._answers_receive.receive()
+            if answer_seat != seat or message.decision_id != self._decisions:
+                continue
+            try:
+                action = action_from_message(message, hand.phase, hand.level, hand.preset.card)
+                self.match.apply(seat, action)
+            except ProtocolError as err:
+                state.stats.malformed += 1
+                self._refuse(seat, message.decision_id, "malformed", str(err))
+                continue
+            except IllegalAction as err:
+                state.stats.illegal += 1
+                self._refuse(seat, message.decision_id, "illegal", str(err))
+                continue
+            self.latencies.append(trio.current_time() - opened)
+            return
 
     def _strike(self, seat: int, legal: LegalActions) -> None:
         state = self.seats[seat]
@@ -354,71 +380,52 @@ class Table:
         seat = decision.seat
         left = max(0.0, decision.budget_s - (trio.current_time() - decision.opened))
         decision_s = self.config.decision_ms / 1000
-        message = pb.Decision(
+        fixed = pb.Decision(
             decision_id=decision.id,
-            observation=self._observation(seat),
             legal=legal_message(decision.legal),
             deadline_ms=int(min(left, decision_s) * 1000),
             bank_ms=int(max(0.0, left - decision_s) * 1000),
             strikes=self.seats[seat].stats.strikes,
         )
-        self._send(seat, pb.ServerMessage(decision=message))
+        observation = self._observation(seat)
+        self._flush_seat(seat)
+        self._send(seat, wire.decision_bytes(fixed, observation))
 
-    def _observation(self, seat: int) -> pb.Observation:
-        """What ``seat`` may know: ``observe(match, seat)``, with its events converted once."""
+    def _observation(self, seat: int) -> bytes:
+        """What ``seat`` may know, encoded: ``observe(match, seat)`` with its events, each
+        serialized once when it happened."""
         self._convert_pending()
-        events = [message for visible, message in self._converted if seat in visible]
-        visible = sum(1 for e in self.match.hand.events if seat in e.visible)
-        assert len(events) == visible, "the table's events and the engine's differ"
-        return observation_message(observe(self.match, seat, with_events=False), events)
+        events = self._seen[seat]
+        fixed = observation_message(observe(self.match, seat, with_events=False), ())
+        return wire.observation_bytes(fixed, events)
 
     def _refuse(self, seat: int, decision_id: int, code: str, reason: str) -> None:
         refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
         self._send(seat, pb.ServerMessage(refused=refused))
 
-    def _send(self, seat: int, message: pb.ServerMessage) -> None:
+    def _send(self, seat: int, message: pb.ServerMessage | bytes) -> None:
         connection = self.seats[seat].connection
         if connection is not None:
             connection.send(message)
 
-    async def _read_seat(self, seat: int) -> None:
-        """Answers for this seat's open decision go to the table; anything else is refused."""
-        state = self.seats[seat]
-        async for connection_id, message in state.inbox_receive:
-            if state.connection is None or state.connection.id != connection_id:
-                continue  # left over from a replaced connection
-            if message.WhichOneof("message") != "action":
-                state.stats.malformed += 1
-                self._refuse(seat, 0, "malformed", "after Hello, send only Action messages")
-                continue
-            action = message.action
-            decision = self._decision
-            if decision is None or decision.seat != seat:
-                self._refuse(seat, action.decision_id, "not_your_turn", "it is not your turn")
-            elif action.decision_id != decision.id:
-                self._refuse(
-                    seat,
-                    action.decision_id,
-                    "stale",
-                    f"decision {action.decision_id} is not open; decision {decision.id} is",
-                )
-            else:
-                try:
-                    self._answers_send.send_nowait((seat, action))
-                except trio.WouldBlock:
-                    self._refuse(seat, action.decision_id, "malformed", "answer one at a time")
-
     # -- events and the end ---------------------------------------------------------------------
 
     def _convert_pending(self) -> None:
-        """Convert the events the engine recorded since last time, once, and queue them."""
+        """Encode the events the engine recorded since last time, once: queue them for the
+        seats that may see them, and send the public ones to spectators at once."""
         while True:
             hand = self._hand
             for event in hand.events[self._sent :]:
                 self._sequence += 1
-                message = event_message(event, self._sequence, self._hand_number)
-                self._converted.append((event.visible, message))
-                self._outgoing.append((event.visible, message))
+                encoded = wire.EncodedEvent.of(
+                    event_message(event, self._sequence, self._hand_number), event.visible
+                )
+                for seat in event.visible:
+                    self._seen[seat].append(encoded.in_observation)
+                    self._pending[seat].append(encoded)
+                if event.visible == ALL_SEATS:
+                    for spectator in list(self.spectators):
+                        spectator.send(encoded.raw)
                 if event.kind == "hand_over":
                     data = event.data
                     self._log.info(
@@ -433,28 +440,20 @@ class Table:
             if self.match.hand is hand:
                 return
             self._hand, self._hand_number, self._sent = self.match.hand, self._hand_number + 1, 0
-            self._converted = []
+            self._seen = [[], [], [], []]
+
+    def _flush_seat(self, seat: int) -> None:
+        """Send the seat what is pending for it, in one message."""
+        pending = self._pending[seat]
+        if pending:
+            self._send(seat, wire.event_batch_bytes(pending))
+            self._pending[seat] = []
 
     def _flush_events(self) -> None:
-        """Send every event recorded since the last flush to the seats that may see it (a seat
-        whose snapshot already held an event is not sent it again)."""
+        """Send every seat what is pending for it."""
         self._convert_pending()
-        if not self._outgoing:
-            return
-        batches: list[list[pb.Event]] = [[], [], [], []]
-        for visible, message in self._outgoing:
-            for seat in visible:
-                if message.sequence > self.seats[seat].seen_upto:
-                    batches[seat].append(message)
-            if visible == ALL_SEATS:
-                for spectator in list(self.spectators):
-                    spectator.send(message)
-        self._outgoing.clear()
-        for seat, batch in enumerate(batches):
-            if len(batch) == 1:
-                self._send(seat, pb.ServerMessage(event=batch[0]))
-            elif batch:
-                self._send(seat, pb.ServerMessage(events=pb.EventBatch(events=batch)))
+        for seat in range(4):
+            self._flush_seat(seat)
 
     def _match_over(self) -> pb.MatchOver:
         result = self.result

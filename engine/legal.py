@@ -102,6 +102,19 @@ class Option:
         """Any part of the pool may be added (from ``k_min`` of 0 or 1 up to all of it)."""
         return self.k_min <= 1 and self.k_max == len(self.pool)
 
+    @property
+    def is_single(self) -> bool:
+        """Exactly one play: ``count() == 1``, without counting.
+
+        >>> from engine.cards import parse_cards
+        >>> Option((), tuple(parse_cards("♠99")), 1, 1).is_single  # either ♠9 is the same play
+        True
+        >>> Option((), tuple(parse_cards("♠98")), 1, 1).is_single
+        False
+        """
+        k, pool = self.k_min, self.pool
+        return k == self.k_max and (k == 0 or k == len(pool) or len(set(pool)) == 1)
+
     def count(self) -> int:
         """How many distinct plays this option allows."""
         groups = _groups(self.pool)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.cards import Card, format_cards
+from engine.cards import CARDS, Card, format_cards
 from engine.legal import LegalPlays, follow_options, lead_options
 from engine.throws import ThrowFailure, check_throw, throw_penalty
 from engine.trick import (
@@ -101,7 +101,7 @@ class CardPlay:
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's cards, arranged by suit (trumps last), low to high."""
-        cards = [Card(c) for c, n in self.hands[seat].items() for _ in range(n)]
+        cards = [CARDS[c] for c, n in self.hands[seat].items() for _ in range(n)]
         return self.trump.sort(cards)
 
     @property

@@ -45,6 +45,7 @@ from engine import (
     parse_cards,
 )
 from engine.cards import CARDS, points_of
+from engine.legal import Option
 from engine.units import decompose, pairs_of, structure_score
 
 RULE_VARIANTS: tuple[CardRules, ...] = (
@@ -563,3 +564,17 @@ def test_refusal_for_too_many_copies_says_how_many_are_held() -> None:
     assert "only one" not in str(refused.value)
     with pytest.raises(IllegalPlay, match="only one"):
         state.check_play(0, parse_cards("♣33"))
+
+
+@given(
+    pool=st.lists(st.sampled_from(CARDS[:6]), max_size=6),
+    k=st.integers(0, 6),
+    spread=st.integers(0, 2),
+)
+def test_an_option_is_single_exactly_when_it_counts_one_play(
+    pool: list[Card], k: int, spread: int
+) -> None:
+    """``Option.is_single`` (the server's test for a forced move) agrees with counting."""
+    k_min = min(k, len(pool))
+    option = Option((), tuple(sorted(pool)), k_min, min(len(pool), k_min + spread))
+    assert option.is_single == (option.count() == 1)
