@@ -43,6 +43,7 @@ OUTBOX_SIZE = 256
 SPECTATOR_OUTBOX_SIZE = 1024
 MAX_MESSAGE_BYTES = 64 * 1024
 LOBBY_WAIT_S = 60.0
+MAX_PENDING_STREAMS = 10_000
 RATE_PER_S = 200
 """Messages a bot may send per second (averaged over a second) before it is cut off."""
 
@@ -79,13 +80,16 @@ class ArenaServer:
     def _offer_seat(self, token: str, table: Table, seat: int) -> None:
         self.lobby.setdefault(token, asyncio.Queue()).put_nowait((table, seat))
 
-    def start_table(self, config: TableConfig, name: str | None = None) -> Table:
+    def start_table(
+        self, config: TableConfig, name: str | None = None, *, start: trio.Event | None = None
+    ) -> Table:
         """Create a table and start it in the server's nursery. Its seats' tickets are
-        ``table.ticket(seat)``; bots may connect as soon as this returns."""
+        ``table.ticket(seat)``; bots may connect as soon as this returns. With ``start``, play
+        begins only once that event is set (``table.connected`` tells when its bots are in)."""
         name = name or f"t{next(self._names)}"
         if name in self.tables:
             raise ValueError(f"a table named {name!r} exists already")
-        table = Table(name, config)
+        table = Table(name, config, start)
         self.tables[name] = table
         self.nursery.start_soon(self._run_table, table)
         return table
@@ -256,6 +260,10 @@ async def _grpc_main(
         ("grpc.keepalive_permit_without_calls", 1),
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        # streams the server has not picked up yet: past 1,000 (grpc's default) core starts
+        # cancelling new ones at random, and 500 tables connect 2,000 at once
+        ("grpc.server.max_pending_requests", MAX_PENDING_STREAMS),
+        ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_STREAMS),
     ]
     grpc_server = grpc.aio.server(options=keepalive)
     _add_servicer(_Servicer(server), grpc_server)

@@ -50,7 +50,7 @@ from engine.trick import IllegalAction
 
 __all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action"]
 
-EVENT_HOLD_S = 0.25
+EVENT_HOLD_S = 1.0
 """How long events may wait for a seat while another seat thinks."""
 
 
@@ -137,7 +137,9 @@ def _forced(legal: LegalActions) -> Action | None:
 class Table:
     """One table's seats and match. Create it, then ``await run()`` in a nursery."""
 
-    def __init__(self, name: str, config: TableConfig) -> None:
+    def __init__(self, name: str, config: TableConfig, start: trio.Event | None = None) -> None:
+        """``start``: when given, the match begins only once it is set (and every seat is
+        connected), so that many tables can begin together."""
         self.name = name
         self.config = config
         self.match = Match(config.preset, config.seed, config.max_hands)
@@ -150,7 +152,9 @@ class Table:
         self._answers_send, self._answers_receive = trio.open_memory_channel[tuple[int, pb.Action]](
             16
         )
-        self._all_connected = trio.Event()
+        self.connected = trio.Event()
+        """Set when every seat has connected (or its bot is known to be gone)."""
+        self._start = start
         self._absent: set[int] = set()
         self._decision: _Open | None = None
         self._decisions = 0
@@ -268,7 +272,7 @@ class Table:
 
     def _check_ready(self) -> None:
         if all(s.connection is not None or i in self._absent for i, s in enumerate(self.seats)):
-            self._all_connected.set()
+            self.connected.set()
 
     def stop(self, reason: str) -> None:
         """End the match now, undecided (the server is shutting down)."""
@@ -283,7 +287,9 @@ class Table:
         try:
             with self._scope:
                 with trio.move_on_after(self.config.connect_timeout_s):
-                    await self._all_connected.wait()
+                    await self.connected.wait()
+                if self._start is not None:
+                    await self._start.wait()
                 await self._play()
         except Exception as err:
             self._forfeit = (-1, f"the table failed: {type(err).__name__}: {err}")

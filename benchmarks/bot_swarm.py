@@ -4,6 +4,7 @@
 
 Reads JSON lines with a "ticket" field, plays every seat with uniformly random legal moves
 until each match is over, then prints one JSON line: seats, decisions answered, seconds.
+Every four seats (a table's, in the order given) share one connection.
 """
 
 from __future__ import annotations
@@ -22,9 +23,20 @@ from arena.v1 import arena_pb2 as pb
 from sample_bots.sdk import Turn, random_action
 
 THINK: list[float] = []
+SEATS_PER_CHANNEL = 4
+ERRORS: list[str] = []
+STARTED = time.perf_counter()
 
 
 async def seat(stub: Any, ticket: str, rng: random.Random) -> int:
+    try:
+        return await _seat(stub, ticket, rng)
+    except grpc.aio.AioRpcError as err:
+        ERRORS.append(f"{time.perf_counter() - STARTED:.1f}s {err.code().name}: {err.details()}")
+        return 0
+
+
+async def _seat(stub: Any, ticket: str, rng: random.Random) -> int:
     call = stub.Play()
     await call.write(
         pb.BotMessage(
@@ -55,11 +67,22 @@ async def main(address: str, tickets_file: str) -> None:
     with open(tickets_file, encoding="utf-8") as lines:
         tickets = [json.loads(line)["ticket"] for line in lines if line.strip()]
     started = time.perf_counter()
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = arena_stub(channel)
+    # one connection per table, as four bots of a table would have at least: thousands of
+    # streams on one HTTP/2 connection is not what a server meets, and grpc's client fails it
+    channels = [
+        grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+        for _ in range(0, len(tickets), SEATS_PER_CHANNEL)
+    ]
+    try:
         counts = await asyncio.gather(
-            *(seat(stub, t, random.Random(i)) for i, t in enumerate(tickets))
+            *(
+                seat(arena_stub(channels[i // SEATS_PER_CHANNEL]), t, random.Random(i))
+                for i, t in enumerate(tickets)
+            )
         )
+    finally:
+        for channel in channels:
+            await channel.close()
     think = sum(THINK) / len(THINK) if THINK else 0.0
     print(
         json.dumps(
@@ -68,6 +91,8 @@ async def main(address: str, tickets_file: str) -> None:
                 "decisions": sum(counts),
                 "seconds": time.perf_counter() - started,
                 "mean_think_s": think,
+                "errors": len(ERRORS),
+                "first_errors": ERRORS[:3],
             }
         )
     )

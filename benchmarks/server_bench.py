@@ -151,7 +151,8 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 )
                 for i in range(tables)
             ]
-            opened = [server.start_table(c) for c in configs]
+            start = trio.Event()
+            opened = [server.start_table(c, start=start) for c in configs]
             with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as out:
                 for table in opened:
                     for seat in range(4):
@@ -161,7 +162,11 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 stdout=subprocess.PIPE,
                 cwd=HERE.parent,
             )
+            connecting = time.perf_counter()
+            for table in opened:  # every table begins at once, when all bots are in
+                await table.connected.wait()
             started = time.perf_counter()
+            start.set()
             results = [await server.wait(t) for t in opened]
             elapsed = time.perf_counter() - started
             assert swarm.stdout is not None
@@ -178,6 +183,8 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 "bot_think_ms": round(float(report.get("mean_think_s", 0.0)) * 1000, 3),
                 "timeouts": strikes,
                 "finished": sum(r.reason == "played to the end" for r in results),
+                "bot_errors": int(report.get("errors", 0)),
+                "connect_s": round(started - connecting, 2),
                 "seconds": round(elapsed, 2),
             }
 

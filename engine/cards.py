@@ -218,10 +218,16 @@ def parse_cards(text: str) -> list[Card]:
     >>> [str(c) for c in parse_cards("♠9988 H5,BJ sj")]
     ['♠9', '♠9', '♠8', '♠8', '♥5', 'BJ', '♠J']
     """
+    single = _BY_NAME.get(text)
+    if single is not None:  # one card as printed: the common case on the wire
+        return [single]
     cards: list[Card] = []
     for token in text.replace(",", " ").split():
         cards.extend(_parse_token(token))
     return cards
+
+
+_BY_NAME: Final = {name: CARDS[code] for code, name in enumerate(_NAMES)}
 
 
 def _parse_token(token: str) -> list[Card]:

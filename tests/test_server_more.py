@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 import threading
 import time
+from functools import partial
 
 import grpc
 import trio
@@ -149,3 +151,34 @@ def test_a_bot_process_killed_mid_match() -> None:
     assert all(r.messages[-1].match_over.forfeited_by == 0 for r in recordings[0][1:])
     assert time.perf_counter() - started < 30
     assert PRESETS["classic"].name == "classic"
+
+
+def test_tables_given_a_start_event_begin_together_once_it_is_set() -> None:
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            start = trio.Event()
+            tables = [server.start_table(config(max_hands=1), start=start) for _ in range(2)]
+            threads = []
+            for table in tables:
+                for seat in range(4):
+                    rng = random.Random(seat)
+                    thread = threading.Thread(
+                        target=play,
+                        args=(server.address, table.ticket(seat), partial(random_action, rng=rng)),
+                        daemon=True,
+                    )
+                    thread.start()
+                    threads.append(thread)
+            for table in tables:
+                await table.connected.wait()
+            await trio.sleep(0.3)
+            # every bot is in, yet nobody has been asked anything: the tables wait for the start
+            assert all(s.stats.decisions == 0 for t in tables for s in t.seats)
+            start.set()
+            results = [await server.wait(t) for t in tables]
+            assert [r.reason for r in results] == ["played to the end"] * 2
+            assert all(t.latencies for t in tables)
+            for thread in threads:
+                await trio.to_thread.run_sync(thread.join, 10.0)
+
+    trio.run(main)
