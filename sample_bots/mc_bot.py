@@ -4,11 +4,13 @@ the best on average.
 For each of a handful of candidate plays (the heuristic bot's), it deals the cards it has not
 seen to the other seats (and the kitty it did not bury) consistently with everything it saw:
 how many cards each seat holds, and every void a seat has shown. It then plays the hand on
-in-process with a fast policy for a few tricks (to the end near the end, where the kitty
-counts too) and scores the points its team takes minus the points the other team takes. At
+in-process for a few tricks (to the end near the end, where the kitty counts too) with a fast
+policy that leads like the heuristic bot and follows by winning cheaply or feeding a winning
+partner, and scores the points its team takes minus the points the other team takes. At
 its time budget (well inside the deadline) it plays the candidate with the best mean, but only
 when that beats the heuristic's own choice by more than two standard errors of the paired
-differences (the same sampled worlds play every candidate); otherwise, and with no time for
+differences (every candidate meets the same sampled worlds and the same rollout dice);
+otherwise, and with no time for
 samples, it plays the heuristic's choice. Bidding, burying and frying are the heuristic bot's.
 
     python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --ticket TICKET [--budget-ms 300]
@@ -26,6 +28,8 @@ import time
 from arena.v1 import arena_pb2 as pb
 from engine.cards import Card, parse_cards, points_of
 from engine.playing import CardPlay
+from engine.throws import beats_unit
+from engine.trump import TRUMP
 from engine.units import decompose
 from sample_bots import heuristic_bot
 from sample_bots.knowledge import Knowledge, read
@@ -36,6 +40,8 @@ __all__ = ["decide", "sample_world"]
 MAX_CANDIDATES = 6
 ROLLOUT_TRICKS = 4
 """Tricks a rollout plays (the current one included) before it is scored."""
+LEAD_NOISE = 0.1
+"""How often a rollout leads a random unit instead of the heuristic bot's lead."""
 MARGIN = 2.0
 """Points a candidate must gain on average (beyond two standard errors) to replace the
 heuristic's play."""
@@ -72,17 +78,42 @@ def sample_world(
     return None
 
 
+def _rollout_lead(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
+    """Lead as the heuristic bot would, seeing the sampled world: a side-suit unit neither
+    opponent can beat, else the top trump while holding more trumps than both opponents,
+    else a low card of a long side suit (a random one now and then, for variety)."""
+    trump = play_state.trump
+    hand = play_state.hand(seat)
+    by_suit: dict[int, list[Card]] = {}
+    for card in hand:
+        by_suit.setdefault(trump.suit_of[card], []).append(card)
+    if rng.random() < LEAD_NOISE:
+        suit = rng.choice(list(by_suit))
+        return tuple(sorted(rng.choice(decompose(trump, by_suit[suit])).cards))
+    opponents = [play_state.hands[(seat + 1) % 4], play_state.hands[(seat + 3) % 4]]
+    sides = sorted((s for s in by_suit if s != TRUMP), key=lambda s: -len(by_suit[s]))
+    for suit in sides:
+        for unit in decompose(trump, by_suit[suit]):
+            if not any(beats_unit(trump, unit, suit, other) for other in opponents):
+                return tuple(sorted(unit.cards))
+    trumps = by_suit.get(TRUMP, [])
+    theirs = sum(n for other in opponents for c, n in other.items() if trump.suit_of[c] == TRUMP)
+    if trumps and len(trumps) > theirs:
+        return (max(trumps, key=lambda c: trump.order[c]),)
+    if sides:
+        cards = by_suit[sides[0]]
+        return (min(cards, key=lambda c: (c.points > 0, trump.order[c])),)
+    return (min(hand, key=lambda c: trump.order[c]),)
+
+
 def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
-    """A fast, plausible policy: lead one unit of a random suit; follow by winning when the
-    partner is not winning and the strongest form of a legal option can, else play cheap
-    (feeding points when the partner is winning)."""
+    """A fast, plausible policy: lead like the heuristic bot (:func:`_rollout_lead`); follow by
+    winning when the partner is not winning and the strongest form of a legal option can, else
+    play cheap (feeding points when the partner is winning)."""
     trump = play_state.trump
     trick = play_state.trick
     if not trick.plays:
-        hand = play_state.hand(seat)
-        suit = rng.choice([trump.suit_of[c] for c in hand])
-        units = decompose(trump, [c for c in hand if trump.suit_of[c] == suit])
-        return tuple(sorted(rng.choice(units).cards))
+        return _rollout_lead(play_state, seat, rng)
     option = rng.choice(play_state.legal_plays(seat).options)
     k = option.k_min
     by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == 4, trump.order[c]))
@@ -152,9 +183,14 @@ def decide(turn: Turn, rng: random.Random, budget_s: float) -> pb.Action:
         if world is None:
             break
         hands, kitty = world
-        base = _rollout(knowledge, hands, kitty, preferred_cards, rng)
+        # common random numbers: every candidate meets the same world and the same rollout
+        # choices, so a difference measures the candidate rather than the dice
+        dice = rng.random()
+        base = _rollout(knowledge, hands, kitty, preferred_cards, random.Random(dice))
         for cards in choices[1:]:
-            gains[cards].append(_rollout(knowledge, hands, kitty, cards, rng) - base)
+            gains[cards].append(
+                _rollout(knowledge, hands, kitty, cards, random.Random(dice)) - base
+            )
     best, best_mean = preferred_cards, 0.0
     for cards, diffs in gains.items():
         if len(diffs) < 4:

@@ -9,6 +9,9 @@ import subprocess
 import sys
 
 from arena.v1 import arena_pb2 as pb
+from engine.cards import Rank, Suit, format_cards, parse_cards
+from engine.playing import CardPlay
+from engine.trump import Trump
 from sample_bots import heuristic_bot, mc_bot
 from sample_bots.sdk import play
 
@@ -99,3 +102,34 @@ def test_sdk_answers_safely_when_thinking_runs_long() -> None:
     result = results[0]
     assert result.reason == "played to the end", result.reason
     assert result.seats[0].strikes == 0 and result.seats[0].decisions > 0
+
+
+class _NoNoise(random.Random):
+    """Never draws the rollout's occasional random lead."""
+
+    def random(self) -> float:
+        return 0.99
+
+
+def _lead_in(hands: list[str], trump_suit: Suit = Suit.HEARTS) -> str:
+    state = CardPlay(Trump(Rank.TWO, trump_suit), [parse_cards(h) for h in hands], dealer=0)
+    return format_cards(mc_bot._rollout_lead(state, 0, _NoNoise()))
+
+
+def test_rollout_leads_a_side_unit_no_opponent_can_beat() -> None:
+    # ♠A is the top spade left (♠A ♠A is not held twice by anyone else): led before the pair
+    # of ♣3s, which ♣K♣K (seat 1) beats
+    hands = ["♠A ♠5 ♣33 ♥4", "♠K ♣KK ♥6 ♥7", "♠Q ♠J ♦3 ♦4 ♥8", "♠10 ♠9 ♦5 ♦6 ♥9"]
+    assert _lead_in(hands) == "♠A"
+
+
+def test_rollout_leads_trump_while_holding_more_than_both_opponents() -> None:
+    # nothing on the side stands up; seat 0 holds four trumps, the opponents two together
+    hands = ["♥AKQJ ♠3", "♠A ♥3 ♦4 ♦5 ♦6", "♣5 ♣6 ♣7 ♣8 ♣9", "♠K ♥4 ♦7 ♦8 ♦9"]
+    assert _lead_in(hands) == "♥A"
+
+
+def test_rollout_otherwise_leads_low_from_the_longest_side_suit_sparing_points() -> None:
+    # ♣ is longest; its ♣5 counts points, so the ♣3 goes
+    hands = ["♣5 ♣3 ♣9 ♠4 ♥3", "♣A ♣K ♠A ♥A ♥K", "♦3 ♦4 ♦6 ♦7 ♦8", "♣Q ♠K ♥Q ♥J ♦9"]
+    assert _lead_in(hands) == "♣3"
