@@ -32,7 +32,7 @@ def node() -> str:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    if not (NODE_MODULES / "@grpc" / "grpc-js").is_dir():
+    if not _packages_resolve(executable):
         npm = shutil.which("npm")
         if npm is None:
             pytest.fail(f"{NODE_MODULES} is missing and npm is not on PATH: {SETUP}")
@@ -45,6 +45,15 @@ def node() -> str:
         if done.returncode != 0:
             pytest.fail(f"npm ci failed ({done.returncode}): {done.stderr[-2000:]}\n{SETUP}")
     return executable
+
+
+def _packages_resolve(executable: str) -> bool:
+    """Node finds the bot's packages (a folder left half-installed does not count)."""
+    check = "require.resolve('@grpc/grpc-js'); require.resolve('@grpc/proto-loader')"
+    done = subprocess.run(
+        [executable, "-e", check], cwd=NODE_MODULES.parent, capture_output=True, timeout=60
+    )
+    return done.returncode == 0
 
 
 def run_node_bot(address: str, ticket: str, *extra: str) -> subprocess.CompletedProcess[str]:
