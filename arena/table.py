@@ -48,7 +48,7 @@ from engine.presets import Preset
 from engine.replay import replay_lines
 from engine.trick import IllegalAction
 
-__all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action"]
+__all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action", "forced_action"]
 
 EVENT_HOLD_S = 1.0
 """How long events may wait for a seat while another seat thinks."""
@@ -125,7 +125,7 @@ def default_action(legal: LegalActions) -> Action:
     return Bury(cards) if legal.phase.value == "bury" else Play(cards)
 
 
-def _forced(legal: LegalActions) -> Action | None:
+def forced_action(legal: LegalActions) -> Action | None:
     """The only legal action, if there is just one (the table plays it without asking)."""
     if legal.cards is None:
         return Pass() if not legal.bids and legal.can_pass else None
@@ -307,7 +307,7 @@ class Table:
             self._convert_pending()
             seat = match.to_play
             legal = match.legal_actions(seat)
-            forced = _forced(legal)
+            forced = forced_action(legal)
             if forced is not None:
                 match.apply(seat, forced)
                 continue

@@ -24,7 +24,7 @@ from functools import partial
 
 from arena.protocol import ProtocolError, action_from_message, legal_message, observation_message
 from arena.stats import wilson_interval
-from arena.table import _forced, default_action
+from arena.table import default_action, forced_action
 from arena.v1 import arena_pb2 as pb
 from engine.match import Match, team_of
 from engine.observation import observe
@@ -62,7 +62,7 @@ def play_game(
     while not match.over:
         seat = match.to_play
         legal = match.legal_actions(seat)
-        forced = _forced(legal)
+        forced = forced_action(legal)
         if forced is not None:
             match.apply(seat, forced)
             continue
