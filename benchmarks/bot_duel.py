@@ -104,14 +104,17 @@ def _job(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("first")
-    parser.add_argument("second")
-    parser.add_argument("--preset", default="classic")
-    parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--first-seed", type=int, default=1)
-    parser.add_argument("--hands", type=int, default=2)
-    parser.add_argument("--budget-ms", type=int, default=100, help="Monte-Carlo thinking time")
-    parser.add_argument("--workers", type=int, default=2)
+    bots = "random, heuristic or montecarlo"
+    parser.add_argument("first", help=f"the bot measured: {bots}")
+    parser.add_argument("second", help=f"its opponent: {bots}")
+    parser.add_argument("--preset", default="classic", help="rule preset (see `arena presets`)")
+    parser.add_argument("--seeds", type=int, default=20, help="deals, each played twice")
+    parser.add_argument("--first-seed", type=int, default=1, help="the first deal's seed")
+    parser.add_argument("--hands", type=int, default=2, help="hands per game")
+    parser.add_argument(
+        "--budget-ms", type=int, default=100, help="the Monte-Carlo bot's thinking time per play"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="games played at once")
     args = parser.parse_args(argv)
     jobs = [
         (args.preset, seed, args.hands, args.first, args.second, swapped, args.budget_ms / 1000)
