@@ -34,6 +34,16 @@ _ids = itertools.count(1)
 
 
 @dataclass(slots=True)
+class _Calls:
+    """Calls waiting to run on one loop, and whether a drain of them is scheduled there."""
+
+    queue: collections.deque[tuple[Callable[..., Any], tuple[Any, ...]]] = field(
+        default_factory=collections.deque
+    )
+    scheduled: bool = False
+
+
+@dataclass(slots=True)
 class Bridge:
     """The two loops: trio's token and the gRPC thread's asyncio loop.
 
@@ -44,53 +54,41 @@ class Bridge:
 
     trio_token: trio.lowlevel.TrioToken
     loop: asyncio.AbstractEventLoop | None = None
-    _to_trio: collections.deque[tuple[Callable[..., Any], tuple[Any, ...]]] = field(
-        default_factory=collections.deque
-    )
-    _to_asyncio: collections.deque[tuple[Callable[..., Any], tuple[Any, ...]]] = field(
-        default_factory=collections.deque
-    )
+    _to_trio: _Calls = field(default_factory=lambda: _Calls())
+    _to_asyncio: _Calls = field(default_factory=lambda: _Calls())
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _trio_scheduled: bool = False
-    _asyncio_scheduled: bool = False
 
     def to_trio(self, fn: Callable[..., Any], *args: Any) -> None:
         """From the gRPC thread: run ``fn(*args)`` soon in trio (never raises into trio)."""
-        with self._lock:
-            self._to_trio.append((fn, args))
-            if self._trio_scheduled:
-                return
-            self._trio_scheduled = True
-        with contextlib.suppress(trio.RunFinishedError):
-            self.trio_token.run_sync_soon(self._drain_trio)
+        if self._queue(self._to_trio, fn, args):
+            with contextlib.suppress(trio.RunFinishedError):
+                self.trio_token.run_sync_soon(self._drain, self._to_trio)
 
     def to_asyncio(self, fn: Callable[..., Any], *args: Any) -> None:
         """From trio: run ``fn(*args)`` soon on the gRPC thread's loop (dropped once it stops)."""
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        with self._lock:
-            self._to_asyncio.append((fn, args))
-            if self._asyncio_scheduled:
-                return
-            self._asyncio_scheduled = True
-        # RuntimeError: the loop closed in between, as the server stops
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(self._drain_asyncio)
+        if self._queue(self._to_asyncio, fn, args):
+            # RuntimeError: the loop closed in between, as the server stops
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._drain, self._to_asyncio)
 
-    def _drain_trio(self) -> None:
+    def _queue(self, calls: _Calls, fn: Callable[..., Any], args: tuple[Any, ...]) -> bool:
+        """Queue a call; True when it starts a batch, whose drain the caller must schedule."""
         with self._lock:
-            batch = list(self._to_trio)
-            self._to_trio.clear()
-            self._trio_scheduled = False
-        for fn, args in batch:
-            _guarded(fn, args)
+            calls.queue.append((fn, args))
+            if calls.scheduled:
+                return False
+            calls.scheduled = True
+            return True
 
-    def _drain_asyncio(self) -> None:
+    def _drain(self, calls: _Calls) -> None:
+        """On the loop the calls are for: run the batch queued so far."""
         with self._lock:
-            batch = list(self._to_asyncio)
-            self._to_asyncio.clear()
-            self._asyncio_scheduled = False
+            batch = list(calls.queue)
+            calls.queue.clear()
+            calls.scheduled = False
         for fn, args in batch:
             _guarded(fn, args)
 

@@ -254,7 +254,7 @@ async def _grpc_main(
     server: ArenaServer, ready: threading.Event, stop: list[asyncio.Event]
 ) -> None:
     options = server.options
-    keepalive = [
+    channel_options = [
         ("grpc.keepalive_time_ms", options.keepalive_ms),
         ("grpc.keepalive_timeout_ms", 10_000),
         ("grpc.keepalive_permit_without_calls", 1),
@@ -265,7 +265,7 @@ async def _grpc_main(
         ("grpc.server.max_pending_requests", MAX_PENDING_STREAMS),
         ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_STREAMS),
     ]
-    grpc_server = grpc.aio.server(options=keepalive)
+    grpc_server = grpc.aio.server(options=channel_options)
     _add_servicer(_Servicer(server), grpc_server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)

@@ -424,7 +424,7 @@ class Table:
             for event in hand.events[self._sent :]:
                 self._sequence += 1
                 encoded = wire.EncodedEvent.of(
-                    event_message(event, self._sequence, self._hand_number), event.visible
+                    event_message(event, self._sequence, self._hand_number)
                 )
                 for seat in event.visible:
                     self._seen[seat].append(encoded.in_observation)

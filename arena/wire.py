@@ -71,7 +71,6 @@ def length_delimited(number: int, payload: bytes) -> bytes:
 class EncodedEvent:
     """An event and its encodings: alone, inside an EventBatch, inside an Observation."""
 
-    visible: frozenset[int]
     message: pb.Event
     raw: bytes
     alone: bytes
@@ -79,20 +78,15 @@ class EncodedEvent:
     in_observation: bytes
 
     @classmethod
-    def of(cls, message: pb.Event, visible: frozenset[int]) -> EncodedEvent:
+    def of(cls, message: pb.Event) -> EncodedEvent:
         raw = message.SerializeToString()
         return cls(
-            visible,
             message,
             raw,
             length_delimited(_EVENT_IN_SERVER, raw),
             length_delimited(_EVENT_IN_BATCH, raw),
             length_delimited(_EVENT_IN_OBSERVATION, raw),
         )
-
-    @property
-    def sequence(self) -> int:
-        return self.message.sequence
 
 
 def event_batch_bytes(events: list[EncodedEvent]) -> bytes:

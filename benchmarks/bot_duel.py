@@ -39,16 +39,12 @@ Decide = Callable[[Turn], pb.Action]
 def make_bot(name: str, seed: int, budget_s: float) -> Decide:
     rng = random.Random(seed)
     if name == "random":
-        return partial(_random, rng=rng)
+        return partial(random_action, rng=rng)
     if name == "heuristic":
         return heuristic_bot.decide
     if name == "montecarlo":
         return partial(mc_bot.decide, rng=rng, budget_s=budget_s)
     raise SystemExit(f"unknown bot {name!r}: random, heuristic or montecarlo")
-
-
-def _random(turn: Turn, rng: random.Random) -> pb.Action:
-    return random_action(turn, rng)
 
 
 def play_game(

@@ -19,7 +19,6 @@ import asyncio
 import json
 import multiprocessing
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -228,5 +227,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    statistics.fmean([1.0])
     sys.exit(main())

@@ -116,7 +116,7 @@ def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[
         return _rollout_lead(play_state, seat, rng)
     option = rng.choice(play_state.legal_plays(seat).options)
     k = option.k_min
-    by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == 4, trump.order[c]))
+    by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == TRUMP, trump.order[c]))
     cheap = tuple(sorted(option.forced + tuple(by_value[:k])))
     partner_winning = trick.winner == (seat + 2) % 4
     if partner_winning:
@@ -145,9 +145,8 @@ def _rollout(
         seat = state.to_play
         state.push(seat, _rollout_play(state, seat, rng))
     mine = {knowledge.seat, knowledge.partner}
-    done = state.tricks[len(state.tricks) - (len(state.tricks)) :]  # every trick this rollout ended
     score = 0.0
-    for finished in done:
+    for finished in state.tricks:  # every trick this rollout ended
         score += finished.points if finished.winner in mine else -finished.points
     if state.is_over:  # the last trick was reached: the kitty counts too
         last = state.tricks[-1]

@@ -39,12 +39,10 @@ def test_assembled_messages_equal_the_plain_ones_over_a_whole_hand(preset: str) 
             for number, e in enumerate(match.hand.events)
         ]
         mine = [m for visible, m in events if seat in visible]
-        encoded = [wire.EncodedEvent.of(m, visible) for visible, m in events]
+        mine_encoded = [wire.EncodedEvent.of(m) for m in mine]
         plain_observation = observation_message(observe(match, seat, with_events=False), mine)
         fixed = observation_message(observe(match, seat, with_events=False), ())
-        assembled = wire.observation_bytes(
-            fixed, [e.in_observation for e in encoded if seat in e.visible]
-        )
+        assembled = wire.observation_bytes(fixed, [e.in_observation for e in mine_encoded])
         assert pb.Observation.FromString(assembled) == plain_observation
 
         legal = match.legal_actions(seat)
@@ -55,7 +53,7 @@ def test_assembled_messages_equal_the_plain_ones_over_a_whole_hand(preset: str) 
         snapshot = pb.ServerMessage.FromString(wire.snapshot_bytes(assembled))
         assert snapshot == pb.ServerMessage(snapshot=plain_observation)
 
-        batch = [e for e in encoded if seat in e.visible][-3:]
+        batch = mine_encoded[-3:]
         if batch:
             sent = pb.ServerMessage.FromString(wire.event_batch_bytes(batch))
             if len(batch) == 1:
