@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     margins = [r[1] for r in results]
     # duplicate: the same first hand (same bids, so the same dealer) with the bots swapped; the
     # first bot's gain is the defenders' points it adds when its team defends, or denies
-    gains = []
+    gains: list[float] = []
     for plain, swapped in zip(results[::2], results[1::2], strict=True):
         (dealer, total), (dealer_swapped, total_swapped) = plain[3], swapped[3]
         if dealer == dealer_swapped:
@@ -136,12 +136,20 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{args.first} vs {args.second}: {games} games, {wins}-{losses}-{draws}, "
         f"score {(wins + 0.5 * draws) / games:.1%} [{low:.1%}, {high:.1%}], "
-        f"level margin {statistics.fmean(margins):+.2f} ± "
-        f"{1.96 * statistics.stdev(margins) / games**0.5:.2f}, first-hand points gained "
-        f"{statistics.fmean(gains):+.1f} ± {1.96 * statistics.stdev(gains) / len(gains) ** 0.5:.1f}"
-        f" over {len(gains)} deals"
+        f"level margin {_mean_interval(margins)}, "
+        f"first-hand points gained {_mean_interval(gains)} over {len(gains)} deals"
     )
     return 0
+
+
+def _mean_interval(values: list[float]) -> str:
+    """``mean ± 95 %`` (normal approximation); the interval needs two values, the mean one."""
+    if not values:
+        return "n/a"
+    mean = f"{statistics.fmean(values):+.2f}"
+    if len(values) < 2:
+        return mean
+    return f"{mean} ± {1.96 * statistics.stdev(values) / len(values) ** 0.5:.2f}"
 
 
 if __name__ == "__main__":
