@@ -15,6 +15,7 @@ from arena.config import ConfigError, load_config
 from arena.logs import configure_logging
 from arena.report import build_report, print_report, report_csv
 from arena.results import GameRow, ResultsDB, ResumeError
+from arena.server import tune_garbage_collector
 from arena.tournament import Sprt, run_tournament, schedule
 
 
@@ -72,6 +73,7 @@ def run_command(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
+    tune_garbage_collector()
     try:
         with progress:
             outcome = trio.run(

@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from arena.logs import configure_logging
-from arena.server import open_server
+from arena.server import open_server, tune_garbage_collector
 from arena.table import TableConfig, TableResult
 from engine.presets import preset
 
@@ -54,6 +54,7 @@ def serve_command(args: argparse.Namespace) -> int:
         )
         for i in range(args.tables)
     ]
+    tune_garbage_collector()
     try:
         results = trio.run(_serve, args, configs, cert, key)
     except RuntimeError as err:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import secrets
 import threading
@@ -35,7 +36,7 @@ from arena.table import Table, TableConfig, TableResult
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
-__all__ = ["SERVICE_NAME", "ArenaServer", "ServerOptions", "open_server"]
+__all__ = ["SERVICE_NAME", "ArenaServer", "ServerOptions", "open_server", "tune_garbage_collector"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
 HELLO_TIMEOUT_S = 10.0
@@ -46,6 +47,23 @@ LOBBY_WAIT_S = 60.0
 MAX_PENDING_STREAMS = 10_000
 RATE_PER_S = 200
 """Messages a bot may send per second (averaged over a second) before it is cut off."""
+
+
+GC_THRESHOLDS = (50_000, 20, 100)
+"""Collector thresholds while serving (Python's defaults: 700, 10, 10)."""
+
+
+def tune_garbage_collector() -> None:
+    """Collect cyclic garbage far less often, and never rescan what exists at start-up.
+
+    A server allocates many short-lived objects and almost no cycles: over 100 tables, 208
+    collections at Python's default thresholds found 0 unreachable objects yet took 10 % of
+    the run, and at 500 tables full collections (which scan every table's state) paused the
+    whole server for up to 0.8 s, past the bots' deadlines. Call once per process, before
+    serving (``arena serve`` and ``arena run`` do)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +179,12 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or wrong ticket")
         table, seat = found  # type: ignore[misc]
         bridge = self.server.bridge
-        connection = Connection(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        connection = Connection(
+            bridge,
+            asyncio.Queue(OUTBOX_SIZE),
+            peer=context.peer(),
+            events_in_decisions=hello.events_in_decisions,
+        )
         bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
         reader = asyncio.ensure_future(self._read(context, table, seat, connection))
         try:

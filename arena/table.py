@@ -11,10 +11,12 @@ Everything a seat is sent comes from ``engine.observation.observe(match, seat)``
 whose visibility includes that seat: nothing else of the state is read on the way out.
 
 Events reach a seat in order, batched: all that is pending goes just before the seat's own
-decision, and to every seat once a decision has been open for ``EVENT_HOLD_S`` (so a bot that
-thinks on others' time follows the game within that delay). Fast tables thus send each seat one
-message per decision of its own instead of one per move. Messages go out as bytes assembled
-from events serialized once (:mod:`arena.wire`).
+decision, to every seat when a hand ends, and to every seat once a decision has been open for
+``EVENT_HOLD_S`` (so a bot that thinks on others' time follows the game within that delay).
+Fast tables thus send each seat one message per decision of its own instead of one per move. A
+bot that asked for ``events_in_decisions`` gets its pending events inside the Decision itself
+(``Decision.new_events`` counts them) and nothing on hold: one message per decision. Messages go
+out as bytes assembled from events serialized once (:mod:`arena.wire`).
 """
 
 from __future__ import annotations
@@ -326,7 +328,8 @@ class Table:
             with trio.move_on_after(EVENT_HOLD_S) as hold:
                 await self._answer(seat)
             if hold.cancelled_caught:
-                self._flush_events()  # the seat is thinking: the others may follow along
+                # the seat is thinking: the others may follow along
+                self._flush_events(streaming_only=True)
                 await self._answer(seat)
         used = trio.current_time() - opened
         self._decision = None
@@ -394,7 +397,13 @@ class Table:
             strikes=self.seats[seat].stats.strikes,
         )
         observation = self._observation(seat)
-        self._flush_seat(seat)
+        connection = self.seats[seat].connection
+        if connection is not None and connection.events_in_decisions:
+            # the pending events are the observation's last ones (a hand's end flushed the rest)
+            fixed.new_events = len(self._pending[seat])
+            self._pending[seat] = []
+        else:
+            self._flush_seat(seat)
         self._send(seat, wire.decision_bytes(fixed, observation))
 
     def _observation(self, seat: int) -> bytes:
@@ -445,6 +454,8 @@ class Table:
             self._sent = len(hand.events)
             if self.match.hand is hand:
                 return
+            for seat in range(4):  # the hand's end is news, and the next hand's Decisions
+                self._flush_seat(seat)  # carry only that hand's events
             self._hand, self._hand_number, self._sent = self.match.hand, self._hand_number + 1, 0
             self._seen = [[], [], [], []]
 
@@ -455,10 +466,14 @@ class Table:
             self._send(seat, wire.event_batch_bytes(pending))
             self._pending[seat] = []
 
-    def _flush_events(self) -> None:
-        """Send every seat what is pending for it."""
+    def _flush_events(self, *, streaming_only: bool = False) -> None:
+        """Send every seat what is pending for it (``streaming_only``: not to the seats that
+        take their events inside their Decisions)."""
         self._convert_pending()
-        for seat in range(4):
+        for seat, state in enumerate(self.seats):
+            connection = state.connection
+            if streaming_only and connection is not None and connection.events_in_decisions:
+                continue
             self._flush_seat(seat)
 
     def _match_over(self) -> pb.MatchOver:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import sys
 import time
@@ -26,6 +27,9 @@ THINK: list[float] = []
 SEATS_PER_CHANNEL = 4
 ERRORS: list[str] = []
 STARTED = time.perf_counter()
+EVENTS_IN_DECISIONS = os.environ.get("SWARM_EVENTS", "in_decisions") == "in_decisions"
+"""Random bots read nothing but Decisions: they ask for events inside them (set
+SWARM_EVENTS=streamed to measure the streaming default)."""
 
 
 async def seat(stub: Any, ticket: str, rng: random.Random) -> int:
@@ -40,7 +44,12 @@ async def _seat(stub: Any, ticket: str, rng: random.Random) -> int:
     call = stub.Play()
     await call.write(
         pb.BotMessage(
-            hello=pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name="swarm")
+            hello=pb.Hello(
+                ticket=ticket,
+                protocol_version=PROTOCOL_VERSION,
+                bot_name="swarm",
+                events_in_decisions=EVENTS_IN_DECISIONS,
+            )
         )
     )
     answered = 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import multiprocessing
 import random
@@ -30,7 +31,7 @@ import trio
 
 from arena.logs import configure_logging
 from arena.protocol import legal_message, observation_message
-from arena.server import open_server
+from arena.server import open_server, tune_garbage_collector
 from arena.table import TableConfig
 from arena.v1 import arena_pb2 as pb
 from engine.match import Match
@@ -136,6 +137,29 @@ def _summary(rate: float, latencies: list[float]) -> dict[str, float]:
     }
 
 
+class GcPauses:
+    """The garbage collector's pauses in this process while in use (all generations)."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self.collected = 0
+        self._began = 0.0
+
+    def __enter__(self) -> GcPauses:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.pauses.append(time.perf_counter() - self._began)
+            self.collected += _info["collected"]
+
+
 def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
     async def main() -> dict[str, float]:
         async with open_server("127.0.0.1:0") as server:
@@ -166,7 +190,8 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 await table.connected.wait()
             started = time.perf_counter()
             start.set()
-            results = [await server.wait(t) for t in opened]
+            with GcPauses() as gc_pauses:
+                results = [await server.wait(t) for t in opened]
             elapsed = time.perf_counter() - started
             assert swarm.stdout is not None
             report = json.loads((await swarm.stdout.receive_some(1 << 16)).decode() or "{}")
@@ -183,6 +208,11 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 "timeouts": strikes,
                 "finished": sum(r.reason == "played to the end" for r in results),
                 "bot_errors": int(report.get("errors", 0)),
+                "first_bot_errors": report.get("first_errors", []),
+                "gc_pause_s": round(sum(gc_pauses.pauses), 3),
+                "gc_max_pause_ms": round(max(gc_pauses.pauses, default=0.0) * 1000, 1),
+                "gc_collections": len(gc_pauses.pauses),
+                "gc_collected": gc_pauses.collected,
                 "connect_s": round(started - connecting, 2),
                 "seconds": round(elapsed, 2),
             }
@@ -195,11 +225,21 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="echo measurement time")
     parser.add_argument("--hands", type=int, default=3, help="hands per match in the arena runs")
     parser.add_argument("--big", type=int, default=500, help="tables in the big run (0: skip)")
+    parser.add_argument(
+        "--default-gc", action="store_true", help="keep Python's collector settings (to compare)"
+    )
+    parser.add_argument(
+        "--big-only", action="store_true", help="only the big run (no echo, 1 or 100 tables)"
+    )
     args = parser.parse_args()
     configure_logging("error", json=True)
+    if not args.default_gc:
+        tune_garbage_collector()  # as `arena serve` does
     size = decision_size()
     print(f"a mid-hand Decision message is {size} bytes")
     figures: dict[str, object] = {"bench": "server", "decision_bytes": size}
+    if args.big_only:
+        return big_run(args.big, figures)
     figures["echo"] = bench_echo(size, args.seconds)
     for tables in (1, 100):
         run = bench_arena(tables, args.hands, 1000)
@@ -214,13 +254,19 @@ def main() -> int:
     overhead = (one["p50_ms"] - one["bot_think_ms"]) / echo1  # type: ignore[index]
     figures["overhead_vs_echo_p50"] = round(overhead, 2)
     print(f"per-decision overhead (p50 minus bot think) / echo p50 round trip = {overhead:.2f}")
-    if args.big:
-        big = bench_arena(args.big, 1, 1000)
-        figures[f"arena_{args.big}"] = big
+    return big_run(args.big, figures)
+
+
+def big_run(tables: int, figures: dict[str, object]) -> int:
+    if tables:
+        big = bench_arena(tables, 1, 1000)
+        figures[f"arena_{tables}"] = big
         print(
-            f"arena, {args.big} tables ({4 * args.big} streams), 1 s deadline: "
+            f"arena, {tables} tables ({4 * tables} streams), 1 s deadline: "
             f"{big['finished']} finished, {big['timeouts']} timeouts, "
-            f"{big['decisions_per_s']:,.0f} decisions/s, p99 {big['p99_ms']} ms"
+            f"{big['decisions_per_s']:,.0f} decisions/s, p50 {big['p50_ms']} ms, "
+            f"p99 {big['p99_ms']} ms, GC pauses {big['gc_pause_s']} s (longest "
+            f"{big['gc_max_pause_ms']} ms)"
         )
     print(json.dumps(figures))
     return 0

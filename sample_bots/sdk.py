@@ -118,18 +118,28 @@ def play(
     on_message: Callable[[pb.ServerMessage], None] | None = None,
     reconnects: int = 5,
     margin_ms: int = 150,
+    events_in_decisions: bool = True,
 ) -> pb.MatchOver:
     """Play one seat until the match ends; return its MatchOver.
 
     ``decide`` runs in a worker thread: if it has not answered ``margin_ms`` before the
     decision's deadline, a safe legal move goes instead. A dropped connection is retried with
     the same ticket up to ``reconnects`` times (the server resends what the seat needs).
+    ``events_in_decisions`` (the default) asks the server to put new events inside each
+    Decision rather than stream them: ``decide`` reads everything from the Decision anyway;
+    pass False to have ``on_message`` see every event as it happens.
     Raises ``grpc.RpcError`` when the server refuses the seat (a wrong ticket, say)."""
     attempt = 0
+    hello = pb.Hello(
+        ticket=ticket,
+        protocol_version=PROTOCOL_VERSION,
+        bot_name=name,
+        events_in_decisions=events_in_decisions,
+    )
     while True:
         try:
             return _play_once(
-                address, ticket, decide, name, root_certificate, on_message, margin_ms / 1000
+                address, hello, decide, root_certificate, on_message, margin_ms / 1000
             )
         except grpc.RpcError as err:
             if err.code() not in _RETRY or attempt >= reconnects:
@@ -143,9 +153,8 @@ def play(
 
 def _play_once(
     address: str,
-    ticket: str,
+    hello: pb.Hello,
     decide: Callable[[Turn], pb.Action],
-    name: str,
     root_certificate: bytes | None,
     on_message: Callable[[pb.ServerMessage], None] | None,
     margin_s: float,
@@ -157,7 +166,6 @@ def _play_once(
     outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
 
     def requests() -> Iterator[pb.BotMessage]:
-        hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=name)
         yield pb.BotMessage(hello=hello)
         while (message := outgoing.get()) is not None:
             yield message

@@ -35,7 +35,30 @@ class Recording:
         return [str(m.WhichOneof("message")) for m in self.messages]
 
 
-def random_bot(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+def delivered_events(messages: list[pb.ServerMessage]) -> Iterator[pb.Event]:
+    """The events as they reached a seat as news, in order: streamed ones, a snapshot's, and
+    with ``Hello.events_in_decisions`` the last ``new_events`` of each Decision's observation."""
+    for message in messages:
+        kind = message.WhichOneof("message")
+        if kind == "event":
+            yield message.event
+        elif kind == "events":
+            yield from message.events.events
+        elif kind == "snapshot":
+            yield from message.snapshot.events
+        elif kind == "decision" and message.decision.new_events:
+            events = message.decision.observation.events
+            yield from events[len(events) - message.decision.new_events :]
+
+
+def random_bot(
+    address: str,
+    ticket: str,
+    seat: int,
+    recording: Recording,
+    *,
+    events_in_decisions: bool = True,
+) -> pb.MatchOver:
     rng = random.Random(seat)
     return play(
         address,
@@ -43,7 +66,15 @@ def random_bot(address: str, ticket: str, seat: int, recording: Recording) -> pb
         lambda turn: random_action(turn, rng),
         name=f"random-{seat}",
         on_message=recording.messages.append,
+        events_in_decisions=events_in_decisions,
     )
+
+
+def streaming_random_bot(
+    address: str, ticket: str, seat: int, recording: Recording
+) -> pb.MatchOver:
+    """A random bot that has its events streamed (the protocol's default)."""
+    return random_bot(address, ticket, seat, recording, events_in_decisions=False)
 
 
 def config(preset: str = "classic", **overrides: Any) -> TableConfig:

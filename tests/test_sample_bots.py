@@ -15,7 +15,7 @@ from engine.trump import Trump
 from sample_bots import heuristic_bot, mc_bot
 from sample_bots.sdk import play
 
-from .server_support import Recording, config, random_bot, run_tables
+from .server_support import Recording, config, delivered_events, random_bot, run_tables
 
 
 def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
@@ -34,15 +34,9 @@ def montecarlo(address: str, ticket: str, seat: int, recording: Recording) -> pb
 
 def failed_throws_by(recordings: list[Recording], seats: set[int]) -> int:
     count = 0
-    for message in recordings[0].messages:
-        events = []
-        if message.WhichOneof("message") == "event":
-            events = [message.event]
-        elif message.WhichOneof("message") == "events":
-            events = list(message.events.events)
-        for event in events:
-            if event.kind == "play" and event.seat in seats and event.details_json:
-                count += "attempted" in json.loads(event.details_json)
+    for event in delivered_events(recordings[0].messages):
+        if event.kind == "play" and event.seat in seats and event.details_json:
+            count += "attempted" in json.loads(event.details_json)
     return count
 
 

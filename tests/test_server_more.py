@@ -26,7 +26,13 @@ from engine.match import Match
 from engine.presets import PRESETS
 from sample_bots.sdk import play, random_action
 
-from .server_support import config, random_bot, run_tables
+from .server_support import (
+    config,
+    delivered_events,
+    random_bot,
+    run_tables,
+    streaming_random_bot,
+)
 
 
 def test_reflection_lists_describes_and_calls_the_service() -> None:
@@ -182,3 +188,40 @@ def test_tables_given_a_start_event_begin_together_once_it_is_set() -> None:
                 await trio.to_thread.run_sync(thread.join, 10.0)
 
     trio.run(main)
+
+
+def test_events_in_decisions_reach_the_seat_once_each_with_one_message_per_decision() -> None:
+    """Hello.events_in_decisions (seat 0) against the streaming default (seats 1-3), over two
+    hands: each seat gets every event it may see exactly once and in order; seat 0 is sent no
+    separate events except the batch that closes each hand, and seats 1-3 get new_events 0."""
+    bots = [[random_bot, streaming_random_bot, streaming_random_bot, streaming_random_bot]]
+    results, recordings = run_tables([config(max_hands=2, seed=5)], bots)
+    assert results[0].reason == "played to the end" and results[0].hands == 2
+    for seat, recording in enumerate(recordings[0]):
+        delivered = [e.sequence for e in delivered_events(recording.messages)]
+        everything = {
+            e.sequence
+            for m in recording.messages
+            for e in (
+                [m.event]
+                if m.WhichOneof("message") == "event"
+                else m.events.events
+                if m.WhichOneof("message") == "events"
+                else m.decision.observation.events
+                if m.WhichOneof("message") == "decision"
+                else m.snapshot.events
+            )
+        }
+        assert delivered == sorted(everything), f"seat {seat}: an event lost or sent twice"
+        decisions = [
+            m.decision for m in recording.messages if m.WhichOneof("message") == "decision"
+        ]
+        streamed = [m for m in recording.messages if m.WhichOneof("message") in ("event", "events")]
+        if seat == 0:
+            assert sum(d.new_events for d in decisions) > 100
+            # only each hand's closing batch, which ends with that hand's result
+            assert len(streamed) == 2
+            assert all(m.events.events[-1].kind == "hand_over" for m in streamed)
+        else:
+            assert all(d.new_events == 0 for d in decisions)
+            assert len(streamed) >= len(decisions)

@@ -15,14 +15,16 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("ticket", "protocol_version", "bot_name")
+    __slots__ = ("ticket", "protocol_version", "bot_name", "events_in_decisions")
     TICKET_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_IN_DECISIONS_FIELD_NUMBER: _ClassVar[int]
     ticket: str
     protocol_version: int
     bot_name: str
-    def __init__(self, ticket: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ...) -> None: ...
+    events_in_decisions: bool
+    def __init__(self, ticket: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., events_in_decisions: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("decision_id", "bid", "cards")
@@ -112,20 +114,22 @@ class Event(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., bid: _Optional[str] = ..., hidden: _Optional[bool] = ..., details_json: _Optional[str] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("decision_id", "observation", "legal", "deadline_ms", "bank_ms", "strikes")
+    __slots__ = ("decision_id", "observation", "legal", "deadline_ms", "bank_ms", "strikes", "new_events")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
+    NEW_EVENTS_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     observation: Observation
     legal: LegalMoves
     deadline_ms: int
     bank_ms: int
     strikes: int
-    def __init__(self, decision_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Union[LegalMoves, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., strikes: _Optional[int] = ...) -> None: ...
+    new_events: int
+    def __init__(self, decision_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Union[LegalMoves, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., strikes: _Optional[int] = ..., new_events: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
     __slots__ = ("seat", "preset", "hand_number", "phase", "to_act", "dealer", "progress", "levels", "level", "hand", "trump_level", "trump_suit", "trump_known", "trick_leader", "trick", "tricks_done", "defenders_points", "throw_penalties", "events", "history")
