@@ -1,18 +1,22 @@
 """What a Python bot can work out from a Decision: the engine's view of its own seat.
 
 Rebuilds, from the observation alone (no hidden information), the trump, the trick on the
-table, every card played so far, who has shown a void in which suit, and the cards this seat
-cannot see. Bots use it with the engine in-process to judge plays.
+table, every card played so far, who has shown a void in which suit, which cards each seat
+showed in its bids, and the cards this seat cannot see. Bots use it with the engine in-process
+to judge plays.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 
 from arena.v1 import arena_pb2 as pb
+from engine.bidding import Bid
 from engine.cards import DECK, Card, Rank, Suit, parse_cards
 from engine.presets import PRESETS
+from engine.rules import CardRules
 from engine.trick import Trick
 from engine.trump import Trump
 
@@ -34,6 +38,9 @@ class Knowledge:
     played: Counter[Card] = field(default_factory=Counter)
     voids: dict[int, set[int]] = field(default_factory=dict)
     """Seat → effective suits it has shown it lacks."""
+    shown: dict[int, Counter[Card]] = field(default_factory=dict)
+    """Seat → cards it showed in its bids and has not played since (so it still holds them,
+    unless it buried them)."""
     my_kitty: list[Card] = field(default_factory=list)
     """The cards this seat buried last (it knows them; nobody holds them)."""
     hand_sizes: dict[int, int] = field(default_factory=dict)
@@ -78,7 +85,13 @@ def read(decision: pb.Decision) -> Knowledge:
     lead_suit: int | None = None
     in_trick = 0
     played_by: Counter[int] = Counter()
+    cards_played_by: dict[int, Counter[Card]] = {}
     for event in seen.events:
+        if event.bid and event.kind in ("declare", "fry"):
+            _show(knowledge, event.seat, event.bid, seen.level, preset.card)
+        elif event.kind == "reveal" and event.details_json:
+            for bid in json.loads(event.details_json).get("bids", []):
+                _show(knowledge, int(bid["seat"]), str(bid["bid"]), seen.level, preset.card)
         if event.kind == "bury" and event.seat == seen.seat:
             knowledge.my_kitty = [_card(c) for c in event.cards]
         elif event.kind == "took_kitty":  # another seat took the kitty this seat buried
@@ -87,6 +100,7 @@ def read(decision: pb.Decision) -> Knowledge:
             cards = [_card(c) for c in event.cards]
             knowledge.played.update(cards)
             played_by[event.seat] += len(cards)
+            cards_played_by.setdefault(event.seat, Counter()).update(cards)
             suits = {trump.suit_of[c] for c in cards}
             if in_trick == 0:
                 lead_suit = trump.suit_of[cards[0]] if len(suits) == 1 else None
@@ -100,4 +114,20 @@ def read(decision: pb.Decision) -> Knowledge:
         knowledge.trick = trick
         start = len(knowledge.hand) + played_by[seen.seat]
         knowledge.hand_sizes = {s: start - played_by[s] for s in range(4)}
+    knowledge.shown = {
+        s: +(shown - cards_played_by.get(s, Counter()))
+        for s, shown in knowledge.shown.items()
+        if s != seen.seat
+    }
     return knowledge
+
+
+def _show(knowledge: Knowledge, seat: int, text: str, level: str, rules: CardRules) -> None:
+    """Record the cards ``seat`` showed in a bid (as many of each as any one bid showed)."""
+    try:
+        bid = Bid.parse(text, Rank.parse(level) if level else None, rules)
+    except ValueError:
+        return  # not a bid this bot understands: it learns nothing from it
+    shown = knowledge.shown.setdefault(seat, Counter())
+    for card, count in Counter(bid.cards).items():
+        shown[card] = max(shown[card], count)

@@ -3,15 +3,17 @@ the best on average.
 
 For each of a handful of candidate plays (the heuristic bot's), it deals the cards it has not
 seen to the other seats (and the kitty it did not bury) consistently with everything it saw:
-how many cards each seat holds, and every void a seat has shown. It then plays the hand on
+how many cards each seat holds, every void a seat has shown, and the cards a seat showed in
+its bids and has not played. It then plays the hand on
 in-process for a few tricks (to the end near the end, where the kitty counts too) with a fast
-policy that leads like the heuristic bot and follows by winning cheaply or feeding a winning
-partner, and scores the points its team takes minus the points the other team takes. At
-its time budget (well inside the deadline) it plays the candidate with the best mean, but only
-when that beats the heuristic's own choice by more than two standard errors of the paired
-differences (every candidate meets the same sampled worlds and the same rollout dice);
-otherwise, and with no time for
-samples, it plays the heuristic's choice. Bidding, burying and frying are the heuristic bot's.
+policy that leads like the heuristic bot and follows by winning when it can, feeding a winning
+partner, or else giving up no points and no trumps; it scores the points its team takes minus
+the points the other team takes (the kitty as the preset scores it). At its time budget (well
+inside the deadline) it plays the candidate with the best mean, but only when that beats the
+heuristic's own choice by more than two standard errors of the paired differences (every
+candidate meets the same sampled worlds and the same rollout dice); otherwise, and with no
+time for samples, it plays the heuristic's choice. Bidding, burying and frying are the
+heuristic bot's.
 
     python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --ticket TICKET [--budget-ms 300]
 """
@@ -28,6 +30,8 @@ import time
 from arena.v1 import arena_pb2 as pb
 from engine.cards import Card, parse_cards, points_of
 from engine.playing import CardPlay
+from engine.presets import PRESETS
+from engine.scoring import kitty_multiplier
 from engine.throws import beats_unit
 from engine.trump import TRUMP
 from engine.units import decompose
@@ -51,17 +55,26 @@ def sample_world(
     knowledge: Knowledge, rng: random.Random
 ) -> tuple[list[list[Card]], list[Card]] | None:
     """Hidden hands for the other seats (index = seat; this seat's is its own) and the unknown
-    kitty, consistent with hand sizes and shown voids; None if voids cannot all be kept."""
+    kitty, consistent with hand sizes, shown voids and the cards seats showed in their bids
+    (each still holds them); None if voids cannot all be kept."""
     trump = knowledge.trump
     assert trump is not None
-    unseen = [c for c, n in knowledge.unseen().items() for _ in range(n)]
+    left = knowledge.unseen()
     capacity = {s: knowledge.hand_sizes[s] for s in range(4) if s != knowledge.seat}
-    kitty_size = len(unseen) - sum(capacity.values())
+    kitty_size = left.total() - sum(capacity.values())
+    pinned: dict[int, list[Card]] = {s: [] for s in capacity}
+    for seat, shown in knowledge.shown.items():
+        for card, count in shown.items():
+            for _ in range(min(count, left[card])):
+                if len(pinned[seat]) < capacity[seat]:
+                    pinned[seat].append(card)
+                    left[card] -= 1
+    unseen = [c for c, n in left.items() for _ in range(n)]
     for _attempt in range(20):
         rng.shuffle(unseen)
-        room = dict(capacity)
+        room = {s: capacity[s] - len(pinned[s]) for s in capacity}
         room[-1] = max(0, kitty_size)
-        hands: dict[int, list[Card]] = {s: [] for s in room}
+        hands: dict[int, list[Card]] = {s: list(pinned.get(s, ())) for s in room}
         ok = True
         for card in unseen:
             suit = trump.suit_of[card]
@@ -107,23 +120,29 @@ def _rollout_lead(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[
 
 
 def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
-    """A fast, plausible policy: lead like the heuristic bot (:func:`_rollout_lead`); follow by
-    winning when the partner is not winning and the strongest form of a legal option can, else
-    play cheap (feeding points when the partner is winning)."""
+    """A fast, plausible policy: lead like the heuristic bot (:func:`_rollout_lead`); follow
+    by feeding points to a partner who is winning the trick, else by winning with the strongest
+    form of a legal option when it can, else with the cards that cost least: no trumps, no
+    points, low ones."""
     trump = play_state.trump
     trick = play_state.trick
     if not trick.plays:
         return _rollout_lead(play_state, seat, rng)
     option = rng.choice(play_state.legal_plays(seat).options)
     k = option.k_min
-    by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == TRUMP, trump.order[c]))
-    cheap = tuple(sorted(option.forced + tuple(by_value[:k])))
     partner_winning = trick.winner == (seat + 2) % 4
     if partner_winning:
         by_points = sorted(option.pool, key=lambda c: (-c.points, trump.order[c]))
         return tuple(sorted(option.forced + tuple(by_points[:k])))
+    by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == TRUMP, trump.order[c]))
     strong = tuple(sorted(option.forced + tuple(by_value[len(by_value) - k :])))
-    return strong if trick.would_win(strong) else cheap
+    if trick.would_win(strong):
+        return strong
+    # losing anyway: keep trumps, and give the other side no points (a 5 is low, yet counts)
+    by_cost = sorted(
+        option.pool, key=lambda c: (trump.suit_of[c] == TRUMP, c.points, trump.order[c])
+    )
+    return tuple(sorted(option.forced + tuple(by_cost[:k])))
 
 
 def _rollout(
@@ -148,13 +167,15 @@ def _rollout(
     score = 0.0
     for finished in state.tricks:  # every trick this rollout ended
         score += finished.points if finished.winner in mine else -finished.points
-    if state.is_over:  # the last trick was reached: the kitty counts too
+    if state.is_over:  # the last trick was reached: the kitty counts too, if defenders take it
         last = state.tricks[-1]
-        kitty_points = points_of(kitty or knowledge.my_kitty)
-        if last.winner in mine and knowledge.defending():
-            score += 2 * kitty_points
-        elif last.winner not in mine and not knowledge.defending():
-            score -= 2 * kitty_points
+        if (last.winner in mine) == knowledge.defending():
+            winning = next(cards for seat, cards in last.plays if seat == last.winner)
+            by_unit = PRESETS[knowledge.preset].score.kitty_by_unit
+            bonus = points_of(kitty or knowledge.my_kitty) * kitty_multiplier(
+                trump, winning, by_unit
+            )
+            score += bonus if knowledge.defending() else -bonus
     return score
 
 

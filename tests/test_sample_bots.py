@@ -7,12 +7,19 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter
 
+from arena.protocol import legal_message, observation_message
 from arena.v1 import arena_pb2 as pb
 from engine.cards import Rank, Suit, format_cards, parse_cards
+from engine.match import Match
+from engine.observation import observe
 from engine.playing import CardPlay
+from engine.presets import PRESETS
+from engine.trick import Trick
 from engine.trump import Trump
 from sample_bots import heuristic_bot, mc_bot
+from sample_bots.knowledge import Knowledge, read
 from sample_bots.sdk import play
 
 from .server_support import Recording, config, delivered_events, random_bot, run_tables
@@ -127,3 +134,66 @@ def test_rollout_otherwise_leads_low_from_the_longest_side_suit_sparing_points()
     # ♣ is longest; its ♣5 counts points, so the ♣3 goes
     hands = ["♣5 ♣3 ♣9 ♠4 ♥3", "♣A ♣K ♠A ♥A ♥K", "♦3 ♦4 ♦6 ♦7 ♦8", "♣Q ♠K ♥Q ♥J ♦9"]
     assert _lead_in(hands) == "♣3"
+
+
+def test_rollout_follow_that_cannot_win_gives_no_points() -> None:
+    # seat 0 led ♣A; seat 1 must follow clubs and cannot win: ♣9, not the lower but counting ♣5
+    trump = Trump(Rank.TWO, Suit.HEARTS)
+    state = CardPlay(trump, [parse_cards(h) for h in ("♣A ♠3", "♣5 ♣9 ♣Q", "♦3", "♦4")], dealer=0)
+    state.push(0, tuple(parse_cards("♣A")))
+    assert format_cards(mc_bot._rollout_play(state, 1, _NoNoise())) == "♣9"
+
+
+def test_rollout_scores_the_kitty_with_the_presets_multiplier() -> None:
+    # the last trick: dealer seat 0 led ♠33; defender seat 1 wins it with ♠AA, a pair, so the
+    # kitty's 25 points count ×4 for the defenders (003: ×4 when the winning play holds a pair)
+    trump = Trump(Rank.TWO, Suit.HEARTS)
+    trick = Trick(trump, 0)
+    trick.add(0, parse_cards("♠33"))
+    knowledge = Knowledge(
+        seat=1,
+        preset="classic",
+        hand=parse_cards("♠AA"),
+        trump=trump,
+        dealer=0,
+        trick=trick,
+    )
+    world = [[], parse_cards("♠AA"), parse_cards("♠44"), parse_cards("♠66")]
+    kitty = parse_cards("♦10 ♦K ♣5 ♣3 ♣4 ♣6 ♣7 ♣8")
+    cards = tuple(parse_cards("♠AA"))
+    assert mc_bot._rollout(knowledge, world, kitty, cards, _NoNoise()) == 25 * 4
+
+
+def _decision_after(seed: int, tricks: int) -> tuple[pb.Decision, Match]:
+    """Random play of a classic hand up to the given trick; the Decision of the seat to play."""
+    match = Match(PRESETS["classic"], seed=seed)
+    rng = random.Random(seed)
+    while match.hand.phase.value != "play" or len(match.hand.play.tricks) < tricks:  # type: ignore[union-attr]
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    seat = match.to_play
+    decision = pb.Decision(
+        decision_id=1,
+        observation=observation_message(observe(match, seat)),
+        legal=legal_message(match.legal_actions(seat)),
+    )
+    return decision, match
+
+
+def test_samples_keep_the_cards_seats_showed_in_their_bids() -> None:
+    # seed 3: seat 0 declared with one ♦2 and seat 2 fried with the pair of small jokers; seat 3
+    # is to play in the third trick and has seen both bids, so every world it samples gives
+    # them those cards
+    decision, match = _decision_after(3, 2)
+    knowledge = read(decision)
+    assert knowledge.seat == 3
+    assert knowledge.shown == {0: Counter(parse_cards("♦2")), 2: Counter(parse_cards("LJ LJ"))}
+    rng = random.Random(0)
+    for _ in range(30):
+        world = mc_bot.sample_world(knowledge, rng)
+        assert world is not None
+        hands, _kitty = world
+        assert hands[0].count(parse_cards("♦2")[0]) >= 1
+        assert hands[2].count(parse_cards("LJ")[0]) == 2
+        play = match.hand.play
+        assert play is not None
+        assert [len(h) for h in hands] == [sum(play.hands[s].values()) for s in range(4)]
