@@ -4,6 +4,8 @@
 
 1. echo: a bare grpc.aio bidi echo server (another process) and a ping-pong client sending a
    message the size of a real Decision: round trips/s and latency p50/p99, 1 and 16 streams;
+   then the same echo with each message handed to trio and back through ``arena.bridge``, as
+   a bot's message reaches its table: the floor of the server's two-loop design;
 2. arena: the real server (trio + grpc.aio bridge) with random bots in another process (one
    grpc.aio task per seat): decisions/s with 1 table and with 100 tables, server-side latency
    per decision (Decision sent → legal answer in) p50/p99, the bots' mean think time, timeouts;
@@ -23,12 +25,14 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import grpc
 import trio
 
+from arena.bridge import Bridge, Connection
 from arena.logs import configure_logging
 from arena.protocol import legal_message, observation_message
 from arena.server import open_server, tune_garbage_collector
@@ -77,6 +81,53 @@ def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[typ
     asyncio.run(serve())
 
 
+def _bridged_echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    """The same echo, but every message crosses to trio and back the way a bot's message
+    reaches its table and a table's reaches a bot (arena.bridge): the floor of this design."""
+
+    def bounce(connection: Connection, message: bytes) -> None:  # in trio
+        connection.send(message)
+
+    async def serve(bridge: Bridge, ready: threading.Event) -> None:
+        async def echo(_requests, context):  # type: ignore[no-untyped-def]
+            connection = Connection(bridge, asyncio.Queue(256))
+
+            async def read() -> None:
+                while (message := await context.read()) is not grpc.aio.EOF:
+                    bridge.to_trio(bounce, connection, message)
+
+            reader = asyncio.ensure_future(read())
+            try:
+                while True:
+                    await context.write(await connection.outbox.get())
+            finally:
+                reader.cancel()
+
+        server = grpc.aio.server()
+        handler = grpc.method_handlers_generic_handler(
+            "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
+        )
+        server.add_generic_rpc_handlers((handler,))
+        port_queue.put(server.add_insecure_port("127.0.0.1:0"))
+        await server.start()
+        ready.set()
+        await server.wait_for_termination()
+
+    async def main() -> None:
+        bridge = Bridge(trio.lowlevel.current_trio_token())
+        ready = threading.Event()
+
+        def grpc_thread() -> None:
+            loop = asyncio.new_event_loop()
+            bridge.loop = loop
+            loop.run_until_complete(serve(bridge, ready))
+
+        threading.Thread(target=grpc_thread, daemon=True).start()
+        await trio.sleep_forever()
+
+    trio.run(main)
+
+
 async def _echo_client(
     address: str, size: int, streams: int, seconds: float
 ) -> tuple[float, list[float]]:
@@ -102,19 +153,23 @@ async def _echo_client(
 
 
 def bench_echo(size: int, seconds: float) -> dict[str, dict[str, float]]:
-    ports: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
-    server = multiprocessing.Process(target=_echo_server, args=(ports,), daemon=True)
-    server.start()
-    address = f"127.0.0.1:{ports.get(timeout=30)}"
     figures = {}
-    for streams in (1, 16):
-        rate, latencies = asyncio.run(_echo_client(address, size, streams, seconds))
-        figures[f"{streams}_streams"] = _summary(rate, latencies)
-        print(
-            f"echo, {streams:2d} streams:   {rate:9,.0f} round trips/s, "
-            f"p50 {_ms(latencies, 50)} ms, p99 {_ms(latencies, 99)} ms"
-        )
-    server.terminate()
+    for name, target in (("echo", _echo_server), ("bridged", _bridged_echo_server)):
+        ports: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+        server = multiprocessing.Process(target=target, args=(ports,), daemon=True)
+        server.start()
+        address = f"127.0.0.1:{ports.get(timeout=30)}"
+        time.sleep(0.2)
+        for streams in (1, 16) if name == "echo" else (1,):
+            rate, latencies = asyncio.run(_echo_client(address, size, streams, seconds))
+            key = f"{streams}_streams" if name == "echo" else "bridged_1_stream"
+            figures[key] = _summary(rate, latencies)
+            label = f"echo, {streams:2d} streams:" if name == "echo" else "echo via trio:  "
+            print(
+                f"{label}   {rate:9,.0f} round trips/s, "
+                f"p50 {_ms(latencies, 50)} ms, p99 {_ms(latencies, 99)} ms"
+            )
+        server.terminate()
     return figures
 
 
@@ -254,6 +309,9 @@ def main() -> int:
     overhead = (one["p50_ms"] - one["bot_think_ms"]) / echo1  # type: ignore[index]
     figures["overhead_vs_echo_p50"] = round(overhead, 2)
     print(f"per-decision overhead (p50 minus bot think) / echo p50 round trip = {overhead:.2f}")
+    bridged = figures["echo"]["bridged_1_stream"]["p50_ms"] / echo1  # type: ignore[index]
+    figures["bridged_echo_vs_echo_p50"] = round(bridged, 2)
+    print(f"the same echo via trio (two thread hops, no table) / echo p50 = {bridged:.2f}")
     return big_run(args.big, figures)
 
 

@@ -6,6 +6,7 @@
 // The ticket may also come from $ARENA_TICKET, the address from $ARENA_ADDRESS. The contract is
 // proto/arena/v1/arena.proto, loaded at run time (no code generation). The protocol, in short:
 //   1. open the bidirectional stream Arena.Play and send {hello: {ticket, protocol_version: 1}};
+//      this bot adds events_in_decisions: true, since it reads nothing but its decisions;
 //   2. the server sends welcome, snapshot and events (read them or ignore them), then a
 //      `decision` whenever it is your turn: answer it with {action: {decision_id, ...}};
 //   3. `refused` means the answer was not legal: the decision stays open, so answer again;
@@ -79,7 +80,9 @@ function main() {
   let current = null; // the open Decision
   let over = false;
 
-  call.write({ hello: { ticket: args.ticket, protocol_version: 1, bot_name: args.name } });
+  // events_in_decisions: new events ride inside each decision, not as messages of their own
+  call.write({ hello: { ticket: args.ticket, protocol_version: 1, bot_name: args.name,
+    events_in_decisions: true } });
   call.on('data', (message) => {
     // with oneofs: true, `message.message` names the field that is set ("decision", ...)
     switch (message.message) {
