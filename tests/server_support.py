@@ -35,6 +35,19 @@ class Recording:
         return [str(m.WhichOneof("message")) for m in self.messages]
 
 
+def events_in(message: pb.ServerMessage) -> Iterator[pb.Event]:
+    """Every event a message carries, old or new (a Decision's or snapshot's whole list)."""
+    kind = message.WhichOneof("message")
+    if kind == "event":
+        yield message.event
+    elif kind == "events":
+        yield from message.events.events
+    elif kind == "decision":
+        yield from message.decision.observation.events
+    elif kind == "snapshot":
+        yield from message.snapshot.events
+
+
 def delivered_events(messages: list[pb.ServerMessage]) -> Iterator[pb.Event]:
     """The events as they reached a seat as news, in order: streamed ones, a snapshot's, and
     with ``Hello.events_in_decisions`` the last ``new_events`` of each Decision's observation."""

@@ -5,27 +5,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 
 import pytest
 
 from arena.v1 import arena_pb2 as pb
 
-from .server_support import config, run_tables
+from .server_support import config, events_in, run_tables
 
 PRIVATE_KINDS = ("deal", "kitty", "bury")
-
-
-def events_in(message: pb.ServerMessage) -> Iterator[pb.Event]:
-    kind = message.WhichOneof("message")
-    if kind == "event":
-        yield message.event
-    elif kind == "events":
-        yield from message.events.events
-    elif kind == "decision":
-        yield from message.decision.observation.events
-    elif kind == "snapshot":
-        yield from message.snapshot.events
 
 
 def observation_in(message: pb.ServerMessage) -> pb.Observation | None:

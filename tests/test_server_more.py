@@ -29,6 +29,7 @@ from sample_bots.sdk import play, random_action
 from .server_support import (
     config,
     delivered_events,
+    events_in,
     random_bot,
     run_tables,
     streaming_random_bot,
@@ -199,19 +200,7 @@ def test_events_in_decisions_reach_the_seat_once_each_with_one_message_per_decis
     assert results[0].reason == "played to the end" and results[0].hands == 2
     for seat, recording in enumerate(recordings[0]):
         delivered = [e.sequence for e in delivered_events(recording.messages)]
-        everything = {
-            e.sequence
-            for m in recording.messages
-            for e in (
-                [m.event]
-                if m.WhichOneof("message") == "event"
-                else m.events.events
-                if m.WhichOneof("message") == "events"
-                else m.decision.observation.events
-                if m.WhichOneof("message") == "decision"
-                else m.snapshot.events
-            )
-        }
+        everything = {e.sequence for m in recording.messages for e in events_in(m)}
         assert delivered == sorted(everything), f"seat {seat}: an event lost or sent twice"
         decisions = [
             m.decision for m in recording.messages if m.WhichOneof("message") == "decision"
