@@ -51,6 +51,9 @@ class Phase(Enum):
     OVER = "over"
 
 
+_ACTING_PHASES = frozenset((Phase.DECLARE, Phase.BURY, Phase.FRY, Phase.PLAY))
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, for the seats in ``visible`` (JSON-ready ``data``)."""
@@ -288,8 +291,7 @@ class HandState:
     def legal_actions(self, seat: int | None = None) -> LegalActions:
         """What ``seat`` (default: the seat to act) may do now."""
         seat = self.to_play if seat is None else seat
-        if seat != self.to_play:
-            raise IllegalAction(f"it is seat {self.to_play}'s turn, not seat {seat}'s")
+        self._check_turn(seat)
         phase = self.phase
         if phase is Phase.PLAY:
             assert self.play is not None
@@ -301,23 +303,33 @@ class HandState:
         if phase in (Phase.DECLARE, Phase.FRY):
             bids = tuple(self._bid_choices(seat, phase))
             return LegalActions(phase, seat, can_pass=True, bids=bids)
-        raise IllegalAction("the hand is over")
+        raise AssertionError(phase)  # _check_turn refused every other phase
+
+    def _check_turn(self, seat: int) -> None:
+        if self.phase not in _ACTING_PHASES:
+            raise IllegalAction("the hand is over")
+        if seat != self.to_play:
+            raise IllegalAction(f"it is seat {self.to_play}'s turn, not seat {seat}'s")
 
     # -- acting -------------------------------------------------------------------------------
 
     def check(self, seat: int, action: Action) -> None:
-        """Raise :class:`IllegalAction` with the reason unless ``seat`` may take ``action``."""
-        legal = self.legal_actions(seat)
+        """Raise :class:`IllegalAction` with the reason unless ``seat`` may take ``action``.
+
+        Checks the action itself rather than listing every legal one: a play is checked
+        against the rules of following and throwing, not looked up among all legal plays."""
+        self._check_turn(seat)
         phase = self.phase
         if isinstance(action, Pass):
-            if not legal.can_pass:
+            if phase not in (Phase.DECLARE, Phase.FRY):
                 raise IllegalAction(f"no passing now: it is the {phase.value} phase")
         elif isinstance(action, (Declare, Fry)):
             wanted = Phase.DECLARE if isinstance(action, Declare) else Phase.FRY
             if phase is not wanted:
                 raise IllegalAction(f"cannot {wanted.value} in the {phase.value} phase")
-            if action.bid not in legal.bids:
-                shown = ", ".join(str(b) for b in legal.bids) or "none"
+            bids = tuple(self._bid_choices(seat, phase))
+            if action.bid not in bids:
+                shown = ", ".join(str(b) for b in bids) or "none"
                 raise IllegalAction(f"cannot {wanted.value} {action.bid} now; your bids: {shown}")
         elif isinstance(action, Bury):
             if phase is not Phase.BURY:
