@@ -1,9 +1,10 @@
 """The tournament report, computed from the stored games alone: tables, JSON and CSV.
 
-Per pairing: W-L-D, the pentanomial pair counts, Elo ± 95 % and LOS (from pairs, since the
-two games of a duplicate deal are not independent), and the variance that pairing removed.
-Per bot: games, score, win rate with a 95 % interval, a joint maximum-likelihood rating,
-levels and points per hand, and timeouts, illegal moves, crashes and forfeits.
+Per pairing: W-L-D, the pentanomial pair counts, the score with its 95 % interval, Elo ± 95 %
+and LOS (all from pairs, since the two games of a duplicate deal are not independent), and the
+variance that pairing removed. Per bot: games, score, win rate with a 95 % Wilson interval over
+its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts, illegal
+moves, crashes and forfeits.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ class PairLine:
     draws: int
     unfinished: int
     pentanomial: tuple[int, int, int, int, int]
+    score: float
+    """The first bot's mean score per game (a win 1, a draw ½), and its 95 % interval from
+    pairs."""
+    score_low: float
+    score_high: float
     elo: float
     elo_error: float
     los: float
@@ -102,6 +108,8 @@ def _pair_line(a: str, b: str, rows: list[GameRow]) -> PairLine:
         draws,
         len(rows) - len(scores),
         counts,
+        paired.score,
+        *paired.score_interval,
         paired.elo,
         paired.error,
         paired.los,
@@ -194,6 +202,7 @@ def print_report(report: Report, console: Console) -> None:
     for column in (
         "pairing",
         "W-L-D",
+        "score [95 %] (pairs)",
         "Elo ± 95 % (pairs)",
         "LOS",
         "Ptnml [0-2]",
@@ -206,6 +215,7 @@ def print_report(report: Report, console: Console) -> None:
         pairs.add_row(
             f"{p.bot_a} vs {p.bot_b}",
             f"{p.wins}-{p.losses}-{p.draws}",
+            f"{p.score:.1%} [{p.score_low:.1%}, {p.score_high:.1%}]",
             f"{p.elo:+.1f} ± {p.elo_error:.1f}",
             f"{p.los:.1%}",
             str(list(p.pentanomial)),

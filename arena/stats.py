@@ -48,6 +48,13 @@ class EloEstimate:
     los: float
     score: float
     n: int
+    score_error: float = math.inf
+    """Half the width of the score's 95 % interval (infinite when the sample cannot say)."""
+
+    @property
+    def score_interval(self) -> tuple[float, float]:
+        """The mean score's 95 % interval, within [0, 1]."""
+        return (max(0.0, self.score - self.score_error), min(1.0, self.score + self.score_error))
 
 
 def _estimate(outcomes: Sequence[float], weights: Sequence[int]) -> EloEstimate:
@@ -62,7 +69,7 @@ def _estimate(outcomes: Sequence[float], weights: Sequence[int]) -> EloEstimate:
         return EloEstimate(elo(score), math.inf, los, score, n)
     low, high = elo(score - _Z95 * spread), elo(score + _Z95 * spread)
     los = NormalDist().cdf((score - 0.5) / spread)
-    return EloEstimate(elo(score), (high - low) / 2, los, score, n)
+    return EloEstimate(elo(score), (high - low) / 2, los, score, n, _Z95 * spread)
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
@@ -71,7 +78,9 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     estimate = _estimate((1.0, 0.0, 0.5), (wins, losses, draws))
     decisive = wins + losses
     los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
-    return EloEstimate(estimate.elo, estimate.error, los, estimate.score, estimate.n)
+    return EloEstimate(
+        estimate.elo, estimate.error, los, estimate.score, estimate.n, estimate.score_error
+    )
 
 
 def pentanomial(pair_scores: Iterable[float]) -> tuple[int, int, int, int, int]:

@@ -79,3 +79,12 @@ def test_no_spread_means_no_claimed_precision() -> None:
     """Three pairs that all split 1-1 give Elo 0, but not ± 0: the error is unknown."""
     e = pentanomial_estimate((0, 0, 3, 0, 0))
     assert e.elo == 0 and math.isinf(e.error) and e.los == 0.5
+    assert e.score_interval == (0.0, 1.0)
+
+
+def test_score_interval_from_pairs() -> None:
+    # the montecarlo vs heuristic ladder: 150 pairs [11, 19, 73, 24, 23] score 0.5483 with
+    # σ² = 0.0720 per pair, so the 95 % interval is 0.5483 ± 1.96 · √(0.0720 / 150) = ± 0.0430
+    e = pentanomial_estimate((11, 19, 73, 24, 23))
+    low, high = e.score_interval
+    assert (round(e.score, 4), round(low, 4), round(high, 4)) == (0.5483, 0.5053, 0.5913)
