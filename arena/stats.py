@@ -48,13 +48,9 @@ class EloEstimate:
     los: float
     score: float
     n: int
-    score_error: float = math.inf
-    """Half the width of the score's 95 % interval (infinite when the sample cannot say)."""
-
-    @property
-    def score_interval(self) -> tuple[float, float]:
-        """The mean score's 95 % interval, within [0, 1]."""
-        return (max(0.0, self.score - self.score_error), min(1.0, self.score + self.score_error))
+    score_interval: tuple[float, float] = (0.0, 1.0)
+    """The mean score's 95 % interval: normal, from the outcomes' spread; Wilson's when every
+    outcome is alike (the sample then shows no spread, yet n alike results still bound it)."""
 
 
 def _estimate(outcomes: Sequence[float], weights: Sequence[int]) -> EloEstimate:
@@ -66,10 +62,11 @@ def _estimate(outcomes: Sequence[float], weights: Sequence[int]) -> EloEstimate:
     spread = math.sqrt(variance / n)
     if spread == 0:  # every result alike: the sample says nothing about its own spread
         los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
-        return EloEstimate(elo(score), math.inf, los, score, n)
-    low, high = elo(score - _Z95 * spread), elo(score + _Z95 * spread)
+        return EloEstimate(elo(score), math.inf, los, score, n, wilson_interval(score * n, n))
+    low, high = score - _Z95 * spread, score + _Z95 * spread
     los = NormalDist().cdf((score - 0.5) / spread)
-    return EloEstimate(elo(score), (high - low) / 2, los, score, n, _Z95 * spread)
+    error = (elo(high) - elo(low)) / 2
+    return EloEstimate(elo(score), error, los, score, n, (max(0.0, low), min(1.0, high)))
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
@@ -79,7 +76,7 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     decisive = wins + losses
     los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
     return EloEstimate(
-        estimate.elo, estimate.error, los, estimate.score, estimate.n, estimate.score_error
+        estimate.elo, estimate.error, los, estimate.score, estimate.n, estimate.score_interval
     )
 
 

@@ -79,7 +79,11 @@ def test_no_spread_means_no_claimed_precision() -> None:
     """Three pairs that all split 1-1 give Elo 0, but not ± 0: the error is unknown."""
     e = pentanomial_estimate((0, 0, 3, 0, 0))
     assert e.elo == 0 and math.isinf(e.error) and e.los == 0.5
-    assert e.score_interval == (0.0, 1.0)
+    # the score's interval falls back on Wilson's over the 3 pairs: ½ ± 0.3747
+    assert tuple(round(x, 4) for x in e.score_interval) == (0.1253, 0.8747)
+    # three lost pairs: 0, at most 56 %, not "anything from 0 to 100 %"
+    low, high = pentanomial_estimate((3, 0, 0, 0, 0)).score_interval
+    assert (low, round(high, 4)) == (0.0, 0.5615)
 
 
 def test_score_interval_from_pairs() -> None:
