@@ -19,6 +19,8 @@ from engine.cards import Rank, parse_cards
 from engine.hand import Event as EngineEvent
 from engine.hand import LegalActions, Phase
 from engine.legal import LegalPlays, Option
+from engine.match import Match
+from engine.observation import observe
 from engine.rules import CardRules
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "action_from_message",
     "action_to_message",
     "arena_stub",
+    "decision_message",
     "event_message",
     "legal_from_message",
     "legal_message",
@@ -117,6 +120,20 @@ def observation_message(
             )
         )
     return message
+
+
+def decision_message(
+    match: Match, seat: int, decision_id: int, legal: LegalActions | None = None
+) -> pb.Decision:
+    """The Decision for ``seat`` (to play now), built the plain way with a 1 s deadline, for
+    bots run in-process and for tests (the table assembles the same message from stored
+    bytes, :mod:`arena.wire`, with its clocks)."""
+    return pb.Decision(
+        decision_id=decision_id,
+        observation=observation_message(observe(match, seat)),
+        legal=legal_message(legal or match.legal_actions(seat)),
+        deadline_ms=1000,
+    )
 
 
 def legal_message(legal: LegalActions) -> pb.LegalMoves:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 __all__ = [
@@ -75,9 +75,7 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     estimate = _estimate((1.0, 0.0, 0.5), (wins, losses, draws))
     decisive = wins + losses
     los = 0.5 if decisive == 0 else 0.5 + 0.5 * math.erf((wins - losses) / math.sqrt(2 * decisive))
-    return EloEstimate(
-        estimate.elo, estimate.error, los, estimate.score, estimate.n, estimate.score_interval
-    )
+    return replace(estimate, los=los)
 
 
 def pentanomial(pair_scores: Iterable[float]) -> tuple[int, int, int, int, int]:

@@ -397,8 +397,7 @@ class Table:
             strikes=self.seats[seat].stats.strikes,
         )
         observation = self._observation(seat)
-        connection = self.seats[seat].connection
-        if connection is not None and connection.events_in_decisions:
+        if self._events_in_decisions(seat):
             # the pending events are the observation's last ones (a hand's end flushed the rest)
             fixed.new_events = len(self._pending[seat])
             self._pending[seat] = []
@@ -470,11 +469,14 @@ class Table:
         """Send every seat what is pending for it (``streaming_only``: not to the seats that
         take their events inside their Decisions)."""
         self._convert_pending()
-        for seat, state in enumerate(self.seats):
-            connection = state.connection
-            if streaming_only and connection is not None and connection.events_in_decisions:
-                continue
-            self._flush_seat(seat)
+        for seat in range(4):
+            if not (streaming_only and self._events_in_decisions(seat)):
+                self._flush_seat(seat)
+
+    def _events_in_decisions(self, seat: int) -> bool:
+        """The seat's bot asked for its events inside its Decisions (in its Hello)."""
+        connection = self.seats[seat].connection
+        return connection is not None and connection.events_in_decisions
 
     def _match_over(self) -> pb.MatchOver:
         result = self.result

@@ -22,12 +22,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from arena.protocol import ProtocolError, action_from_message, legal_message, observation_message
+from arena.protocol import ProtocolError, action_from_message, decision_message
 from arena.stats import wilson_interval
 from arena.table import default_action, forced_action
 from arena.v1 import arena_pb2 as pb
 from engine.match import Match, team_of
-from engine.observation import observe
 from engine.presets import PRESETS
 from engine.trick import IllegalAction
 from sample_bots import heuristic_bot, mc_bot
@@ -63,12 +62,7 @@ def play_game(
             match.apply(seat, forced)
             continue
         decision_id += 1
-        decision = pb.Decision(
-            decision_id=decision_id,
-            observation=observation_message(observe(match, seat)),
-            legal=legal_message(legal),
-            deadline_ms=1000,
-        )
+        decision = decision_message(match, seat, decision_id, legal)
         started = time.perf_counter()
         answer = bots[seat](Turn(decision))
         thinking += time.perf_counter() - started

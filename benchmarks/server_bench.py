@@ -34,12 +34,10 @@ import trio
 
 from arena.bridge import Bridge, Connection
 from arena.logs import configure_logging
-from arena.protocol import legal_message, observation_message
+from arena.protocol import decision_message
 from arena.server import open_server, tune_garbage_collector
 from arena.table import TableConfig
-from arena.v1 import arena_pb2 as pb
 from engine.match import Match
-from engine.observation import observe
 from engine.presets import PRESETS
 
 HERE = Path(__file__).resolve().parent
@@ -52,14 +50,7 @@ def decision_size() -> int:
     match = Match(PRESETS["classic"], seed=1)
     while match.hand.phase.value != "play" or len(match.hand.play.tricks) < 8:  # type: ignore[union-attr]
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    seat = match.to_play
-    decision = pb.Decision(
-        decision_id=1,
-        observation=observation_message(observe(match, seat)),
-        legal=legal_message(match.legal_actions(seat)),
-        deadline_ms=1000,
-    )
-    return len(decision.SerializeToString())
+    return len(decision_message(match, match.to_play, 1).SerializeToString())
 
 
 def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

@@ -84,8 +84,7 @@ def read(decision: pb.Decision) -> Knowledge:
     )
     lead_suit: int | None = None
     in_trick = 0
-    played_by: Counter[int] = Counter()
-    cards_played_by: dict[int, Counter[Card]] = {}
+    played_by: dict[int, Counter[Card]] = {s: Counter() for s in range(4)}
     for event in seen.events:
         if event.bid and event.kind in ("declare", "fry"):
             _show(knowledge, event.seat, event.bid, seen.level, preset.card)
@@ -99,8 +98,7 @@ def read(decision: pb.Decision) -> Knowledge:
         elif event.kind == "play" and trump is not None:
             cards = [_card(c) for c in event.cards]
             knowledge.played.update(cards)
-            played_by[event.seat] += len(cards)
-            cards_played_by.setdefault(event.seat, Counter()).update(cards)
+            played_by[event.seat].update(cards)
             suits = {trump.suit_of[c] for c in cards}
             if in_trick == 0:
                 lead_suit = trump.suit_of[cards[0]] if len(suits) == 1 else None
@@ -112,12 +110,10 @@ def read(decision: pb.Decision) -> Knowledge:
         for play in seen.trick:
             trick.add(play.seat, [_card(c) for c in play.cards])
         knowledge.trick = trick
-        start = len(knowledge.hand) + played_by[seen.seat]
-        knowledge.hand_sizes = {s: start - played_by[s] for s in range(4)}
+        start = len(knowledge.hand) + played_by[seen.seat].total()
+        knowledge.hand_sizes = {s: start - played_by[s].total() for s in range(4)}
     knowledge.shown = {
-        s: +(shown - cards_played_by.get(s, Counter()))
-        for s, shown in knowledge.shown.items()
-        if s != seen.seat
+        s: +(shown - played_by[s]) for s, shown in knowledge.shown.items() if s != seen.seat
     }
     return knowledge
 

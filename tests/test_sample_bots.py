@@ -9,11 +9,10 @@ import subprocess
 import sys
 from collections import Counter
 
-from arena.protocol import legal_message, observation_message
+from arena.protocol import decision_message
 from arena.v1 import arena_pb2 as pb
 from engine.cards import Rank, Suit, format_cards, parse_cards
 from engine.match import Match
-from engine.observation import observe
 from engine.playing import CardPlay
 from engine.presets import PRESETS
 from engine.trick import Trick
@@ -170,13 +169,7 @@ def _decision_after(seed: int, tricks: int) -> tuple[pb.Decision, Match]:
     rng = random.Random(seed)
     while match.hand.phase.value != "play" or len(match.hand.play.tricks) < tricks:  # type: ignore[union-attr]
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    seat = match.to_play
-    decision = pb.Decision(
-        decision_id=1,
-        observation=observation_message(observe(match, seat)),
-        legal=legal_message(match.legal_actions(seat)),
-    )
-    return decision, match
+    return decision_message(match, match.to_play, 1), match
 
 
 def test_samples_keep_the_cards_seats_showed_in_their_bids() -> None:
