@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import statistics
 import time
 from collections.abc import Sequence
@@ -75,11 +76,19 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_command(args)
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("chaodipi-arena")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
         description="The arena where 炒地皮 (Chao Dipi) bots play.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     presets = commands.add_parser(
         "presets",

@@ -19,7 +19,12 @@ command = ["python3", "-m", "sample_bots.heuristic_bot"]
 ```
 
 A bot command is started once per seat and game with ``--address ADDRESS --ticket TICKET``
-appended, and with ``ARENA_ADDRESS`` and ``ARENA_TICKET`` in its environment. A bot that runs
+appended, and with ``ARENA_ADDRESS`` and ``ARENA_TICKET`` in its environment. It runs in the
+config file's folder, with the arena's own environment (its ``PATH`` included); a command whose
+first word is ``python3`` or ``python`` runs with the interpreter that runs the arena (so it has
+the project's packages), and any other spelling (``/usr/bin/python3``, ``python3.12``) is kept.
+A bot that has not connected ``connect_timeout`` seconds after its start (default 10) did not
+play: its game is void, not a loss. A bot that runs
 elsewhere is declared with ``token = "a secret of 8+ characters"`` instead of a command: it
 connects to the address ``arena run`` prints (``--port`` fixes it) and presents the token as
 its ticket, once per seat it should play (one stream per seat; seats are handed out in order).
@@ -30,7 +35,9 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
+import sys
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +60,11 @@ _KNOWN = {
     "bots",
     "replays",
     "seed_base",
+    "connect_timeout",
 }
+
+PYTHON_NAMES = ("python3", "python")
+"""A bot command starting with one of these runs with the arena's own interpreter."""
 
 
 class ConfigError(ValueError):
@@ -67,6 +78,19 @@ class BotSpec:
     name: str
     command: tuple[str, ...] = ()
     token: str | None = None
+
+    def argv(self) -> tuple[str, ...]:
+        """The command to start: a leading ``python3`` (or ``python``) becomes the arena's own
+        interpreter, ``sys.executable``.
+
+        >>> BotSpec("b", ("python3", "-m", "bot")).argv()[0] == sys.executable
+        True
+        >>> BotSpec("b", ("/usr/bin/python3", "bot.py")).argv()[0]
+        '/usr/bin/python3'
+        """
+        if self.command and self.command[0] in PYTHON_NAMES:
+            return (sys.executable, *self.command[1:])
+        return self.command
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +108,10 @@ class TournamentConfig:
     replays: Path | None
     seed_base: int
     bots: tuple[BotSpec, ...]
+    connect_timeout: float = 10.0
+    """Seconds a bot has to connect after its start; then its game is void."""
+    folder: Path = Path()
+    """Where bot commands run: the config file's folder."""
 
     def pairings(self) -> list[tuple[str, str]]:
         """The pairs of bots that meet, in a fixed order."""
@@ -96,7 +124,9 @@ class TournamentConfig:
     def fingerprint(self) -> str:
         """What must not change for ``--resume`` to continue this tournament."""
         key = {
-            k: v for k, v in asdict(self).items() if k not in ("concurrency", "database", "replays")
+            k: v
+            for k, v in asdict(self).items()
+            if k not in ("concurrency", "database", "replays", "connect_timeout", "folder")
         }
         return hashlib.sha256(json.dumps(key, default=str, sort_keys=True).encode()).hexdigest()[
             :16
@@ -132,6 +162,15 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         "max_strikes": _int(data, "max_strikes", 3, 1),
         "seed_base": _int(data, "seed_base", 1, 0),
     }
+    connect_timeout = data.get("connect_timeout", 10)
+    if (
+        not isinstance(connect_timeout, int | float)
+        or isinstance(connect_timeout, bool)
+        or connect_timeout <= 0
+    ):
+        raise ConfigError(
+            f"connect_timeout: must be a positive number of seconds, not {connect_timeout!r}"
+        )
     bots_table = data.get("bots")
     if not isinstance(bots_table, dict) or not bots_table:
         raise ConfigError("bots: add at least two [bots.NAME] tables with a command")
@@ -179,12 +218,15 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         database=database if database.is_absolute() else base / database,
         replays=None if replays is None else base / str(replays),
         bots=tuple(bots),
+        connect_timeout=float(connect_timeout),
+        folder=base,
         **numbers,
     )
 
 
-def load_config(path: Path) -> TournamentConfig:
-    """Read and check a tournament config file."""
+def load_config(path: Path, overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
+    """Read and check a tournament config file; ``overrides`` replace its top-level keys (the
+    command line's ``--seeds`` and the like) and are checked the same way."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -193,4 +235,5 @@ def load_config(path: Path) -> TournamentConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path} is not valid TOML: {err}") from None
+    data.update(overrides or {})
     return parse_config(data, path.parent)

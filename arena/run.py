@@ -13,8 +13,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from arena.config import ConfigError, load_config
 from arena.logs import configure_logging
-from arena.report import build_report, print_report, report_csv
-from arena.results import GameRow, ResultsDB, ResumeError
+from arena.report import Report, build_report, print_report, report_csv
+from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
 from arena.server import tune_garbage_collector
 from arena.tournament import Sprt, run_tournament, schedule
 
@@ -36,9 +36,17 @@ def _parse_sprt(text: str) -> Sprt:
     return Sprt(elo0, elo1, alpha, beta)
 
 
+OVERRIDES = ("preset", "hands", "seeds", "concurrency")
+"""Config keys the command line may override (``--seeds 50`` wins over ``seeds = 10``)."""
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    return {k: getattr(args, k) for k in OVERRIDES if getattr(args, k) is not None}
+
+
 def run_command(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.config)
+        config = load_config(args.config, _overrides(args))
         sprt = _parse_sprt(args.sprt) if args.sprt else None
     except (ConfigError, ValueError) as err:
         return _fail("run", str(err))
@@ -65,8 +73,10 @@ def run_command(args: argparse.Namespace) -> int:
             verdict = {1.0: f"{key.bot_a} wins", 0.0: f"{key.bot_b} wins", 0.5: "drawn"}.get(
                 row.score_a if row.score_a is not None else -1.0, row.reason
             )
+            if row.void is not None:
+                verdict = "void (played again on --resume)"
             print(
-                f"game {done}/{all_games}: {key.bot_a} vs {key.bot_b}, seed {key.seed}"
+                f"game {done}/{all_games}: {key.bot_a} vs {key.bot_b}, deal {key.seed}"
                 f"{' (seats swapped)' if key.swapped else ''}: {verdict}, {row.hands} hands, "
                 f"{row.seconds:.1f} s",
                 file=sys.stderr,
@@ -88,28 +98,41 @@ def run_command(args: argparse.Namespace) -> int:
                     on_game=on_game,
                 )
             )
-    except ResumeError as err:
+    except (ResumeError, DatabaseError) as err:
         return _fail("run", str(err))
-    db = ResultsDB(config.database)
+    stored = f"{outcome.played} games played now"
+    if outcome.void:
+        stored += f" (and {outcome.void} void, to play again)"
+    stored += f", {outcome.skipped} already stored in {config.database}"
+    if outcome.interrupted:
+        print(
+            f"arena run: interrupted; {stored}; the games in flight were dropped: run it again "
+            "with --resume to go on",
+            file=sys.stderr,
+        )
+        return 130
+    db = ResultsDB(config.database, read_only=True)
     report = build_report(db.rows(), [b.name for b in config.bots])
     db.close()
-    _emit(report, args)
-    if outcome.sprt:
+    extra: dict[str, object] = {"sprt": outcome.sprt} if outcome.sprt else {}
+    _emit(report, args, extra)
+    if outcome.sprt and not args.json:
         print(f"SPRT: {outcome.sprt}")
-    for problem in outcome.problems:
+    for problem in outcome.problems[:20]:
         print(f"arena run: {problem}", file=sys.stderr)
-    print(
-        f"arena run: {outcome.played} games played now, {outcome.skipped} already stored in "
-        f"{config.database}",
-        file=sys.stderr,
-    )
+    if len(outcome.problems) > 20:
+        print(f"arena run: … and {len(outcome.problems) - 20} more problems", file=sys.stderr)
+    if outcome.stopped is not None:
+        print(f"arena run: stopped: {outcome.stopped}", file=sys.stderr)
+    print(f"arena run: {stored}", file=sys.stderr)
     bad = any(b.crashes or b.forfeits for b in report.bots) or bool(outcome.problems)
-    return 1 if bad else 0
+    return 1 if bad or outcome.stopped or outcome.void else 0
 
 
-def _emit(report, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-def]
+def _emit(report: Report, args: argparse.Namespace, extra: dict[str, object] | None = None) -> None:
     if args.json:
-        print(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+        document = {**report.as_dict(), **(extra or {})}
+        print(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False))
     else:
         console = Console()
         print_report(report, console if console.is_terminal else Console(width=150))
@@ -118,9 +141,10 @@ def _emit(report, args: argparse.Namespace) -> None:  # type: ignore[no-untyped-
 
 
 def report_command(args: argparse.Namespace) -> int:
-    if not args.database.exists():
-        return _fail("report", f"no database at {args.database}")
-    db = ResultsDB(args.database)
+    try:
+        db = ResultsDB(args.database, read_only=True)
+    except DatabaseError as err:
+        return _fail("report", str(err))
     rows = db.rows()
     db.close()
     if not rows:
@@ -143,8 +167,8 @@ a config file, every key with its default:
 
   preset = "classic"          # see `arena presets`
   hands = 4                   # hands per game; 0 plays whole matches
-  seeds = 10                  # deal seeds, each played twice (seats swapped)
-  seed_base = 1               # the first seed
+  seeds = 10                  # deals, each played twice (seats swapped)
+  seed_base = 1               # the first deal's number
   concurrency = 4             # games at once
   schedule = "round-robin"    # or "gauntlet", with gauntlet = "NAME"
   decision_ms = 1000          # time per decision
@@ -152,11 +176,23 @@ a config file, every key with its default:
   max_strikes = 3             # timeouts before a forfeit
   database = "results.sqlite" # relative to the config file
   replays = "replays"         # optional: a folder for each game's replay
+  connect_timeout = 10        # seconds a bot has to connect; then its game is void
 
   [bots.mine]
   command = "python3 my_bot.py"      # or a list of arguments
   [bots.visitor]
   token = "a-secret-of-8+-chars"     # connects by itself to the address printed
+
+bot commands run in the config file's folder, with the arena's environment (PATH included); a
+command starting with python3 (or python) runs with the interpreter running the arena, so it
+has the arena's packages; spell out another (/usr/bin/python3, python3.12) to use that one.
+
+deals come from a secret key made for each tournament and kept in its database: --resume
+plays the same cards, and no bot can work out a deal from its number. A game in which a bot
+never played (it could not start, exited before its first decision or did not connect in
+connect_timeout seconds) is void: kept out of the statistics and played again on --resume; a
+bot that fails to start 3 games in a row stops the run. Ctrl-C stops cleanly (exit code 130):
+the games in flight are dropped, and --resume goes on.
 """
 
 
@@ -181,6 +217,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "--host", default="127.0.0.1", help="address to serve on (bots with a token connect here)"
     )
     run.add_argument("--port", type=int, default=0, help="port to serve on (default: any free)")
+    overrides = run.add_argument_group(
+        "config overrides", "these win over the config file's keys of the same name"
+    )
+    overrides.add_argument("--preset", help="rule preset (see `arena presets`)")
+    overrides.add_argument("--hands", type=int, help="hands per game; 0 plays whole matches")
+    overrides.add_argument("--seeds", type=int, help="deals, each played twice (seats swapped)")
+    overrides.add_argument("--concurrency", type=int, help="games at once")
     run.set_defaults(run=run_command)
     report = commands.add_parser(
         "report",

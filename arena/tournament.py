@@ -1,17 +1,29 @@
 """The tournament runner: duplicate deals, bot processes, one table per game, results to SQLite.
 
-Every pairing plays the same deal seeds, and each seed twice with the teams' seats swapped, so
-card luck cancels in the pair (``docs/architecture.md``). A game starts a table on the in-process
-server and launches the four bot processes. It waits for the match, then stores one row before
-the next game needs the slot (``concurrency`` games at once, a ``trio.CapacityLimiter``).
+Every pairing plays the same deals, and each deal twice with the teams' seats swapped, so card
+luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
+tournament's secret key (:mod:`arena.deals`), kept in its database: no bot can guess them from
+the deal number, and ``--resume`` deals them again. A game starts a table on the in-process
+server and launches the four bot processes (:mod:`arena.processes`). It waits for the match,
+then stores one row before the next game needs the slot (``concurrency`` games at once).
+
+A game in which a bot never played (it could not start, exited before its first decision, or
+did not connect in time) is void: stored with the reason, left out of every statistic, played
+again on ``--resume``. A bot that fails to start several games in a row stops the run.
+
+Nothing of a deal leaves the run while a game on that deal still plays: a table's replay is
+moved into the replays folder, and spectators see the table, only once every game of this run
+on its deal has ended.
 """
 
 from __future__ import annotations
 
-import os
+import secrets
 import signal
-import subprocess
+import tempfile
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,17 +31,19 @@ from pathlib import Path
 import trio
 
 from arena.config import BotSpec, TournamentConfig
+from arena.deals import DealKey
 from arena.logs import get_logger
+from arena.processes import BotProcess, StartFailures, launch, stderr_tail
 from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
 from arena.stats import pentanomial, sprt_bounds, sprt_llr
 from arena.table import Table, TableConfig, TableResult
 from engine.presets import PRESETS
 
-__all__ = ["Outcome", "Sprt", "run_tournament", "schedule"]
+__all__ = ["Outcome", "Sprt", "game_label", "run_tournament", "schedule"]
 
-STDERR_TAIL = 2000
 EXIT_GRACE_S = 3.0
+"""How long bots may take to exit by themselves once their match is over."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,161 +58,228 @@ class Sprt:
 
 @dataclass(slots=True)
 class Outcome:
-    """What a run did: games played now, problems seen, and an SPRT verdict if one was asked."""
+    """What a run did: games stored now (results and void ones), problems seen, an SPRT verdict
+    if one was asked, and why it stopped early if it did."""
 
     played: int = 0
+    void: int = 0
     skipped: int = 0
     problems: list[str] = field(default_factory=list)
     sprt: str | None = None
+    stopped: str | None = None
+    """Why the run stopped before its schedule ended (a bot that cannot start)."""
+    interrupted: bool = False
+    """Stopped by Ctrl-C or SIGTERM: the games in flight were dropped."""
 
 
 def schedule(config: TournamentConfig) -> list[GameKey]:
-    """Every game of the tournament: pairings × seeds × (as dealt, swapped)."""
+    """Every game of the tournament: deals × pairings × (as dealt, swapped)."""
     return [
-        GameKey(a, b, config.seed_base + seed, swapped)
-        for seed in range(config.seeds)
+        GameKey(a, b, config.seed_base + deal, swapped)
+        for deal in range(config.seeds)
         for a, b in config.pairings()
         for swapped in (0, 1)
     ]
 
 
-async def _launch(
-    spec: BotSpec, address: str, ticket: str, log_dir: Path, label: str
-) -> tuple[trio.Process, Path]:
-    stderr_path = log_dir / f"{label}.stderr"
-    stderr = stderr_path.open("wb")
-    try:
-        process = await trio.lowlevel.open_process(
-            [*spec.command, "--address", address, "--ticket", ticket],
-            env={**os.environ, "ARENA_ADDRESS": address, "ARENA_TICKET": ticket},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            start_new_session=True,
-        )
-    finally:
-        stderr.close()
-    return process, stderr_path
+def game_label(key: GameKey) -> str:
+    """A game's name in logs, replays and messages: ``alpha-beta-d3-a`` (``b``: seats
+    swapped). Not the table's name, which no bot can guess."""
+    return f"{key.bot_a}-{key.bot_b}-d{key.seed}-{'b' if key.swapped else 'a'}"
 
 
-async def _seat_gone_if_dead(table: Table, seat: int, process: trio.Process) -> None:
-    """A bot that exits before the match is over will not connect: stop waiting for it."""
-    await process.wait()
-    table.seat_gone(seat)
+@dataclass(slots=True)
+class _Deals:
+    """Which deals still have games playing in this run; spectators and replays of a deal wait
+    for all of them."""
+
+    left: Counter[int]
+    over: dict[int, trio.Event] = field(default_factory=dict)
+    ended: dict[int, list[tuple[Table, str]]] = field(default_factory=dict)
+
+    def spectators_after(self, deal: int) -> trio.Event:
+        return self.over.setdefault(deal, trio.Event())
+
+    def game_ended(self, deal: int, table: Table, label: str) -> list[tuple[Table, str]]:
+        """Record a finished game; return the deal's tables once its last game has ended."""
+        self.ended.setdefault(deal, []).append((table, label))
+        self.left[deal] -= 1
+        if self.left[deal] > 0:
+            return []
+        self.spectators_after(deal).set()
+        return self.ended.pop(deal)
 
 
-def _tail(path: Path) -> str:
-    try:
-        data = path.read_bytes()[-STDERR_TAIL:]
-    except OSError:
-        return ""
-    return data.decode("utf-8", "replace").strip()
+@dataclass(slots=True)
+class _Run:
+    """What every game of one run shares."""
+
+    config: TournamentConfig
+    server: ArenaServer
+    deal_key: DealKey
+    log_dir: Path
+    staging: Path
+    deals: _Deals
+    failures: StartFailures
+    stop: Callable[[str], None]
 
 
-async def _play_game(
-    server: ArenaServer,
-    config: TournamentConfig,
-    key: GameKey,
-    log_dir: Path,
-) -> GameRow:
+@dataclass(slots=True)
+class _Game:
+    """One game's seats and what went wrong with its bots."""
+
+    key: GameKey
+    specs: list[BotSpec]
+    table: Table
+    label: str
+    processes: list[BotProcess | None] = field(default_factory=lambda: [None] * 4)
+    void: list[str] = field(default_factory=list)
+    """Why the game is not a result, one line per seat whose bot never played."""
+    failed: dict[str, tuple[BotSpec, str, Path | None]] = field(default_factory=dict)
+    crashes: list[int] = field(default_factory=lambda: [0, 0])
+    crashed: set[int] = field(default_factory=set)
+    """Seats whose bot crashed mid-game."""
+    problems: list[str] = field(default_factory=list)
+
+    def never_played(self, seat: int, why: str, stderr: Path | None) -> None:
+        spec = self.specs[seat]
+        tail = "" if stderr is None else f": {stderr_tail(stderr)}"
+        self.void.append(f"{spec.name} (seat {seat}, game {self.label}) {why}{tail}")
+        self.failed.setdefault(spec.name, (spec, why, stderr))
+        self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
+
+
+async def _watch_exit(game: _Game, bot: BotProcess) -> None:
+    """A bot's exit is an event: before its first decision the game is void; later, a crash."""
+    code = await bot.process.wait()
+    table = game.table
+    if table.result is not None:
+        return
+    stats = table.seats[bot.seat].stats
+    if stats.decisions == 0:
+        what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
+        game.never_played(bot.seat, f"{what} (exit code {code})", bot.stderr)
+        return
+    game.crashes[bot.seat % 2] += 1
+    game.crashed.add(bot.seat)
+    game.problems.append(
+        f"{bot.spec.name} (seat {bot.seat}, game {game.label}) crashed mid-game, exit code "
+        f"{code}: {stderr_tail(bot.stderr)}"
+    )
+    table.seat_gone(bot.seat)
+
+
+async def _watch_connect(game: _Game, timeout: float) -> None:
+    """Every seat must connect within ``timeout`` seconds of the game's start."""
+    with trio.move_on_after(timeout):
+        await game.table.connected.wait()
+        return
+    for seat, state in enumerate(game.table.seats):
+        if state.stats.connects == 0 and game.table.result is None:
+            bot = game.processes[seat]
+            game.never_played(
+                seat,
+                f"did not connect within {timeout:g} s",
+                None if bot is None else bot.stderr,
+            )
+
+
+async def _play_game(run: _Run, key: GameKey) -> GameRow:
+    config = run.config
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if key.swapped == 0 else (key.bot_b, key.bot_a)
     table_config = TableConfig(
         PRESETS[config.preset],
-        seed=key.seed,
+        seed=run.deal_key.seed(key.seed),
         max_hands=config.hands or None,
         decision_ms=config.decision_ms,
         bank_ms=config.bank_ms,
         max_strikes=config.max_strikes,
-        connect_timeout_s=30.0,
-        replay_dir=config.replays,
+        # the runner decides about late bots (void games); the table only must not start early
+        connect_timeout_s=config.connect_timeout + 60.0,
+        replay_dir=run.staging if config.replays is not None else None,
     )
-    name = f"{key.bot_a}-{key.bot_b}-s{key.seed}-{'b' if key.swapped else 'a'}"
-    table = server.start_table(table_config, name=name)
+    label = game_label(key)
+    table = run.server.start_table(table_config, name=secrets.token_urlsafe(12))
+    specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
+    game = _Game(key, specs, table, label)
+    get_logger(table=table.name).debug("game_started", game=label)
     started = time.perf_counter()
-    processes: list[tuple[trio.Process | None, Path]] = []
-    problems: list[str] = []
     try:
-        for seat in range(4):
-            spec = bots[team0 if seat % 2 == 0 else team1]
-            if spec.token is not None:
-                server.expect(spec.token, table, seat)
-                processes.append((None, log_dir / "external"))
-                continue
-            try:
-                processes.append(
-                    await _launch(
-                        spec, server.address, table.ticket(seat), log_dir, f"{name}-{seat}"
-                    )
-                )
-            except OSError as err:
-                problems.append(f"{spec.name} could not start: {err}")
-                processes.append((None, log_dir / "missing"))
         async with trio.open_nursery() as watchers:
-            for seat, (process, path) in enumerate(processes):
-                if process is None:
-                    if path.name != "external":
-                        table.seat_gone(seat)
-                else:
-                    watchers.start_soon(_seat_gone_if_dead, table, seat, process)
-            result = await server.wait(table)
+            for seat, spec in enumerate(specs):
+                if spec.token is not None:
+                    run.server.expect(spec.token, table, seat)
+                    continue
+                try:
+                    bot = await launch(
+                        spec,
+                        seat,
+                        address=run.server.address,
+                        ticket=table.ticket(seat),
+                        folder=config.folder,
+                        stderr=run.log_dir / f"{label}-{seat}.stderr",
+                    )
+                except OSError as err:
+                    game.never_played(seat, f"could not start: {err}", None)
+                    break
+                game.processes[seat] = bot
+                watchers.start_soon(_watch_exit, game, bot)
+            watchers.start_soon(_watch_connect, game, config.connect_timeout)
+            result = await run.server.wait(table)
             watchers.cancel_scope.cancel()
-        with trio.move_on_after(EXIT_GRACE_S):
-            for process, _ in processes:
-                if process is not None:
-                    await process.wait()
+        if not game.void:
+            with trio.move_on_after(EXIT_GRACE_S):
+                for running in game.processes:
+                    if running is not None:
+                        await running.process.wait()
     finally:
-        for process, _ in processes:
-            if process is not None and process.returncode is None:
-                with trio.CancelScope(shield=True):
-                    process.send_signal(signal.SIGKILL)
-                    await process.wait()
-    crashes = [0, 0]
-    for seat, (process, stderr_path) in enumerate(processes):
-        bot = team0 if seat % 2 == 0 else team1
-        if process is None:
-            if stderr_path.name == "external":
-                if result.seats[seat].connects == 0:
-                    problems.append(f"{bot} (seat {seat}, game {name}) never connected")
-            else:
-                crashes[seat % 2] += 1
-            continue
-        if process.returncode not in (0, -signal.SIGKILL):
-            crashes[seat % 2] += 1
-            never = result.seats[seat].connects == 0
-            what = "could not start" if never else "crashed"
-            problems.append(
-                f"{bot} (seat {seat}, game {name}) {what}, exit code {process.returncode}: "
-                f"{_tail(stderr_path) or '(no stderr)'}"
+        for running in game.processes:
+            if running is not None:
+                await running.kill()
+    for seat, ended in enumerate(game.processes):
+        if ended is not None and ended.crashed() and not game.void and seat not in game.crashed:
+            # it exited with an error after its match: worth a line, not a crash
+            game.problems.append(
+                f"{ended.spec.name} (seat {seat}, game {label}) exited with code "
+                f"{ended.exit_code} after the match: {stderr_tail(ended.stderr)}"
             )
-    records = [(r.dealer, r.total) for r in table.match.records]
-    return _row(key, team0, result, crashes, problems, time.perf_counter() - started, records)
+    _count_starts(run, game)
+    _release_deal(run, run.deals.game_ended(key.seed, table, label))
+    return _row(key, team0, result, game, time.perf_counter() - started)
 
 
-def _row(
-    key: GameKey,
-    team0: str,
-    result: TableResult,
-    crashes: list[int],
-    problems: list[str],
-    seconds: float,
-    records: list[tuple[int, int]],
-) -> GameRow:
+def _count_starts(run: _Run, game: _Game) -> None:
+    """Feed the start-failure counter; stop the run when a bot keeps failing to start."""
+    for spec, why, stderr in game.failed.values():
+        message = run.failures.failed(spec, why, stderr)
+        if message is not None:
+            run.stop(message)
+            return
+    for seat, spec in enumerate(game.specs):
+        if spec.name not in game.failed and game.table.seats[seat].stats.decisions > 0:
+            run.failures.played(spec)
+
+
+def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
     a_team = 0 if team0 == key.bot_a else 1
     b_team = 1 - a_team
+    void = "; ".join(game.void) or None
     score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
     if result.winner is None and result.reason == "played to the end":
         score_a = 0.5
+    if void is not None:
+        score_a = None
     defended = [0, 0]
     points = [0, 0]
-    for dealer, total in records:
+    for dealer, total in [(r.dealer, r.total) for r in game.table.match.records]:
         defenders = 1 - dealer % 2
         defended[defenders] += 1
         points[defenders] += total
     strikes = [sum(result.seats[s].strikes for s in (t, t + 2)) for t in (0, 1)]
     illegal = [sum(result.seats[s].illegal for s in (t, t + 2)) for t in (0, 1)]
     forfeit = None
-    if result.forfeited_by is not None:
+    if result.forfeited_by is not None and void is None:
         forfeit = key.bot_a if result.forfeited_by % 2 == a_team else key.bot_b
     return GameRow(
         key=key,
@@ -214,13 +295,23 @@ def _row(
         strikes_b=strikes[b_team],
         illegal_a=illegal[a_team],
         illegal_b=illegal[b_team],
-        crashes_a=crashes[a_team],
-        crashes_b=crashes[b_team],
+        crashes_a=game.crashes[a_team],
+        crashes_b=game.crashes[b_team],
         forfeit=forfeit,
         reason=result.reason,
-        errors="\n".join(problems),
+        errors="\n".join(game.void + game.problems),
         seconds=seconds,
+        void=void,
     )
+
+
+def _release_deal(run: _Run, tables: list[tuple[Table, str]]) -> None:
+    """Every game on a deal has ended: its replays may be seen now."""
+    replays = run.config.replays
+    for table, label in tables:
+        if replays is not None and table.result is not None and table.result.replay is not None:
+            replays.mkdir(parents=True, exist_ok=True)
+            table.result.replay.replace(replays / f"{label}.jsonl")
 
 
 def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
@@ -239,6 +330,20 @@ def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
     return None
 
 
+def _pair_complete(db: ResultsDB, key: GameKey) -> bool:
+    """Both games of ``key``'s duplicate pair are stored as results."""
+    twin = GameKey(key.bot_a, key.bot_b, key.seed, 1 - key.swapped)
+    return twin in db.done()
+
+
+async def _stop_on_signal(outcome: Outcome, scope: trio.CancelScope) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            outcome.interrupted = True
+            scope.cancel()
+            return
+
+
 async def run_tournament(
     config: TournamentConfig,
     *,
@@ -249,9 +354,29 @@ async def run_tournament(
     on_game: Callable[[GameRow, int, int], None] | None = None,
     log_dir: Path | None = None,
 ) -> Outcome:
-    """Play every game not yet stored; ``on_game(row, done, total)`` after each one."""
+    """Play every game not yet stored; ``on_game(row, done, total)`` after each one.
+
+    Ctrl-C (SIGINT) or SIGTERM, when this runs in the main thread, drops the games in flight
+    and returns with ``interrupted`` set; what was stored stays, and ``--resume`` goes on."""
     db = ResultsDB(config.database)
-    db.claim(config.fingerprint(), resume=resume)
+    try:
+        db.claim(config.fingerprint(), resume=resume)
+        deal_key = db.deal_key()
+        return await _run(config, db, deal_key, address, on_listening, sprt, on_game, log_dir)
+    finally:
+        db.close()
+
+
+async def _run(
+    config: TournamentConfig,
+    db: ResultsDB,
+    deal_key: DealKey,
+    address: str,
+    on_listening: Callable[[str], None] | None,
+    sprt: Sprt | None,
+    on_game: Callable[[GameRow, int, int], None] | None,
+    log_dir: Path | None,
+) -> Outcome:
     outcome = Outcome()
     games = schedule(config)
     done = db.done()
@@ -262,30 +387,53 @@ async def run_tournament(
     log_dir.mkdir(parents=True, exist_ok=True)
     limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
-    try:
+    with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
         async with open_server(address) as server, trio.open_nursery() as nursery:
             if on_listening is not None:
                 on_listening(server.address)
+            if threading.current_thread() is threading.main_thread():
+                nursery.start_soon(_stop_on_signal, outcome, nursery.cancel_scope)
+
+            def stop(message: str) -> None:
+                if outcome.stopped is None:
+                    outcome.stopped = message
+                    log.error("run_stopped", reason=message.splitlines()[0])
+                nursery.cancel_scope.cancel()
+
+            run = _Run(
+                config,
+                server,
+                deal_key,
+                log_dir,
+                Path(staging),
+                _Deals(Counter(k.seed for k in pending)),
+                StartFailures(),
+                stop,
+            )
 
             async def one(key: GameKey) -> None:
                 nonlocal finished
                 async with limiter:
-                    row = await _play_game(server, config, key, log_dir)
+                    row = await _play_game(run, key)
                 db.add(row)
                 finished += 1
-                outcome.played += 1
+                if row.void is not None:
+                    outcome.void += 1
+                else:
+                    outcome.played += 1
                 if row.errors:
                     outcome.problems.append(row.errors)
                 log.info(
                     "game_over",
-                    game=f"{key.bot_a}-{key.bot_b}-{key.seed}-{key.swapped}",
+                    game=game_label(key),
                     score_a=row.score_a,
                     hands=row.hands,
                     reason=row.reason,
+                    void=row.void is not None,
                 )
                 if on_game is not None:
                     on_game(row, finished, len(games))
-                if sprt is not None and key.swapped == 1:
+                if sprt is not None and row.void is None and _pair_complete(db, key):
                     verdict = _sprt_verdict(db, sprt)
                     if verdict is not None:
                         outcome.sprt = verdict
@@ -293,6 +441,5 @@ async def run_tournament(
 
             for key in pending:
                 nursery.start_soon(one, key)
-    finally:
-        db.close()
     return outcome
+
