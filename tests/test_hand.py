@@ -159,6 +159,27 @@ def test_huitouwang_after_someone_else_overrides() -> None:
     assert state.dealer == 0
 
 
+@pytest.mark.parametrize("preset", ["mingchao", "anchao"])
+def test_no_huitouwang_after_declaring_a_pair(preset: str) -> None:
+    """000 明炒/暗炒 「如果亮主的人开始只亮1张主，而手中实际有2张所亮的主。在别人反主之后，可以用手中2张
+    所亮的主牌反主，称为"回头望"」: only a first declarer who showed ONE card may look back.
+
+    Position: first hand, level 2; seat 0 declares ♦22 (two cards shown), seat 1 declares BJ BJ,
+    seats 2 and 3 pass. Verdict: seat 0 is offered no 回头望 (and no other bid: nothing it holds
+    beats BJ BJ); the BJ BJ stands and seat 1 deals in no-trump."""
+    state = new_hand(preset, {0: "♦22", 1: "BJ BJ"})
+    state.apply(0, Declare(bid("♦22")))
+    state.apply(1, Declare(bid("BJ BJ")))
+    state.apply(2, Pass())
+    state.apply(3, Pass())
+    assert state.to_play == 0
+    assert not [b for b in offered(state) if b.startswith("回头望")]
+    with pytest.raises(IllegalAction, match="cannot declare 回头望"):
+        state.apply(0, Declare(bid("回头望 ♦22")))
+    pass_until(state, Phase.BURY)
+    assert state.dealer == 1
+
+
 def test_no_huitouwang_in_the_classic_preset() -> None:
     state = new_hand("classic", {0: "♦22", 1: "BJ BJ"})
     state.apply(0, Declare(bid("♦2")))
