@@ -138,7 +138,8 @@ def settle(
             _take, gain = levels_for(total, preset.score)
             new[defenders] = climb(new[defenders], gain, dealing=False, rules=rules)
             return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
-    if rules.hefei_jumps and (total <= 0 or total >= 200):
+    if rules.hefei_jumps and not first_hand and (total <= 0 or total >= 200):
+        # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand
         team = dealers if total <= 0 else defenders
         if new[team] % 13 >= Rank.JACK:
             return done(team == defenders, "跳级 from J or above: the match is won", team)

@@ -197,6 +197,49 @@ def test_hefei_first_hand_ends_the_match() -> None:
     assert not s.finished
 
 
+def test_hefei_no_jump_in_the_first_hand() -> None:
+    """001 §2.4 「比赛中（首局除外）主叫方打大光则跳级或防守方抓200分及以上则跳级」: no 跳级 in the
+    first hand, which §2.3 settles instead (the defenders win it only with 80 on the table
+    and the kitty dug).
+
+    Positions (first hand, team 0 deals at 2, both teams at 2), verdict for each: the defenders
+    take the deal and stay at 2 (2 is a must-play level they have not played), no 跳级, the
+    match goes on:
+    - 150 in tricks + 60 from the dealers' failed throws = 210, the dealers won the last trick;
+    - 40 in tricks + a 50-point kitty ×4 = 240, the defenders won the last trick."""
+    hefei = PRESETS["hefei"]
+    for tricks, kitty, multiplier, throws, last_by_defenders in (
+        (150, 0, 0, 60, False),
+        (40, 50, 4, 0, True),
+    ):
+        result = HandResult(
+            dealer=0,
+            trick_points=tricks,
+            kitty_points=kitty,
+            kitty_multiplier=multiplier,
+            throw_penalty=throws,
+            fry_penalty=0,
+            red_five=0,
+            heaven_earth=None,
+            last_winner=1 if last_by_defenders else 0,
+            last_play=tuple(cards("♦3")),
+        )
+        assert result.total in (210, 240)
+        s = settle(
+            hefei,
+            (0, 0),
+            dealers=0,
+            last_by_defenders=last_by_defenders,
+            level=Rank.TWO,
+            kangqi_hand=False,
+            first_hand=True,
+            result=result,
+            total=result.total,
+        )
+        assert s.defenders_take and s.progress == (0, 0) and not s.finished, s
+        assert "跳级" not in s.note
+
+
 def test_hefei_jumps() -> None:
     """001 §2.4 「主叫方打“5”时打大光则直接打“A”…若打“J\\Q\\K\\A”时遇到跳级则本局胜」."""
     s = settle_at("hefei", (Rank.FIVE, 2), 0)
