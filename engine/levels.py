@@ -132,7 +132,9 @@ def settle(
             level == demotion.level
             and last_by_defenders
             and result.trick_points >= demotion.points
-            and _shows_level_card(result.last_play, level, pair=demotion.pair)
+            and _shows_level_card(
+                result.last_play, level, pair=demotion.pair, exact=demotion.exact
+            )
         ):
             new[dealers] -= new[dealers] % 13 - demotion.to
             _take, gain = levels_for(total, preset.score)
@@ -153,9 +155,25 @@ def settle(
     return done(take, f"{'defenders take the deal' if take else 'dealers hold'}, +{gain}")
 
 
-def _shows_level_card(cards: tuple[Card, ...], level: Rank | None, *, pair: bool) -> bool:
-    """Does the play hold a level card (``pair``: two of one suit)?"""
+def _shows_level_card(
+    cards: tuple[Card, ...], level: Rank | None, *, pair: bool, exact: bool = False
+) -> bool:
+    """Does the play hold a level card (``pair``: two of one suit)? ``exact``: is the play
+    that single card or that pair and nothing else (a single or a pair, when not ``pair``)?
+
+    >>> from engine.cards import parse_cards
+    >>> jack = Rank.JACK
+    >>> _shows_level_card(tuple(parse_cards("♠J ♠A")), jack, pair=False)
+    True
+    >>> [_shows_level_card(tuple(parse_cards(t)), jack, pair=False, exact=True)
+    ...  for t in ("♠J", "♠JJ", "♠J ♠A", "♠J ♥J")]
+    [True, True, False, False]
+    """
     levels = [c for c in cards if not c.is_joker and c.rank == level]
+    if exact:
+        if len(levels) != len(cards) or len(set(cards)) != 1:
+            return False
+        return len(cards) == 2 if pair else len(cards) in (1, 2)
     if not pair:
         return bool(levels)
     return any(levels.count(c) >= 2 for c in levels)

@@ -85,14 +85,19 @@ class Demotion:
     """A kitty dug at a must-play level sends the dealers down (明炒 J到底; 001 §2.2).
 
     When the hand's level is ``level``, the defenders win the last trick with a play holding a
-    pair of level cards of one suit (``pair``) or any level card, and took at least ``points``
-    in tricks, the dealers' level goes back to ``to``.
+    pair of level cards of one suit (``pair``) or any level card (``exact``: a play that is
+    just that card or pair), and took at least ``points`` in tricks, the dealers' level goes
+    back to ``to``.
     """
 
     level: int
     pair: bool
     to: int
     points: int = 80
+    exact: bool = False
+    """The winning play is exactly the level card: one card or a pair of one suit, nothing
+    else (明炒 「抓分方最后一张或一对是J」); False: any play holding one
+    (001 §2.2 「最后一次脱手牌中带有同花色的一对“A”」)."""
 
 
 @dataclass(frozen=True, slots=True)

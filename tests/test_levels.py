@@ -177,6 +177,26 @@ def test_mingchao_j_to_the_bottom() -> None:
     assert s.progress[0] == Rank.JACK
 
 
+def test_mingchao_j_to_the_bottom_needs_a_single_j_or_a_j_pair() -> None:
+    """明炒 「J到底:如果庄家打J，抓分方最后一张或一对是J(必须是最大的)抠底，如果抓到80分，则庄家降级打2」:
+    the defenders' last play must be one J or one pair of J, winning the trick; a throw
+    holding a J is neither.
+
+    Position: team 0 deals at J, team 1 (at 4) wins the last trick and took 90 in tricks.
+    Verdicts: with the throw ♠J ♠A the dealers stay at J and the defenders take the deal, +1
+    (003 table: 90 → +1); the same with ♠J ♥J (two singles, not a pair); with ♠JJ the
+    dealers go back to 2."""
+    s = settle_at("mingchao", (Rank.JACK, 3), 90, last_by_defenders=True, last_play="♠J ♠A")
+    assert s.progress == (Rank.JACK, 4) and s.defenders_take and "kitty dug" not in s.note
+    s = settle_at("mingchao", (Rank.JACK, 3), 90, last_by_defenders=True, last_play="♠J ♥J")
+    assert s.progress == (Rank.JACK, 4)
+    s = settle_at("mingchao", (Rank.JACK, 3), 90, last_by_defenders=True, last_play="♠JJ")
+    assert s.progress == (0, 4)
+    # at A: 「抓分方最后一对是A」: the pair alone, not a throw holding it
+    s = settle_at("mingchao", (Rank.ACE, 3), 90, last_by_defenders=True, last_play="♠AA ♠K")
+    assert s.progress == (Rank.ACE, 4)
+
+
 def test_hefei_a_and_j_kitty_demotions() -> None:
     """001 §2.2 「以同花色的一对“A”抠底…台上方重新回到“2”；以单张“A”抠底…台上方则回到“J”；打J时，台下方以“J”抠底…台上方重新回到“2”」."""
     s = settle_at("hefei", (Rank.ACE, 3), 90, last_by_defenders=True, last_play="♠AA")
