@@ -110,6 +110,7 @@ _ALL = (
         ),
         MatchRules(
             must_play=(_2, _J, _A),
+            must_play_once=True,
             demotions=(
                 Demotion(_A, pair=True, to=_2),
                 Demotion(_A, pair=False, to=_J),

@@ -145,6 +145,12 @@ class MatchRules:
     must_play_last_circuit_only: bool = False
     """The must-play levels bind only in the last circuit (000 「第三圈的A必打」)."""
 
+    must_play_once: bool = False
+    """A must-play level binds a team only until it has played it (dealt a hand at it, won or
+    lost): after that its climbs run past it
+    (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌，也可以计分升级」).
+    False: it binds every time the team reaches it, until the team passes it as dealers."""
+
     kangqi: bool = False
     """After passing A a team plays the 扛旗 hand: no-trump, only ♥5/BJ/LJ trump, no kitty,
     27 cards each; holding it ends the match (000 扛旗房间)."""

@@ -123,6 +123,63 @@ def test_must_play_levels_stop_a_climb() -> None:
     assert climb(0, 3, dealing=False, rules=rules) == 0  # 2 must be played first
 
 
+def test_hefei_must_play_levels_already_played_bind_no_more() -> None:
+    """001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌，也可以计分升级」: a must-play level the team has
+    played (dealt a hand at, won or lost) no longer stops its climbs.
+
+    Position 1: a team that dealt at J and lost defends and takes 120 (+4): it passes J and
+    stops at the next must-play level, A (Q, K, A; the fourth level is lost). Without J
+    played it stays at J (the old verdict, still right for a team that never dealt at J)."""
+    rules = PRESETS["hefei"].match
+    jack, ace = Rank.JACK, Rank.ACE
+    assert climb(jack, 4, dealing=False, rules=rules, played=frozenset({0, jack})) == ace
+    assert climb(jack, 4, dealing=False, rules=rules, played=frozenset({0})) == jack
+    # in a preset without the clause J still binds until the team passes it as dealers
+    mingchao = PRESETS["mingchao"].match
+    assert climb(jack, 4, dealing=False, rules=mingchao, played=frozenset({jack})) == jack
+
+
+def test_hefei_back_to_j_after_playing_j_climbs_past_it() -> None:
+    """001 §2.2 「以单张“A” 抠底，且台面上拿满80分的，台上方则回到“J”」 with §2.1 「如“2”、“J”、“A”已打过，
+    则不再为必打牌」.
+
+    Position: team 0 (which dealt at 2, J and A on its way) deals at A; team 1 (at 4) wins the
+    last trick with a single ♠A and 90 on the table: team 0 goes back to J. Next hand team 0
+    defends and takes 110 (+3): it climbs J → Q → K → A (J was played already); with 120 (+4)
+    it passes A, which it has played too, and wins the match."""
+    played = (frozenset({0, Rank.JACK, Rank.ACE}), frozenset({0}))
+    hefei = PRESETS["hefei"]
+    back = settle(
+        hefei,
+        (Rank.ACE, 3),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.ACE,
+        kangqi_hand=False,
+        first_hand=False,
+        result=result(90, last_play="♠A"),
+        total=90,
+        played=played,
+    )
+    assert back.progress == (Rank.JACK, 4) and back.defenders_take
+    for total, expected, finished in ((110, Rank.ACE, False), (120, 13, True)):
+        s = settle(
+            hefei,
+            back.progress,
+            dealers=1,
+            last_by_defenders=False,
+            level=Rank.SIX,
+            kangqi_hand=False,
+            first_hand=False,
+            result=result(total, last_winner=0),
+            total=total,
+            played=played,
+        )
+        assert s.defenders_take and s.progress[0] == expected and s.finished is finished, s
+        if finished:
+            assert s.winner == 0
+
+
 def test_a_must_be_played_to_win() -> None:
     rules = PRESETS["classic"].match
     assert climb(Rank.QUEEN, 5, dealing=True, rules=rules) == Rank.ACE
