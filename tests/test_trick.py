@@ -64,11 +64,20 @@ def test_tractor_with_tractor_else_pairs_else_anything() -> None:
     follow(T, "♣9988", "♣3 ♣4 ♣5 ♣6 ♣7", "♣3 ♣4 ♣6 ♣7")
 
 
-def test_a_shorter_tractor_does_not_satisfy_a_longer_one() -> None:
-    """docs/rules.md "tractor lengths": a 3-pair tractor led, holding only a 2-pair tractor, the
-    follower owes three pairs, not that tractor."""
-    follow(T, "♣998877", "♣3344 ♣QQ ♣5", "♣33 ♣QQ ♣44")
-    follow(T, "♣998877", "♣3344 ♣QQ ♣5", "♣3344 ♣QQ")
+def test_a_shorter_tractor_must_be_played_to_a_longer_one() -> None:
+    """000 「首家出连对时，其余家有连对必须出连对，若无连对，则必须出对牌」 (docs/rules.md "tractor
+    lengths", issue 12): a follower who holds a tractor must play one, even a shorter one.
+
+    Position: ♣334455 led (level J, ♠ trump); the follower holds ♣7788 ♣QQ ♣AA ♣3. Verdict:
+    ♣7788 plus ♣QQ or ♣AA; ♣77 ♣QQ ♣AA (three pairs, the tractor broken) is refused.
+    Holding a longer tractor, the follower plays as much of it as the lead's length."""
+    hand = "♣7788 ♣QQ ♣AA ♣3"
+    assert "tractor" in refused("♣334455", hand, "♣77 ♣QQ ♣AA")
+    follow(T, "♣334455", hand, "♣7788 ♣QQ")
+    follow(T, "♣334455", hand, "♣7788 ♣AA")
+    # a four-pair run answers a three-pair tractor with three of its pairs, in a row
+    assert "tractor" in refused("♣334455", "♣66778899 ♣3", "♣6677 ♣99")
+    follow(T, "♣334455", "♣66778899 ♣3", "♣778899")
 
 
 def test_trumps_follow_a_trump_lead() -> None:
@@ -127,12 +136,24 @@ def test_worked_example_977_ruffs_567_and_884_does_not_overruff() -> None:
     assert trick_winner(T, "♣5 ♣6 ♣7", "♠9 ♠77", "♠88 ♠4", "♦2 ♦3 ♦4") == 1
 
 
-def test_a_ruff_must_hold_the_leads_tractors() -> None:
-    """docs/rules.md "ruff structure": ♠9988 ♠KK has a tractor and three pairs, but no tractor of
-    three pairs, so it does not ruff ♣334455; ♠99887766 may stand for two 2-pair tractors."""
-    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♦234567", "♥234567") == 0
+def test_a_ruff_counts_the_leads_tractors_and_pairs() -> None:
+    """000 「若首家出的牌中有连对或对牌，毙牌时所出的牌必须全是主牌，且其连对的数目不得少于首家出的牌中的
+    连对的数目，对牌的数目也不得少于首家出的牌中的对牌的数目，否则被视为垫牌」; 003 「斃牌時所出的主牌
+    連對數目不得少於首家連對數目」 (docs/rules.md "ruff structure", issue 12): numbers, not lengths.
+
+    Position: ♣334455 led (level J, ♠ trump); seat 1, void in clubs, plays ♠9988 ♠KK: one
+    tractor and three pairs, as many as the lead. Verdict: it ruffs and wins; ♠99 ♠33 ♠KK
+    (three pairs, no tractor) is a discard. Ruffs compare by their tractors, longest first,
+    then by the top pair: ♠QQKK ♠44 over-ruffs ♠9988 ♠KK, ♠334455 over-ruffs both."""
+    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♦234567", "♥234567") == 1
+    assert trick_winner(T, "♣334455", "♠99 ♠33 ♠KK", "♦234567", "♥234567") == 0
+    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♠QQKK ♠44", "♥234567") == 2
+    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♠QQKK ♠44", "♠334455") == 3
     assert trick_winner(T, "♣334455", "♠998877", "♦234567", "♥234567") == 1
+    # a run of four pairs may stand for two tractors
     assert trick_winner(T, "♣3344 ♣7788", "♠99887766", "♦23456789", "♥23456789") == 1
+    # two tractors led: one tractor and four pairs is not enough
+    assert trick_winner(T, "♣3344 ♣7788", "♠998877 ♠KK", "♦23456789", "♥23456789") == 0
 
 
 def test_overruff_by_longer_tractor() -> None:
