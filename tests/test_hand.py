@@ -180,6 +180,27 @@ def test_no_huitouwang_after_declaring_a_pair(preset: str) -> None:
     assert state.dealer == 1
 
 
+def test_hefei_a_dealer_not_the_caller_may_override_before_taking_the_kitty() -> None:
+    """001 §1.1 「如果庄家不是叫牌者，则庄家在拿底牌之前可先反主」: the dealer bids during the deal like
+    every seat, and takes the kitty only when declaring ends.
+
+    Position: a later Hefei hand at level 2, seat 2 deals. Seat 3 calls ♦2; when the next packet
+    comes, the dealer (seat 2) overrides with ♣22; everyone passes. Verdict: seat 2 takes the
+    kitty, nobody fries, and clubs are trump (the last bid, 「以最后所炒的花色为主牌」)."""
+    state = new_hand("hefei", {2: "♣22", 3: "♦2"}, dealer=2)
+    state.apply(2, Pass())
+    state.apply(3, Declare(bid("♦2")))
+    state.apply(0, Pass())
+    state.apply(1, Pass())
+    assert state.to_play == 2 and "♣22" in offered(state)
+    state.apply(2, Declare(bid("♣22")))
+    pass_until(state, Phase.BURY)
+    assert state.to_play == 2
+    bury_any(state)
+    pass_until(state, Phase.PLAY)
+    assert state.trump is not None and state.trump.suit is Suit.CLUBS and state.dealer == 2
+
+
 def test_no_huitouwang_in_the_classic_preset() -> None:
     state = new_hand("classic", {0: "♦22", 1: "BJ BJ"})
     state.apply(0, Declare(bid("♦2")))

@@ -100,6 +100,15 @@ def test_higher_card_of_the_suit_wins() -> None:
     assert trick_winner(T, "♣9", "♣10", "♣A", "♣3") == 2
 
 
+def test_tractors_of_different_suits_the_trump_one_wins_else_the_first() -> None:
+    """000 「不同花色、同长度的连对之间，如果有主花色连对，则为最大:其他情况下，先出的连对最大」.
+
+    Position: ♣3344 led (level J, ♠ trump). Verdicts: a ♦QQKK from a seat void in clubs is a
+    discard, so the ♣3344 led first wins; a ♠5566 (trump) from a void seat wins."""
+    assert trick_winner(T, "♣3344", "♦QQKK", "♥2 ♥3 ♥4 ♥6", "♦2 ♦3 ♦4 ♦6") == 0
+    assert trick_winner(T, "♣3344", "♦QQKK", "♠5566", "♦2 ♦3 ♦4 ♦6") == 2
+
+
 def test_discard_never_wins() -> None:
     """000 「…可出副牌，称为"垫牌"，比出牌大小时为最小」."""
     assert trick_winner(T, "♣3", "♦A", "♥A", "♣4") == 3
@@ -171,6 +180,24 @@ def test_a_ruff_of_a_pair_overruffed_by_a_higher_pair() -> None:
 def test_trump_five_ten_king_is_the_highest_play() -> None:
     """000 「主花色的5、10、K共同出为最大」."""
     assert trick_winner(T, "♠5 ♠10 ♠K", "♥5 BJ LJ", "♠A ♠A ♠Q", "♠3 ♠4 ♠6") == 0
+
+
+def test_a_trump_five_ten_king_played_as_a_follow_is_plain_trumps() -> None:
+    """000 「主花色的5、10、K共同出为最大，其他玩家也有主花色的三张5、10、K则必出」 is about a trump
+    5-10-K led (docs/rules.md "a trump 5-10-K as a follow", issue 12): 共同出 names the lead, as
+    in the next sentence 「副牌同花色的5、10、K共同出后，其他玩家…」, where the only follow it grants
+    is over a side 5-10-K. Played on any other lead, the three cards are plain trumps.
+
+    Positions (level J, ♠ trump), verdicts:
+    - ♣77 ♣3 led; seat 1, void in clubs, plays ♠5 ♠10 ♠K: no pair, so a discard (000 「…对牌的
+      数目也不得少于…否则被视为垫牌」); the lead wins, and ♠33 ♠4 from seat 2 ruffs it;
+    - ♣A ♣K ♣Q led (singles): ♠5 ♠10 ♠K is an ordinary ruff, over-ruffed by ♠A ♠3 ♠4;
+    - the trump throw ♠AA ♠Q led: ♠5 ♠10 ♠K follows suit and cannot beat a throw."""
+    assert trick_winner(T, "♣77 ♣3", "♠5 ♠10 ♠K", "♦2 ♦3 ♦4", "♥2 ♥3 ♥4") == 0
+    assert trick_winner(T, "♣77 ♣3", "♠5 ♠10 ♠K", "♠33 ♠4", "♥2 ♥3 ♥4") == 2
+    assert trick_winner(T, "♣A ♣K ♣Q", "♠5 ♠10 ♠K", "♦2 ♦3 ♦4", "♥2 ♥3 ♥4") == 1
+    assert trick_winner(T, "♣A ♣K ♣Q", "♠5 ♠10 ♠K", "♠A ♠3 ♠4", "♥2 ♥3 ♥4") == 2
+    assert trick_winner(T, "♠AA ♠Q", "♠5 ♠10 ♠K", "♠2 ♠3 ♠4", "♠6 ♠7 ♠8") == 0
 
 
 def test_holder_of_the_trump_five_ten_king_must_answer_with_it() -> None:
