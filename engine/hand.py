@@ -115,6 +115,9 @@ class HandState:
     bids: list[BidRecord] = field(default_factory=list)
     in_force: tuple[int, Bid] | None = None
     first_declarer: tuple[int, Card] | None = None
+    """The seat whose first declaration of the hand showed a single card, and that card: the
+    only seat that may 回头望 (000 「如果亮主的人开始只亮1张主…」). None when the first bid was a
+    pair."""
     kitty_turned: bool = False
     to_act: int = 0
     passes: int = 0
@@ -375,9 +378,10 @@ class HandState:
             self.used_pairs.add((seat, bid.cards[0]))
         else:
             stood = self.in_force is None or self._rank(bid) > self._rank(self.in_force[1])
-        self.bids.append(BidRecord(seat, bid, stage, stood))
-        if self.first_declarer is None:
+        if not self.bids and bid.kind is BidKind.SINGLE:
+            # 回头望 is for a first declarer who showed one card (000 「开始只亮1张主」)
             self.first_declarer = (seat, bid.cards[0])
+        self.bids.append(BidRecord(seat, bid, stage, stood))
         if stood:
             self.in_force = (seat, bid)
         self._public_or_own(stage.value, seat, {"bid": str(bid)})

@@ -17,7 +17,7 @@ from engine.presets import Preset
 from engine.rules import MatchRules, ScoreRules
 from engine.scoring import HandResult
 
-__all__ = ["Settlement", "climb", "levels_for", "progress_end", "settle"]
+__all__ = ["Settlement", "climb", "is_must_play", "levels_for", "progress_end", "settle"]
 
 # 003 「抓分方獲得60分取得勝利資格，莊家下莊；獲得80分升1級，100分升2級，120分升3級，150分升4級，
 # 180分升5級，200分升6級」: (defenders' points at least, levels they gain).
@@ -48,16 +48,50 @@ def progress_end(rules: MatchRules) -> int:
     return rules.circuits * 13
 
 
-def climb(progress: int, gain: int, *, dealing: bool, rules: MatchRules) -> int:
+def is_must_play(progress: int, rules: MatchRules) -> bool:
+    """Is the level at this progress a must-play level (in its circuit)?
+
+    >>> from engine.presets import PRESETS
+    >>> [is_must_play(p, PRESETS["hefei"].match) for p in (0, 1, Rank.JACK, Rank.ACE)]
+    [True, False, True, True]
+    >>> anchao = PRESETS["anchao"].match  # only the third circuit's A
+    >>> is_must_play(Rank.ACE, anchao), is_must_play(26 + Rank.ACE, anchao)
+    (False, True)
+    """
+    circuit, level = divmod(progress, 13)
+    return level in rules.must_play and (
+        not rules.must_play_last_circuit_only or circuit == rules.circuits - 1
+    )
+
+
+def climb(
+    progress: int,
+    gain: int,
+    *,
+    dealing: bool,
+    rules: MatchRules,
+    played: frozenset[int] = frozenset(),
+) -> int:
     """Climb ``gain`` levels from ``progress``, stopping at a must-play level the team has not
     played; a team that just won a hand as dealers has played its own level.
-    (001 §2.1 「如碰上“2”、“J”、“A”等必打牌，多余的分数作废」; 000 「第三圈的A必打」.)"""
+    (001 §2.1 「如碰上“2”、“J”、“A”等必打牌，多余的分数作废」; 000 「第三圈的A必打」.)
+
+    ``played``: the must-play levels (as progress) the team has dealt a hand at; with
+    ``rules.must_play_once`` they bind no more (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」).
+
+    >>> from engine.presets import PRESETS
+    >>> hefei = PRESETS["hefei"].match
+    >>> jack = 9  # progress of level J (0 is level 2)
+    >>> climb(jack, 4, dealing=False, rules=hefei)  # J not played yet: stays
+    9
+    >>> climb(jack, 4, dealing=False, rules=hefei, played=frozenset({jack}))  # on to A
+    12
+    """
     start = progress
     end = progress_end(rules)
     for _ in range(gain):
-        circuit, level = divmod(progress, 13)
-        binding = level in rules.must_play and (
-            not rules.must_play_last_circuit_only or circuit == rules.circuits - 1
+        binding = is_must_play(progress, rules) and not (
+            rules.must_play_once and progress in played
         )
         if binding and not (dealing and progress == start):
             break
@@ -93,11 +127,12 @@ def settle(
     first_hand: bool,
     result: HandResult,
     total: int,
+    played: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
 ) -> Settlement:
     """Move the teams' levels for a finished hand (``dealers`` is the dealing team, 0 or 1;
-    ``total`` the defenders' points after floors). The rules applied, in order: the 扛旗 hand,
-    上天入地, Hefei's first hand, demotions for a kitty dug with the level card, 跳级, and the
-    ordinary table."""
+    ``total`` the defenders' points after floors; ``played`` each team's must-play levels
+    played, this hand's included). The rules applied, in order: the 扛旗 hand, 上天入地, Hefei's
+    first hand, demotions for a kitty dug with the level card, 跳级, and the ordinary table."""
     rules = preset.match
     end = progress_end(rules)
     defenders = 1 - dealers
@@ -132,13 +167,18 @@ def settle(
             level == demotion.level
             and last_by_defenders
             and result.trick_points >= demotion.points
-            and _shows_level_card(result.last_play, level, pair=demotion.pair)
+            and _shows_level_card(
+                result.last_play, level, pair=demotion.pair, exact=demotion.exact
+            )
         ):
             new[dealers] -= new[dealers] % 13 - demotion.to
             _take, gain = levels_for(total, preset.score)
-            new[defenders] = climb(new[defenders], gain, dealing=False, rules=rules)
+            new[defenders] = climb(
+                new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
+            )
             return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
-    if rules.hefei_jumps and (total <= 0 or total >= 200):
+    if rules.hefei_jumps and not first_hand and (total <= 0 or total >= 200):
+        # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand
         team = dealers if total <= 0 else defenders
         if new[team] % 13 >= Rank.JACK:
             return done(team == defenders, "跳级 from J or above: the match is won", team)
@@ -146,15 +186,31 @@ def settle(
         return done(team == defenders, "跳级 to A")
     take, gain = levels_for(total, preset.score)
     team = defenders if take else dealers
-    new[team] = climb(new[team], gain, dealing=not take, rules=rules)
+    new[team] = climb(new[team], gain, dealing=not take, rules=rules, played=played[team])
     if new[team] >= end and not rules.kangqi:
         return done(take, "passed A: the match is won", team)
     return done(take, f"{'defenders take the deal' if take else 'dealers hold'}, +{gain}")
 
 
-def _shows_level_card(cards: tuple[Card, ...], level: Rank | None, *, pair: bool) -> bool:
-    """Does the play hold a level card (``pair``: two of one suit)?"""
+def _shows_level_card(
+    cards: tuple[Card, ...], level: Rank | None, *, pair: bool, exact: bool = False
+) -> bool:
+    """Does the play hold a level card (``pair``: two of one suit)? ``exact``: is the play
+    that single card or that pair and nothing else (a single or a pair, when not ``pair``)?
+
+    >>> from engine.cards import parse_cards
+    >>> jack = Rank.JACK
+    >>> _shows_level_card(tuple(parse_cards("♠J ♠A")), jack, pair=False)
+    True
+    >>> [_shows_level_card(tuple(parse_cards(t)), jack, pair=False, exact=True)
+    ...  for t in ("♠J", "♠JJ", "♠J ♠A", "♠J ♥J")]
+    [True, True, False, False]
+    """
     levels = [c for c in cards if not c.is_joker and c.rank == level]
+    if exact:
+        if len(levels) != len(cards) or len(set(cards)) != 1:
+            return False
+        return len(cards) == 2 if pair else len(cards) in (1, 2)
     if not pair:
         return bool(levels)
     return any(levels.count(c) >= 2 for c in levels)

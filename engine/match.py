@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from engine.actions import Action
 from engine.cards import Rank
 from engine.hand import Event, HandState, LegalActions
-from engine.levels import settle
+from engine.levels import is_must_play, settle
 from engine.presets import Preset
 from engine.scoring import HandResult
 from engine.trick import IllegalAction
@@ -66,6 +66,9 @@ class Match:
     over: bool = False
     reward: int = 0
     heaven_earth_rewards: list[int] = field(default_factory=lambda: [0, 0])
+    must_played: list[set[int]] = field(default_factory=lambda: [set(), set()])
+    """Each team's must-play levels (as progress) at which it has dealt a hand, won or lost
+    (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」)."""
     actions: list[tuple[int, Action]] = field(default_factory=list)
     """Every action taken, in order: with (preset, seed, max_hands) it reproduces the match."""
     hand: HandState = field(init=False)
@@ -139,6 +142,8 @@ class Match:
         dealers = team_of(dealer)
         before = (self.progress[0], self.progress[1])
         total = result.total
+        if not hand.kangqi_hand and is_must_play(before[dealers], rules.match):
+            self.must_played[dealers].add(before[dealers])
         settled = settle(
             self.preset,
             before,
@@ -149,6 +154,7 @@ class Match:
             first_hand=not self.records,
             result=result,
             total=total,
+            played=(frozenset(self.must_played[0]), frozenset(self.must_played[1])),
         )
         self.progress = list(settled.progress)
         take, note = settled.defenders_take, settled.note

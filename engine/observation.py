@@ -54,6 +54,9 @@ def observe(match: Match, seat: int, *, with_events: bool = True) -> dict[str, A
         "dealer": hand.dealer,
         "progress": list(match.progress),
         "levels": [_level_name(p, circuits) for p in match.progress],
+        "must_played": [
+            [_level_name(p, circuits) for p in sorted(played)] for played in match.must_played
+        ],
         "level": None if hand.level is None else str(hand.level),
         "hand": [str(c) for c in hand.hand(seat)],
         "events": [

@@ -82,7 +82,10 @@ _ALL = (
         ),
         MatchRules(
             must_play=(_J, _A),
-            demotions=(Demotion(_J, pair=False, to=_2), Demotion(_A, pair=True, to=_J)),
+            demotions=(
+                Demotion(_J, pair=False, to=_2, exact=True),
+                Demotion(_A, pair=True, to=_J, exact=True),
+            ),
         ),
     ),
     Preset(
@@ -107,6 +110,7 @@ _ALL = (
         ),
         MatchRules(
             must_play=(_2, _J, _A),
+            must_play_once=True,
             demotions=(
                 Demotion(_A, pair=True, to=_2),
                 Demotion(_A, pair=False, to=_J),

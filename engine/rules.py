@@ -85,14 +85,19 @@ class Demotion:
     """A kitty dug at a must-play level sends the dealers down (明炒 J到底; 001 §2.2).
 
     When the hand's level is ``level``, the defenders win the last trick with a play holding a
-    pair of level cards of one suit (``pair``) or any level card, and took at least ``points``
-    in tricks, the dealers' level goes back to ``to``.
+    pair of level cards of one suit (``pair``) or any level card (``exact``: a play that is
+    just that card or pair), and took at least ``points`` in tricks, the dealers' level goes
+    back to ``to``.
     """
 
     level: int
     pair: bool
     to: int
     points: int = 80
+    exact: bool = False
+    """The winning play is exactly the level card: one card or a pair of one suit, nothing
+    else (明炒 「抓分方最后一张或一对是J」); False: any play holding one
+    (001 §2.2 「最后一次脱手牌中带有同花色的一对“A”」)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +144,12 @@ class MatchRules:
 
     must_play_last_circuit_only: bool = False
     """The must-play levels bind only in the last circuit (000 「第三圈的A必打」)."""
+
+    must_play_once: bool = False
+    """A must-play level binds a team only until it has played it (dealt a hand at it, won or
+    lost): after that its climbs run past it
+    (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌，也可以计分升级」).
+    False: it binds every time the team reaches it, until the team passes it as dealers."""
 
     kangqi: bool = False
     """After passing A a team plays the 扛旗 hand: no-trump, only ♥5/BJ/LJ trump, no kitty,

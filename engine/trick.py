@@ -31,6 +31,7 @@ from engine.units import (
     format_of,
     leading_key,
     pairs_of,
+    ruff_holds,
     structure_score,
 )
 
@@ -306,8 +307,12 @@ class Trick:
         else:
             return None
         fmt = lead.fmt
-        if fmt.total_pairs and structure_score(trump, pairs_of(cards), fmt) != fmt.full_score:
-            return None
+        if fmt.total_pairs:
+            if tier == 1:
+                if not ruff_holds(trump, cards, fmt):
+                    return None  # 000 「…否则被视为垫牌」
+            elif structure_score(trump, pairs_of(cards), fmt) != fmt.full_score:
+                return None
         return (tier, leading_key(trump, cards, fmt))
 
     def would_win(self, cards: Sequence[Card]) -> bool:

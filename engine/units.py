@@ -34,6 +34,7 @@ __all__ = [
     "find_runs",
     "leading_key",
     "pairs_of",
+    "ruff_holds",
     "run_variants",
     "structure_score",
     "tractor_key",
@@ -204,29 +205,39 @@ def decompose_format(trump: Trump, cards: Sequence[Card]) -> Format:
 
 @lru_cache(maxsize=4096)
 def _pack(slots: tuple[int, ...], runs: tuple[int, ...]) -> int:
-    """Most pairs of tractor slots that fit into runs (a run hosts slots up to its length)."""
+    """Most pairs of tractor slots that runs can fill: a slot of L pairs takes a piece of 2 to
+    L consecutive pairs of one run (a shorter tractor answers a longer one as far as it goes:
+    000 「首家出连对时，其余家有连对必须出连对」); what is left of the run serves other slots.
+
+    >>> _pack((3,), (2,)), _pack((3,), (4,)), _pack((3, 2), (4,)), _pack((2, 2), (2, 2))
+    (2, 3, 4, 4)
+    """
     if not slots or not runs:
         return 0
     first, rest = slots[0], slots[1:]
     best = _pack(rest, runs)  # leave this slot unmatched
     for i, room in enumerate(runs):
-        if room >= first:
-            left = (*runs[:i], room - first, *runs[i + 1 :])
-            best = max(best, first + _pack(rest, tuple(r for r in left if r >= 2)))
+        for take in range(2, min(first, room) + 1):
+            left = (*runs[:i], room - take, *runs[i + 1 :])
+            best = max(best, take + _pack(rest, tuple(r for r in left if r >= 2)))
     return best
 
 
 def structure_score(trump: Trump, pairs: Sequence[Card], fmt: Format) -> tuple[int, int]:
     """How much of the format's structure these pairs can show.
 
-    Returns (pairs inside tractors matched to the lead's tractors, pairs matched). Tractors
-    match only a lead tractor of at most their length; pairs count up to the lead's total pairs.
+    Returns (pairs inside tractors matched to the lead's tractors, pairs matched). Each lead
+    tractor is matched by one tractor of the cards, or a part of one, as long as it can be up
+    to the lead tractor's length (a shorter one counts its pairs); pairs count up to the lead's
+    total pairs.
 
     >>> from engine.cards import Rank, Suit, parse_cards
     >>> t = Trump(Rank.TWO, Suit.SPADES)
     >>> structure_score(t, pairs_of(parse_cards("♠9988 ♠77")), Format(tractors=(3,)))
     (3, 3)
     >>> structure_score(t, pairs_of(parse_cards("♠9988 ♠KK")), Format(tractors=(3,)))
+    (2, 3)
+    >>> structure_score(t, pairs_of(parse_cards("♠99 ♠JJ ♠KK")), Format(tractors=(3,)))
     (0, 3)
     """
     total = fmt.total_pairs
@@ -243,21 +254,46 @@ def structure_score(trump: Trump, pairs: Sequence[Card], fmt: Format) -> tuple[i
     return (best, pair_score)
 
 
+def ruff_holds(trump: Trump, cards: Sequence[Card], fmt: Format) -> bool:
+    """Do these trumps hold the structure a ruff (毙) of this lead needs: as many tractors as the
+    lead (a run of four pairs counts as two) and as many pairs, pairs inside tractors counted
+    (000 「其连对的数目不得少于首家出的牌中的连对的数目，对牌的数目也不得少于首家出的牌中的对牌的
+    数目，否则被视为垫牌」)? Tractor lengths do not count: ♠9988 ♠KK ruffs ♣334455.
+
+    >>> from engine.cards import Rank, Suit, parse_cards
+    >>> t = Trump(Rank.TWO, Suit.SPADES)
+    >>> lead = Format(tractors=(3,))
+    >>> [ruff_holds(t, parse_cards(c), lead) for c in ("♠9988 ♠KK", "♠99 ♠JJ ♠KK", "♠9988 ♠K ♠3")]
+    [True, False, False]
+    >>> ruff_holds(t, parse_cards("♠99887766"), Format(tractors=(2, 2)))
+    True
+    """
+    pairs = pairs_of(cards)
+    if len(pairs) < fmt.total_pairs:
+        return False
+    need = len(fmt.tractors)
+    if not need:
+        return True
+    return any(
+        sum(len(run) // 2 for run in runs) >= need for runs in run_variants(trump, pairs)
+    )
+
+
 def leading_key(trump: Trump, cards: Sequence[Card], fmt: Format) -> tuple[int, int]:
     """How strong a play is for winning a trick of this format: by its biggest unit of the
     lead's leading shape (longest tractor, else pair, else single).
 
     Tractors compare by length first (000: 「长度最长的连对最大」), then by the top pair's chain
-    place (so the level pair counts at its face rank, and AA22 by its 2).
+    place (so the level pair counts at its face rank, and AA22 by its 2). Every tractor of the
+    cards counts, shorter than the lead's too (a ruff needs only as many tractors: see
+    :func:`ruff_holds`; a follow in the suit wins only with the lead's whole structure).
     """
     order = trump.order
     if fmt.tractors:
-        need = fmt.tractors[0]
         best = (-1, -1)
         for runs in run_variants(trump, pairs_of(cards)):
             for run in runs:
-                if len(run) >= need:
-                    best = max(best, (len(run), tractor_key(trump, run)))
+                best = max(best, (len(run), tractor_key(trump, run)))
         return best
     if fmt.pairs:
         return (1, max((order[c] for c in pairs_of(cards)), default=-1))

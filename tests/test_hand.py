@@ -159,6 +159,48 @@ def test_huitouwang_after_someone_else_overrides() -> None:
     assert state.dealer == 0
 
 
+@pytest.mark.parametrize("preset", ["mingchao", "anchao"])
+def test_no_huitouwang_after_declaring_a_pair(preset: str) -> None:
+    """000 明炒/暗炒 「如果亮主的人开始只亮1张主，而手中实际有2张所亮的主。在别人反主之后，可以用手中2张
+    所亮的主牌反主，称为"回头望"」: only a first declarer who showed ONE card may look back.
+
+    Position: first hand, level 2; seat 0 declares ♦22 (two cards shown), seat 1 declares BJ BJ,
+    seats 2 and 3 pass. Verdict: seat 0 is offered no 回头望 (and no other bid: nothing it holds
+    beats BJ BJ); the BJ BJ stands and seat 1 deals in no-trump."""
+    state = new_hand(preset, {0: "♦22", 1: "BJ BJ"})
+    state.apply(0, Declare(bid("♦22")))
+    state.apply(1, Declare(bid("BJ BJ")))
+    state.apply(2, Pass())
+    state.apply(3, Pass())
+    assert state.to_play == 0
+    assert not [b for b in offered(state) if b.startswith("回头望")]
+    with pytest.raises(IllegalAction, match="cannot declare 回头望"):
+        state.apply(0, Declare(bid("回头望 ♦22")))
+    pass_until(state, Phase.BURY)
+    assert state.dealer == 1
+
+
+def test_hefei_a_dealer_not_the_caller_may_override_before_taking_the_kitty() -> None:
+    """001 §1.1 「如果庄家不是叫牌者，则庄家在拿底牌之前可先反主」: the dealer bids during the deal like
+    every seat, and takes the kitty only when declaring ends.
+
+    Position: a later Hefei hand at level 2, seat 2 deals. Seat 3 calls ♦2; when the next packet
+    comes, the dealer (seat 2) overrides with ♣22; everyone passes. Verdict: seat 2 takes the
+    kitty, nobody fries, and clubs are trump (the last bid, 「以最后所炒的花色为主牌」)."""
+    state = new_hand("hefei", {2: "♣22", 3: "♦2"}, dealer=2)
+    state.apply(2, Pass())
+    state.apply(3, Declare(bid("♦2")))
+    state.apply(0, Pass())
+    state.apply(1, Pass())
+    assert state.to_play == 2 and "♣22" in offered(state)
+    state.apply(2, Declare(bid("♣22")))
+    pass_until(state, Phase.BURY)
+    assert state.to_play == 2
+    bury_any(state)
+    pass_until(state, Phase.PLAY)
+    assert state.trump is not None and state.trump.suit is Suit.CLUBS and state.dealer == 2
+
+
 def test_no_huitouwang_in_the_classic_preset() -> None:
     state = new_hand("classic", {0: "♦22", 1: "BJ BJ"})
     state.apply(0, Declare(bid("♦2")))

@@ -123,6 +123,63 @@ def test_must_play_levels_stop_a_climb() -> None:
     assert climb(0, 3, dealing=False, rules=rules) == 0  # 2 must be played first
 
 
+def test_hefei_must_play_levels_already_played_bind_no_more() -> None:
+    """001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌，也可以计分升级」: a must-play level the team has
+    played (dealt a hand at, won or lost) no longer stops its climbs.
+
+    Position 1: a team that dealt at J and lost defends and takes 120 (+4): it passes J and
+    stops at the next must-play level, A (Q, K, A; the fourth level is lost). Without J
+    played it stays at J (the old verdict, still right for a team that never dealt at J)."""
+    rules = PRESETS["hefei"].match
+    jack, ace = Rank.JACK, Rank.ACE
+    assert climb(jack, 4, dealing=False, rules=rules, played=frozenset({0, jack})) == ace
+    assert climb(jack, 4, dealing=False, rules=rules, played=frozenset({0})) == jack
+    # in a preset without the clause J still binds until the team passes it as dealers
+    mingchao = PRESETS["mingchao"].match
+    assert climb(jack, 4, dealing=False, rules=mingchao, played=frozenset({jack})) == jack
+
+
+def test_hefei_back_to_j_after_playing_j_climbs_past_it() -> None:
+    """001 §2.2 「以单张“A” 抠底，且台面上拿满80分的，台上方则回到“J”」 with §2.1 「如“2”、“J”、“A”已打过，
+    则不再为必打牌」.
+
+    Position: team 0 (which dealt at 2, J and A on its way) deals at A; team 1 (at 4) wins the
+    last trick with a single ♠A and 90 on the table: team 0 goes back to J. Next hand team 0
+    defends and takes 110 (+3): it climbs J → Q → K → A (J was played already); with 120 (+4)
+    it passes A, which it has played too, and wins the match."""
+    played = (frozenset({0, Rank.JACK, Rank.ACE}), frozenset({0}))
+    hefei = PRESETS["hefei"]
+    back = settle(
+        hefei,
+        (Rank.ACE, 3),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.ACE,
+        kangqi_hand=False,
+        first_hand=False,
+        result=result(90, last_play="♠A"),
+        total=90,
+        played=played,
+    )
+    assert back.progress == (Rank.JACK, 4) and back.defenders_take
+    for total, expected, finished in ((110, Rank.ACE, False), (120, 13, True)):
+        s = settle(
+            hefei,
+            back.progress,
+            dealers=1,
+            last_by_defenders=False,
+            level=Rank.SIX,
+            kangqi_hand=False,
+            first_hand=False,
+            result=result(total, last_winner=0),
+            total=total,
+            played=played,
+        )
+        assert s.defenders_take and s.progress[0] == expected and s.finished is finished, s
+        if finished:
+            assert s.winner == 0
+
+
 def test_a_must_be_played_to_win() -> None:
     rules = PRESETS["classic"].match
     assert climb(Rank.QUEEN, 5, dealing=True, rules=rules) == Rank.ACE
@@ -177,6 +234,26 @@ def test_mingchao_j_to_the_bottom() -> None:
     assert s.progress[0] == Rank.JACK
 
 
+def test_mingchao_j_to_the_bottom_needs_a_single_j_or_a_j_pair() -> None:
+    """明炒 「J到底:如果庄家打J，抓分方最后一张或一对是J(必须是最大的)抠底，如果抓到80分，则庄家降级打2」:
+    the defenders' last play must be one J or one pair of J, winning the trick; a throw
+    holding a J is neither.
+
+    Position: team 0 deals at J, team 1 (at 4) wins the last trick and took 90 in tricks.
+    Verdicts: with the throw ♠J ♠A the dealers stay at J and the defenders take the deal, +1
+    (003 table: 90 → +1); the same with ♠J ♥J (two singles, not a pair); with ♠JJ the
+    dealers go back to 2."""
+    s = settle_at("mingchao", (Rank.JACK, 3), 90, last_by_defenders=True, last_play="♠J ♠A")
+    assert s.progress == (Rank.JACK, 4) and s.defenders_take and "kitty dug" not in s.note
+    s = settle_at("mingchao", (Rank.JACK, 3), 90, last_by_defenders=True, last_play="♠J ♥J")
+    assert s.progress == (Rank.JACK, 4)
+    s = settle_at("mingchao", (Rank.JACK, 3), 90, last_by_defenders=True, last_play="♠JJ")
+    assert s.progress == (0, 4)
+    # at A: 「抓分方最后一对是A」: the pair alone, not a throw holding it
+    s = settle_at("mingchao", (Rank.ACE, 3), 90, last_by_defenders=True, last_play="♠AA ♠K")
+    assert s.progress == (Rank.ACE, 4)
+
+
 def test_hefei_a_and_j_kitty_demotions() -> None:
     """001 §2.2 「以同花色的一对“A”抠底…台上方重新回到“2”；以单张“A”抠底…台上方则回到“J”；打J时，台下方以“J”抠底…台上方重新回到“2”」."""
     s = settle_at("hefei", (Rank.ACE, 3), 90, last_by_defenders=True, last_play="♠AA")
@@ -195,6 +272,49 @@ def test_hefei_first_hand_ends_the_match() -> None:
     assert s.finished and s.winner == 1
     s = settle_at("hefei", (0, 0), 85, first_hand=True, last_by_defenders=False)
     assert not s.finished
+
+
+def test_hefei_no_jump_in_the_first_hand() -> None:
+    """001 §2.4 「比赛中（首局除外）主叫方打大光则跳级或防守方抓200分及以上则跳级」: no 跳级 in the
+    first hand, which §2.3 settles instead (the defenders win it only with 80 on the table
+    and the kitty dug).
+
+    Positions (first hand, team 0 deals at 2, both teams at 2), verdict for each: the defenders
+    take the deal and stay at 2 (2 is a must-play level they have not played), no 跳级, the
+    match goes on:
+    - 150 in tricks + 60 from the dealers' failed throws = 210, the dealers won the last trick;
+    - 40 in tricks + a 50-point kitty ×4 = 240, the defenders won the last trick."""
+    hefei = PRESETS["hefei"]
+    for tricks, kitty, multiplier, throws, last_by_defenders in (
+        (150, 0, 0, 60, False),
+        (40, 50, 4, 0, True),
+    ):
+        result = HandResult(
+            dealer=0,
+            trick_points=tricks,
+            kitty_points=kitty,
+            kitty_multiplier=multiplier,
+            throw_penalty=throws,
+            fry_penalty=0,
+            red_five=0,
+            heaven_earth=None,
+            last_winner=1 if last_by_defenders else 0,
+            last_play=tuple(cards("♦3")),
+        )
+        assert result.total in (210, 240)
+        s = settle(
+            hefei,
+            (0, 0),
+            dealers=0,
+            last_by_defenders=last_by_defenders,
+            level=Rank.TWO,
+            kangqi_hand=False,
+            first_hand=True,
+            result=result,
+            total=result.total,
+        )
+        assert s.defenders_take and s.progress == (0, 0) and not s.finished, s
+        assert "跳级" not in s.note
 
 
 def test_hefei_jumps() -> None:

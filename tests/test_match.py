@@ -173,3 +173,16 @@ def test_reward_is_the_margin_or_the_heaven_earth_reward() -> None:
     match.heaven_earth_rewards[0] = 16
     match._finish(0)
     assert match.reward == 16
+
+
+def test_the_match_keeps_each_teams_must_play_levels_played() -> None:
+    """001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」 needs the match to remember, per team, the
+    must-play levels it has dealt a hand at; every seat sees them."""
+    from engine.observation import observe
+
+    match = play_random("hefei", 11, max_hands=1)
+    first = match.records[0]
+    team = first.dealer % 2
+    assert match.must_played[team] == {0} and match.must_played[1 - team] == set()
+    seen = observe(match, 0)["must_played"]
+    assert seen[team] == ["2"] and seen[1 - team] == []

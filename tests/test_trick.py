@@ -64,11 +64,20 @@ def test_tractor_with_tractor_else_pairs_else_anything() -> None:
     follow(T, "♣9988", "♣3 ♣4 ♣5 ♣6 ♣7", "♣3 ♣4 ♣6 ♣7")
 
 
-def test_a_shorter_tractor_does_not_satisfy_a_longer_one() -> None:
-    """docs/rules.md "tractor lengths": a 3-pair tractor led, holding only a 2-pair tractor, the
-    follower owes three pairs, not that tractor."""
-    follow(T, "♣998877", "♣3344 ♣QQ ♣5", "♣33 ♣QQ ♣44")
-    follow(T, "♣998877", "♣3344 ♣QQ ♣5", "♣3344 ♣QQ")
+def test_a_shorter_tractor_must_be_played_to_a_longer_one() -> None:
+    """000 「首家出连对时，其余家有连对必须出连对，若无连对，则必须出对牌」 (docs/rules.md "tractor
+    lengths", issue 12): a follower who holds a tractor must play one, even a shorter one.
+
+    Position: ♣334455 led (level J, ♠ trump); the follower holds ♣7788 ♣QQ ♣AA ♣3. Verdict:
+    ♣7788 plus ♣QQ or ♣AA; ♣77 ♣QQ ♣AA (three pairs, the tractor broken) is refused.
+    Holding a longer tractor, the follower plays as much of it as the lead's length."""
+    hand = "♣7788 ♣QQ ♣AA ♣3"
+    assert "tractor" in refused("♣334455", hand, "♣77 ♣QQ ♣AA")
+    follow(T, "♣334455", hand, "♣7788 ♣QQ")
+    follow(T, "♣334455", hand, "♣7788 ♣AA")
+    # a four-pair run answers a three-pair tractor with three of its pairs, in a row
+    assert "tractor" in refused("♣334455", "♣66778899 ♣3", "♣6677 ♣99")
+    follow(T, "♣334455", "♣66778899 ♣3", "♣778899")
 
 
 def test_trumps_follow_a_trump_lead() -> None:
@@ -89,6 +98,15 @@ def test_equal_plays_the_first_wins() -> None:
 
 def test_higher_card_of_the_suit_wins() -> None:
     assert trick_winner(T, "♣9", "♣10", "♣A", "♣3") == 2
+
+
+def test_tractors_of_different_suits_the_trump_one_wins_else_the_first() -> None:
+    """000 「不同花色、同长度的连对之间，如果有主花色连对，则为最大:其他情况下，先出的连对最大」.
+
+    Position: ♣3344 led (level J, ♠ trump). Verdicts: a ♦QQKK from a seat void in clubs is a
+    discard, so the ♣3344 led first wins; a ♠5566 (trump) from a void seat wins."""
+    assert trick_winner(T, "♣3344", "♦QQKK", "♥2 ♥3 ♥4 ♥6", "♦2 ♦3 ♦4 ♦6") == 0
+    assert trick_winner(T, "♣3344", "♦QQKK", "♠5566", "♦2 ♦3 ♦4 ♦6") == 2
 
 
 def test_discard_never_wins() -> None:
@@ -127,12 +145,24 @@ def test_worked_example_977_ruffs_567_and_884_does_not_overruff() -> None:
     assert trick_winner(T, "♣5 ♣6 ♣7", "♠9 ♠77", "♠88 ♠4", "♦2 ♦3 ♦4") == 1
 
 
-def test_a_ruff_must_hold_the_leads_tractors() -> None:
-    """docs/rules.md "ruff structure": ♠9988 ♠KK has a tractor and three pairs, but no tractor of
-    three pairs, so it does not ruff ♣334455; ♠99887766 may stand for two 2-pair tractors."""
-    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♦234567", "♥234567") == 0
+def test_a_ruff_counts_the_leads_tractors_and_pairs() -> None:
+    """000 「若首家出的牌中有连对或对牌，毙牌时所出的牌必须全是主牌，且其连对的数目不得少于首家出的牌中的
+    连对的数目，对牌的数目也不得少于首家出的牌中的对牌的数目，否则被视为垫牌」; 003 「斃牌時所出的主牌
+    連對數目不得少於首家連對數目」 (docs/rules.md "ruff structure", issue 12): numbers, not lengths.
+
+    Position: ♣334455 led (level J, ♠ trump); seat 1, void in clubs, plays ♠9988 ♠KK: one
+    tractor and three pairs, as many as the lead. Verdict: it ruffs and wins; ♠99 ♠33 ♠KK
+    (three pairs, no tractor) is a discard. Ruffs compare by their tractors, longest first,
+    then by the top pair: ♠QQKK ♠44 over-ruffs ♠9988 ♠KK, ♠334455 over-ruffs both."""
+    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♦234567", "♥234567") == 1
+    assert trick_winner(T, "♣334455", "♠99 ♠33 ♠KK", "♦234567", "♥234567") == 0
+    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♠QQKK ♠44", "♥234567") == 2
+    assert trick_winner(T, "♣334455", "♠9988 ♠KK", "♠QQKK ♠44", "♠334455") == 3
     assert trick_winner(T, "♣334455", "♠998877", "♦234567", "♥234567") == 1
+    # a run of four pairs may stand for two tractors
     assert trick_winner(T, "♣3344 ♣7788", "♠99887766", "♦23456789", "♥23456789") == 1
+    # two tractors led: one tractor and four pairs is not enough
+    assert trick_winner(T, "♣3344 ♣7788", "♠998877 ♠KK", "♦23456789", "♥23456789") == 0
 
 
 def test_overruff_by_longer_tractor() -> None:
@@ -150,6 +180,24 @@ def test_a_ruff_of_a_pair_overruffed_by_a_higher_pair() -> None:
 def test_trump_five_ten_king_is_the_highest_play() -> None:
     """000 「主花色的5、10、K共同出为最大」."""
     assert trick_winner(T, "♠5 ♠10 ♠K", "♥5 BJ LJ", "♠A ♠A ♠Q", "♠3 ♠4 ♠6") == 0
+
+
+def test_a_trump_five_ten_king_played_as_a_follow_is_plain_trumps() -> None:
+    """000 「主花色的5、10、K共同出为最大，其他玩家也有主花色的三张5、10、K则必出」 is about a trump
+    5-10-K led (docs/rules.md "a trump 5-10-K as a follow", issue 12): 共同出 names the lead, as
+    in the next sentence 「副牌同花色的5、10、K共同出后，其他玩家…」, where the only follow it grants
+    is over a side 5-10-K. Played on any other lead, the three cards are plain trumps.
+
+    Positions (level J, ♠ trump), verdicts:
+    - ♣77 ♣3 led; seat 1, void in clubs, plays ♠5 ♠10 ♠K: no pair, so a discard (000 「…对牌的
+      数目也不得少于…否则被视为垫牌」); the lead wins, and ♠33 ♠4 from seat 2 ruffs it;
+    - ♣A ♣K ♣Q led (singles): ♠5 ♠10 ♠K is an ordinary ruff, over-ruffed by ♠A ♠3 ♠4;
+    - the trump throw ♠AA ♠Q led: ♠5 ♠10 ♠K follows suit and cannot beat a throw."""
+    assert trick_winner(T, "♣77 ♣3", "♠5 ♠10 ♠K", "♦2 ♦3 ♦4", "♥2 ♥3 ♥4") == 0
+    assert trick_winner(T, "♣77 ♣3", "♠5 ♠10 ♠K", "♠33 ♠4", "♥2 ♥3 ♥4") == 2
+    assert trick_winner(T, "♣A ♣K ♣Q", "♠5 ♠10 ♠K", "♦2 ♦3 ♦4", "♥2 ♥3 ♥4") == 1
+    assert trick_winner(T, "♣A ♣K ♣Q", "♠5 ♠10 ♠K", "♠A ♠3 ♠4", "♥2 ♥3 ♥4") == 2
+    assert trick_winner(T, "♠AA ♠Q", "♠5 ♠10 ♠K", "♠2 ♠3 ♠4", "♠6 ♠7 ♠8") == 0
 
 
 def test_holder_of_the_trump_five_ten_king_must_answer_with_it() -> None:

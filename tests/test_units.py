@@ -77,6 +77,23 @@ def test_pairs_either_side_of_the_level_rank() -> None:
     assert not is_tractor("♣55 ♣77", "6", "♠", ANCHAO)
 
 
+def test_kangqi_skips_the_level_rank_only_where_the_level_pair_cannot_stand() -> None:
+    """扛旗 room 「级牌对不能形成副牌的连对。但可以跳过级牌的数字形成连对」 (docs/rules.md, "the level
+    gap in the trump suit"): the skip is the 但 of the sentence before, about side suits, where
+    the level pair has left the suit. In the trump suit the 000 rooms let the level pair stand at
+    its face rank (「级牌形成的连对中级牌仅以实际点数参与比较大小」), so there is no gap to skip.
+
+    Position: kangqi, ♠ trump, level 6. Verdicts: ♣55♣77 is a tractor; ♠55♠66♠77 is a tractor;
+    ♠55♠77 is two pairs (a throw), as ♠55♠88 would be."""
+    assert is_tractor("♣55 ♣77", "6", "♠", KANGQI)
+    assert is_tractor("♠55 ♠66 ♠77", "6", "♠", KANGQI)
+    assert not is_tractor("♠55 ♠77", "6", "♠", KANGQI)
+    assert lead(trump("6", "♠", KANGQI), "♠55 ♠77").kind is PlayKind.THROW
+    # where the trump level pair never stands in the suit (classic, hefei), the trump suit skips
+    assert is_tractor("♠55 ♠77", "6", "♠", CLASSIC)
+    assert is_tractor("♠55 ♠77", "6", "♠", HEFEI)
+
+
 def test_the_gap_the_red_five_leaves_in_hearts() -> None:
     """Seeds silent (docs/rules.md, "♥5 gap"): the ♥5 left hearts the way a level card does, so
     ♥44♥66 is a tractor exactly where pairs either side of the level rank are."""
