@@ -439,7 +439,9 @@ async def _run(
                         outcome.sprt = verdict
                         nursery.cancel_scope.cancel()
 
-            for key in pending:
-                nursery.start_soon(one, key)
+            async with trio.open_nursery() as playing:
+                for key in pending:
+                    playing.start_soon(one, key)
+            nursery.cancel_scope.cancel()  # every game ended: stop listening for signals
     return outcome
 
