@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from arena.results import ResultsDB
-from tests.test_tournament import BOT, arena, write_config
+from tests.test_tournament import BOT, arena, stored_games, write_config
 
 BROKEN = f"{sys.executable} -c \"import sys; print('missing weights.bin', file=sys.stderr); sys.exit(3)\""
 SLEEPER = f'{sys.executable} -c "import time; time.sleep(600)"'
@@ -29,7 +29,7 @@ def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Pat
     assert "stopped: bot 'broken' failed to start 3 times in a row" in done.stderr
     assert "missing weights.bin" in done.stderr  # the tail of its stderr
     assert "command: " in done.stderr and "sys.exit(3)" in done.stderr  # its command, as run
-    rows = ResultsDB(tmp_path / "results.sqlite").rows()
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 3 and all(r.void for r in rows)  # not the whole schedule
 
 
@@ -38,7 +38,7 @@ def test_when_both_teams_fail_to_start_no_game_is_a_result(tmp_path: Path) -> No
     config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BROKEN, "b": BROKEN})
     done = arena("run", str(config), "--json")
     assert done.returncode == 1
-    rows = ResultsDB(tmp_path / "results.sqlite").rows()
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2 and all(r.void and r.score_a is None for r in rows)
     report = json.loads(done.stdout)
     assert all(b["score"] == 0 for b in report["bots"])
@@ -54,7 +54,7 @@ def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
     )
     done = arena("run", str(config))
     assert done.returncode == 1
-    rows = ResultsDB(tmp_path / "results.sqlite").rows()
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2
     for row in rows:
         assert row.void is not None and "sleeper" in row.void
@@ -91,7 +91,7 @@ def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
         timeout=240,
     )
     assert done.returncode == 0, done.stderr
-    rows = ResultsDB(folder / "results.sqlite").rows()
+    rows = ResultsDB(folder / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2 and all(r.void is None and r.score_a is not None for r in rows)
 
 
@@ -142,26 +142,18 @@ def test_ctrl_c_stops_cleanly_and_resume_goes_on(tmp_path: Path) -> None:
     )
     deadline = time.monotonic() + 180  # a bound on a hang, not on the machine's speed
     while time.monotonic() < deadline and runner.poll() is None:
-        if database.exists() and _stored(database) >= 1:
+        if stored_games(database) >= 1:
             break
         time.sleep(0.1)
     runner.send_signal(signal.SIGINT)
     _out, err = runner.communicate(timeout=120)
     assert runner.returncode == 130, err
     assert "Traceback" not in err
-    stored = _stored(database)
+    stored = stored_games(database)
     assert f"interrupted; {stored} games played now" in err and "--resume" in err
     resumed = arena("run", str(config), "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{16 - stored} games played now, {stored} already stored" in resumed.stderr
-
-
-def _stored(database: Path) -> int:
-    db = ResultsDB(database, read_only=True)
-    try:
-        return db.count()
-    finally:
-        db.close()
 
 
 def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
@@ -172,7 +164,7 @@ def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
         "run", str(config), "--seeds", "1", "--hands", "1", "--preset", "hefei", "--json"
     )
     assert done.returncode == 0, done.stderr
-    rows = ResultsDB(tmp_path / "results.sqlite").rows()
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2 and all(r.hands == 1 for r in rows)
     bad = arena("run", str(config), "--seeds", "0")
     assert bad.returncode == 2 and "seeds: must be at least 1" in bad.stderr

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import ConfigError, load_config
-from arena.results import ResultsDB
+from arena.results import DatabaseError, ResultsDB
 from arena.tournament import schedule
 
 BOT = f"{sys.executable} -m sample_bots.random_bot"
@@ -42,6 +42,19 @@ def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout
     )
+
+
+def stored_games(database: Path) -> int:
+    """Games stored so far (0 before the run has made its database), read as ``arena report``
+    reads: without taking the writer's lock."""
+    try:
+        db = ResultsDB(database, read_only=True)
+    except DatabaseError:
+        return 0
+    try:
+        return db.count()
+    finally:
+        db.close()
 
 
 def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path) -> None:
@@ -94,16 +107,16 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if database.exists() and ResultsDB(database, read_only=True).count() >= 3:
+        if stored_games(database) >= 3:
             break
         time.sleep(0.1)
     os.killpg(process.pid, signal.SIGKILL)  # the runner and every bot it started
     process.wait()
-    before = {r.key: r for r in ResultsDB(database).rows()}
+    before = {r.key: r for r in ResultsDB(database, read_only=True).rows()}
     assert 3 <= len(before) < len(schedule(config))
     done = arena("run", str(config_path), "--resume")
     assert done.returncode == 0, done.stderr
-    after = {r.key: r for r in ResultsDB(database).rows()}
+    after = {r.key: r for r in ResultsDB(database, read_only=True).rows()}
     assert set(after) == set(schedule(config))  # every game, once (the key is the primary key)
     assert all(after[key] == row for key, row in before.items())  # nothing replayed
     assert (
@@ -122,7 +135,7 @@ def test_a_bot_that_cannot_start_makes_void_games_not_wins(tmp_path: Path) -> No
     assert done.returncode == 1
     assert "broken" in done.stderr and "exited before" in done.stderr
     assert "no model file" in done.stderr and "exit code 3" in done.stderr
-    rows = ResultsDB(tmp_path / "results.sqlite").rows()
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2
     assert all(r.void and r.score_a is None and r.forfeit is None for r in rows)
     assert "0 games played now (and 2 void, to play again)" in done.stderr
@@ -180,7 +193,7 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
     done = arena("run", str(config), "--sprt", "0,100,0.05,0.05")
     assert done.returncode == 0, done.stderr
     assert "SPRT: H1 accepted" in done.stdout
-    stored = ResultsDB(tmp_path / "results.sqlite").count()
+    stored = ResultsDB(tmp_path / "results.sqlite", read_only=True).count()
     assert stored < 60  # stopped before the schedule ran out
     bad = arena("run", str(config), "--sprt", "1,2")
     assert bad.returncode == 2 and "elo0,elo1,alpha,beta" in bad.stderr
