@@ -184,7 +184,7 @@ async def _watch_connect(game: _Game, timeout: float) -> None:
             )
 
 
-async def _play_game(run: _Run, key: GameKey) -> GameRow:
+async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
     config = run.config
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if key.swapped == 0 else (key.bot_b, key.bot_a)
@@ -245,8 +245,7 @@ async def _play_game(run: _Run, key: GameKey) -> GameRow:
                 f"{ended.exit_code} after the match: {stderr_tail(ended.stderr)}"
             )
     _count_starts(run, game)
-    _release_deal(run, run.deals.game_ended(key.seed, table, label))
-    return _row(key, team0, result, game, time.perf_counter() - started)
+    return _row(key, team0, result, game, time.perf_counter() - started), table
 
 
 def _count_starts(run: _Run, game: _Game) -> None:
@@ -385,6 +384,7 @@ async def _run(
     log = get_logger(database=str(config.database))
     log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir.chmod(0o700)  # other users need not read what the bots wrote
     limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
@@ -414,8 +414,9 @@ async def _run(
             async def one(key: GameKey) -> None:
                 nonlocal finished
                 async with limiter:
-                    row = await _play_game(run, key)
+                    row, table = await _play_game(run, key)
                 db.add(row)
+                _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
                 finished += 1
                 if row.void is not None:
                     outcome.void += 1
