@@ -22,7 +22,9 @@ from arena.config import BotSpec, TournamentConfig
 from arena.logs import get_logger
 from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
-from arena.stats import pentanomial, sprt_bounds, sprt_llr
+from arena.stats import SprtTest as Sprt
+from arena.stats import pentanomial
+from arena.stats import sprt as sprt_result
 from arena.table import Table, TableConfig, TableResult
 from engine.presets import PRESETS
 
@@ -30,16 +32,6 @@ __all__ = ["Outcome", "Sprt", "run_tournament", "schedule"]
 
 STDERR_TAIL = 2000
 EXIT_GRACE_S = 3.0
-
-
-@dataclass(frozen=True, slots=True)
-class Sprt:
-    """Stop a two-bot match once the test decides: H0 elo0, H1 elo1, error rates."""
-
-    elo0: float
-    elo1: float
-    alpha: float
-    beta: float
 
 
 @dataclass(slots=True)
@@ -228,15 +220,8 @@ def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
     for row in db.rows():
         if row.score_a is not None:
             pairs.setdefault((row.key.bot_a, row.key.bot_b, row.key.seed), []).append(row.score_a)
-    counts = pentanomial(sum(s) for s in pairs.values() if len(s) == 2)
-    # half a pair in every bucket keeps the variance positive when all pairs agree
-    llr = sprt_llr((0.0, 0.25, 0.5, 0.75, 1.0), [c + 0.5 for c in counts], test.elo0, test.elo1)
-    lower, upper = sprt_bounds(test.alpha, test.beta)
-    if llr >= upper:
-        return f"H1 accepted (Elo ≥ {test.elo1:g}): LLR {llr:.2f} ≥ {upper:.2f}"
-    if llr <= lower:
-        return f"H0 accepted (Elo ≤ {test.elo0:g}): LLR {llr:.2f} ≤ {lower:.2f}"
-    return None
+    result = sprt_result(test, pentanomial(sum(s) for s in pairs.values() if len(s) == 2))
+    return None if result.verdict is None else str(result)
 
 
 async def run_tournament(
