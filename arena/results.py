@@ -68,6 +68,8 @@ class GameRow:
     reason: str
     errors: str
     seconds: float
+    void: str | None = None
+    """Why the game is not a result (a bot never played), or None."""
 
 
 class ResultsDB:
