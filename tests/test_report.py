@@ -221,3 +221,17 @@ def test_plots_with_every_bot_unbounded(tmp_path: Path) -> None:
     write_plots(report, tmp_path)
     low, high = ratings_figure(report).axes[0].get_xlim()
     assert math.isfinite(low) and math.isfinite(high) and -1000 < low < high < 1000
+
+
+def test_the_worked_example_of_docs_report_md() -> None:
+    """docs/report.md derives these numbers by hand: keep them true."""
+    rows = pairs("alpha", "beta", [0, 0.5, 1, 1, 1, 1, 1.5, 1.5, 2, 2])
+    text = printed(rows, bot_names=["alpha", "beta"], sprt=SprtTest(0, 50, 0.05, 0.05))
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "report.md").read_text("utf-8")
+    for shown in (
+        "│    1 │ alpha │      +26 ± 77 │    20 │  11.5 │ 57.5% [36.4%, 76.2%] │",
+        "│ alpha vs beta │ 10-7-3 │ 57.5% [39.1%, 75.9%] │      +52.5 ± 138.1 │ 78.8% │ [1, 1, 4, 2, 2] │",
+        "+52.5 ± 151.2 │              15% │    0 │",
+        "SPRT: continue (elo0 0, elo1 50, α 0.05, β 0.05): LLR 0.30 in (−2.94, 2.94) after 10 pairs",
+    ):
+        assert shown in text and shown in docs
