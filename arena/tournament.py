@@ -36,24 +36,14 @@ from arena.logs import get_logger
 from arena.processes import BotProcess, StartFailures, launch, stderr_tail
 from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
-from arena.stats import pentanomial, sprt_bounds, sprt_llr
+from arena.stats import SprtResult, SprtTest, pentanomial, sprt
 from arena.table import Table, TableConfig, TableResult
 from engine.presets import PRESETS
 
-__all__ = ["Outcome", "Sprt", "game_label", "run_tournament", "schedule"]
+__all__ = ["Outcome", "game_label", "run_tournament", "schedule"]
 
 EXIT_GRACE_S = 3.0
 """How long bots may take to exit by themselves once their match is over."""
-
-
-@dataclass(frozen=True, slots=True)
-class Sprt:
-    """Stop a two-bot match once the test decides: H0 elo0, H1 elo1, error rates."""
-
-    elo0: float
-    elo1: float
-    alpha: float
-    beta: float
 
 
 @dataclass(slots=True)
@@ -65,7 +55,8 @@ class Outcome:
     void: int = 0
     skipped: int = 0
     problems: list[str] = field(default_factory=list)
-    sprt: str | None = None
+    sprt: SprtResult | None = None
+    """The SPRT's decision, when one was asked and it decided."""
     stopped: str | None = None
     """Why the run stopped before its schedule ended (a bot that cannot start)."""
     interrupted: bool = False
@@ -313,20 +304,13 @@ def _release_deal(run: _Run, tables: list[tuple[Table, str]]) -> None:
             table.result.replay.replace(replays / f"{label}.jsonl")
 
 
-def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
+def _sprt_result(db: ResultsDB, test: SprtTest) -> SprtResult:
+    """The SPRT over every complete pair stored (a two-bot tournament has one pairing)."""
     pairs: dict[tuple[str, str, int], list[float]] = {}
     for row in db.rows():
-        if row.score_a is not None:
+        if row.score_a is not None and row.void is None:
             pairs.setdefault((row.key.bot_a, row.key.bot_b, row.key.seed), []).append(row.score_a)
-    counts = pentanomial(sum(s) for s in pairs.values() if len(s) == 2)
-    # half a pair in every bucket keeps the variance positive when all pairs agree
-    llr = sprt_llr((0.0, 0.25, 0.5, 0.75, 1.0), [c + 0.5 for c in counts], test.elo0, test.elo1)
-    lower, upper = sprt_bounds(test.alpha, test.beta)
-    if llr >= upper:
-        return f"H1 accepted (Elo ≥ {test.elo1:g}): LLR {llr:.2f} ≥ {upper:.2f}"
-    if llr <= lower:
-        return f"H0 accepted (Elo ≤ {test.elo0:g}): LLR {llr:.2f} ≤ {lower:.2f}"
-    return None
+    return sprt(test, pentanomial(sum(s) for s in pairs.values() if len(s) == 2))
 
 
 def _pair_complete(db: ResultsDB, key: GameKey) -> bool:
@@ -349,7 +333,7 @@ async def run_tournament(
     address: str = "127.0.0.1:0",
     on_listening: Callable[[str], None] | None = None,
     resume: bool = False,
-    sprt: Sprt | None = None,
+    sprt_test: SprtTest | None = None,
     on_game: Callable[[GameRow, int, int], None] | None = None,
     log_dir: Path | None = None,
 ) -> Outcome:
@@ -361,7 +345,9 @@ async def run_tournament(
     try:
         db.claim(config.fingerprint(), resume=resume)
         deal_key = db.deal_key()
-        return await _run(config, db, deal_key, address, on_listening, sprt, on_game, log_dir)
+        return await _run(
+            config, db, deal_key, address, on_listening, sprt_test, on_game, log_dir
+        )
     finally:
         db.close()
 
@@ -372,7 +358,7 @@ async def _run(
     deal_key: DealKey,
     address: str,
     on_listening: Callable[[str], None] | None,
-    sprt: Sprt | None,
+    sprt_test: SprtTest | None,
     on_game: Callable[[GameRow, int, int], None] | None,
     log_dir: Path | None,
 ) -> Outcome:
@@ -434,10 +420,11 @@ async def _run(
                 )
                 if on_game is not None:
                     on_game(row, finished, len(games))
-                if sprt is not None and row.void is None and _pair_complete(db, key):
-                    verdict = _sprt_verdict(db, sprt)
-                    if verdict is not None:
-                        outcome.sprt = verdict
+                if sprt_test is not None and row.void is None and _pair_complete(db, key):
+                    # checked after every complete pair, whichever of its games ended last
+                    result = _sprt_result(db, sprt_test)
+                    if result.verdict is not None:
+                        outcome.sprt = result
                         nursery.cancel_scope.cancel()
 
             async with trio.open_nursery() as playing:
