@@ -467,6 +467,9 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
         server.watching[table.name] += 1
         bridge.to_trio(table.watch, connection)
         try:
+            # the spectator may read these as "you are in": its stream is attached before any
+            # bot's connection made after this
+            await context.send_initial_metadata(())
             await self._write(context, connection)
         finally:
             server.watching[table.name] -= 1
