@@ -54,7 +54,7 @@ def test_whole_matches_on_two_tables_at_once(tmp_path) -> None:  # type: ignore[
 def test_timeouts_default_moves_strikes_forfeit() -> None:
     """A bot that never answers: each decision times out, the server plays for it and says
     so, and after max_strikes its team forfeits the match."""
-    cfg = config("classic", decision_ms=500, bank_ms=0, max_strikes=2)
+    cfg = config("classic", decision_ms=1000, bank_ms=0, max_strikes=2)
     results, recordings = run_tables([cfg], [[silent_bot, random_bot, random_bot, random_bot]])
     result = results[0]
     strikes = [m.strike for m in recordings[0][0].messages if m.WhichOneof("message") == "strike"]

@@ -171,7 +171,7 @@ def test_a_bot_process_killed_mid_match() -> None:
         await trio.to_thread.run_sync(launched.wait)
         processes[0].send_signal(signal.SIGKILL)
 
-    cfg = config(max_hands=30, decision_ms=1000, bank_ms=0, max_strikes=2)
+    cfg = config(max_hands=30, decision_ms=2000, bank_ms=0, max_strikes=2)
     results, recordings = run_tables(
         [cfg],
         [[killed_bot, random_bot, random_bot, random_bot]],
