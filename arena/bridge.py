@@ -28,7 +28,7 @@ import trio
 
 from arena.logs import get_logger
 
-__all__ = ["Bridge", "Closing", "Connection"]
+__all__ = ["Bridge", "Closing", "Connection", "FloodGuard"]
 
 _ids = itertools.count(1)
 
@@ -108,6 +108,34 @@ class Closing:
     details: str = ""
 
 
+@dataclass(slots=True)
+class FloodGuard:
+    """A token bucket for what a bot sends unasked (messages that get a Refused).
+
+    Answers to open decisions cost nothing, so a bot answering at any speed is never cut off.
+    Each unasked message takes a token; tokens come back at ``refill_per_s`` up to ``burst``.
+    A bot that runs out has sent ``burst`` unasked messages faster than the refill: it floods.
+    """
+
+    burst: float
+    refill_per_s: float
+    tokens: float = -1.0
+    last: float = 0.0
+    tripped: bool = False
+    """The bot ran out and was cut off: what it still sends is ignored."""
+
+    def take(self, now: float) -> bool:
+        """Spend one token at time ``now``; False once the bucket is empty (cut the bot off)."""
+        if self.tokens < 0:
+            self.tokens, self.last = self.burst, now
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.refill_per_s)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
 @dataclass(eq=False, slots=True)
 class Connection:
     """One stream to a bot or a spectator, as the trio side sees it.
@@ -124,6 +152,13 @@ class Connection:
     """The bot asked (in its Hello) for pending events inside its Decisions, not streamed."""
     id: int = field(default_factory=lambda: next(_ids))
     closed: bool = False
+    handed: int = 0
+    """Messages the gRPC side has handed to trio (written on the gRPC thread only)."""
+    handled: int = 0
+    """Of those, how many trio has looked at (written in trio only): the difference is the
+    backlog a bot built by sending faster than its table reads."""
+    flood: FloodGuard | None = None
+    """The bot's allowance of unasked messages (trio side; None for spectators)."""
 
     def send(self, message: Any) -> None:
         self.bridge.to_asyncio(self._offer, message)

@@ -8,7 +8,6 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -71,12 +70,6 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from arena.serve import serve_command
-
-    return serve_command(args)
-
-
 def _version() -> str:
     try:
         return importlib.metadata.version("chaodipi-arena")
@@ -114,34 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selfplay.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
     selfplay.set_defaults(run=_selfplay)
-    serve = commands.add_parser(
-        "serve",
-        help="serve tables that bots join over gRPC",
-        description="Serve TABLES tables of the chosen preset over gRPC. Each seat has a ticket "
-        "(a secret): the tickets are printed as JSON lines (or written to --tickets). Bots "
-        "connect with `Arena.Play` and present their seat's ticket. The server exits when every "
-        "table's match is over (or on Ctrl-C), printing each result.",
-    )
-    serve.add_argument("--address", default="127.0.0.1:50051", help="host:port to listen on")
-    serve.add_argument("--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)}")
-    serve.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
-    serve.add_argument("--seed", type=int, default=1, help="deal seed of the first table")
-    serve.add_argument("--hands", type=int, default=0, help="cut matches after N hands (0: no)")
-    serve.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
-    serve.add_argument("--bank-ms", type=int, default=30_000, help="time bank per seat and match")
-    serve.add_argument("--max-strikes", type=int, default=3, help="timeouts before a forfeit")
-    serve.add_argument(
-        "--connect-timeout", type=float, default=60.0, help="seconds to wait for four bots"
-    )
-    serve.add_argument("--tls-cert", type=Path, help="PEM server certificate (with --tls-key)")
-    serve.add_argument("--tls-key", type=Path, help="PEM private key of the certificate")
-    serve.add_argument(
-        "--plaintext", action="store_true", help="serve without TLS (only for trusted networks)"
-    )
-    serve.add_argument("--tickets", type=Path, help="write the tickets here instead of stdout")
-    serve.add_argument("--replays", type=Path, help="write each table's replay (JSON lines) here")
-    serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
-    serve.set_defaults(run=_serve)
+    from arena.serve import add_command as add_serve
+
+    add_serve(commands)
     from arena.run import add_commands
 
     add_commands(commands)

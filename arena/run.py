@@ -15,7 +15,7 @@ from arena.config import ConfigError, load_config
 from arena.logs import configure_logging
 from arena.report import Report, build_report, print_report, report_csv
 from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
-from arena.server import tune_garbage_collector
+from arena.server import new_spectator_token, tune_garbage_collector
 from arena.stats import SprtTest
 from arena.tournament import run_tournament, schedule
 
@@ -84,6 +84,9 @@ def run_command(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
+    spectator_token = new_spectator_token() if args.spectator_token else None
+    if spectator_token is not None:
+        print(f"arena run: spectator token {spectator_token}", file=sys.stderr, flush=True)
     tune_garbage_collector()
     try:
         with progress:
@@ -94,6 +97,7 @@ def run_command(args: argparse.Namespace) -> int:
                     on_listening=lambda address: print(
                         f"arena run: serving on {address}", file=sys.stderr, flush=True
                     ),
+                    spectator_token=spectator_token,
                     resume=args.resume,
                     sprt_test=sprt,
                     on_game=on_game,
@@ -214,6 +218,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "--host", default="127.0.0.1", help="address to serve on (bots with a token connect here)"
     )
     run.add_argument("--port", type=int, default=0, help="port to serve on (default: any free)")
+    run.add_argument(
+        "--spectator-token",
+        action="store_true",
+        help="make and print an operator token for Arena.Watch (bots never get it); a spectator "
+        "sees a table only once every game of the run on its deal has ended; each table's name "
+        "is logged as game_started (--log-level info). Without this flag nobody may watch",
+    )
     overrides = run.add_argument_group(
         "config overrides", "these win over the config file's keys of the same name"
     )

@@ -1,50 +1,152 @@
-"""``arena serve``: open tables, hand out tickets, run until every match is over."""
+"""``arena serve``: open tables, hand out tickets, run until every match is over.
+
+Each run deals from a secret key of its own (:class:`arena.deals.DealKey`): table ``i``
+(counting from 0) plays ``key.seed(i)``, so no bot can find the deal from the cards it holds.
+The key is shown to nobody unless asked (``--deal-key-file``); a replay records its table's
+derived seed only. Watching needs an operator token, made only when asked
+(``--spectator-token``). Each table is released as soon as it ends: its result is kept and its
+replay written, and nothing else of it stays in memory.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import trio
 
+from arena.deals import DealKey
 from arena.logs import configure_logging
-from arena.server import open_server, tune_garbage_collector
-from arena.table import TableConfig, TableResult
-from engine.presets import preset
+from arena.server import ArenaServer, new_spectator_token, open_server, tune_garbage_collector
+from arena.table import Table, TableConfig, TableResult
+from engine.presets import PRESETS, preset
+
+__all__ = ["add_command", "serve_command"]
+
+DESCRIPTION = """\
+Serve TABLES tables of the chosen preset over gRPC. Each seat has a ticket (a secret): the
+tickets are printed as JSON lines (or written to --tickets). Bots connect with `Arena.Play` and
+present their seat's ticket. The server exits when every table's match is over (or on Ctrl-C),
+printing each result; each table is released from memory as it ends.
+
+Deals come from a secret key made for this run (table i plays deal i of the key), so no bot can
+work out the other hands from its own cards. The key is printed nowhere: --deal-key-file saves
+it (readable by you only) so that --reuse-deal-key can deal the very same cards again later.
+
+Spectators (`Arena.Watch`) need an operator token, which bots never get: --spectator-token
+makes one for this run. Without it, Watch is refused."""
 
 
-def _fail(message: str) -> int:
-    print(f"arena serve: {message}", file=sys.stderr)
-    return 2
+def add_command(commands: Any) -> None:
+    """Add ``serve`` and its options to the ``arena`` command's sub-parsers."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve tables that bots join over gRPC",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--address", default="127.0.0.1:50051", help="host:port to listen on")
+    serve.add_argument("--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)}")
+    serve.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
+    serve.add_argument("--hands", type=int, default=0, help="cut matches after N hands (0: no)")
+    serve.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
+    serve.add_argument("--bank-ms", type=int, default=30_000, help="time bank per seat and match")
+    serve.add_argument("--max-strikes", type=int, default=3, help="timeouts before a forfeit")
+    serve.add_argument(
+        "--connect-timeout", type=float, default=60.0, help="seconds to wait for four bots"
+    )
+    serve.add_argument("--tls-cert", type=Path, help="PEM server certificate (with --tls-key)")
+    serve.add_argument("--tls-key", type=Path, help="PEM private key of the certificate")
+    serve.add_argument(
+        "--plaintext", action="store_true", help="serve without TLS (only for trusted networks)"
+    )
+    serve.add_argument(
+        "--tickets", type=Path, help="write the tickets here (readable by you only), not stdout"
+    )
+    serve.add_argument("--replays", type=Path, help="write each table's replay (JSON lines) here")
+    keys = serve.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--deal-key-file",
+        type=Path,
+        metavar="PATH",
+        help="save this run's secret deal key to PATH (a new file, readable by you only), to "
+        "deal the same cards again with --reuse-deal-key; never give it to a bot",
+    )
+    keys.add_argument(
+        "--reuse-deal-key",
+        type=Path,
+        metavar="PATH",
+        help="deal from the key saved by an earlier run's --deal-key-file: table i gets the "
+        "same cards as that run's table i (bots that played that run have seen them)",
+    )
+    serve.add_argument(
+        "--spectator-token",
+        action="store_true",
+        help="make an operator token for Arena.Watch (WatchRequest.token): printed on stderr, "
+        "or with --tickets written beside them to TICKETS.spectator (readable by you only). "
+        "Without it nobody may watch",
+    )
+    serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
+    serve.set_defaults(run=serve_command)
+
+
+class _Refused(Exception):
+    """A command line that cannot run: the message says why (exit status 2)."""
 
 
 def serve_command(args: argparse.Namespace) -> int:
+    """Run ``arena serve``: 0 when every match was played to its end, 1 otherwise, 2 when the
+    command line cannot run."""
+    try:
+        configs, tls = _prepare(args)
+    except _Refused as err:
+        print(f"arena serve: {err}", file=sys.stderr)
+        return 2
+    configure_logging(args.log_level)
+    tune_garbage_collector()
+    token = new_spectator_token() if args.spectator_token else None
+    try:
+        results = trio.run(_serve, args, configs, tls, token)
+    except (RuntimeError, OSError) as err:
+        print(f"arena serve: {err}", file=sys.stderr)
+        return 2
+    for result in results:
+        print(json.dumps(_summary(result), ensure_ascii=False))
+    return 0 if all(r.reason == "played to the end" for r in results) else 1
+
+
+def _prepare(
+    args: argparse.Namespace,
+) -> tuple[list[TableConfig], tuple[bytes, bytes] | None]:
+    """Check the command line; the tables' configurations (dealing from this run's key) and
+    the TLS pair."""
     try:
         rules = preset(args.preset)
     except ValueError as err:
-        return _fail(str(err))
+        raise _Refused(str(err)) from None
     if (args.tls_cert is None) != (args.tls_key is None):
-        return _fail("give both --tls-cert and --tls-key, or neither")
+        raise _Refused("give both --tls-cert and --tls-key, or neither")
     if args.tls_cert is None and not args.plaintext:
-        return _fail(
+        raise _Refused(
             "no TLS certificate given: pass --tls-cert and --tls-key, or --plaintext to serve "
             "without encryption (fine on 127.0.0.1)"
         )
     if args.tables < 1:
-        return _fail("--tables must be at least 1")
+        raise _Refused("--tables must be at least 1")
     try:
-        cert = args.tls_cert.read_bytes() if args.tls_cert else None
-        key = args.tls_key.read_bytes() if args.tls_key else None
+        tls = (args.tls_cert.read_bytes(), args.tls_key.read_bytes()) if args.tls_cert else None
     except OSError as err:
-        return _fail(f"cannot read the TLS files: {err}")
-    configure_logging(args.log_level)
+        raise _Refused(f"cannot read the TLS files: {err}") from None
+    key = _deal_key(args)
     configs = [
         TableConfig(
             rules,
-            seed=args.seed + i,
+            seed=key.seed(i),
             max_hands=args.hands or None,
             decision_ms=args.decision_ms,
             bank_ms=args.bank_ms,
@@ -54,21 +156,53 @@ def serve_command(args: argparse.Namespace) -> int:
         )
         for i in range(args.tables)
     ]
-    tune_garbage_collector()
-    try:
-        results = trio.run(_serve, args, configs, cert, key)
-    except RuntimeError as err:
-        return _fail(str(err))
-    for result in results:
-        print(json.dumps(_summary(result), ensure_ascii=False))
-    return 0 if all(r.reason == "played to the end" for r in results) else 1
+    return configs, tls
+
+
+def _deal_key(args: argparse.Namespace) -> DealKey:
+    """This run's deal key: read (``--reuse-deal-key``), or new and maybe saved."""
+    if args.reuse_deal_key is not None:
+        try:
+            return DealKey.from_hex(args.reuse_deal_key.read_text(encoding="ascii"))
+        except (OSError, ValueError) as err:
+            raise _Refused(f"cannot read the deal key {args.reuse_deal_key}: {err}") from None
+    key = DealKey.new()
+    if args.deal_key_file is not None:
+        try:
+            write_private(args.deal_key_file, key.hex() + "\n")
+        except FileExistsError:
+            raise _Refused(
+                f"{args.deal_key_file} exists: choose a new file for this run's key (to deal "
+                "that key's cards again, pass it with --reuse-deal-key)"
+            ) from None
+        except OSError as err:
+            raise _Refused(f"cannot write the deal key: {err}") from None
+    return key
+
+
+def write_private(path: Path, text: str, *, replace: bool = False) -> None:
+    """Write a file only its owner can read, never readable by others even for a moment.
+    Without ``replace``, an existing file raises ``FileExistsError``."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if replace else os.O_EXCL)
+    descriptor = os.open(path, flags, 0o600)
+    os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)
 
 
 async def _serve(
-    args: argparse.Namespace, configs: list[TableConfig], cert: bytes | None, key: bytes | None
+    args: argparse.Namespace,
+    configs: list[TableConfig],
+    tls: tuple[bytes, bytes] | None,
+    spectator_token: str | None,
 ) -> list[TableResult]:
+    cert, key = tls if tls is not None else (None, None)
     async with open_server(
-        args.address, plaintext=cert is None, tls_cert=cert, tls_key=key
+        args.address,
+        plaintext=tls is None,
+        tls_cert=cert,
+        tls_key=key,
+        spectator_token=spectator_token,
     ) as server:
         tables = [server.start_table(config) for config in configs]
         lines = [
@@ -78,32 +212,53 @@ async def _serve(
             for t in tables
             for s in range(4)
         ]
+        if spectator_token is not None:  # first: the tickets file says the server is ready
+            _publish_spectator_token(spectator_token, args.tickets)
         _publish(lines, args.tickets)
-        results: list[TableResult] = []
+        results: list[TableResult | None] = [None] * len(tables)
         async with trio.open_nursery() as nursery:
-
-            async def stop_on_signal() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for _ in signals:
-                        print("arena serve: stopping", file=sys.stderr)
-                        for table in tables:
-                            table.stop("the server was stopped")
-                        return
-
-            nursery.start_soon(stop_on_signal)
-            for table in tables:
-                results.append(await server.wait(table))
+            nursery.start_soon(_stop_on_signal, tables)
+            async with trio.open_nursery() as waiting:
+                for i, table in enumerate(tables):
+                    waiting.start_soon(_wait_and_release, server, table, results, i)
             nursery.cancel_scope.cancel()
-        return results
+        return [r for r in results if r is not None]
+
+
+async def _stop_on_signal(tables: list[Table]) -> None:
+    """On SIGINT or SIGTERM, stop every table (each still reports its result)."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            print("arena serve: stopping", file=sys.stderr)
+            for table in tables:
+                table.stop("the server was stopped")
+            return
+
+
+async def _wait_and_release(
+    server: ArenaServer, table: Table, results: list[TableResult | None], index: int
+) -> None:
+    """Keep a table's result once it ends (its replay is written by then), then release it."""
+    results[index] = await server.wait(table)
+    server.release(table)
 
 
 def _publish(lines: list[str], path: Path | None) -> None:
     if path is None:
         print("\n".join(lines), flush=True)
         return
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    path.chmod(0o600)
+    write_private(path, "\n".join(lines) + "\n", replace=True)
     print(f"arena serve: {len(lines)} tickets written to {path}", file=sys.stderr, flush=True)
+
+
+def _publish_spectator_token(token: str, tickets: Path | None) -> None:
+    """The operator's Watch token: beside the tickets file, or on stderr."""
+    if tickets is None:
+        print(f"arena serve: spectator token {token}", file=sys.stderr, flush=True)
+        return
+    path = tickets.with_name(tickets.name + ".spectator")
+    write_private(path, token + "\n", replace=True)
+    print(f"arena serve: spectator token written to {path}", file=sys.stderr, flush=True)
 
 
 def _summary(result: TableResult) -> dict[str, object]:

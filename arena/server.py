@@ -4,6 +4,7 @@
 >>> # async with open_server("127.0.0.1:0", plaintext=True) as server:
 >>> #     table = server.start_table(TableConfig(PRESETS["classic"], seed=1))
 >>> #     ... hand table.ticket(seat) to each bot, then: result = await server.wait(table)
+>>> #     ... write what you keep of the result, then: server.release(table)
 
 ``open_server`` owns a nursery: every table it starts lives there, and leaving the block stops
 the gRPC server and cancels what is still running. A failure inside one table is logged and
@@ -13,15 +14,15 @@ ends that table alone (its result says so); the others play on.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import gc
 import itertools
 import secrets
 import threading
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 import trio
@@ -29,14 +30,28 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena import wire
-from arena.bridge import Bridge, Closing, Connection
+from arena.bridge import Bridge, Closing, Connection, FloodGuard
 from arena.logs import get_logger
 from arena.protocol import PROTOCOL_VERSION
-from arena.table import Table, TableConfig, TableResult
+from arena.table import (
+    FLOOD_BURST,
+    FLOOD_REFILL_PER_S,
+    Table,
+    TableConfig,
+    TableResult,
+    released_message,
+)
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 
-__all__ = ["SERVICE_NAME", "ArenaServer", "ServerOptions", "open_server", "tune_garbage_collector"]
+__all__ = [
+    "SERVICE_NAME",
+    "ArenaServer",
+    "ServerOptions",
+    "new_spectator_token",
+    "open_server",
+    "tune_garbage_collector",
+]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
 HELLO_TIMEOUT_S = 10.0
@@ -45,8 +60,13 @@ SPECTATOR_OUTBOX_SIZE = 1024
 MAX_MESSAGE_BYTES = 64 * 1024
 LOBBY_WAIT_S = 60.0
 MAX_PENDING_STREAMS = 10_000
-RATE_PER_S = 200
-"""Messages a bot may send per second (averaged over a second) before it is cut off."""
+MAX_BACKLOG = 1000
+"""Messages a bot may have sent that its table has not read yet; past this it is cut off (an
+honest bot has one or two in flight: it waits for its next Decision)."""
+MAX_SPECTATORS_PER_TABLE = 16
+MAX_SPECTATORS = 256
+RELEASED_NAMES_KEPT = 10_000
+"""Released tables whose names are remembered, to tell a late Play or Watch what happened."""
 
 
 GC_THRESHOLDS = (50_000, 20, 100)
@@ -66,6 +86,11 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def new_spectator_token() -> str:
+    """A fresh operator credential for Watch (give it to people, never to bots)."""
+    return secrets.token_urlsafe(24)
+
+
 @dataclass(frozen=True, slots=True)
 class ServerOptions:
     """Where to listen and how."""
@@ -75,6 +100,10 @@ class ServerOptions:
     tls_cert: bytes | None = None
     tls_key: bytes | None = None
     keepalive_ms: int = 20_000
+    spectator_token: str | None = None
+    """The operator's credential for Watch (None: nobody may watch)."""
+    max_spectators_per_table: int = MAX_SPECTATORS_PER_TABLE
+    max_spectators: int = MAX_SPECTATORS
 
 
 @dataclass(slots=True)
@@ -88,6 +117,10 @@ class ArenaServer:
     port: int = 0
     lobby: dict[str, asyncio.Queue[tuple[Table, int]]] = field(default_factory=dict)
     """Seats waiting for an external bot, by its token (owned by the gRPC thread)."""
+    released: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
+    """The names of the last released tables (at most ``RELEASED_NAMES_KEPT``)."""
+    watching: collections.Counter[str] = field(default_factory=collections.Counter)
+    """Spectators per table name (owned by the gRPC thread)."""
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def expect(self, token: str, table: Table, seat: int) -> None:
@@ -98,19 +131,64 @@ class ArenaServer:
     def _offer_seat(self, token: str, table: Table, seat: int) -> None:
         self.lobby.setdefault(token, asyncio.Queue()).put_nowait((table, seat))
 
+    def _forget_lobby_seats(self, table: Table) -> None:
+        """On the gRPC thread: drop a released table's seats that no external bot took."""
+        for seats in self.lobby.values():
+            kept = []
+            while not seats.empty():
+                waiting = seats.get_nowait()
+                if waiting[0] is not table:
+                    kept.append(waiting)
+            for waiting in kept:
+                seats.put_nowait(waiting)
+
     def start_table(
-        self, config: TableConfig, name: str | None = None, *, start: trio.Event | None = None
+        self,
+        config: TableConfig,
+        name: str | None = None,
+        *,
+        start: trio.Event | None = None,
+        spectators_after: trio.Event | None = None,
     ) -> Table:
         """Create a table and start it in the server's nursery. Its seats' tickets are
         ``table.ticket(seat)``; bots may connect as soon as this returns. With ``start``, play
-        begins only once that event is set (``table.connected`` tells when its bots are in)."""
+        begins only once that event is set (``table.connected`` tells when its bots are in).
+        With ``spectators_after``, spectators receive nothing of the table until that event is
+        set (a tournament sets it once every game on the same deal is over); they then get
+        the public events held back, and the rest live."""
         name = name or f"t{next(self._names)}"
         if name in self.tables:
             raise ValueError(f"a table named {name!r} exists already")
-        table = Table(name, config, start)
+        self.released.pop(name, None)
+        table = Table(name, config, start, spectators_after)
         self.tables[name] = table
         self.nursery.start_soon(self._run_table, table)
+        if spectators_after is not None:
+            self.nursery.start_soon(table.embargo)
         return table
+
+    def release(self, table: Table) -> None:
+        """Forget a finished table: call once its result (``wait``) and replay are kept. A
+        later Play or Watch naming it gets NOT_FOUND ("… is over and released"), its
+        spectators' streams end, and nothing of it stays in the server."""
+        if table.result is None:
+            raise ValueError(
+                f"table {table.name!r} is still playing: await server.wait(table) (or "
+                "table.stop(reason) first) before releasing it"
+            )
+        if self.tables.get(table.name) is table:
+            del self.tables[table.name]
+        table.release()
+        self.released[table.name] = None
+        while len(self.released) > RELEASED_NAMES_KEPT:
+            self.released.popitem(last=False)
+        self.bridge.to_asyncio(self._forget_lobby_seats, table)
+
+    def missing_table_message(self, name: str) -> str:
+        """Why no table answers to ``name``: released, or never known."""
+        if name in self.released:
+            return released_message(name)
+        return f"no table {name!r}"
 
     async def _run_table(self, table: Table) -> None:
         try:
@@ -128,6 +206,26 @@ class ArenaServer:
     def address(self) -> str:
         host = self.options.address.rsplit(":", 1)[0]
         return f"{host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsable:
+    """What the request deserializer gives for bytes that are not a message (so the handler,
+    not grpc, decides the status: INVALID_ARGUMENT with the reason)."""
+
+    error: str
+
+
+def _parse(message_class: Any) -> Any:
+    """A request deserializer that returns :class:`Unparsable` instead of raising."""
+
+    def parse(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except Exception as err:  # DecodeError, or invalid UTF-8 in a string field
+            return Unparsable(f"{type(err).__name__}: {err}"[:200])
+
+    return parse
 
 
 class _Servicer(arena_pb2_grpc.ArenaServicer):
@@ -158,32 +256,78 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
                         return table, seat
         return None
 
-    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+    @staticmethod
+    async def _refuse(
+        context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, **bound: Any
+    ) -> NoReturn:
+        """End a call that is refused, and log it (the peer and the reason: never a ticket
+        or a token)."""
+        get_logger(**bound).warning("refused", peer=context.peer(), code=code.name, reason=reason)
+        await context.abort(code, reason)
+        raise AssertionError("context.abort returns only by raising")
+
+    async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
+        """The first message, which must be a Hello of our protocol version."""
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, "no Hello within 10 s")
-        if first is grpc.aio.EOF or first.WhichOneof("message") != "hello":
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION, "the first message must be a Hello"
+            await self._refuse(
+                context, grpc.StatusCode.FAILED_PRECONDITION, "no Hello within 10 s", rpc="Play"
             )
-        hello = first.hello
+        if isinstance(first, Unparsable):
+            await self._refuse(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message does not parse as a BotMessage ({first.error})",
+                rpc="Play",
+            )
+        if first is grpc.aio.EOF or first.WhichOneof("message") != "hello":
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "the first message must be a Hello",
+                rpc="Play",
+            )
+        hello: pb.Hello = first.hello
         if hello.protocol_version != PROTOCOL_VERSION:
-            await context.abort(
+            await self._refuse(
+                context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol version {hello.protocol_version} is not supported; "
                 f"this server speaks {PROTOCOL_VERSION}",
+                rpc="Play",
             )
-        found = self._find_seat(hello.ticket) or await self._lobby_seat(hello.ticket)
-        if found is None:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or wrong ticket")
-        table, seat = found  # type: ignore[misc]
+        return hello
+
+    async def _seat(self, context: grpc.aio.ServicerContext, ticket: str) -> tuple[Table, int]:
+        """The seat a ticket (or an external bot's token) names, or the call is refused."""
+        found = self._find_seat(ticket) or await self._lobby_seat(ticket)
+        if found is not None:
+            return found
+        name = ticket.partition("/")[0]
+        if name in self.server.released:
+            await self._refuse(
+                context, grpc.StatusCode.NOT_FOUND, released_message(name), rpc="Play", table=name
+            )
+        known = name if name in self.server.tables else None  # never log what a bot made up
+        await self._refuse(
+            context,
+            grpc.StatusCode.UNAUTHENTICATED,
+            "unknown or wrong ticket",
+            rpc="Play",
+            table=known,
+        )
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        hello = await self._hello(context)
+        table, seat = await self._seat(context, hello.ticket)
         bridge = self.server.bridge
         connection = Connection(
             bridge,
             asyncio.Queue(OUTBOX_SIZE),
             peer=context.peer(),
             events_in_decisions=hello.events_in_decisions,
+            flood=FloodGuard(FLOOD_BURST, FLOOD_REFILL_PER_S),
         )
         bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
         reader = asyncio.ensure_future(self._read(context, table, seat, connection))
@@ -197,19 +341,53 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
     async def _read(
         self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: Connection
     ) -> None:
+        """Hand each message to the table; end the stream (with a status, and a log line) on
+        bytes that do not parse, a backlog that shows a flood, or a read that fails."""
+        log = get_logger(table=table.name, seat=seat)
+        try:
+            await self._read_messages(context, table, seat, connection, log)
+        except Exception as err:  # the stream broke: say so instead of going quiet
+            log.warning("read_failed", peer=connection.peer, error=f"{type(err).__name__}: {err}")
+            connection._offer_close(
+                Closing(
+                    grpc.StatusCode.INTERNAL,
+                    f"reading your stream failed ({type(err).__name__}); reconnect with your "
+                    "ticket",
+                )
+            )
+
+    async def _read_messages(
+        self,
+        context: grpc.aio.ServicerContext,
+        table: Table,
+        seat: int,
+        connection: Connection,
+        log: Any,
+    ) -> None:
         bridge = self.server.bridge
-        window_start, count = time.monotonic(), 0
         while True:
             message = await context.read()
             if message is grpc.aio.EOF:
                 return
-            count += 1
-            now = time.monotonic()
-            if now - window_start >= 1.0:
-                window_start, count = now, 1
-            if count > RATE_PER_S:
+            if isinstance(message, Unparsable):
+                log.warning("unparsable_message", peer=connection.peer, error=message.error)
                 connection._offer_close(
-                    Closing(grpc.StatusCode.RESOURCE_EXHAUSTED, "flooding: cut off")
+                    Closing(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        f"a message does not parse as a BotMessage ({message.error}): this "
+                        "stream is ended; reconnect with your ticket",
+                    )
+                )
+                return
+            connection.handed += 1
+            if connection.handed - connection.handled > MAX_BACKLOG:
+                log.warning("flood_cut_off", peer=connection.peer, backlog=MAX_BACKLOG)
+                connection._offer_close(
+                    Closing(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"flooding: {MAX_BACKLOG} messages sent that the table has not read "
+                        "yet: cut off. Send one answer per Decision",
+                    )
                 )
                 return
             bridge.to_trio(table.receive, seat, connection, message)
@@ -223,17 +401,81 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
                 return
             await context.write(item)
 
-    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext) -> None:
-        table = self.server.tables.get(request.table)
+    async def _spectated_table(
+        self, request: pb.WatchRequest | Unparsable, context: grpc.aio.ServicerContext
+    ) -> Table:
+        """The table a Watch may follow: the spectator token checked, the caps kept."""
+        server = self.server
+        expected = server.options.spectator_token
+        if isinstance(request, Unparsable):
+            await self._refuse(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request does not parse as a WatchRequest ({request.error})",
+                rpc="Watch",
+            )
+        if expected is None:
+            await self._refuse(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "watching is off on this server: start it with a spectator token "
+                "(arena serve --spectator-token) and send that token in WatchRequest.token",
+                rpc="Watch",
+            )
+        if not secrets.compare_digest(expected.encode(), request.token.encode()):
+            await self._refuse(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "wrong or missing spectator token (WatchRequest.token)",
+                rpc="Watch",
+            )
+        table = server.tables.get(request.table)
         if table is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no table {request.table!r}")
-        bridge = self.server.bridge
+            await self._refuse(
+                context,
+                grpc.StatusCode.NOT_FOUND,
+                server.missing_table_message(request.table),
+                rpc="Watch",
+            )
+        if server.watching[table.name] >= server.options.max_spectators_per_table:
+            await self._refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"table {table.name!r} has {server.options.max_spectators_per_table} "
+                "spectators already, the most it takes",
+                rpc="Watch",
+                table=table.name,
+            )
+        if server.watching.total() >= server.options.max_spectators:
+            await self._refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server has {server.options.max_spectators} spectators already, the "
+                "most it takes",
+                rpc="Watch",
+                table=table.name,
+            )
+        return table
+
+    async def Watch(
+        self, request: pb.WatchRequest | Unparsable, context: grpc.aio.ServicerContext
+    ) -> None:
+        table = await self._spectated_table(request, context)
+        server = self.server
+        bridge = server.bridge
         connection = Connection(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
-        bridge.to_trio(table.watch, connection)  # type: ignore[union-attr]
+        server.watching[table.name] += 1
+        bridge.to_trio(table.watch, connection)
         try:
+            # the spectator may read these as "you are in": its stream is attached before any
+            # bot's connection made after this
+            await context.send_initial_metadata(())
             await self._write(context, connection)
         finally:
-            bridge.to_trio(table.unwatch, connection)  # type: ignore[union-attr]
+            server.watching[table.name] -= 1
+            if server.watching[table.name] <= 0:
+                del server.watching[table.name]
+            bridge.to_trio(table.unwatch, connection)
 
 
 def _add_servicer(servicer: _Servicer, grpc_server: grpc.aio.Server) -> None:
@@ -242,12 +484,12 @@ def _add_servicer(servicer: _Servicer, grpc_server: grpc.aio.Server) -> None:
     handlers = {
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
-            request_deserializer=pb.BotMessage.FromString,
+            request_deserializer=_parse(pb.BotMessage),
             response_serializer=wire.serialize,
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
-            request_deserializer=pb.WatchRequest.FromString,
+            request_deserializer=_parse(pb.WatchRequest),
             response_serializer=wire.serialize,
         ),
     }
@@ -318,11 +560,29 @@ async def open_server(
     plaintext: bool = True,
     tls_cert: bytes | None = None,
     tls_key: bytes | None = None,
+    spectator_token: str | None = None,
+    max_spectators_per_table: int = MAX_SPECTATORS_PER_TABLE,
+    max_spectators: int = MAX_SPECTATORS,
 ) -> AsyncIterator[ArenaServer]:
-    """Serve the Arena service on ``address`` for the duration of the block."""
+    """Serve the Arena service on ``address`` for the duration of the block.
+
+    ``spectator_token``: the credential a Watch must carry (``WatchRequest.token``); give it
+    to operators, never to bots. None (the default) turns Watch off (PERMISSION_DENIED)."""
     if not plaintext and (tls_cert is None or tls_key is None):
         raise ValueError("TLS needs both a certificate and a key (or ask for plaintext)")
-    options = ServerOptions(address, plaintext, tls_cert, tls_key)
+    if spectator_token is not None and len(spectator_token) < 16:
+        raise ValueError(
+            "a spectator token needs at least 16 characters: make one with secrets.token_urlsafe()"
+        )
+    options = ServerOptions(
+        address,
+        plaintext,
+        tls_cert,
+        tls_key,
+        spectator_token=spectator_token,
+        max_spectators_per_table=max_spectators_per_table,
+        max_spectators=max_spectators,
+    )
     bridge = Bridge(trio.lowlevel.current_trio_token())
     async with trio.open_nursery() as nursery:
         server = ArenaServer(options, bridge, nursery)

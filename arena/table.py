@@ -50,10 +50,23 @@ from engine.presets import Preset
 from engine.replay import replay_lines
 from engine.trick import IllegalAction
 
-__all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action", "forced_action"]
+__all__ = [
+    "SeatStats",
+    "Table",
+    "TableConfig",
+    "TableResult",
+    "default_action",
+    "forced_action",
+    "released_message",
+]
 
 EVENT_HOLD_S = 1.0
 """How long events may wait for a seat while another seat thinks."""
+
+FLOOD_BURST = 1000
+"""Unasked messages (ones that get a Refused) a bot may send at once before it is cut off."""
+FLOOD_REFILL_PER_S = 100.0
+"""...and how many more per second it may send over time. Answers never count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +129,11 @@ class _Open:
     budget_s: float
 
 
+def released_message(table: str) -> str:
+    """What a late Play or Watch of a released table is told."""
+    return f"table {table!r} is over and released (its result and replay are written)"
+
+
 def default_action(legal: LegalActions) -> Action:
     """The move played for a seat whose clock ran out: pass if it may, else the first cards the
     legal set lists (deterministic, so replays do not depend on chance)."""
@@ -137,11 +155,20 @@ def forced_action(legal: LegalActions) -> Action | None:
 
 
 class Table:
-    """One table's seats and match. Create it, then ``await run()`` in a nursery."""
+    """One table's seats and match. Create it, then ``await run()`` in a nursery (and, for a
+    table with an embargo, ``await embargo()`` beside it)."""
 
-    def __init__(self, name: str, config: TableConfig, start: trio.Event | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: TableConfig,
+        start: trio.Event | None = None,
+        spectators_after: trio.Event | None = None,
+    ) -> None:
         """``start``: when given, the match begins only once it is set (and every seat is
-        connected), so that many tables can begin together."""
+        connected), so that many tables can begin together. ``spectators_after``: when given,
+        spectators receive nothing of this table until it is set; they then get the public
+        events held back so far, and the rest live."""
         self.name = name
         self.config = config
         self.match = Match(config.preset, config.seed, config.max_hands)
@@ -151,9 +178,18 @@ class Table:
         self.spectators: set[Connection] = set()
         self.finished = trio.Event()
         self.result: TableResult | None = None
-        self._answers_send, self._answers_receive = trio.open_memory_channel[tuple[int, pb.Action]](
-            16
-        )
+        self.released = False
+        """Set by :meth:`release`: the server has dropped the table; nobody may join it."""
+        self._answers_send, self._answers_receive = trio.open_memory_channel[
+            tuple[int, Connection, pb.Action]
+        ](16)
+        self._spectators_after = spectators_after
+        self._held: list[bytes] | None = [] if spectators_after is not None else None
+        """The public events held back from spectators (while an embargo lasts, and after it,
+        for those who come later); None for a table without an embargo."""
+        self._last_hand_over: bytes | None = None
+        self._match_over_event: bytes | None = None
+        self._embargo_scope = trio.CancelScope()
         self.connected = trio.Event()
         """Set when every seat has connected (or its bot is known to be gone)."""
         self._start = start
@@ -237,35 +273,113 @@ class Table:
     def receive(self, seat: int, connection: Connection, message: pb.BotMessage) -> None:
         """A message from a bot's stream: an answer to the seat's open decision goes to the
         table's task; anything else is refused with the reason."""
+        connection.handled += 1
         state = self.seats[seat]
-        if state.connection is not connection:
-            return  # left over from a replaced connection
+        if state.connection is not connection or self._cut_off(connection):
+            return  # left over from a replaced (or cut off) connection
         if message.WhichOneof("message") != "action":
             state.stats.malformed += 1
-            self._refuse(seat, 0, "malformed", "after Hello, send only Action messages")
+            self._refuse(seat, connection, 0, "malformed", "after Hello, send only Action messages")
             return
         action = message.action
         decision = self._decision
-        if decision is None or decision.seat != seat:
-            self._refuse(seat, action.decision_id, "not_your_turn", "it is not your turn")
-        elif action.decision_id != decision.id:
+        if decision is not None and decision.seat == seat and action.decision_id == decision.id:
+            try:
+                self._answers_send.send_nowait((seat, connection, action))
+            except trio.WouldBlock:
+                self._refuse(
+                    seat, connection, action.decision_id, "malformed", "answer one at a time"
+                )
+        elif 0 < action.decision_id <= self._decisions:
+            self._refuse_stale(seat, connection, action.decision_id)
+        elif decision is None or decision.seat != seat:
             self._refuse(
-                seat,
-                action.decision_id,
-                "stale",
-                f"decision {action.decision_id} is not open; decision {decision.id} is",
+                seat, connection, action.decision_id, "not_your_turn", "it is not your turn"
             )
         else:
-            try:
-                self._answers_send.send_nowait((seat, action))
-            except trio.WouldBlock:
-                self._refuse(seat, action.decision_id, "malformed", "answer one at a time")
+            self._refuse_stale(seat, connection, action.decision_id)
+
+    def _refuse_stale(self, seat: int, connection: Connection, decision_id: int) -> None:
+        decision = self._decision
+        now_open = (
+            f"decision {decision.id} is"
+            if decision is not None and decision.seat == seat
+            else "none of yours is"
+        )
+        self._refuse(
+            seat,
+            connection,
+            decision_id,
+            "stale",
+            f"decision {decision_id} is not open; {now_open}",
+        )
+
+    # -- spectators (called from the bridge, in trio) --------------------------------------------
 
     def watch(self, connection: Connection) -> None:
+        """A spectator joins: it gets what it may see now, then the public events live; once
+        the match is over (and no embargo holds it back), its last events and the end."""
+        if self.released:
+            connection.close(grpc.StatusCode.NOT_FOUND, released_message(self.name))
+            return
+        if not self._embargoed():
+            for raw in self._held or ():
+                connection.send(raw)
+            if self.result is not None:
+                self._send_the_end(connection)
+                return
         self.spectators.add(connection)
 
     def unwatch(self, connection: Connection) -> None:
         self.spectators.discard(connection)
+
+    async def embargo(self) -> None:
+        """Wait for ``spectators_after`` (if the table has one), then show the spectators what
+        was held back. Runs beside :meth:`run`; :meth:`release` ends it."""
+        after = self._spectators_after
+        if after is None:
+            return
+        with self._embargo_scope:
+            await after.wait()
+            self._lift_embargo()
+
+    def _embargoed(self) -> bool:
+        after = self._spectators_after
+        return after is not None and not after.is_set()
+
+    def _lift_embargo(self) -> None:
+        for spectator in list(self.spectators):
+            for raw in self._held or ():
+                spectator.send(raw)
+            if self.result is not None:
+                self._send_the_end(spectator)
+        if self.result is not None:
+            self.spectators.clear()
+
+    def _send_the_end(self, spectator: Connection) -> None:
+        """A spectator of a finished match: the last hand's result (unless the held events
+        had it), the match's end, and the end of the stream."""
+        if self._held is None:  # the held events (if any) end with these already
+            if self._last_hand_over is not None:
+                spectator.send(self._last_hand_over)
+            if self._match_over_event is not None:
+                spectator.send(self._match_over_event)
+        spectator.close()
+
+    def release(self) -> None:
+        """The server drops this table (its match is over): close what still watches it and
+        let go of everything the match kept."""
+        after = self._spectators_after
+        if after is not None and after.is_set() and not self._embargo_scope.cancel_called:
+            self._lift_embargo()  # the embargo task may not have run yet: spectators first
+        self.released = True
+        self._embargo_scope.cancel()
+        for spectator in list(self.spectators):
+            spectator.close(grpc.StatusCode.NOT_FOUND, released_message(self.name))
+        self.spectators.clear()
+        self._held = None
+        self._seen = [[], [], [], []]
+        self._pending = [[], [], [], []]
 
     def seat_gone(self, seat: int) -> None:
         """This seat's bot died before connecting: stop waiting for it (its turns time out)."""
@@ -280,6 +394,13 @@ class Table:
         """End the match now, undecided (the server is shutting down)."""
         if self.result is None:
             self._forfeit = (-1, reason)
+            self._scope.cancel()
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """End the match now, lost by ``seat``'s team (its bot is gone for good: a process that
+        crashed cannot come back, so waiting out its clock would only cost time)."""
+        if self.result is None:
+            self._forfeit = (seat, reason)
             self._scope.cancel()
 
     # -- the match ------------------------------------------------------------------------------
@@ -333,6 +454,7 @@ class Table:
                 await self._answer(seat)
         used = trio.current_time() - opened
         self._decision = None
+        self._refuse_leftover_answers()
         state.stats.decisions += 1
         state.stats.think_s += used
         state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
@@ -346,22 +468,33 @@ class Table:
         assert self._decision is not None
         opened = self._decision.opened
         while True:
-            answer_seat, message = await self._answers_receive.receive()
+            answer_seat, connection, message = await self._answers_receive.receive()
             if answer_seat != seat or message.decision_id != self._decisions:
+                self._refuse_stale(answer_seat, connection, message.decision_id)
                 continue
             try:
                 action = action_from_message(message, hand.phase, hand.level, hand.preset.card)
                 self.match.apply(seat, action)
             except ProtocolError as err:
                 state.stats.malformed += 1
-                self._refuse(seat, message.decision_id, "malformed", str(err))
+                self._refuse(seat, connection, message.decision_id, "malformed", str(err))
                 continue
             except IllegalAction as err:
                 state.stats.illegal += 1
-                self._refuse(seat, message.decision_id, "illegal", str(err))
+                self._refuse(seat, connection, message.decision_id, "illegal", str(err))
                 continue
             self.latencies.append(trio.current_time() - opened)
             return
+
+    def _refuse_leftover_answers(self) -> None:
+        """Answers that reached the channel while the decision was open but after its answer
+        (an answer sent twice, say): each gets its Refused now, none is dropped unseen."""
+        while True:
+            try:
+                seat, connection, message = self._answers_receive.receive_nowait()
+            except trio.WouldBlock:
+                return
+            self._refuse_stale(seat, connection, message.decision_id)
 
     def _strike(self, seat: int, legal: LegalActions) -> None:
         state = self.seats[seat]
@@ -413,9 +546,36 @@ class Table:
         fixed = observation_message(observe(self.match, seat, with_events=False), ())
         return wire.observation_bytes(fixed, events)
 
-    def _refuse(self, seat: int, decision_id: int, code: str, reason: str) -> None:
+    def _refuse(
+        self, seat: int, connection: Connection, decision_id: int, code: str, reason: str
+    ) -> None:
+        """Refuse what ``connection`` sent, and count it against the bot's allowance of
+        unasked messages: past it, the bot floods and is cut off."""
+        if self._cut_off(connection):
+            return
+        guard = connection.flood
+        if guard is not None and not guard.take(trio.current_time()):
+            guard.tripped = True
+            self._log.warning(
+                "flood_cut_off",
+                seat=seat,
+                peer=connection.peer,
+                burst=guard.burst,
+                per_s=guard.refill_per_s,
+            )
+            connection.close(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"flooding: more than {guard.burst:g} messages the table did not ask for "
+                f"(each got a Refused), beyond {guard.refill_per_s:g} a second: cut off. Send "
+                "one answer per Decision, and answer again only after a Refused",
+            )
+            return
         refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
-        self._send(seat, pb.ServerMessage(refused=refused))
+        connection.send(pb.ServerMessage(refused=refused))
+
+    @staticmethod
+    def _cut_off(connection: Connection) -> bool:
+        return connection.flood is not None and connection.flood.tripped
 
     def _send(self, seat: int, message: pb.ServerMessage | bytes) -> None:
         connection = self.seats[seat].connection
@@ -438,9 +598,9 @@ class Table:
                     self._seen[seat].append(encoded.in_observation)
                     self._pending[seat].append(encoded)
                 if event.visible == ALL_SEATS:
-                    for spectator in list(self.spectators):
-                        spectator.send(encoded.raw)
+                    self._show_spectators(encoded.raw)
                 if event.kind == "hand_over":
+                    self._last_hand_over = encoded.raw
                     data = event.data
                     self._log.info(
                         "hand_over",
@@ -457,6 +617,14 @@ class Table:
                 self._flush_seat(seat)  # carry only that hand's events
             self._hand, self._hand_number, self._sent = self.match.hand, self._hand_number + 1, 0
             self._seen = [[], [], [], []]
+
+    def _show_spectators(self, raw: bytes) -> None:
+        """A public event: to the spectators now, or held back while an embargo lasts."""
+        if self._held is not None:
+            self._held.append(raw)
+        if not self._embargoed():
+            for spectator in list(self.spectators):
+                spectator.send(raw)
 
     def _flush_seat(self, seat: int) -> None:
         """Send the seat what is pending for it, in one message."""
@@ -522,14 +690,41 @@ class Table:
             reason=reason,
             strikes=[s.stats.strikes for s in self.seats],
         )
-        over = pb.ServerMessage(match_over=self._match_over())
+        match_over = self._match_over()
+        over = pb.ServerMessage(match_over=match_over)
         for state in self.seats:
             if state.connection is not None:
                 state.connection.send(over)
                 state.connection.close()
-        for spectator in list(self.spectators):
-            spectator.close()
+        self._match_over_event = self._spectator_match_over(match_over)
+        if self._held is not None:
+            self._held.append(self._match_over_event)
+        if not self._embargoed():
+            for spectator in list(self.spectators):
+                spectator.send(self._match_over_event)
+                spectator.close()
+            self.spectators.clear()
         self.finished.set()
+
+    def _spectator_match_over(self, over: pb.MatchOver) -> bytes:
+        """The match's end as the last Event a spectator gets (kind ``match_over``)."""
+        self._sequence += 1
+        details = {
+            "winner": over.winner,
+            "hands": over.hands,
+            "progress": list(over.progress),
+            "forfeited_by": over.forfeited_by,
+            "reason": over.reason,
+            "reward": over.reward,
+        }
+        event = pb.Event(
+            sequence=self._sequence,
+            kind="match_over",
+            seat=-1,
+            hand=self._hand_number,
+            details_json=json.dumps(details, ensure_ascii=False, sort_keys=True),
+        )
+        return event.SerializeToString()
 
     def _write_replay(self, forfeit: tuple[int, str] | None) -> Path | None:
         directory = self.config.replay_dir

@@ -157,7 +157,7 @@ async def _watch_exit(game: _Game, bot: BotProcess) -> None:
         f"{bot.spec.name} (seat {bot.seat}, game {game.label}) crashed mid-game, exit code "
         f"{code}: {stderr_tail(bot.stderr)}"
     )
-    table.seat_gone(bot.seat)
+    table.forfeit(bot.seat, f"seat {bot.seat}'s bot crashed (exit code {code})")
 
 
 async def _watch_connect(game: _Game, timeout: float) -> None:
@@ -191,10 +191,16 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
         replay_dir=run.staging if config.replays is not None else None,
     )
     label = game_label(key)
-    table = run.server.start_table(table_config, name=secrets.token_urlsafe(12))
+    table = run.server.start_table(
+        table_config,
+        # a ticket names its table, so the twin game's must not be guessable; and a ticket must
+        # not start with "-", which a bot's argument parser would take for an option
+        name=f"g{secrets.token_urlsafe(12)}",
+        spectators_after=run.deals.spectators_after(key.seed),
+    )
     specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
     game = _Game(key, specs, table, label)
-    get_logger(table=table.name).debug("game_started", game=label)
+    get_logger(table=table.name).info("game_started", game=label)  # the name, for spectators
     started = time.perf_counter()
     try:
         async with trio.open_nursery() as watchers:
@@ -302,6 +308,7 @@ def _release_deal(run: _Run, tables: list[tuple[Table, str]]) -> None:
         if replays is not None and table.result is not None and table.result.replay is not None:
             replays.mkdir(parents=True, exist_ok=True)
             table.result.replay.replace(replays / f"{label}.jsonl")
+        run.server.release(table)
 
 
 def _sprt_result(db: ResultsDB, test: SprtTest) -> SprtResult:
@@ -332,12 +339,16 @@ async def run_tournament(
     *,
     address: str = "127.0.0.1:0",
     on_listening: Callable[[str], None] | None = None,
+    spectator_token: str | None = None,
     resume: bool = False,
     sprt_test: SprtTest | None = None,
     on_game: Callable[[GameRow, int, int], None] | None = None,
     log_dir: Path | None = None,
 ) -> Outcome:
     """Play every game not yet stored; ``on_game(row, done, total)`` after each one.
+
+    ``spectator_token``: the operator's credential for ``Watch`` (None: nobody may watch). A
+    spectator sees nothing of a table until every game of the run on its deal has ended.
 
     Ctrl-C (SIGINT) or SIGTERM, when this runs in the main thread, drops the games in flight
     and returns with ``interrupted`` set; what was stored stays, and ``--resume`` goes on."""
@@ -346,7 +357,15 @@ async def run_tournament(
         db.claim(config.fingerprint(), resume=resume)
         deal_key = db.deal_key()
         return await _run(
-            config, db, deal_key, address, on_listening, sprt_test, on_game, log_dir
+            config,
+            db,
+            deal_key,
+            address,
+            spectator_token,
+            on_listening,
+            sprt_test,
+            on_game,
+            log_dir,
         )
     finally:
         db.close()
@@ -357,6 +376,7 @@ async def _run(
     db: ResultsDB,
     deal_key: DealKey,
     address: str,
+    spectator_token: str | None,
     on_listening: Callable[[str], None] | None,
     sprt_test: SprtTest | None,
     on_game: Callable[[GameRow, int, int], None] | None,
@@ -374,7 +394,10 @@ async def _run(
     limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
-        async with open_server(address) as server, trio.open_nursery() as nursery:
+        async with (
+            open_server(address, spectator_token=spectator_token) as server,
+            trio.open_nursery() as nursery,
+        ):
             if on_listening is not None:
                 on_listening(server.address)
             if threading.current_thread() is threading.main_thread():
@@ -432,4 +455,3 @@ async def _run(
                     playing.start_soon(one, key)
             nursery.cancel_scope.cancel()  # every game ended: stop listening for signals
     return outcome
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import queue
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,12 +13,14 @@ import grpc
 import trio
 
 from arena.protocol import PROTOCOL_VERSION
-from arena.server import ArenaServer, open_server
+from arena.server import SERVICE_NAME, ArenaServer, open_server
 from arena.table import Table, TableConfig, TableResult
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
 from engine.presets import PRESETS
-from sample_bots.sdk import Turn, play, random_action
+from sample_bots.sdk import Turn, play, random_action, safe_action
+
+SPECTATOR_TOKEN = "spectator-token-for-tests-only"
 
 Bot = Callable[[str, str, int, "Recording"], Any]
 """A bot: (address, ticket, seat, recording) -> anything; runs in its own thread."""
@@ -90,10 +92,48 @@ def streaming_random_bot(
     return random_bot(address, ticket, seat, recording, events_in_decisions=False)
 
 
+def instant_bot(
+    address: str, ticket: str, seat: int, recording: Recording, *, copies: int = 1
+) -> None:
+    """Answers each Decision at once (0 ms of thought) with its first legal move, ``copies``
+    times over: the fastest honest bot there is (with ``copies`` 2, a bot that repeats)."""
+    client = RawClient(address)
+    client.hello(ticket, events_in_decisions=True)
+    try:
+        for message in client.responses:
+            recording.messages.append(message)
+            kind = message.WhichOneof("message")
+            if kind == "decision":
+                answer = pb.BotMessage(action=safe_action(message.decision))
+                for _ in range(copies):
+                    client.send(answer)
+            elif kind == "match_over":
+                return
+    finally:
+        client.close()
+
+
 def config(preset: str = "classic", **overrides: Any) -> TableConfig:
     settings: dict[str, Any] = {"seed": 1, "max_hands": 1, "decision_ms": 3000, "bank_ms": 5000}
     settings.update(overrides)
     return TableConfig(PRESETS[preset], **settings)
+
+
+@dataclass
+class Running:
+    """What a test's trio-side hook may look at and act on while the tables play."""
+
+    server: ArenaServer
+    tables: list[Table]
+    start: trio.Event | None
+    """Set it to let the tables begin (only with ``run_tables(..., hold=True)``)."""
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait (in trio) until ``condition()`` holds: the check runs between the table's steps,
+    so a test waits for a point of the game, never for a length of time."""
+    while not condition():
+        await trio.sleep(0.005)
 
 
 def run_tables(
@@ -101,16 +141,25 @@ def run_tables(
     bots: list[list[Bot]] | None = None,
     *,
     during: Callable[[ArenaServer, list[Table]], Any] | None = None,
-    timeout: float = 60.0,
+    in_trio: Callable[[Running], Awaitable[Any]] | None = None,
+    hold: bool = False,
+    timeout: float = 120.0,
+    **server_options: Any,
 ) -> tuple[list[TableResult], list[list[Recording]]]:
-    """Serve the tables, run each seat's bot in a thread, wait for every table to end."""
+    """Serve the tables, run each seat's bot in a thread, wait for every table to end.
+
+    ``during`` runs in a thread once the bots are started; ``in_trio`` runs as a trio task
+    beside the tables; with ``hold``, the tables begin only once ``in_trio`` sets
+    ``running.start``. ``server_options`` go to :func:`open_server`. ``timeout`` only
+    guards against a hang: nothing should come near it."""
     bots = bots or [[random_bot] * 4 for _ in configs]
     recordings = [[Recording() for _ in range(4)] for _ in configs]
     results: list[TableResult] = []
 
     async def main() -> None:
-        async with open_server("127.0.0.1:0") as server:
-            tables = [server.start_table(c) for c in configs]
+        async with open_server("127.0.0.1:0", **server_options) as server:
+            start = trio.Event() if hold else None
+            tables = [server.start_table(c, start=start) for c in configs]
             threads = []
             for t, table in enumerate(tables):
                 for seat in range(4):
@@ -130,35 +179,52 @@ def run_tables(
                     thread = threading.Thread(target=target, daemon=True)
                     thread.start()
                     threads.append(thread)
-            if during is not None:
-                await trio.to_thread.run_sync(during, server, tables)
-            with trio.fail_after(timeout):
-                for table in tables:
-                    results.append(await server.wait(table))
+            async with trio.open_nursery() as nursery:
+                if in_trio is not None:
+                    nursery.start_soon(in_trio, Running(server, tables, start))
+                if during is not None:
+                    await trio.to_thread.run_sync(during, server, tables)
+                with trio.fail_after(timeout):
+                    for table in tables:
+                        results.append(await server.wait(table))
             for thread in threads:
-                await trio.to_thread.run_sync(thread.join, 10.0)
+                await trio.to_thread.run_sync(thread.join, 30.0)
 
     trio.run(main)
     return results, recordings
 
 
+def _encode(message: pb.BotMessage | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 class RawClient:
-    """A hand-driven stream: send what you like, read what comes back."""
+    """A hand-driven stream: send what you like (messages, or any bytes), read what comes
+    back."""
 
     def __init__(self, address: str) -> None:
         self.channel = grpc.insecure_channel(address)
-        self.outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
-        stub = arena_pb2_grpc.ArenaStub(self.channel)
-        self.responses = stub.Play(self._requests())
+        self.outgoing: queue.Queue[pb.BotMessage | bytes | None] = queue.Queue()
+        play_call = self.channel.stream_stream(
+            f"/{SERVICE_NAME}/Play",
+            request_serializer=_encode,
+            response_deserializer=pb.ServerMessage.FromString,
+        )
+        self.responses: Iterator[pb.ServerMessage] = play_call(self._requests())
 
-    def _requests(self) -> Iterator[pb.BotMessage]:
+    def _requests(self) -> Iterator[pb.BotMessage | bytes]:
         while (message := self.outgoing.get()) is not None:
             yield message
 
-    def hello(self, ticket: str, version: int = PROTOCOL_VERSION) -> None:
-        self.send(pb.BotMessage(hello=pb.Hello(ticket=ticket, protocol_version=version)))
+    def hello(
+        self, ticket: str, version: int = PROTOCOL_VERSION, *, events_in_decisions: bool = False
+    ) -> None:
+        hello = pb.Hello(
+            ticket=ticket, protocol_version=version, events_in_decisions=events_in_decisions
+        )
+        self.send(pb.BotMessage(hello=hello))
 
-    def send(self, message: pb.BotMessage) -> None:
+    def send(self, message: pb.BotMessage | bytes) -> None:
         self.outgoing.put(message)
 
     def next(self, kind: str | None = None) -> pb.ServerMessage:
@@ -188,3 +254,20 @@ def silent_bot(address: str, ticket: str, seat: int, recording: Recording) -> No
 
 def decide_with(rng: random.Random) -> Callable[[Turn], pb.Action]:
     return lambda turn: random_action(turn, rng)
+
+
+def watch(address: str, table: str, token: str = SPECTATOR_TOKEN) -> Any:
+    """Start watching a table: iterate the result for its events (it raises grpc.RpcError
+    when the server refuses or ends the stream with a status). Cancel it with ``.cancel()``."""
+    channel = grpc.insecure_channel(address)
+    return arena_pb2_grpc.ArenaStub(channel).Watch(pb.WatchRequest(table=table, token=token))
+
+
+def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
+    """Read a stream to its end: the status it ended with, and the details."""
+    try:
+        for _ in call:
+            pass
+    except grpc.RpcError as err:
+        return err.code(), err.details() or ""
+    return grpc.StatusCode.OK, ""

@@ -264,7 +264,9 @@ class MatchOver(_message.Message):
     def __init__(self, winner: _Optional[int] = ..., hands: _Optional[int] = ..., progress: _Optional[_Iterable[int]] = ..., forfeited_by: _Optional[int] = ..., reason: _Optional[str] = ..., reward: _Optional[int] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("table",)
+    __slots__ = ("table", "token")
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
     table: str
-    def __init__(self, table: _Optional[str] = ...) -> None: ...
+    token: str
+    def __init__(self, table: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...

@@ -59,7 +59,10 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """A spectator's view of one table: public events live, each hand's full deal once it ends.
+        """A spectator's view of one table: public events live, each hand's full deal once it ends,
+        and last a "match_over" event (its details_json holds the result); the stream then ends.
+        Needs the server's spectator token. A tournament holds a table's events back until every
+        game on the same deal is over. Watching a table whose match is over gives its last events.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

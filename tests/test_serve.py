@@ -1,0 +1,157 @@
+"""``arena serve`` run as a user runs it: bot processes, secret deals, spectators, signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+
+from arena.deals import DealKey
+from arena.v1 import arena_pb2 as pb
+from arena.v1 import arena_pb2_grpc
+
+from .test_cli import arena
+
+
+def _wait_for(path: Path, lines: int = 4) -> None:
+    """Wait until the server has written ``path`` (the deadline only guards against a hang)."""
+    deadline = time.monotonic() + 120
+    while not (path.exists() and path.read_text(encoding="utf-8").count("\n") >= lines):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never appeared")
+        time.sleep(0.05)
+
+
+def _serve(tickets: Path, *extra: str) -> subprocess.Popen[str]:
+    """`arena serve` on a free localhost port, its tickets written to ``tickets``."""
+    command = [sys.executable, "-m", "arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
+    server = subprocess.Popen(
+        [*command, "--tickets", str(tickets), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for(tickets)
+    return server
+
+
+def _play(tickets: Path, server: subprocess.Popen[str]) -> tuple[str, str, list[dict[str, str]]]:
+    """Four random bot processes take the seats; the server's stdout, stderr and the tickets."""
+    rows = [json.loads(line) for line in tickets.read_text(encoding="utf-8").splitlines()]
+    try:
+        bots = [
+            subprocess.Popen(
+                [sys.executable, "-m", "sample_bots.random_bot", "--address", row["address"]],
+                env={**os.environ, "ARENA_TICKET": row["ticket"]},
+                stderr=subprocess.DEVNULL,
+            )
+            for row in rows
+        ]
+        out, err = server.communicate(timeout=120)
+        for bot in bots:
+            bot.wait(timeout=30)
+    finally:
+        server.kill()
+    assert server.returncode == 0, err
+    return out, err, rows
+
+
+def _replay_seed(path: Path) -> str:
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    return str(header["seed"])
+
+
+def test_serve_then_four_bot_processes_play_a_match(tmp_path: Path) -> None:
+    tickets = tmp_path / "tickets.jsonl"
+    server = _serve(tickets, "--hands", "1", "--replays", str(tmp_path / "replays"))
+    assert oct(tickets.stat().st_mode & 0o777) == "0o600"
+    out, err, rows = _play(tickets, server)
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["reason"] == "played to the end" and summary["hands"] == 1
+    assert rows[0]["ticket"] not in err  # tickets are never logged
+    # the deal came from a secret key: a keyed hash no bot can match to a small number
+    seed = _replay_seed(tmp_path / "replays" / "t1.jsonl")
+    assert len(seed) == 64 and int(seed, 16) > 2**128
+    assert seed not in out + err and "spectator token" not in err
+
+
+def test_serve_saves_its_deal_key_only_when_asked_and_can_deal_the_same_cards_again(
+    tmp_path: Path,
+) -> None:
+    key_file = tmp_path / "deal.key"
+    first = _serve(
+        tmp_path / "a.jsonl",
+        *("--hands", "1", "--tables", "2", "--replays", str(tmp_path / "a")),
+        *("--deal-key-file", str(key_file)),
+    )
+    out, err, _ = _play(tmp_path / "a.jsonl", first)
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    key = DealKey.from_hex(key_file.read_text(encoding="ascii"))
+    assert key.hex() not in out + err
+    seeds = [_replay_seed(tmp_path / "a" / f"t{i + 1}.jsonl") for i in range(2)]
+    assert seeds == [key.seed(0), key.seed(1)]  # table i plays deal i of the key
+
+    again = _serve(
+        tmp_path / "b.jsonl",
+        *("--hands", "1", "--tables", "2", "--replays", str(tmp_path / "b")),
+        *("--reuse-deal-key", str(key_file)),
+    )
+    _play(tmp_path / "b.jsonl", again)
+    assert [_replay_seed(tmp_path / "b" / f"t{i + 1}.jsonl") for i in range(2)] == seeds
+
+    refused = arena("serve", "--plaintext", "--deal-key-file", str(key_file))
+    assert refused.returncode == 2 and "exists" in refused.stderr
+    assert "--reuse-deal-key" in refused.stderr
+
+
+def test_serve_makes_a_spectator_token_only_when_asked(tmp_path: Path) -> None:
+    tickets = tmp_path / "tickets.jsonl"
+    server = _serve(tickets, "--hands", "1", "--spectator-token")
+    token_file = tmp_path / "tickets.jsonl.spectator"
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    token = token_file.read_text(encoding="utf-8").strip()
+    address = json.loads(tickets.read_text(encoding="utf-8").splitlines()[0])["address"]
+    channel = grpc.insecure_channel(address)
+    stub = arena_pb2_grpc.ArenaStub(channel)
+    wrong = stub.Watch(pb.WatchRequest(table="t1", token="a guess"))
+    try:
+        list(wrong)
+    except grpc.RpcError as error:
+        assert error.code() == grpc.StatusCode.UNAUTHENTICATED
+    else:
+        raise AssertionError("a wrong spectator token was let in")
+    call = stub.Watch(pb.WatchRequest(table="t1", token=token))
+    call.initial_metadata()  # the server has taken the spectator in: start the bots now
+    out, err, _ = _play(tickets, server)
+    events = list(call)
+    channel.close()
+    assert token not in out + err
+    assert events[0].kind != "match_over" and events[-1].kind == "match_over"
+    assert json.loads(events[-1].details_json)["reason"] == "played to the end"
+
+
+def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    server = _serve(tmp_path / "tickets.jsonl")
+    server.send_signal(signal.SIGTERM)
+    out, _ = server.communicate(timeout=60)
+    assert server.returncode == 1
+    assert json.loads(out.strip().splitlines()[-1])["reason"] == "the server was stopped"
+
+
+def test_serve_refuses_plaintext_unless_asked() -> None:
+    done = arena("serve")
+    assert done.returncode == 2 and "--plaintext" in done.stderr
+
+
+def test_serve_help_says_how_deals_and_spectators_work() -> None:
+    done = arena("serve", "--help")
+    assert done.returncode == 0
+    for option in ("--deal-key-file", "--reuse-deal-key", "--spectator-token"):
+        assert option in done.stdout
+    assert "--seed" not in done.stdout
