@@ -157,7 +157,7 @@ async def _watch_exit(game: _Game, bot: BotProcess) -> None:
         f"{bot.spec.name} (seat {bot.seat}, game {game.label}) crashed mid-game, exit code "
         f"{code}: {stderr_tail(bot.stderr)}"
     )
-    table.forfeit(bot.seat, f"seat {bot.seat}'s bot crashed (exit code {code})")
+    table.forfeit(bot.seat, f"{bot.spec.name} (seat {bot.seat}) crashed, exit code {code}")
 
 
 async def _watch_connect(game: _Game, timeout: float) -> None:

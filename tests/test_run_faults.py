@@ -175,3 +175,45 @@ def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
 def test_version() -> None:
     done = arena("--version", timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("arena ")
+
+
+CRASHER = """\
+import os, random, sys
+from sample_bots.sdk import play, random_action
+
+decisions = 0
+
+
+def decide(turn):
+    global decisions
+    decisions += 1
+    if decisions == 3:  # mid-game, after it has played
+        print("out of memory, say", file=sys.stderr, flush=True)
+        os._exit(1)
+    return random_action(turn, random.Random(decisions))
+
+
+ticket = sys.argv[sys.argv.index("--ticket") + 1]
+play(sys.argv[sys.argv.index("--address") + 1], ticket, decide)
+"""
+
+
+def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
+    """It played, so the game is a result: a loss by forfeit, decided when it exits (not after
+    its clock runs out), with its stderr quoted."""
+    (tmp_path / "crasher.py").write_text(CRASHER, encoding="utf-8")
+    config = write_config(
+        tmp_path / "t.toml",
+        seeds=1,
+        hands=0,  # a whole match: only the crash can end it this early
+        bots={"steady": BOT, "crasher": "python3 crasher.py"},
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 1
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2
+    for row in rows:
+        assert row.void is None and row.forfeit == "crasher" and row.score_a == 1.0
+        assert row.crashes_b >= 1 and row.strikes_b == 0  # no clock ran out
+        assert "crasher" in row.reason and "crashed" in row.reason
+    assert "out of memory, say" in done.stderr
