@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import queue
 import sys
 import threading
@@ -94,9 +95,12 @@ async def play_game(
 
 
 def _report(games: int, alive: weakref.WeakSet[Table], elapsed: float) -> None:
-    """One line: games so far, RSS, Python's allocated blocks (objects and the like: these
-    grow if Python objects leak, RSS alone also grows with the C allocator's and grpc's own
-    memory), tables still alive, seconds."""
+    """One line, after a full garbage collection (the server collects rarely, see
+    ``tune_garbage_collector``, so without it the figures would swing with uncollected
+    garbage): games so far, RSS, Python's allocated blocks (these grow if Python objects
+    leak; RSS also holds the C allocator's and grpc's own memory), tables still alive,
+    seconds."""
+    gc.collect()
     print(
         f"{games:>6} {rss_mb():>8.1f} {sys.getallocatedblocks():>13,} {len(alive):>11} "
         f"{elapsed:>8.1f}",
