@@ -43,12 +43,12 @@ from arena.protocol import (
 )
 from arena.v1 import arena_pb2 as pb
 from engine.actions import Action, Bury, Pass, Play
+from engine.errors import IllegalAction
 from engine.hand import ALL_SEATS, HandState, LegalActions
 from engine.match import Match, team_of
 from engine.observation import observe
 from engine.presets import Preset
 from engine.replay import replay_lines
-from engine.trick import IllegalAction
 
 __all__ = ["SeatStats", "Table", "TableConfig", "TableResult", "default_action", "forced_action"]
 

@@ -11,13 +11,10 @@ from dataclasses import dataclass
 
 from engine.bidding import Bid
 from engine.cards import Card, Rank, format_cards, parse_cards
+from engine.errors import ActionParseError
 from engine.rules import CardRules
 
 __all__ = ["Action", "ActionParseError", "Bury", "Declare", "Fry", "Pass", "Play", "parse_action"]
-
-
-class ActionParseError(ValueError):
-    """Text that does not spell an action."""
 
 
 @dataclass(frozen=True, slots=True)

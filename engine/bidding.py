@@ -19,14 +19,11 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit, format_cards, parse_cards
+from engine.errors import BidParseError
 from engine.rules import BidRules, CardRules
 from engine.trump import RED_FIVE
 
 __all__ = ["Bid", "BidKind", "BidParseError", "bid_rank", "bids_from"]
-
-
-class BidParseError(ValueError):
-    """Text that does not spell a bid."""
 
 
 class BidKind(IntEnum):

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Final
 
+from engine.errors import CardParseError
+
 __all__ = [
     "BIG_JOKER",
     "CARDS",
@@ -34,10 +36,6 @@ __all__ = [
     "parse_cards",
     "points_of",
 ]
-
-
-class CardParseError(ValueError):
-    """Text that does not spell a card (or a list of cards)."""
 
 
 class Suit(IntEnum):

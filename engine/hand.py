@@ -27,11 +27,12 @@ from enum import Enum
 from engine.actions import Action, Bury, Declare, Fry, Pass, Play
 from engine.bidding import Bid, BidKind, bid_rank, bids_from
 from engine.cards import DECK, Card, Rank, card_names
+from engine.errors import IllegalAction
 from engine.legal import LegalPlays, Option
 from engine.playing import CardPlay
 from engine.presets import Preset
 from engine.scoring import HandResult, score_hand
-from engine.trick import IllegalAction, check_holds
+from engine.trick import check_holds
 from engine.trump import Trump
 
 __all__ = ["ALL_SEATS", "BidRecord", "Event", "HandState", "LegalActions", "Phase"]

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 from engine.actions import Action
 from engine.cards import Rank
+from engine.errors import IllegalAction
 from engine.hand import Event, HandState, LegalActions
 from engine.levels import is_must_play, settle
 from engine.presets import Preset
 from engine.scoring import HandResult
-from engine.trick import IllegalAction
 
 __all__ = ["HandRecord", "Match", "team_of"]
 

@@ -8,9 +8,9 @@ from engine import IllegalPlay
 from engine.actions import Bury, Declare, Fry, Pass
 from engine.bidding import Bid
 from engine.cards import Card, Rank, Suit
+from engine.errors import IllegalAction
 from engine.hand import MAX_REDEALS, HandState, Phase
 from engine.presets import PRESETS
-from engine.trick import IllegalAction
 
 from .support import cards, stacked_deck
 

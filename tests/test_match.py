@@ -153,7 +153,7 @@ def test_max_hands_cuts_the_match_and_the_leader_wins() -> None:
 
 def test_a_finished_match_refuses_more_actions() -> None:
     from engine.actions import Pass
-    from engine.trick import IllegalAction
+    from engine.errors import IllegalAction
 
     match = play_random("classic", 12, max_hands=1)
     with pytest.raises(IllegalAction, match="the match is over"):
