@@ -20,10 +20,11 @@ from enum import IntEnum
 
 from engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit, format_cards, parse_cards
 from engine.errors import BidParseError
+from engine.phase import Phase
 from engine.rules import BidRules, CardRules
 from engine.trump import RED_FIVE
 
-__all__ = ["Bid", "BidKind", "BidParseError", "bid_rank", "bids_from"]
+__all__ = ["Bid", "BidKind", "BidParseError", "BidRecord", "bid_rank", "bids_from"]
 
 
 class BidKind(IntEnum):
@@ -74,6 +75,16 @@ class Bid:
         except (ValueError, IndexError) as err:
             raise BidParseError(f"{text!r} is not a bid: {err}") from None
         return _classify(tuple(cards), level, card_rules or CardRules(), text)
+
+
+@dataclass(frozen=True, slots=True)
+class BidRecord:
+    """A declaration or fry as made: ``stood`` is whether it beat the bid in force then."""
+
+    seat: int
+    bid: Bid
+    stage: Phase
+    stood: bool
 
 
 def _classify(cards: tuple[Card, ...], level: Rank | None, rules: CardRules, text: str) -> Bid:

@@ -13,88 +13,61 @@ Phases, in order (``docs/rules.md`` maps each to the texts):
 * ``PLAY`` — the dealer leads the first trick (:class:`engine.playing.CardPlay`).
 * ``OVER`` — :attr:`HandState.result` holds the score (:mod:`engine.scoring`).
 
-Everything that happens is an :class:`Event` with the set of seats that may see it; what a seat
-knows is computed from those alone (:mod:`engine.observation`).
+Everything that happens is recorded as a typed event (:mod:`engine.events`) with the seats
+that may see it, into the match's log; what a seat knows is built from those alone
+(:mod:`engine.view`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
-from engine.actions import Action, Bury, Declare, Fry, Pass, Play
-from engine.bidding import Bid, BidKind, bid_rank, bids_from
-from engine.cards import DECK, Card, Rank, card_names
+from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
+from engine.bidding import Bid, BidKind, BidRecord, bid_rank, bids_from
+from engine.cards import DECK, Card, Rank
 from engine.errors import IllegalAction
+from engine.events import (
+    EVERYONE,
+    BidsRevealed,
+    Buried,
+    BuriedCards,
+    DealerFixed,
+    Dealt,
+    Declared,
+    Event,
+    EventLog,
+    Fried,
+    KittyTaken,
+    KittyTurned,
+    Passed,
+    Payload,
+    Played,
+    Redealt,
+    TookKitty,
+    TrickWon,
+    TrumpFixed,
+    all_but,
+    only,
+)
 from engine.legal import LegalPlays, Option
+from engine.phase import Phase
 from engine.playing import CardPlay
 from engine.presets import Preset
 from engine.scoring import HandResult, score_hand
 from engine.trick import check_holds
 from engine.trump import Trump
 
-__all__ = ["ALL_SEATS", "BidRecord", "Event", "HandState", "LegalActions", "Phase"]
+__all__ = ["HandState", "LegalActions", "Phase"]
 
-ALL_SEATS = frozenset(range(4))
 KITTY_SIZE = 8
 MAX_REDEALS = 3
 """A first hand nobody declares in is redealt (003); after this many redeals it is played with
 the kitty turned and seat 0 dealing, so that a match always ends (docs/rules.md)."""
 
 
-class Phase(Enum):
-    DECLARE = "declare"
-    BURY = "bury"
-    FRY = "fry"
-    PLAY = "play"
-    OVER = "over"
-
-
 _ACTING_PHASES = frozenset((Phase.DECLARE, Phase.BURY, Phase.FRY, Phase.PLAY))
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened, for the seats in ``visible`` (JSON-ready ``data``)."""
-
-    kind: str
-    seat: int
-    data: Mapping[str, object]
-    visible: frozenset[int] = ALL_SEATS
-
-
-@dataclass(frozen=True, slots=True)
-class BidRecord:
-    """A declaration or fry as made: ``stood`` is whether it beat the bid in force then."""
-
-    seat: int
-    bid: Bid
-    stage: Phase
-    stood: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """What one seat may do now: pass and/or some bids, or cards (bury or play)."""
-
-    phase: Phase
-    seat: int
-    can_pass: bool = False
-    bids: tuple[Bid, ...] = ()
-    cards: LegalPlays | None = None
-
-    def sample(self, rng: random.Random) -> Action:
-        """A legal action at random: uniform over pass and the bids, or over the card plays."""
-        if self.cards is not None:
-            cards = self.cards.sample(rng)
-            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
-        choice = rng.randrange(len(self.bids) + self.can_pass)
-        if choice == len(self.bids):
-            return Pass()
-        bid = self.bids[choice]
-        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
 
 
 @dataclass(slots=True)
@@ -112,7 +85,6 @@ class HandState:
     hands: list[dict[Card, int]] = field(default_factory=list)
     dealt: list[list[Card]] = field(default_factory=list)
     kitty: list[Card] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
     bids: list[BidRecord] = field(default_factory=list)
     in_force: tuple[int, Bid] | None = None
     first_declarer: tuple[int, Card] | None = None
@@ -131,8 +103,13 @@ class HandState:
     result: HandResult | None = None
     stacked: tuple[Card, ...] | None = None
     """A deck order to deal instead of shuffling (tests; the first deal only)."""
+    log: EventLog = field(default_factory=EventLog)
+    """Where the hand records its events: the match's log (a log of its own when alone)."""
+    number: int = 0
+    """The hand's number in its match (0 for the first)."""
     _deck: list[Card] = field(default_factory=list)
     _first_seat: int = 0
+    _log_start: int = 0
 
     # -- building -----------------------------------------------------------------------------
 
@@ -147,15 +124,21 @@ class HandState:
         first_hand: bool = False,
         kangqi_hand: bool = False,
         deck: Sequence[Card] | None = None,
+        log: EventLog | None = None,
+        number: int = 0,
     ) -> HandState:
         """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand).
 
         ``deck`` stacks the shoe instead: card ``k`` goes to seat ``(first + k) % 4``, where
         ``first`` is the dealer (seat 0 in the first hand), and the last eight are the kitty.
+        ``log``: the match's event log, where this hand (number ``number``) records its events.
         """
         if deck is not None and sorted(deck) != sorted(DECK):
             raise ValueError("a stacked deck must hold the 108 cards of the shoe")
-        state = cls(preset, seed, level, dealer, first_hand, kangqi_hand)
+        state = cls(preset, seed, level, dealer, first_hand, kangqi_hand, number=number)
+        if log is not None:
+            state.log = log
+            state._log_start = log.cursor
         state.stacked = None if deck is None else tuple(deck)
         state._shuffle()
         return state
@@ -213,9 +196,7 @@ class HandState:
             self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
         for seat in range(4):
             fresh = self.dealt[seat][before[seat] :]
-            self.events.append(
-                Event("deal", seat, {"cards": card_names(fresh)}, frozenset((seat,)))
-            )
+            self._record(Dealt(seat, tuple(fresh)), only(seat))
 
     def _deal_packet(self) -> None:
         rounds = self.preset.bid.deal_rounds
@@ -224,6 +205,16 @@ class HandState:
         self._deal_cards(upto)
         self.to_act = self._first_seat
         self.passes = 0
+
+    # -- events -------------------------------------------------------------------------------
+
+    def _record(self, payload: Payload, audience: frozenset[int] = EVERYONE) -> None:
+        self.log.record(self.number, payload, audience)
+
+    @property
+    def events(self) -> list[Event]:
+        """This hand's events so far, whoever may see them (the referee's view)."""
+        return [e for e in self.log.all_since(self._log_start) if e.hand == self.number]
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -363,13 +354,14 @@ class HandState:
         elif isinstance(action, Bury):
             self._bury(seat, action.cards)
 
-    def _public_or_own(self, kind: str, seat: int, data: dict[str, object]) -> None:
-        """An event everyone sees in open presets; only its maker sees the data when hidden."""
+    def _record_bid(self, seat: int, bid: Bid, stage: Phase) -> None:
+        """A bid everyone sees in open presets; only its maker sees it when hidden (暗炒)."""
+        made = Declared if stage is Phase.DECLARE else Fried
         if self.preset.bid.hidden:
-            self.events.append(Event(kind, seat, {"hidden": True}, ALL_SEATS - {seat}))
-            self.events.append(Event(kind, seat, data, frozenset((seat,))))
+            self._record(made(seat, None), all_but(seat))
+            self._record(made(seat, bid), only(seat))
         else:
-            self.events.append(Event(kind, seat, data))
+            self._record(made(seat, bid))
 
     def _bid(self, seat: int, bid: Bid) -> None:
         stage = self.phase
@@ -385,7 +377,7 @@ class HandState:
         self.bids.append(BidRecord(seat, bid, stage, stood))
         if stood:
             self.in_force = (seat, bid)
-        self._public_or_own(stage.value, seat, {"bid": str(bid)})
+        self._record_bid(seat, bid, stage)
         if stage is Phase.DECLARE:
             self._pass_turn(counts_as_pass=False)
             return
@@ -394,16 +386,14 @@ class HandState:
     def _take_kitty(self, seat: int) -> None:
         for card in self.kitty:
             self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
-        self.events.append(
-            Event("kitty", seat, {"cards": card_names(self.kitty)}, frozenset((seat,)))
-        )
-        self.events.append(Event("took_kitty", seat, {}, ALL_SEATS - {seat}))
+        self._record(KittyTaken(seat, tuple(self.kitty)), only(seat))
+        self._record(TookKitty(seat), all_but(seat))
         self.kitty = []
         self.phase = Phase.BURY
         self.to_act = seat
 
     def _pass(self, seat: int) -> None:
-        self.events.append(Event("pass", seat, {"stage": self.phase.value}))
+        self._record(Passed(seat, self.phase))
         self._pass_turn(counts_as_pass=True)
 
     def _pass_turn(self, *, counts_as_pass: bool) -> None:
@@ -425,7 +415,7 @@ class HandState:
         if self.in_force is None:
             if self.first_hand and self.redeals < MAX_REDEALS:
                 self.redeals += 1
-                self.events.append(Event("redeal", -1, {"redeals": self.redeals}))
+                self._record(Redealt(self.redeals))
                 self._shuffle()
                 return
             if self.dealer is None:
@@ -433,13 +423,7 @@ class HandState:
             self.kitty_turned = True
             third = self.kitty[2]
             suit = third.suit
-            self.events.append(
-                Event(
-                    "kitty_turned",
-                    -1,
-                    {"cards": card_names(self.kitty), "trump": str(suit or "NT")},
-                )
-            )
+            self._record(KittyTurned(tuple(self.kitty), suit))
             assert self.dealer is not None
             self.trump = Trump(self.level, suit, self.preset.card)
             self._take_kitty(self.dealer)
@@ -448,7 +432,7 @@ class HandState:
         self.declarer = owner
         if self.dealer is None:
             self.dealer = owner
-        self.events.append(Event("dealer", self.dealer, {}))
+        self._record(DealerFixed(self.dealer))
         self._take_kitty(self.dealer)
 
     def _bury(self, seat: int, cards: tuple[Card, ...]) -> None:
@@ -458,8 +442,8 @@ class HandState:
             if not hand[card]:
                 del hand[card]
         self.kitty = list(cards)
-        self.events.append(Event("bury", seat, {"cards": card_names(cards)}, frozenset((seat,))))
-        self.events.append(Event("buried", seat, {}, ALL_SEATS - {seat}))
+        self._record(BuriedCards(seat, tuple(cards)), only(seat))
+        self._record(Buried(seat), all_but(seat))
         if self.kitty_turned:
             self._start_play()
             return
@@ -481,23 +465,7 @@ class HandState:
             if fries:
                 self.dealer = fries[-1].seat
         if rules.hidden:
-            self.events.append(
-                Event(
-                    "reveal",
-                    -1,
-                    {
-                        "bids": [
-                            {
-                                "seat": r.seat,
-                                "stage": r.stage.value,
-                                "bid": str(r.bid),
-                                "stood": r.stood,
-                            }
-                            for r in self.bids
-                        ]
-                    },
-                )
-            )
+            self._record(BidsRevealed(tuple(self.bids)))
         if rules.failed_fry_penalty and not rules.hefei_frying:
             for record in self.bids:
                 if record.stage is Phase.FRY and not record.stood:
@@ -511,17 +479,7 @@ class HandState:
         if self.trump is None:
             self.trump = Trump(None if self.kangqi_hand else self.level, None, self.preset.card)
         trump = self.trump
-        self.events.append(
-            Event(
-                "trump",
-                -1,
-                {
-                    "level": None if trump.level is None else str(trump.level),
-                    "suit": None if trump.suit is None else trump.suit.symbol,
-                    "dealer": self.dealer,
-                },
-            )
-        )
+        self._record(TrumpFixed(trump.level, trump.suit, self.dealer))
         hands = [[c for c, n in h.items() for _ in range(n)] for h in self.hands]
         self.play = CardPlay(trump, hands, self.dealer)
         self.phase = Phase.PLAY
@@ -529,14 +487,13 @@ class HandState:
     def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
         assert self.play is not None
         result = self.play.push(seat, cards)
-        data: dict[str, object] = {"cards": card_names(result.played)}
-        if result.throw_failure is not None:
-            data["attempted"] = card_names(result.attempted)
-            data["penalty"] = result.penalty
-        self.events.append(Event("play", seat, data))
+        if result.throw_failure is None:
+            self._record(Played(seat, result.played))
+        else:
+            self._record(Played(seat, result.played, result.attempted, result.penalty))
         trick = result.finished_trick
         if trick is not None:
-            self.events.append(Event("trick", trick.winner, {"points": trick.points}))
+            self._record(TrickWon(trick.winner, trick.points))
             if self.play.is_over:
                 self.result = score_hand(self)
                 self.phase = Phase.OVER
