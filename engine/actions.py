@@ -28,6 +28,7 @@ __all__ = [
     "Pass",
     "Play",
     "parse_action",
+    "phase_error",
 ]
 
 
@@ -160,3 +161,21 @@ class LegalActions:
             return Pass()
         bid = self.bids[choice]
         return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+
+
+def phase_error(action: Action, phase: Phase) -> str | None:
+    """Why ``action`` cannot be taken in ``phase`` at all (``None``: it is the right phase).
+
+    >>> phase_error(Pass(), Phase.PLAY), phase_error(Pass(), Phase.FRY)
+    ('no passing now: it is the play phase', None)
+    """
+    if isinstance(action, Pass):
+        if phase in (Phase.DECLARE, Phase.FRY):
+            return None
+        return f"no passing now: it is the {phase.value} phase"
+    if isinstance(action, Declare | Fry):
+        wanted = Phase.DECLARE if isinstance(action, Declare) else Phase.FRY
+        return None if phase is wanted else f"cannot {wanted.value} in the {phase.value} phase"
+    if isinstance(action, Bury):
+        return None if phase is Phase.BURY else f"cannot bury in the {phase.value} phase"
+    return None if phase is Phase.PLAY else f"cannot play cards in the {phase.value} phase"

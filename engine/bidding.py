@@ -136,7 +136,7 @@ def bids_from(
     found: list[Bid] = []
     if level is None:
         return found
-    red_five_rule = card_rules.red_five and not rules.hefei_frying
+    red_five_rule = card_rules.red_five and not rules.fry_by_order
     for suit in Suit:
         card = CARDS[suit * 13 + level]
         copies = hand.get(card, 0)

@@ -178,7 +178,7 @@ def settle(
             f"上天入地: team {rewarded} to A, the other back to 2",
             heaven_earth=rewarded,
         )
-    if rules.hefei_jumps and first_hand:
+    if rules.jump_to_ace and first_hand:
         if total <= 0:
             return done(False, "first hand 打大光: the dealers win", dealers)
         if result.trick_points >= 80 and last_by_defenders:
@@ -198,7 +198,7 @@ def settle(
                 new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
             )
             return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
-    if rules.hefei_jumps and not first_hand and (total <= 0 or total >= 200):
+    if rules.jump_to_ace and not first_hand and (total <= 0 or total >= 200):
         # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand
         team = dealers if total <= 0 else defenders
         if new[team] % 13 >= Rank.JACK:
