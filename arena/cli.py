@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -149,5 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except KeyboardInterrupt:  # outside the commands' own handling: nothing was half-written
+        print(f"arena {args.command}: interrupted", file=sys.stderr)
+        return 130
     return code

@@ -16,7 +16,8 @@ from arena.logs import configure_logging
 from arena.report import Report, build_report, print_report, report_csv
 from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
 from arena.server import tune_garbage_collector
-from arena.tournament import Sprt, run_tournament, schedule
+from arena.stats import SprtTest
+from arena.tournament import run_tournament, schedule
 
 
 def _fail(command: str, message: str) -> int:
@@ -24,7 +25,7 @@ def _fail(command: str, message: str) -> int:
     return 2
 
 
-def _parse_sprt(text: str) -> Sprt:
+def _parse_sprt(text: str) -> SprtTest:
     try:
         elo0, elo1, alpha, beta = (float(x) for x in text.split(","))
     except ValueError:
@@ -33,7 +34,7 @@ def _parse_sprt(text: str) -> Sprt:
         ) from None
     if not (0 < alpha < 1 and 0 < beta < 1) or elo1 <= elo0:
         raise ValueError(f"--sprt {text!r}: need elo0 < elo1 and 0 < alpha, beta < 1")
-    return Sprt(elo0, elo1, alpha, beta)
+    return SprtTest(elo0, elo1, alpha, beta)
 
 
 OVERRIDES = ("preset", "hands", "seeds", "concurrency")
@@ -74,7 +75,7 @@ def run_command(args: argparse.Namespace) -> int:
                 row.score_a if row.score_a is not None else -1.0, row.reason
             )
             if row.void is not None:
-                verdict = "void (played again on --resume)"
+                verdict = f"void, played again on --resume ({row.void})"
             print(
                 f"game {done}/{all_games}: {key.bot_a} vs {key.bot_b}, deal {key.seed}"
                 f"{' (seats swapped)' if key.swapped else ''}: {verdict}, {row.hands} hands, "
@@ -94,7 +95,7 @@ def run_command(args: argparse.Namespace) -> int:
                         f"arena run: serving on {address}", file=sys.stderr, flush=True
                     ),
                     resume=args.resume,
-                    sprt=sprt,
+                    sprt_test=sprt,
                     on_game=on_game,
                 )
             )
@@ -112,12 +113,9 @@ def run_command(args: argparse.Namespace) -> int:
         )
         return 130
     db = ResultsDB(config.database, read_only=True)
-    report = build_report(db.rows(), [b.name for b in config.bots])
+    report = build_report(db.rows(), [b.name for b in config.bots], sprt=sprt)
     db.close()
-    extra: dict[str, object] = {"sprt": outcome.sprt} if outcome.sprt else {}
-    _emit(report, args, extra)
-    if outcome.sprt and not args.json:
-        print(f"SPRT: {outcome.sprt}")
+    _emit(report, args)
     for problem in outcome.problems[:20]:
         print(f"arena run: {problem}", file=sys.stderr)
     if len(outcome.problems) > 20:
@@ -129,10 +127,9 @@ def run_command(args: argparse.Namespace) -> int:
     return 1 if bad or outcome.stopped or outcome.void else 0
 
 
-def _emit(report: Report, args: argparse.Namespace, extra: dict[str, object] | None = None) -> None:
+def _emit(report: Report, args: argparse.Namespace) -> None:
     if args.json:
-        document = {**report.as_dict(), **(extra or {})}
-        print(json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False))
+        print(json.dumps(report.as_dict(), ensure_ascii=False, indent=2, allow_nan=False))
     else:
         console = Console()
         print_report(report, console if console.is_terminal else Console(width=150))

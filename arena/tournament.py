@@ -36,24 +36,14 @@ from arena.logs import get_logger
 from arena.processes import BotProcess, StartFailures, launch, stderr_tail
 from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
-from arena.stats import pentanomial, sprt_bounds, sprt_llr
+from arena.stats import SprtResult, SprtTest, pentanomial, sprt
 from arena.table import Table, TableConfig, TableResult
 from engine.presets import PRESETS
 
-__all__ = ["Outcome", "Sprt", "game_label", "run_tournament", "schedule"]
+__all__ = ["Outcome", "game_label", "run_tournament", "schedule"]
 
 EXIT_GRACE_S = 3.0
 """How long bots may take to exit by themselves once their match is over."""
-
-
-@dataclass(frozen=True, slots=True)
-class Sprt:
-    """Stop a two-bot match once the test decides: H0 elo0, H1 elo1, error rates."""
-
-    elo0: float
-    elo1: float
-    alpha: float
-    beta: float
 
 
 @dataclass(slots=True)
@@ -65,7 +55,8 @@ class Outcome:
     void: int = 0
     skipped: int = 0
     problems: list[str] = field(default_factory=list)
-    sprt: str | None = None
+    sprt: SprtResult | None = None
+    """The SPRT's decision, when one was asked and it decided."""
     stopped: str | None = None
     """Why the run stopped before its schedule ended (a bot that cannot start)."""
     interrupted: bool = False
@@ -184,7 +175,7 @@ async def _watch_connect(game: _Game, timeout: float) -> None:
             )
 
 
-async def _play_game(run: _Run, key: GameKey) -> GameRow:
+async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
     config = run.config
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if key.swapped == 0 else (key.bot_b, key.bot_a)
@@ -245,8 +236,7 @@ async def _play_game(run: _Run, key: GameKey) -> GameRow:
                 f"{ended.exit_code} after the match: {stderr_tail(ended.stderr)}"
             )
     _count_starts(run, game)
-    _release_deal(run, run.deals.game_ended(key.seed, table, label))
-    return _row(key, team0, result, game, time.perf_counter() - started)
+    return _row(key, team0, result, game, time.perf_counter() - started), table
 
 
 def _count_starts(run: _Run, game: _Game) -> None:
@@ -314,20 +304,13 @@ def _release_deal(run: _Run, tables: list[tuple[Table, str]]) -> None:
             table.result.replay.replace(replays / f"{label}.jsonl")
 
 
-def _sprt_verdict(db: ResultsDB, test: Sprt) -> str | None:
+def _sprt_result(db: ResultsDB, test: SprtTest) -> SprtResult:
+    """The SPRT over every complete pair stored (a two-bot tournament has one pairing)."""
     pairs: dict[tuple[str, str, int], list[float]] = {}
     for row in db.rows():
-        if row.score_a is not None:
+        if row.score_a is not None and row.void is None:
             pairs.setdefault((row.key.bot_a, row.key.bot_b, row.key.seed), []).append(row.score_a)
-    counts = pentanomial(sum(s) for s in pairs.values() if len(s) == 2)
-    # half a pair in every bucket keeps the variance positive when all pairs agree
-    llr = sprt_llr((0.0, 0.25, 0.5, 0.75, 1.0), [c + 0.5 for c in counts], test.elo0, test.elo1)
-    lower, upper = sprt_bounds(test.alpha, test.beta)
-    if llr >= upper:
-        return f"H1 accepted (Elo ≥ {test.elo1:g}): LLR {llr:.2f} ≥ {upper:.2f}"
-    if llr <= lower:
-        return f"H0 accepted (Elo ≤ {test.elo0:g}): LLR {llr:.2f} ≤ {lower:.2f}"
-    return None
+    return sprt(test, pentanomial(sum(s) for s in pairs.values() if len(s) == 2))
 
 
 def _pair_complete(db: ResultsDB, key: GameKey) -> bool:
@@ -350,7 +333,7 @@ async def run_tournament(
     address: str = "127.0.0.1:0",
     on_listening: Callable[[str], None] | None = None,
     resume: bool = False,
-    sprt: Sprt | None = None,
+    sprt_test: SprtTest | None = None,
     on_game: Callable[[GameRow, int, int], None] | None = None,
     log_dir: Path | None = None,
 ) -> Outcome:
@@ -362,7 +345,9 @@ async def run_tournament(
     try:
         db.claim(config.fingerprint(), resume=resume)
         deal_key = db.deal_key()
-        return await _run(config, db, deal_key, address, on_listening, sprt, on_game, log_dir)
+        return await _run(
+            config, db, deal_key, address, on_listening, sprt_test, on_game, log_dir
+        )
     finally:
         db.close()
 
@@ -373,7 +358,7 @@ async def _run(
     deal_key: DealKey,
     address: str,
     on_listening: Callable[[str], None] | None,
-    sprt: Sprt | None,
+    sprt_test: SprtTest | None,
     on_game: Callable[[GameRow, int, int], None] | None,
     log_dir: Path | None,
 ) -> Outcome:
@@ -385,6 +370,7 @@ async def _run(
     log = get_logger(database=str(config.database))
     log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir.chmod(0o700)  # other users need not read what the bots wrote
     limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
@@ -414,8 +400,9 @@ async def _run(
             async def one(key: GameKey) -> None:
                 nonlocal finished
                 async with limiter:
-                    row = await _play_game(run, key)
+                    row, table = await _play_game(run, key)
                 db.add(row)
+                _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
                 finished += 1
                 if row.void is not None:
                     outcome.void += 1
@@ -433,13 +420,16 @@ async def _run(
                 )
                 if on_game is not None:
                     on_game(row, finished, len(games))
-                if sprt is not None and row.void is None and _pair_complete(db, key):
-                    verdict = _sprt_verdict(db, sprt)
-                    if verdict is not None:
-                        outcome.sprt = verdict
+                if sprt_test is not None and row.void is None and _pair_complete(db, key):
+                    # checked after every complete pair, whichever of its games ended last
+                    result = _sprt_result(db, sprt_test)
+                    if result.verdict is not None:
+                        outcome.sprt = result
                         nursery.cancel_scope.cancel()
 
-            for key in pending:
-                nursery.start_soon(one, key)
+            async with trio.open_nursery() as playing:
+                for key in pending:
+                    playing.start_soon(one, key)
+            nursery.cancel_scope.cancel()  # every game ended: stop listening for signals
     return outcome
 

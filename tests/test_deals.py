@@ -13,7 +13,7 @@ import trio
 
 from arena.config import load_config
 from arena.deals import DealKey
-from arena.results import ResultsDB
+from arena.results import GameRow, ResultsDB
 from arena.tournament import run_tournament
 from engine.match import Match
 from engine.presets import PRESETS
@@ -76,3 +76,30 @@ def test_a_tournament_deals_from_its_stored_key_and_resume_keeps_it(tmp_path: Pa
     db = ResultsDB(tmp_path / "r.sqlite")
     assert db.deal_key() == key  # --resume deals the same cards
     db.close()
+
+
+def test_a_replay_appears_only_once_every_game_on_its_deal_is_stored(tmp_path: Path) -> None:
+    """The twin game of a duplicate pair plays the same cards: its replay would show a seat's
+    opponents' hands while the other game still plays. At every stored game, each replay in the
+    folder belongs to a deal whose games are all stored."""
+    config_path = tmp_path / "t.toml"
+    config_path.write_text(
+        'hands = 1\nseeds = 2\nconcurrency = 2\ndecision_ms = 2000\ndatabase = "r.sqlite"\n'
+        f'replays = "replays"\n[bots.a]\ncommand = "{BOT}"\n[bots.b]\ncommand = "{BOT}"\n',
+        encoding="utf-8",
+    )
+    config = load_config(config_path)
+    stored: list[tuple[int, int]] = []
+    early: list[str] = []
+
+    def on_game(row: GameRow, done: int, total: int) -> None:
+        stored.append((row.key.seed, row.key.swapped))
+        for replay in (tmp_path / "replays").glob("*.jsonl"):
+            deal = int(replay.stem.split("-d")[1].split("-")[0])
+            if {(deal, 0), (deal, 1)} - set(stored):
+                early.append(replay.name)
+
+    outcome = trio.run(lambda: run_tournament(config, on_game=on_game))
+    assert outcome.played == 4
+    assert early == []
+    assert len(list((tmp_path / "replays").glob("*.jsonl"))) == 4

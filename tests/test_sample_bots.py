@@ -57,8 +57,10 @@ def test_heuristic_against_random_whole_matches_no_failed_throws() -> None:
         assert failed_throws_by(seats, {0, 2}) == 0  # it throws only what cannot fail
 
 
-def test_montecarlo_plays_inside_its_deadline() -> None:
-    cfg = config("anchao", seed=3, max_hands=1, decision_ms=1000, bank_ms=0)
+def test_montecarlo_plays_a_whole_hand_legally() -> None:
+    """Its 100 ms budget against a 10 s deadline: a loaded machine cannot make it late (how
+    well it keeps a real deadline is measured by the ladder's runs, not by a test)."""
+    cfg = config("anchao", seed=3, max_hands=1, decision_ms=10_000, bank_ms=0)
     results, recordings = run_tables(
         [cfg], [[montecarlo, heuristic, montecarlo, heuristic]], timeout=180
     )
@@ -84,23 +86,26 @@ def test_bot_commands_have_help() -> None:
 
 
 def test_sdk_answers_safely_when_thinking_runs_long() -> None:
-    """A decide() that takes 2 s at an 800 ms deadline: the SDK sends a safe legal move in time,
-    so the seat gets no strike."""
-    import time
+    """A decide() that never answers: the SDK sends a safe legal move ``margin_ms`` before the
+    deadline, so the seat gets no strike (the 2 s margin is slack for a loaded machine)."""
+    import threading
 
     from sample_bots.sdk import Turn
 
+    never = threading.Event()
+
     def slow(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
         def decide(turn: Turn) -> pb.Action:
-            time.sleep(2.0)
+            never.wait()
             raise AssertionError("never used: too late")
 
-        return play(address, ticket, decide, on_message=recording.messages.append, margin_ms=300)
+        return play(address, ticket, decide, on_message=recording.messages.append, margin_ms=2000)
 
-    cfg = config("classic", seed=6, max_hands=1, decision_ms=800, bank_ms=0, max_strikes=3)
+    cfg = config("classic", seed=6, max_hands=1, decision_ms=2500, bank_ms=0, max_strikes=3)
     results, _ = run_tables([cfg], [[slow, random_bot, random_bot, random_bot]], timeout=120)
     result = results[0]
     assert result.reason == "played to the end", result.reason
+    never.set()  # let the abandoned threads end
     assert result.seats[0].strikes == 0 and result.seats[0].decisions > 0
 
 

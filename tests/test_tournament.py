@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.config import ConfigError, load_config
-from arena.report import build_report
-from arena.results import ResultsDB
+from arena.results import DatabaseError, ResultsDB
 from arena.tournament import schedule
 
 BOT = f"{sys.executable} -m sample_bots.random_bot"
@@ -43,6 +42,19 @@ def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout
     )
+
+
+def stored_games(database: Path) -> int:
+    """Games stored so far (0 before the run has made its database), read as ``arena report``
+    reads: without taking the writer's lock."""
+    try:
+        db = ResultsDB(database, read_only=True)
+    except DatabaseError:
+        return 0
+    try:
+        return db.count()
+    finally:
+        db.close()
 
 
 def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path) -> None:
@@ -95,16 +107,16 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if database.exists() and ResultsDB(database).count() >= 3:
+        if stored_games(database) >= 3:
             break
         time.sleep(0.1)
     os.killpg(process.pid, signal.SIGKILL)  # the runner and every bot it started
     process.wait()
-    before = {r.key: r for r in ResultsDB(database).rows()}
+    before = {r.key: r for r in ResultsDB(database, read_only=True).rows()}
     assert 3 <= len(before) < len(schedule(config))
     done = arena("run", str(config_path), "--resume")
     assert done.returncode == 0, done.stderr
-    after = {r.key: r for r in ResultsDB(database).rows()}
+    after = {r.key: r for r in ResultsDB(database, read_only=True).rows()}
     assert set(after) == set(schedule(config))  # every game, once (the key is the primary key)
     assert all(after[key] == row for key, row in before.items())  # nothing replayed
     assert (
@@ -112,26 +124,21 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
     )
 
 
-def test_a_bot_that_cannot_start_is_reported_with_its_stderr(tmp_path: Path) -> None:
+def test_a_bot_that_cannot_start_makes_void_games_not_wins(tmp_path: Path) -> None:
+    """Its games are void (kept out of the statistics, played again on --resume), noticed when
+    its process exits rather than after a timeout, and its stderr is quoted."""
     broken = (
         f"{sys.executable} -c \"import sys; print('no model file', file=sys.stderr); sys.exit(3)\""
     )
-    config = write_config(
-        tmp_path / "t.toml",
-        seeds=1,
-        decision_ms=500,
-        bank_ms=0,
-        max_strikes=1,
-        bots={"good": BOT, "broken": broken},
-    )
+    config = write_config(tmp_path / "t.toml", seeds=1, bots={"good": BOT, "broken": broken})
     done = arena("run", str(config))
     assert done.returncode == 1
-    assert "broken" in done.stderr and "could not start" in done.stderr
+    assert "broken" in done.stderr and "exited before" in done.stderr
     assert "no model file" in done.stderr and "exit code 3" in done.stderr
-    rows = ResultsDB(tmp_path / "results.sqlite").rows()
-    assert rows and all(r.forfeit == "broken" for r in rows)
-    report = build_report(rows)
-    assert {b.bot: b.crashes for b in report.bots}["broken"] == 4
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2
+    assert all(r.void and r.score_a is None and r.forfeit is None for r in rows)
+    assert "0 games played now (and 2 void, to play again)" in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -186,7 +193,7 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
     done = arena("run", str(config), "--sprt", "0,100,0.05,0.05")
     assert done.returncode == 0, done.stderr
     assert "SPRT: H1 accepted" in done.stdout
-    stored = ResultsDB(tmp_path / "results.sqlite").count()
+    stored = ResultsDB(tmp_path / "results.sqlite", read_only=True).count()
     assert stored < 60  # stopped before the schedule ran out
     bad = arena("run", str(config), "--sprt", "1,2")
     assert bad.returncode == 2 and "elo0,elo1,alpha,beta" in bad.stderr

@@ -1,0 +1,177 @@
+"""``arena run`` when things go wrong: bots that never play, a busy or foreign database, Ctrl-C,
+and the command line's overrides. Nothing here waits on a timer for a result: each test waits
+for what it needs to see (a process exit, a stored game)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.results import ResultsDB
+from tests.test_tournament import BOT, arena, stored_games, write_config
+
+BROKEN = f"{sys.executable} -c \"import sys; print('missing weights.bin', file=sys.stderr); sys.exit(3)\""
+SLEEPER = f'{sys.executable} -c "import time; time.sleep(600)"'
+
+
+def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "t.toml", seeds=5, concurrency=1, bots={"good": BOT, "broken": BROKEN}
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 1
+    assert "stopped: bot 'broken' failed to start 3 times in a row" in done.stderr
+    assert "missing weights.bin" in done.stderr  # the tail of its stderr
+    assert "command: " in done.stderr and "sys.exit(3)" in done.stderr  # its command, as run
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 3 and all(r.void for r in rows)  # not the whole schedule
+
+
+def test_when_both_teams_fail_to_start_no_game_is_a_result(tmp_path: Path) -> None:
+    """Both bot commands lack what they need: nothing is decided by which seat timed out."""
+    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BROKEN, "b": BROKEN})
+    done = arena("run", str(config), "--json")
+    assert done.returncode == 1
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2 and all(r.void and r.score_a is None for r in rows)
+    report = json.loads(done.stdout)
+    assert all(b["score"] == 0 for b in report["bots"])
+
+
+def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "t.toml",
+        seeds=1,
+        concurrency=2,
+        connect_timeout=2,
+        bots={"good": BOT, "sleeper": SLEEPER},
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 1
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2
+    for row in rows:
+        assert row.void is not None and "sleeper" in row.void
+        assert "did not connect within 2 s" in row.void
+
+
+def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
+    tmp_path: Path,
+) -> None:
+    """A ``python3`` on PATH without the project's packages must not be picked; a relative
+    script path resolves from the config file's folder."""
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    impostor = fake / "python3"
+    impostor.write_text("#!/bin/sh\necho 'not the arena python' >&2\nexit 42\n")
+    impostor.chmod(impostor.stat().st_mode | stat.S_IEXEC)
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "my_bot.py").write_text(
+        "from sample_bots.random_bot import main\nmain()\n", encoding="utf-8"
+    )
+    config = write_config(
+        folder / "t.toml",
+        seeds=1,
+        bots={"mine": "python3 my_bot.py", "theirs": "python3 -m sample_bots.random_bot"},
+    )
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "run", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = ResultsDB(folder / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2 and all(r.void is None and r.score_a is not None for r in rows)
+
+
+def test_a_second_run_on_a_database_in_use_is_refused_at_once(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BOT, "b": BOT})
+    holder = ResultsDB(tmp_path / "results.sqlite")  # as a first run would
+    try:
+        done = arena("run", str(config), timeout=60)
+    finally:
+        holder.close()
+    assert done.returncode == 2
+    assert "in use by another arena run" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_file_that_is_not_an_arena_database_is_named(tmp_path: Path) -> None:
+    (tmp_path / "results.sqlite").write_text("my notes, not a database\n" * 100)
+    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BOT, "b": BOT})
+    done = arena("run", str(config), timeout=60)
+    assert done.returncode == 2 and "is not an arena results database" in done.stderr
+    report = arena("report", str(tmp_path / "results.sqlite"), timeout=60)
+    assert report.returncode == 2 and "is not an arena results database" in report.stderr
+    assert "Traceback" not in done.stderr + report.stderr
+
+
+def test_an_unusable_database_path_is_named(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "t.toml",
+        seeds=1,
+        database="/proc/no-such-place/results.sqlite",
+        bots={"a": BOT, "b": BOT},
+    )
+    done = arena("run", str(config), timeout=60)
+    assert done.returncode == 2
+    assert "cannot use /proc/no-such-place/results.sqlite" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_stops_cleanly_and_resume_goes_on(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "t.toml", seeds=8, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}
+    )
+    database = tmp_path / "results.sqlite"
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 180  # a bound on a hang, not on the machine's speed
+    while time.monotonic() < deadline and runner.poll() is None:
+        if stored_games(database) >= 1:
+            break
+        time.sleep(0.1)
+    runner.send_signal(signal.SIGINT)
+    _out, err = runner.communicate(timeout=120)
+    assert runner.returncode == 130, err
+    assert "Traceback" not in err
+    stored = stored_games(database)
+    assert f"interrupted; {stored} games played now" in err and "--resume" in err
+    resumed = arena("run", str(config), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{16 - stored} games played now, {stored} already stored" in resumed.stderr
+
+
+def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "t.toml", seeds=5, hands=3, concurrency=1, bots={"a": BOT, "b": BOT}
+    )
+    done = arena(
+        "run", str(config), "--seeds", "1", "--hands", "1", "--preset", "hefei", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2 and all(r.hands == 1 for r in rows)
+    bad = arena("run", str(config), "--seeds", "0")
+    assert bad.returncode == 2 and "seeds: must be at least 1" in bad.stderr
+    wrong = arena("run", str(config), "--preset", "nope")
+    assert wrong.returncode == 2 and "preset: no preset 'nope'" in wrong.stderr
+
+
+def test_version() -> None:
+    done = arena("--version", timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("arena ")
