@@ -1,27 +1,47 @@
 """The one place where engine values and protocol messages meet.
 
 Engine types never leak into protobuf and protobuf never leaks into the engine: the server and
-the bots' SDK convert here. Observations come only from :func:`engine.observation.observe`, so a
+the bots' SDK convert here. Observations come only from :func:`engine.view.observe`, so a
 message to a seat carries exactly what that seat may know.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from arena.v1 import arena_pb2 as pb
 from arena.v1 import arena_pb2_grpc
-from engine.actions import Action, Bury, Declare, Fry, Pass, Play
+from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
 from engine.bidding import Bid
-from engine.cards import Rank, parse_cards
-from engine.hand import Event as EngineEvent
-from engine.hand import LegalActions, Phase
+from engine.cards import Rank, card_names, parse_cards, print_order
+from engine.events import (
+    BidsRevealed,
+    Buried,
+    BuriedCards,
+    DealerFixed,
+    Dealt,
+    Declared,
+    Event,
+    Fried,
+    HandOver,
+    KittyTaken,
+    KittyTurned,
+    Passed,
+    Payload,
+    Played,
+    Redealt,
+    TookKitty,
+    TrickWon,
+    TrumpFixed,
+)
 from engine.legal import LegalPlays, Option
+from engine.levels import level_name
 from engine.match import Match
-from engine.observation import observe
+from engine.phase import Phase
 from engine.rules import CardRules
+from engine.view import SeatView, observe
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -43,80 +63,119 @@ class ProtocolError(ValueError):
     """A message that does not say anything the table can act on."""
 
 
-_EVENT_FIELDS = ("cards", "bid", "hidden")
+def _event_details(payload: Payload, message: pb.Event) -> dict[str, object]:
+    """Fill the Event's typed fields from the payload; return the rest (``details_json``)."""
+    match payload:
+        case Dealt(cards=cards) | KittyTaken(cards=cards) | BuriedCards(cards=cards):
+            message.cards.extend(card_names(cards))
+        case Declared(bid=bid) | Fried(bid=bid):
+            if bid is None:
+                message.hidden = True
+            else:
+                message.bid = str(bid)
+        case Passed(stage=stage):
+            return {"stage": stage.value}
+        case Redealt(redeals=redeals):
+            return {"redeals": redeals}
+        case KittyTurned(cards=cards, suit=suit):
+            message.cards.extend(card_names(cards))
+            return {"trump": "NT" if suit is None else suit.symbol}
+        case BidsRevealed(bids=bids):
+            return {
+                "bids": [
+                    {"seat": r.seat, "stage": r.stage.value, "bid": str(r.bid), "stood": r.stood}
+                    for r in bids
+                ]
+            }
+        case TrumpFixed(level=level, suit=suit, dealer=dealer):
+            return {
+                "level": None if level is None else str(level),
+                "suit": None if suit is None else suit.symbol,
+                "dealer": dealer,
+            }
+        case Played(cards=cards, attempted=attempted, penalty=penalty):
+            message.cards.extend(card_names(cards))
+            if attempted is not None:
+                return {"attempted": card_names(attempted), "penalty": penalty}
+        case TrickWon(points=points):
+            return {"points": points}
+        case HandOver():
+            return {
+                "total": payload.total,
+                "kitty": card_names(payload.kitty),
+                "dealt": [card_names(cards) for cards in payload.dealt],
+                "progress": list(payload.progress),
+                "next_dealer": payload.next_dealer,
+                "note": payload.note,
+            }
+        case DealerFixed() | TookKitty() | Buried():
+            pass
+    return {}
 
 
-def event_message(event: EngineEvent | Mapping[str, Any], sequence: int, hand: int) -> pb.Event:
-    """An engine event (or its observed dict form) as a protocol Event."""
-    if isinstance(event, EngineEvent):
-        kind, seat, data = event.kind, event.seat, dict(event.data)
-    else:
-        data = dict(event)
-        kind, seat = str(data.pop("kind")), int(str(data.pop("seat")))
-    cards = data.get("cards")
-    message = pb.Event(sequence=sequence, kind=kind, seat=seat, hand=hand)
-    if isinstance(cards, list):
-        message.cards.extend(str(c) for c in cards)
-    if "bid" in data:
-        message.bid = str(data["bid"])
-    message.hidden = bool(data.get("hidden", False))
-    details = {k: v for k, v in data.items() if k not in _EVENT_FIELDS}
+def event_message(event: Event) -> pb.Event:
+    """An engine event as a protocol Event: its kind by name, ``seat`` -1 for the table, cards
+    and bids as text, other details as a JSON object."""
+    seat = event.seat
+    message = pb.Event(
+        sequence=event.seq,
+        kind=event.kind.value,
+        seat=-1 if seat is None else seat,
+        hand=event.hand,
+    )
+    details = _event_details(event.payload, message)
     if details:
         message.details_json = json.dumps(details, ensure_ascii=False, sort_keys=True)
     return message
 
 
-def observation_message(
-    seen: Mapping[str, Any], events: Iterable[pb.Event] | None = None
-) -> pb.Observation:
-    """The engine's ``observe(match, seat)`` dict as a protocol Observation.
+def observation_message(view: SeatView, events: Iterable[pb.Event] | None = None) -> pb.Observation:
+    """A seat's view (:func:`engine.view.observe`) as a protocol Observation.
 
-    ``events``: the same events as ``seen["events"]``, already converted (the table keeps them,
-    so a decision does not convert the hand's whole history again)."""
+    ``events``: the view's events, already converted (the table keeps them, so a decision does
+    not convert the hand's whole history again); by default they are converted here."""
+    circuits = view.preset.match.circuits
     message = pb.Observation(
-        seat=seen["seat"],
-        preset=seen["preset"],
-        hand_number=seen["hand_number"],
-        phase=seen["phase"],
-        to_act=seen["to_act"],
-        dealer=-1 if seen["dealer"] is None else seen["dealer"],
-        level=seen["level"] or "",
+        seat=view.seat,
+        preset=view.preset.name,
+        hand_number=view.hand_number,
+        phase=view.phase.value,
+        to_act=-1 if view.to_act is None else view.to_act,
+        dealer=-1 if view.dealer is None else view.dealer,
+        level="" if view.level is None else str(view.level),
     )
-    message.progress.extend(seen["progress"])
-    message.levels.extend(seen["levels"])
-    message.hand.extend(seen["hand"])
-    trump = seen.get("trump")
+    message.progress.extend(view.progress)
+    message.levels.extend(level_name(p, circuits) for p in view.progress)
+    message.hand.extend(card_names(view.hand))
+    trump = view.trump
     if trump is not None:
         message.trump_known = True
-        message.trump_level = trump["level"] or ""
-        message.trump_suit = trump["suit"] or ""
-    trick = seen.get("trick")
+        message.trump_level = "" if trump.level is None else str(trump.level)
+        message.trump_suit = "" if trump.suit is None else trump.suit.symbol
+    trick = view.trick
     if trick is not None:
-        message.trick_leader = trick["leader"]
-        for seat, cards in trick["plays"]:
-            message.trick.append(
-                pb.TrickPlay(seat=seat, cards=[str(c) for c in parse_cards(cards)])
-            )
-        message.tricks_done = seen["tricks_done"]
-        message.defenders_points = seen["defenders_points"]
-        message.throw_penalties = seen["throw_penalties"]
+        message.trick_leader = trick.leader
+        for seat, cards in trick.plays:
+            # v1 lists a play's cards in the order they print (format_cards)
+            message.trick.append(pb.TrickPlay(seat=seat, cards=card_names(print_order(cards))))
+        message.tricks_done = view.tricks_done
+        message.defenders_points = view.defenders_points
+        message.throw_penalties = view.throw_penalties
     else:
         message.trick_leader = -1
-    if events is not None:
-        message.events.extend(events)
-    else:
-        for number, event in enumerate(seen["events"]):
-            message.events.append(event_message(event, number, seen["hand_number"]))
-    for record in seen["history"]:
+    if events is None:
+        events = (event_message(event) for event in view.events)
+    message.events.extend(events)
+    for record in view.history:
         message.history.append(
             pb.HandSummary(
-                number=record["number"],
-                dealer=record["dealer"],
-                level=record["level"] or "",
-                trump_suit=record["trump"] or "",
-                defenders_points=record["defenders_points"],
-                progress=record["progress"],
-                note=record["note"],
+                number=record.number,
+                dealer=record.dealer,
+                level="" if record.level is None else str(record.level),
+                trump_suit="" if record.trump is None else record.trump.symbol,
+                defenders_points=record.total,
+                progress=record.progress_after,
+                note=record.note,
             )
         )
     return message

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from engine.events import Played
 from engine.match import Match
 from engine.presets import Preset
 
@@ -28,13 +29,14 @@ def play_random_match(preset: Preset, seed: int, max_hands: int | None) -> Match
     """One match of four random players."""
     rng = random.Random(f"selfplay/{seed}")
     match = Match(preset, seed=seed, max_hands=max_hands)
-    actions = failed = 0
+    actions = 0
     while not match.over:
         seat = match.to_play
         match.apply(seat, match.legal_actions(seat).sample(rng))
         actions += 1
-        event = match.events[-1] if match.events else None
-        failed += event is not None and event.kind == "play" and "attempted" in event.data
+    failed = sum(
+        isinstance(e.payload, Played) and e.payload.attempted is not None for e in match.log
+    )
     return MatchStats(
         match.winner,
         len(match.records),

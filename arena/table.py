@@ -7,8 +7,8 @@ a cancel scope (``move_on_after``): per-decision time plus the seat's match bank
 grace. On timeout the table plays a deterministic default move, records a strike and tells the
 bot; after ``max_strikes`` the seat forfeits the match for its team.
 
-Everything a seat is sent comes from ``engine.observation.observe(match, seat)`` or from events
-whose visibility includes that seat: nothing else of the state is read on the way out.
+Everything a seat is sent comes from ``engine.view.observe(match, seat)`` or from events
+whose audience includes that seat: nothing else of the state is read on the way out.
 
 Events reach a seat in order, batched: all that is pending goes just before the seat's own
 decision, to every seat when a hand ends, and to every seat once a decision has been open for
@@ -42,13 +42,13 @@ from arena.protocol import (
     observation_message,
 )
 from arena.v1 import arena_pb2 as pb
-from engine.actions import Action, Bury, Pass, Play
-from engine.hand import ALL_SEATS, HandState, LegalActions
+from engine.actions import Action, Bury, LegalActions, Pass, Play
+from engine.errors import IllegalAction
+from engine.events import HandOver
 from engine.match import Match, team_of
-from engine.observation import observe
 from engine.presets import Preset
 from engine.replay import replay_lines
-from engine.trick import IllegalAction
+from engine.view import observe
 
 __all__ = [
     "SeatStats",
@@ -196,10 +196,9 @@ class Table:
         self._absent: set[int] = set()
         self._decision: _Open | None = None
         self._decisions = 0
-        self._sequence = 0
-        self._hand: HandState = self.match.hand
+        self._cursor = 0
+        """The match's event log has been encoded up to this sequence number."""
         self._hand_number = 0
-        self._sent = 0
         self._seen: list[list[bytes]] = [[], [], [], []]
         """Per seat, the current hand's events it may see, encoded for its observation."""
         self._pending: list[list[wire.EncodedEvent]] = [[], [], [], []]
@@ -543,7 +542,7 @@ class Table:
         serialized once when it happened."""
         self._convert_pending()
         events = self._seen[seat]
-        fixed = observation_message(observe(self.match, seat, with_events=False), ())
+        fixed = observation_message(observe(self.match, seat), ())
         return wire.observation_bytes(fixed, events)
 
     def _refuse(
@@ -587,36 +586,30 @@ class Table:
     def _convert_pending(self) -> None:
         """Encode the events the engine recorded since last time, once: queue them for the
         seats that may see them, and send the public ones to spectators at once."""
-        while True:
-            hand = self._hand
-            for event in hand.events[self._sent :]:
-                self._sequence += 1
-                encoded = wire.EncodedEvent.of(
-                    event_message(event, self._sequence, self._hand_number)
+        for event in self.match.log.all_since(self._cursor):
+            if event.hand != self._hand_number:
+                for seat in range(4):  # the hand's end is news, and the next hand's Decisions
+                    self._flush_seat(seat)  # carry only that hand's events
+                self._hand_number = event.hand
+                self._seen = [[], [], [], []]
+            encoded = wire.EncodedEvent.of(event_message(event))
+            for seat in event.audience:
+                self._seen[seat].append(encoded.in_observation)
+                self._pending[seat].append(encoded)
+            if event.public:
+                self._show_spectators(encoded.raw)
+            payload = event.payload
+            if isinstance(payload, HandOver):
+                self._last_hand_over = encoded.raw
+                self._log.info(
+                    "hand_over",
+                    hand=event.hand,
+                    dealer=self.match.records[event.hand].dealer,
+                    defenders_points=payload.total,
+                    progress=list(payload.progress),
+                    note=payload.note,
                 )
-                for seat in event.visible:
-                    self._seen[seat].append(encoded.in_observation)
-                    self._pending[seat].append(encoded)
-                if event.visible == ALL_SEATS:
-                    self._show_spectators(encoded.raw)
-                if event.kind == "hand_over":
-                    self._last_hand_over = encoded.raw
-                    data = event.data
-                    self._log.info(
-                        "hand_over",
-                        hand=self._hand_number,
-                        dealer=hand.dealer,
-                        defenders_points=data.get("total"),
-                        progress=data.get("progress"),
-                        note=data.get("note"),
-                    )
-            self._sent = len(hand.events)
-            if self.match.hand is hand:
-                return
-            for seat in range(4):  # the hand's end is news, and the next hand's Decisions
-                self._flush_seat(seat)  # carry only that hand's events
-            self._hand, self._hand_number, self._sent = self.match.hand, self._hand_number + 1, 0
-            self._seen = [[], [], [], []]
+            self._cursor = event.seq
 
     def _show_spectators(self, raw: bytes) -> None:
         """A public event: to the spectators now, or held back while an embargo lasts."""
@@ -707,8 +700,8 @@ class Table:
         self.finished.set()
 
     def _spectator_match_over(self, over: pb.MatchOver) -> bytes:
-        """The match's end as the last Event a spectator gets (kind ``match_over``)."""
-        self._sequence += 1
+        """The match's end as the last Event a spectator gets (kind ``match_over``), numbered
+        after the match's last event."""
         details = {
             "winner": over.winner,
             "hands": over.hands,
@@ -718,7 +711,7 @@ class Table:
             "reward": over.reward,
         }
         event = pb.Event(
-            sequence=self._sequence,
+            sequence=self.match.log.cursor + 1,
             kind="match_over",
             seat=-1,
             hand=self._hand_number,

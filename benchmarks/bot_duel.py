@@ -26,9 +26,9 @@ from arena.protocol import ProtocolError, action_from_message, decision_message
 from arena.stats import wilson_interval
 from arena.table import default_action, forced_action
 from arena.v1 import arena_pb2 as pb
+from engine.errors import IllegalAction
 from engine.match import Match, team_of
 from engine.presets import PRESETS
-from engine.trick import IllegalAction
 from sample_bots import heuristic_bot, mc_bot
 from sample_bots.sdk import Turn, random_action
 

@@ -4,7 +4,9 @@ The public vocabulary, re-exported here:
 
 * cards: :class:`Card`, :class:`Suit`, :class:`Rank`, :func:`parse_cards`, :func:`format_cards`;
 * trump and options: :class:`Trump`, :class:`CardRules`;
-* a trick: :class:`Trick`, :class:`Lead`, :class:`PlayKind`, :class:`IllegalPlay`;
+* errors (:mod:`engine.errors`): :class:`CardParseError`, :class:`IllegalAction`,
+  :class:`IllegalPlay`;
+* a trick: :class:`Trick`, :class:`Lead`, :class:`PlayKind`;
 * legal plays: :class:`LegalPlays`, :class:`Option`, :func:`legal_plays`, :func:`check_play`;
 * the card play of a hand: :class:`CardPlay`.
 """
@@ -22,9 +24,6 @@ from engine.cards import (
     Card as Card,
 )
 from engine.cards import (
-    CardParseError as CardParseError,
-)
-from engine.cards import (
     Rank as Rank,
 )
 from engine.cards import (
@@ -36,6 +35,9 @@ from engine.cards import (
 from engine.cards import (
     parse_cards as parse_cards,
 )
+from engine.errors import CardParseError as CardParseError
+from engine.errors import IllegalAction as IllegalAction
+from engine.errors import IllegalPlay as IllegalPlay
 from engine.legal import LegalPlays as LegalPlays
 from engine.legal import Option as Option
 from engine.playing import CardPlay as CardPlay
@@ -43,7 +45,6 @@ from engine.playing import PlayResult as PlayResult
 from engine.playing import check_play as check_play
 from engine.playing import legal_plays as legal_plays
 from engine.rules import CardRules as CardRules
-from engine.trick import IllegalPlay as IllegalPlay
 from engine.trick import Lead as Lead
 from engine.trick import PlayKind as PlayKind
 from engine.trick import Trick as Trick

@@ -7,17 +7,29 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine.bidding import Bid
 from engine.cards import Card, Rank, format_cards, parse_cards
+from engine.errors import ActionParseError
+from engine.legal import LegalPlays
+from engine.phase import Phase
 from engine.rules import CardRules
 
-__all__ = ["Action", "ActionParseError", "Bury", "Declare", "Fry", "Pass", "Play", "parse_action"]
-
-
-class ActionParseError(ValueError):
-    """Text that does not spell an action."""
+__all__ = [
+    "Action",
+    "ActionParseError",
+    "Bury",
+    "Declare",
+    "Fry",
+    "LegalActions",
+    "Pass",
+    "Play",
+    "parse_action",
+    "phase_error",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +100,82 @@ def parse_action(text: str, level: Rank | None, card_rules: CardRules | None = N
     except ValueError as err:
         raise ActionParseError(f"{text!r}: {err}") from None
     raise ActionParseError(f"{text!r} is not an action: use pass, declare, fry, bury or play")
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What one seat may do now: pass and/or some bids, or cards (bury or play).
+
+    Iterate it for every legal action (bids included), test an action with ``in``, count them
+    with :meth:`count` (python-chess's ``board.legal_moves``). Testing with ``in`` checks only
+    this list: :meth:`engine.match.Match.apply` checks an action against the rules themselves.
+
+    >>> from engine.cards import Rank
+    >>> bid = Bid.parse("♠7", Rank.SEVEN)
+    >>> legal = LegalActions(Phase.DECLARE, 1, can_pass=True, bids=(bid,))
+    >>> [str(a) for a in legal], Declare(bid) in legal, Fry(bid) in legal, legal.count()
+    (['pass', 'declare ♠7'], True, False, 2)
+    """
+
+    phase: Phase
+    seat: int
+    can_pass: bool = False
+    bids: tuple[Bid, ...] = ()
+    cards: LegalPlays | None = None
+
+    def __iter__(self) -> Iterator[Action]:
+        if self.can_pass:
+            yield Pass()
+        bid_action = Declare if self.phase is Phase.DECLARE else Fry
+        for bid in self.bids:
+            yield bid_action(bid)
+        if self.cards is not None:
+            card_action = Bury if self.phase is Phase.BURY else Play
+            for cards in self.cards:
+                yield card_action(cards)
+
+    def __contains__(self, action: object) -> bool:
+        if isinstance(action, Pass):
+            return self.can_pass
+        if isinstance(action, Declare):
+            return self.phase is Phase.DECLARE and action.bid in self.bids
+        if isinstance(action, Fry):
+            return self.phase is Phase.FRY and action.bid in self.bids
+        if isinstance(action, Bury | Play) and self.cards is not None:
+            wanted = Bury if self.phase is Phase.BURY else Play
+            return isinstance(action, wanted) and action.cards in self.cards
+        return False
+
+    def count(self) -> int:
+        """How many legal actions there are (without listing them)."""
+        cards = 0 if self.cards is None else self.cards.count()
+        return self.can_pass + len(self.bids) + cards
+
+    def sample(self, rng: random.Random) -> Action:
+        """A legal action at random: uniform over pass and the bids, or over the card plays."""
+        if self.cards is not None:
+            cards = self.cards.sample(rng)
+            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
+        choice = rng.randrange(len(self.bids) + self.can_pass)
+        if choice == len(self.bids):
+            return Pass()
+        bid = self.bids[choice]
+        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+
+
+def phase_error(action: Action, phase: Phase) -> str | None:
+    """Why ``action`` cannot be taken in ``phase`` at all (``None``: it is the right phase).
+
+    >>> phase_error(Pass(), Phase.PLAY), phase_error(Pass(), Phase.FRY)
+    ('no passing now: it is the play phase', None)
+    """
+    if isinstance(action, Pass):
+        if phase in (Phase.DECLARE, Phase.FRY):
+            return None
+        return f"no passing now: it is the {phase.value} phase"
+    if isinstance(action, Declare | Fry):
+        wanted = Phase.DECLARE if isinstance(action, Declare) else Phase.FRY
+        return None if phase is wanted else f"cannot {wanted.value} in the {phase.value} phase"
+    if isinstance(action, Bury):
+        return None if phase is Phase.BURY else f"cannot bury in the {phase.value} phase"
+    return None if phase is Phase.PLAY else f"cannot play cards in the {phase.value} phase"

@@ -19,14 +19,12 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit, format_cards, parse_cards
+from engine.errors import BidParseError
+from engine.phase import Phase
 from engine.rules import BidRules, CardRules
 from engine.trump import RED_FIVE
 
-__all__ = ["Bid", "BidKind", "BidParseError", "bid_rank", "bids_from"]
-
-
-class BidParseError(ValueError):
-    """Text that does not spell a bid."""
+__all__ = ["Bid", "BidKind", "BidParseError", "BidRecord", "bid_rank", "bids_from"]
 
 
 class BidKind(IntEnum):
@@ -79,6 +77,16 @@ class Bid:
         return _classify(tuple(cards), level, card_rules or CardRules(), text)
 
 
+@dataclass(frozen=True, slots=True)
+class BidRecord:
+    """A declaration or fry as made: ``stood`` is whether it beat the bid in force then."""
+
+    seat: int
+    bid: Bid
+    stage: Phase
+    stood: bool
+
+
 def _classify(cards: tuple[Card, ...], level: Rank | None, rules: CardRules, text: str) -> Bid:
     if cards == (SMALL_JOKER, SMALL_JOKER):
         return Bid(BidKind.SMALL_JOKERS, cards, None)
@@ -128,7 +136,7 @@ def bids_from(
     found: list[Bid] = []
     if level is None:
         return found
-    red_five_rule = card_rules.red_five and not rules.hefei_frying
+    red_five_rule = card_rules.red_five and not rules.fry_by_order
     for suit in Suit:
         card = CARDS[suit * 13 + level]
         copies = hand.get(card, 0)

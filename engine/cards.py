@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Final
 
+from engine.errors import CardParseError
+
 __all__ = [
     "BIG_JOKER",
     "CARDS",
@@ -33,11 +35,8 @@ __all__ = [
     "format_cards",
     "parse_cards",
     "points_of",
+    "print_order",
 ]
-
-
-class CardParseError(ValueError):
-    """Text that does not spell a card (or a list of cards)."""
 
 
 class Suit(IntEnum):
@@ -253,6 +252,27 @@ def _parse_token(token: str) -> list[Card]:
         cards.append(CARDS[suit * 13 + rank])
         i += width
     return cards
+
+
+def print_order(cards: Iterable[int]) -> list[Card]:
+    """The cards in the order :func:`format_cards` prints them: one group per suit, in the order
+    suits first appear, ranks high to low inside a group; jokers where they appear.
+
+    >>> [str(c) for c in print_order(parse_cards("♠8 ♥5 ♠9 BJ ♠8"))]
+    ['♠9', '♠8', '♠8', '♥5', 'BJ']
+    """
+    groups: dict[int, list[int]] = {}
+    for code in cards:
+        key = -1 - code if code >= SMALL_JOKER_CODE else code // 13
+        groups.setdefault(key, []).append(code)
+    ordered: list[Card] = []
+    for key, codes in groups.items():
+        if key < 0:
+            ordered.extend(CARDS[c] for c in codes)
+        else:
+            ranks = sorted((c % 13 for c in codes), reverse=True)
+            ordered.extend(CARDS[key * 13 + r] for r in ranks)
+    return ordered
 
 
 def format_cards(cards: Iterable[int]) -> str:

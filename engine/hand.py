@@ -1,99 +1,43 @@
-"""One hand, from the shuffle to the score: dealing with declaring, the kitty and 炒底, the play.
+"""One hand, from the shuffle to the score: it drives the phases and records what happens.
 
-Phases, in order (``docs/rules.md`` maps each to the texts):
+* the deal with declaring, the kitty and 炒底 (``DECLARE``, ``BURY``, ``FRY``):
+  :class:`engine.auction.Auction`;
+* the card play (``PLAY``): :class:`engine.playing.CardPlay`, from the dealer's lead;
+* the score (``OVER``): :func:`engine.scoring.score_hand`, in :attr:`HandState.result`.
 
-* ``DECLARE`` — the deal comes in packets (``BidRules.deal_rounds``); after each packet every
-  seat in turn declares or passes; after the last packet the round goes on until four passes
-  in a row. Nobody declaring redeals the first hand; later, the kitty is turned and its third
-  card's suit is trump, with no frying (003).
-* ``BURY`` — whoever holds the kitty buries eight cards.
-* ``FRY`` — from the seat after the burier, each seat fries (炒底: a bid, then it takes the
-  kitty and buries) or passes; three passes in a row end it. In hidden (暗炒) presets the bids
-  are then revealed and fries that were not above the bid in force fail.
-* ``PLAY`` — the dealer leads the first trick (:class:`engine.playing.CardPlay`).
-* ``OVER`` — :attr:`HandState.result` holds the score (:mod:`engine.scoring`).
+Everything that happens is recorded as a typed event (:mod:`engine.events`) with the seats
+that may see it, into the match's log; what a seat knows is built from those alone
+(:mod:`engine.view`).
 
-Everything that happens is an :class:`Event` with the set of seats that may see it; what a seat
-knows is computed from those alone (:mod:`engine.observation`).
+>>> import random
+>>> from engine.presets import PRESETS
+>>> from engine.cards import Rank
+>>> hand = HandState.deal(PRESETS["classic"], "doc", Rank.TWO, 0)
+>>> rng = random.Random(0)
+>>> while hand.phase is not Phase.OVER:
+...     hand.apply(hand.to_play, hand.legal_actions().sample(rng))
+>>> hand.result is not None and not any(hand.hand(seat) for seat in range(4))
+True
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
-from engine.actions import Action, Bury, Declare, Fry, Pass, Play
-from engine.bidding import Bid, BidKind, bid_rank, bids_from
-from engine.cards import DECK, Card, Rank, card_names
-from engine.legal import LegalPlays, Option
+from engine.actions import Action, LegalActions, Play, phase_error
+from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction
+from engine.bidding import BidRecord
+from engine.cards import Card, Rank
+from engine.errors import IllegalAction
+from engine.events import EVERYONE, Event, EventLog, Payload, Played, TrickWon, TrumpFixed
+from engine.phase import Phase
 from engine.playing import CardPlay
 from engine.presets import Preset
 from engine.scoring import HandResult, score_hand
-from engine.trick import IllegalAction, check_holds
 from engine.trump import Trump
 
-__all__ = ["ALL_SEATS", "BidRecord", "Event", "HandState", "LegalActions", "Phase"]
-
-ALL_SEATS = frozenset(range(4))
-KITTY_SIZE = 8
-MAX_REDEALS = 3
-"""A first hand nobody declares in is redealt (003); after this many redeals it is played with
-the kitty turned and seat 0 dealing, so that a match always ends (docs/rules.md)."""
-
-
-class Phase(Enum):
-    DECLARE = "declare"
-    BURY = "bury"
-    FRY = "fry"
-    PLAY = "play"
-    OVER = "over"
-
-
-_ACTING_PHASES = frozenset((Phase.DECLARE, Phase.BURY, Phase.FRY, Phase.PLAY))
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened, for the seats in ``visible`` (JSON-ready ``data``)."""
-
-    kind: str
-    seat: int
-    data: Mapping[str, object]
-    visible: frozenset[int] = ALL_SEATS
-
-
-@dataclass(frozen=True, slots=True)
-class BidRecord:
-    """A declaration or fry as made: ``stood`` is whether it beat the bid in force then."""
-
-    seat: int
-    bid: Bid
-    stage: Phase
-    stood: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """What one seat may do now: pass and/or some bids, or cards (bury or play)."""
-
-    phase: Phase
-    seat: int
-    can_pass: bool = False
-    bids: tuple[Bid, ...] = ()
-    cards: LegalPlays | None = None
-
-    def sample(self, rng: random.Random) -> Action:
-        """A legal action at random: uniform over pass and the bids, or over the card plays."""
-        if self.cards is not None:
-            cards = self.cards.sample(rng)
-            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
-        choice = rng.randrange(len(self.bids) + self.can_pass)
-        if choice == len(self.bids):
-            return Pass()
-        bid = self.bids[choice]
-        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+__all__ = ["KITTY_SIZE", "MAX_REDEALS", "HandState", "LegalActions", "Phase"]
 
 
 @dataclass(slots=True)
@@ -101,37 +45,17 @@ class HandState:
     """A hand in progress. Build it with :meth:`deal`; drive it with :meth:`apply`."""
 
     preset: Preset
-    seed: str
     level: Rank | None
-    dealer: int | None
     first_hand: bool
     kangqi_hand: bool
-    phase: Phase = Phase.DECLARE
-    redeals: int = 0
-    hands: list[dict[Card, int]] = field(default_factory=list)
-    dealt: list[list[Card]] = field(default_factory=list)
-    kitty: list[Card] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    bids: list[BidRecord] = field(default_factory=list)
-    in_force: tuple[int, Bid] | None = None
-    first_declarer: tuple[int, Card] | None = None
-    """The seat whose first declaration of the hand showed a single card, and that card: the
-    only seat that may 回头望 (000 「如果亮主的人开始只亮1张主…」). None when the first bid was a
-    pair."""
-    kitty_turned: bool = False
-    to_act: int = 0
-    passes: int = 0
-    packet: int = 0
-    declarer: int | None = None
-    fry_penalty: int = 0
-    used_pairs: set[tuple[int, Card]] = field(default_factory=set)
-    trump: Trump | None = None
+    number: int = 0
+    """The hand's number in its match (0 for the first)."""
+    log: EventLog = field(default_factory=EventLog)
+    """Where the hand records its events: the match's log (a log of its own when alone)."""
+    auction: Auction = field(init=False)
     play: CardPlay | None = None
     result: HandResult | None = None
-    stacked: tuple[Card, ...] | None = None
-    """A deck order to deal instead of shuffling (tests; the first deal only)."""
-    _deck: list[Card] = field(default_factory=list)
-    _first_seat: int = 0
+    _log_start: int = 0
 
     # -- building -----------------------------------------------------------------------------
 
@@ -146,17 +70,27 @@ class HandState:
         first_hand: bool = False,
         kangqi_hand: bool = False,
         deck: Sequence[Card] | None = None,
+        log: EventLog | None = None,
+        number: int = 0,
     ) -> HandState:
-        """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand).
-
-        ``deck`` stacks the shoe instead: card ``k`` goes to seat ``(first + k) % 4``, where
-        ``first`` is the dealer (seat 0 in the first hand), and the last eight are the kitty.
-        """
-        if deck is not None and sorted(deck) != sorted(DECK):
-            raise ValueError("a stacked deck must hold the 108 cards of the shoe")
-        state = cls(preset, seed, level, dealer, first_hand, kangqi_hand)
-        state.stacked = None if deck is None else tuple(deck)
-        state._shuffle()
+        """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand);
+        ``deck`` stacks the shoe (:class:`engine.auction.Auction`). ``log``: the match's event
+        log, where this hand (number ``number``) records its events."""
+        state = cls(preset, level, first_hand, kangqi_hand, number)
+        if log is not None:
+            state.log = log
+            state._log_start = log.cursor
+        state.auction = Auction(
+            preset,
+            seed,
+            level,
+            dealer,
+            record=state._record,
+            first_hand=first_hand,
+            kangqi_hand=kangqi_hand,
+            deck=deck,
+        )
+        state._after_auction()
         return state
 
     @classmethod
@@ -170,146 +104,104 @@ class HandState:
     ) -> HandState:
         """A hand set up at the start of the play: these hands, this trump, this kitty (for
         puzzles, tests and bots that study a position). The cards need not be a full shoe."""
-        state = cls(preset, "position", trump.level, dealer, False, trump.level is None)
-        state.hands = [{} for _ in range(4)]
-        for seat, cards in enumerate(hands):
-            for card in cards:
-                state.hands[seat][card] = state.hands[seat].get(card, 0) + 1
-        state.dealt = [list(cards) for cards in hands]
-        state.kitty = list(kitty)
-        state.trump = trump
-        state._start_play()
+        state = cls(preset, trump.level, False, trump.level is None)
+        state.auction = Auction.settled(preset, trump, hands, dealer, kitty)
+        state._after_auction()
         return state
 
-    def _shuffle(self) -> None:
-        if self.stacked is not None and self.redeals == 0:
-            deck = list(self.stacked)
-        else:
-            deck = list(DECK)
-            random.Random(f"{self.seed}/{self.redeals}").shuffle(deck)
-        self._deck = deck
-        self._first_seat = 0 if self.dealer is None else self.dealer
-        self.hands = [{} for _ in range(4)]
-        self.dealt = [[] for _ in range(4)]
-        self.packet = 0
-        self.passes = 0
-        if self.kangqi_hand:
-            self._deal_cards(len(DECK))
-            self.kitty = []
-            self._start_play()
-            return
-        self.kitty = deck[-KITTY_SIZE:]
-        self._deal_packet()
+    # -- events -------------------------------------------------------------------------------
 
-    def _deal_cards(self, upto: int) -> None:
-        """Deal the shoe, one card a seat in turn, until ``upto`` cards are out."""
-        start = sum(len(d) for d in self.dealt)
-        before = [len(d) for d in self.dealt]
-        for k in range(start, upto):
-            seat = (self._first_seat + k) % 4
-            card = self._deck[k]
-            self.dealt[seat].append(card)
-            self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
-        for seat in range(4):
-            fresh = self.dealt[seat][before[seat] :]
-            self.events.append(
-                Event("deal", seat, {"cards": card_names(fresh)}, frozenset((seat,)))
-            )
+    def _record(self, payload: Payload, audience: frozenset[int] = EVERYONE) -> None:
+        self.log.record(self.number, payload, audience)
 
-    def _deal_packet(self) -> None:
-        rounds = self.preset.bid.deal_rounds
-        per_seat = (len(DECK) - KITTY_SIZE) // 4
-        upto = 4 * (per_seat * (self.packet + 1) // rounds)
-        self._deal_cards(upto)
-        self.to_act = self._first_seat
-        self.passes = 0
+    @property
+    def events(self) -> list[Event]:
+        """This hand's events so far, whoever may see them (the referee's view)."""
+        return [e for e in self.log.all_since(self._log_start) if e.hand == self.number]
 
     # -- reading ------------------------------------------------------------------------------
 
     @property
+    def phase(self) -> Phase:
+        if self.result is not None:
+            return Phase.OVER
+        if self.play is not None:
+            return Phase.PLAY
+        return self.auction.phase
+
+    @property
+    def dealer(self) -> int | None:
+        return self.auction.dealer
+
+    @property
     def dealer_side(self) -> frozenset[int]:
-        if self.dealer is None:
-            return frozenset()
-        return frozenset((self.dealer, (self.dealer + 2) % 4))
+        return self.auction.dealer_side
+
+    @property
+    def trump(self) -> Trump | None:
+        """Trump, once the auction has fixed it (or the kitty was turned)."""
+        return self.auction.trump
+
+    @property
+    def kitty(self) -> list[Card]:
+        """The kitty: as dealt, then as buried last."""
+        return self.auction.kitty
+
+    @kitty.setter
+    def kitty(self, cards: list[Card]) -> None:
+        self.auction.kitty = cards
+
+    @property
+    def hands(self) -> list[dict[Card, int]]:
+        """Each seat's cards as counts, during the auction."""
+        return self.auction.hands
+
+    @property
+    def dealt(self) -> list[list[Card]]:
+        """Each seat's cards as dealt (the last deal, after a redeal)."""
+        return self.auction.dealt
+
+    @property
+    def bids(self) -> list[BidRecord]:
+        return self.auction.bids
+
+    @property
+    def fry_penalty(self) -> int:
+        return self.auction.fry_penalty
+
+    @property
+    def kitty_turned(self) -> bool:
+        return self.auction.kitty_turned
+
+    @property
+    def redeals(self) -> int:
+        return self.auction.redeals
 
     @property
     def to_play(self) -> int:
         """The seat to act (-1 when the hand is over)."""
-        if self.phase is Phase.OVER:
+        if self.result is not None:
             return -1
-        if self.phase is Phase.PLAY:
-            assert self.play is not None
+        if self.play is not None:
             return self.play.to_play
-        return self.to_act
+        return self.auction.to_act
 
     def hand(self, seat: int) -> list[Card]:
+        """A seat's cards (arranged by suit, trumps last, once the play has begun)."""
         if self.play is not None:
             return self.play.hand(seat)
-        return sorted(c for c, n in self.hands[seat].items() for _ in range(n))
-
-    def _rank(self, bid: Bid) -> int:
-        return bid_rank(bid, self.preset.bid)
-
-    def _own_best(self, seat: int) -> int:
-        return max((self._rank(r.bid) for r in self.bids if r.seat == seat), default=-1)
-
-    def _bid_choices(self, seat: int, stage: Phase) -> list[Bid]:
-        rules = self.preset.bid
-        declared = bool(self.bids)
-        first = None
-        opener = self.first_declarer
-        if opener is not None and opener[0] == seat and any(r.seat != seat for r in self.bids):
-            first = opener[1]  # 回头望 needs someone else to have bid since
-        choices = bids_from(
-            self.hands[seat],
-            self.level,
-            rules,
-            self.preset.card,
-            singles=stage is Phase.DECLARE and not declared,
-            first_declared=first,
-        )
-        if stage is Phase.FRY:
-            choices = [b for b in choices if b.kind is not BidKind.SINGLE]
-        if rules.hefei_frying:
-            choices = [b for b in choices if (seat, b.cards[0]) not in self.used_pairs]
-            insiders = (self.declarer, self.dealer)
-            if (
-                stage is Phase.FRY
-                and seat in insiders
-                and not any(r.stage is Phase.FRY and r.seat not in insiders for r in self.bids)
-            ):
-                return []  # 001 §1.1: they fry only after someone else has
-            return choices
-        if rules.hidden:
-            floor = self._own_best(seat)
-            return [b for b in choices if self._rank(b) > floor]
-        if self.in_force is not None:
-            owner, bid = self.in_force
-            if owner == seat:
-                return []
-            floor = self._rank(bid)
-            return [b for b in choices if self._rank(b) > floor]
-        return choices
+        return self.auction.hand(seat)
 
     def legal_actions(self, seat: int | None = None) -> LegalActions:
         """What ``seat`` (default: the seat to act) may do now."""
         seat = self.to_play if seat is None else seat
         self._check_turn(seat)
-        phase = self.phase
-        if phase is Phase.PLAY:
-            assert self.play is not None
-            return LegalActions(phase, seat, cards=self.play.legal_plays(seat))
-        if phase is Phase.BURY:
-            pool = tuple(self.hand(seat))
-            option = Option((), pool, KITTY_SIZE, KITTY_SIZE)
-            return LegalActions(phase, seat, cards=LegalPlays((option,)))
-        if phase in (Phase.DECLARE, Phase.FRY):
-            bids = tuple(self._bid_choices(seat, phase))
-            return LegalActions(phase, seat, can_pass=True, bids=bids)
-        raise AssertionError(phase)  # _check_turn refused every other phase
+        if self.play is not None:
+            return LegalActions(Phase.PLAY, seat, cards=self.play.legal_plays(seat))
+        return self.auction.legal_actions(seat)
 
     def _check_turn(self, seat: int) -> None:
-        if self.phase not in _ACTING_PHASES:
+        if self.result is not None:
             raise IllegalAction("the hand is over")
         if seat != self.to_play:
             raise IllegalAction(f"it is seat {self.to_play}'s turn, not seat {seat}'s")
@@ -322,28 +214,11 @@ class HandState:
         Checks the action itself rather than listing every legal one: a play is checked
         against the rules of following and throwing, not looked up among all legal plays."""
         self._check_turn(seat)
-        phase = self.phase
-        if isinstance(action, Pass):
-            if phase not in (Phase.DECLARE, Phase.FRY):
-                raise IllegalAction(f"no passing now: it is the {phase.value} phase")
-        elif isinstance(action, (Declare, Fry)):
-            wanted = Phase.DECLARE if isinstance(action, Declare) else Phase.FRY
-            if phase is not wanted:
-                raise IllegalAction(f"cannot {wanted.value} in the {phase.value} phase")
-            bids = tuple(self._bid_choices(seat, phase))
-            if action.bid not in bids:
-                shown = ", ".join(str(b) for b in bids) or "none"
-                raise IllegalAction(f"cannot {wanted.value} {action.bid} now; your bids: {shown}")
-        elif isinstance(action, Bury):
-            if phase is not Phase.BURY:
-                raise IllegalAction(f"cannot bury in the {phase.value} phase")
-            if len(action.cards) != KITTY_SIZE:
-                raise IllegalAction(f"bury exactly {KITTY_SIZE} cards, not {len(action.cards)}")
-            check_holds(self.hands[seat], action.cards, verb="bury")
-        elif isinstance(action, Play):
-            if phase is not Phase.PLAY:
-                raise IllegalAction(f"cannot play cards in the {phase.value} phase")
-            assert self.play is not None
+        if self.play is None:
+            self.auction.check(seat, action)
+        elif not isinstance(action, Play):
+            raise IllegalAction(phase_error(action, Phase.PLAY) or "play cards")
+        else:
             self.play.check_play(seat, action.cards)
 
     def apply(self, seat: int, action: Action) -> None:
@@ -353,189 +228,33 @@ class HandState:
 
     def push(self, seat: int, action: Action) -> None:
         """Take an action *without checking it* (replays of checked logs, fast self-play)."""
-        if isinstance(action, Play):
+        if self.play is None:
+            self.auction.push(seat, action)
+            self._after_auction()
+        elif isinstance(action, Play):
             self._play(seat, action.cards)
-        elif isinstance(action, Pass):
-            self._pass(seat)
-        elif isinstance(action, Declare | Fry):
-            self._bid(seat, action.bid)
-        elif isinstance(action, Bury):
-            self._bury(seat, action.cards)
 
-    def _public_or_own(self, kind: str, seat: int, data: dict[str, object]) -> None:
-        """An event everyone sees in open presets; only its maker sees the data when hidden."""
-        if self.preset.bid.hidden:
-            self.events.append(Event(kind, seat, {"hidden": True}, ALL_SEATS - {seat}))
-            self.events.append(Event(kind, seat, data, frozenset((seat,))))
-        else:
-            self.events.append(Event(kind, seat, data))
-
-    def _bid(self, seat: int, bid: Bid) -> None:
-        stage = self.phase
-        rules = self.preset.bid
-        if rules.hefei_frying:
-            stood = True
-            self.used_pairs.add((seat, bid.cards[0]))
-        else:
-            stood = self.in_force is None or self._rank(bid) > self._rank(self.in_force[1])
-        if not self.bids and bid.kind is BidKind.SINGLE:
-            # 回头望 is for a first declarer who showed one card (000 「开始只亮1张主」)
-            self.first_declarer = (seat, bid.cards[0])
-        self.bids.append(BidRecord(seat, bid, stage, stood))
-        if stood:
-            self.in_force = (seat, bid)
-        self._public_or_own(stage.value, seat, {"bid": str(bid)})
-        if stage is Phase.DECLARE:
-            self._pass_turn(counts_as_pass=False)
+    def _after_auction(self) -> None:
+        auction = self.auction
+        if not auction.finished or self.play is not None:
             return
-        self._take_kitty(seat)
-
-    def _take_kitty(self, seat: int) -> None:
-        for card in self.kitty:
-            self.hands[seat][card] = self.hands[seat].get(card, 0) + 1
-        self.events.append(
-            Event("kitty", seat, {"cards": card_names(self.kitty)}, frozenset((seat,)))
-        )
-        self.events.append(Event("took_kitty", seat, {}, ALL_SEATS - {seat}))
-        self.kitty = []
-        self.phase = Phase.BURY
-        self.to_act = seat
-
-    def _pass(self, seat: int) -> None:
-        self.events.append(Event("pass", seat, {"stage": self.phase.value}))
-        self._pass_turn(counts_as_pass=True)
-
-    def _pass_turn(self, *, counts_as_pass: bool) -> None:
-        self.passes = self.passes + 1 if counts_as_pass else 0
-        self.to_act = (self.to_act + 1) % 4
-        if self.phase is Phase.FRY:
-            if self.passes >= 3:
-                self._end_frying()
-            return
-        last_packet = self.packet == self.preset.bid.deal_rounds - 1
-        if last_packet:
-            if self.passes >= 4:
-                self._end_declaring()
-        elif self.to_act == self._first_seat:
-            self.packet += 1
-            self._deal_packet()
-
-    def _end_declaring(self) -> None:
-        if self.in_force is None:
-            if self.first_hand and self.redeals < MAX_REDEALS:
-                self.redeals += 1
-                self.events.append(Event("redeal", -1, {"redeals": self.redeals}))
-                self._shuffle()
-                return
-            if self.dealer is None:
-                self.dealer = 0  # a first hand nobody would declare: seat 0 deals
-            self.kitty_turned = True
-            third = self.kitty[2]
-            suit = third.suit
-            self.events.append(
-                Event(
-                    "kitty_turned",
-                    -1,
-                    {"cards": card_names(self.kitty), "trump": str(suit or "NT")},
-                )
-            )
-            assert self.dealer is not None
-            self.trump = Trump(self.level, suit, self.preset.card)
-            self._take_kitty(self.dealer)
-            return
-        owner = self.in_force[0]
-        self.declarer = owner
-        if self.dealer is None:
-            self.dealer = owner
-        self.events.append(Event("dealer", self.dealer, {}))
-        self._take_kitty(self.dealer)
-
-    def _bury(self, seat: int, cards: tuple[Card, ...]) -> None:
-        hand = self.hands[seat]
-        for card in cards:
-            hand[card] -= 1
-            if not hand[card]:
-                del hand[card]
-        self.kitty = list(cards)
-        self.events.append(Event("bury", seat, {"cards": card_names(cards)}, frozenset((seat,))))
-        self.events.append(Event("buried", seat, {}, ALL_SEATS - {seat}))
-        if self.kitty_turned:
-            self._start_play()
-            return
-        self.phase = Phase.FRY
-        self.to_act = (seat + 1) % 4
-        self.passes = 0
-        if (
-            self.preset.bid.hefei_frying
-            and self.to_act == self.declarer
-            and not any(r.stage is Phase.FRY for r in self.bids)
-        ):
-            self.to_act = (self.to_act + 1) % 4
-
-    def _end_frying(self) -> None:
-        assert self.in_force is not None
-        rules = self.preset.bid
-        if rules.hefei_frying and self.first_hand:
-            fries = [r for r in self.bids if r.stage is Phase.FRY]
-            if fries:
-                self.dealer = fries[-1].seat
-        if rules.hidden:
-            self.events.append(
-                Event(
-                    "reveal",
-                    -1,
-                    {
-                        "bids": [
-                            {
-                                "seat": r.seat,
-                                "stage": r.stage.value,
-                                "bid": str(r.bid),
-                                "stood": r.stood,
-                            }
-                            for r in self.bids
-                        ]
-                    },
-                )
-            )
-        if rules.failed_fry_penalty and not rules.hefei_frying:
-            for record in self.bids:
-                if record.stage is Phase.FRY and not record.stood:
-                    amount = rules.failed_fry_penalty
-                    self.fry_penalty += amount if record.seat in self.dealer_side else -amount
-        self.trump = Trump(self.level, self.in_force[1].suit, self.preset.card)
-        self._start_play()
-
-    def _start_play(self) -> None:
-        assert self.dealer is not None
-        if self.trump is None:
-            self.trump = Trump(None if self.kangqi_hand else self.level, None, self.preset.card)
-        trump = self.trump
-        self.events.append(
-            Event(
-                "trump",
-                -1,
-                {
-                    "level": None if trump.level is None else str(trump.level),
-                    "suit": None if trump.suit is None else trump.suit.symbol,
-                    "dealer": self.dealer,
-                },
-            )
-        )
-        hands = [[c for c, n in h.items() for _ in range(n)] for h in self.hands]
-        self.play = CardPlay(trump, hands, self.dealer)
-        self.phase = Phase.PLAY
+        trump, dealer = auction.trump, auction.dealer
+        assert trump is not None and dealer is not None
+        self._record(TrumpFixed(trump.level, trump.suit, dealer))
+        hands = [[c for c, n in h.items() for _ in range(n)] for h in auction.hands]
+        self.play = CardPlay(trump, hands, dealer)
 
     def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
         assert self.play is not None
         result = self.play.push(seat, cards)
-        data: dict[str, object] = {"cards": card_names(result.played)}
-        if result.throw_failure is not None:
-            data["attempted"] = card_names(result.attempted)
-            data["penalty"] = result.penalty
-        self.events.append(Event("play", seat, data))
+        if result.throw_failure is None:
+            self._record(Played(seat, result.played))
+        else:
+            self._record(Played(seat, result.played, result.attempted, result.penalty))
         trick = result.finished_trick
         if trick is not None:
-            self.events.append(Event("trick", trick.winner, {"points": trick.points}))
+            self._record(TrickWon(trick.winner, trick.points))
             if self.play.is_over:
-                self.result = score_hand(self)
-                self.phase = Phase.OVER
+                self.result = score_hand(
+                    self.play, self.kitty, self.fry_penalty, self.preset.score
+                )

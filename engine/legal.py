@@ -30,6 +30,7 @@ The options are exact: a play is legal if and only if some option produces it, a
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -126,6 +127,25 @@ class Option:
         ways = _suffix_ways([m for _, m in groups], self.k_max)[0]
         return sum(ways[self.k_min : self.k_max + 1])
 
+    def __contains__(self, cards: object) -> bool:
+        """Is ``cards`` (any order) one of this option's plays?
+
+        >>> from engine.cards import parse_cards
+        >>> option = Option(tuple(parse_cards("♠A")), tuple(parse_cards("♠99 ♠3")), 1, 2)
+        >>> [tuple(parse_cards(t)) in option for t in ("♠A ♠9", "♠A ♠99", "♠A", "♠A ♠999")]
+        [True, True, False, False]
+        """
+        if not isinstance(cards, tuple | list):
+            return False
+        extra = Counter(cards)
+        extra.subtract(self.forced)
+        if any(n < 0 for n in extra.values()):
+            return False
+        left = Counter(self.pool)
+        left.subtract(extra)
+        taken = sum(extra.values())
+        return all(n >= 0 for n in left.values()) and self.k_min <= taken <= self.k_max
+
     def plays(self) -> Iterator[tuple[Card, ...]]:
         """Each play of this option once, cards sorted."""
         groups = _groups(self.pool)
@@ -186,6 +206,10 @@ class LegalPlays:
                 if play not in seen:
                     seen.add(play)
                     yield play
+
+    def __contains__(self, cards: object) -> bool:
+        """Is ``cards`` (any order) a legal play?"""
+        return any(cards in option for option in self.options)
 
     def count(self) -> int:
         """How many distinct legal plays there are."""

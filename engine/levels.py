@@ -17,7 +17,15 @@ from engine.presets import Preset
 from engine.rules import MatchRules, ScoreRules
 from engine.scoring import HandResult
 
-__all__ = ["Settlement", "climb", "is_must_play", "levels_for", "progress_end", "settle"]
+__all__ = [
+    "Settlement",
+    "climb",
+    "is_must_play",
+    "level_name",
+    "levels_for",
+    "progress_end",
+    "settle",
+]
 
 # 003 「抓分方獲得60分取得勝利資格，莊家下莊；獲得80分升1級，100分升2級，120分升3級，150分升4級，
 # 180分升5級，200分升6級」: (defenders' points at least, levels they gain).
@@ -41,6 +49,19 @@ def levels_for(points: int, rules: ScoreRules) -> tuple[bool, int]:
     if points <= 0:
         return False, 3
     return False, 2 if points < mark // 2 else 1
+
+
+def level_name(progress: int, circuits: int) -> str:
+    """A team's place as players say it: ``"7"``, ``"A (circuit 2)"``, ``"扛旗"``, ``"done"``.
+
+    >>> [level_name(p, 1) for p in (0, 5, 12, 13)], level_name(14, 3)
+    (['2', '7', 'A', '扛旗'], '3 (circuit 2)')
+    """
+    circuit, level = divmod(progress, 13)
+    if circuit >= circuits:
+        return "扛旗" if circuits == 1 and progress == 13 else "done"
+    name = str(Rank(level))
+    return name if circuits == 1 else f"{name} (circuit {circuit + 1})"
 
 
 def progress_end(rules: MatchRules) -> int:
@@ -157,7 +178,7 @@ def settle(
             f"上天入地: team {rewarded} to A, the other back to 2",
             heaven_earth=rewarded,
         )
-    if rules.hefei_jumps and first_hand:
+    if rules.jump_to_ace and first_hand:
         if total <= 0:
             return done(False, "first hand 打大光: the dealers win", dealers)
         if result.trick_points >= 80 and last_by_defenders:
@@ -177,7 +198,7 @@ def settle(
                 new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
             )
             return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
-    if rules.hefei_jumps and not first_hand and (total <= 0 or total >= 200):
+    if rules.jump_to_ace and not first_hand and (total <= 0 or total >= 200):
         # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand
         team = dealers if total <= 0 else defenders
         if new[team] % 13 >= Rank.JACK:

@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.actions import Action
-from engine.cards import Rank
-from engine.hand import Event, HandState, LegalActions
+from engine.cards import Rank, Suit
+from engine.errors import IllegalAction
+from engine.events import Event, EventLog, HandOver
+from engine.hand import HandState, LegalActions
 from engine.levels import is_must_play, settle
 from engine.presets import Preset
 from engine.scoring import HandResult
-from engine.trick import IllegalAction
 
 __all__ = ["HandRecord", "Match", "team_of"]
 
@@ -40,8 +41,10 @@ class HandRecord:
 
     number: int
     dealer: int
-    level: str | None
-    trump: str | None
+    level: Rank | None
+    """The hand's level (``None`` in the 扛旗 hand)."""
+    trump: Suit | None
+    """The trump suit (``None``: no-trump)."""
     result: HandResult
     total: int
     """The defenders' points after floors: what the level table read."""
@@ -71,6 +74,9 @@ class Match:
     (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」)."""
     actions: list[tuple[int, Action]] = field(default_factory=list)
     """Every action taken, in order: with (preset, seed, max_hands) it reproduces the match."""
+    log: EventLog = field(default_factory=EventLog)
+    """Every event of the match, in order, each with the seats that may see it (append-only:
+    the hands record into it)."""
     hand: HandState = field(init=False)
 
     def __post_init__(self) -> None:
@@ -91,7 +97,14 @@ class Match:
         else:
             level = None if kangqi else Rank(self.progress[team_of(self.dealer)] % 13)
         return HandState.deal(
-            self.preset, seed, level, self.dealer, first_hand=number == 0, kangqi_hand=kangqi
+            self.preset,
+            seed,
+            level,
+            self.dealer,
+            first_hand=number == 0,
+            kangqi_hand=kangqi,
+            log=self.log,
+            number=number,
         )
 
     @property
@@ -167,8 +180,8 @@ class Match:
             HandRecord(
                 number=len(self.records),
                 dealer=dealer,
-                level=None if trump.level is None else str(trump.level),
-                trump=None if trump.suit is None else trump.suit.symbol,
+                level=trump.level,
+                trump=trump.suit,
                 result=result,
                 total=total,
                 progress_before=before,
@@ -180,19 +193,16 @@ class Match:
         self.dealer = next_dealer
         if settled.finished:
             self._finish(settled.winner)
-        hand.events.append(
-            Event(
-                "hand_over",
-                -1,
-                {
-                    "total": total,
-                    "kitty": [str(c) for c in hand.kitty],
-                    "dealt": [[str(c) for c in cards] for cards in hand.dealt],
-                    "progress": list(self.progress),
-                    "next_dealer": next_dealer,
-                    "note": note,
-                },
-            )
+        self.log.record(
+            hand.number,
+            HandOver(
+                total=total,
+                kitty=tuple(hand.kitty),
+                dealt=tuple(tuple(cards) for cards in hand.dealt),
+                progress=(self.progress[0], self.progress[1]),
+                next_dealer=next_dealer,
+                note=note,
+            ),
         )
 
     def _finish(self, winner: int | None) -> None:
@@ -202,6 +212,15 @@ class Match:
             margin = self.progress[winner] - self.progress[1 - winner]
             self.reward = max(margin, self.heaven_earth_rewards[winner], 1)
 
-    @property
-    def events(self) -> list[Event]:
-        return self.hand.events
+    def events_since(self, cursor: int, seat: int) -> list[Event]:
+        """The events after ``cursor`` (a sequence number; 0: from the start) that ``seat`` may
+        see, in order: what is new for a seat since it last looked.
+
+        >>> from engine.presets import PRESETS
+        >>> match = Match(PRESETS["classic"], seed=1)
+        >>> [(e.seq, e.kind.value, e.seat) for e in match.events_since(0, 2)]
+        [(3, 'deal', 2)]
+        >>> match.events_since(match.log.cursor, 2)
+        []
+        """
+        return self.log.since(cursor, seat)

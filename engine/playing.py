@@ -20,10 +20,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.cards import CARDS, Card, format_cards
+from engine.errors import IllegalPlay
 from engine.legal import LegalPlays, follow_options, lead_options
 from engine.throws import ThrowFailure, check_throw, throw_penalty
 from engine.trick import (
-    IllegalPlay,
     Lead,
     PlayKind,
     Trick,

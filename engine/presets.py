@@ -96,11 +96,11 @@ _ALL = (
             red_five=False,
             ace_low_tractors=False,
             skip_gaps=True,
-            hefei_trump_chain=True,
+            top_trump_tractors=True,
             five_ten_king=False,
             ftk_answer_highest=False,
         ),
-        BidRules(pair_order=None, hidden=True, failed_fry_penalty=0, hefei_frying=True),
+        BidRules(pair_order=None, hidden=True, failed_fry_penalty=0, fry_by_order=True),
         ScoreRules(
             take_over=80,
             level_step=10,
@@ -116,7 +116,7 @@ _ALL = (
                 Demotion(_A, pair=False, to=_J),
                 Demotion(_J, pair=False, to=_2),
             ),
-            hefei_jumps=True,
+            jump_to_ace=True,
         ),
     ),
     Preset(

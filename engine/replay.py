@@ -26,16 +26,13 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from engine.actions import parse_action
+from engine.errors import ReplayError
 from engine.match import Match
 from engine.presets import preset
 
 __all__ = ["REPLAY_FORMAT", "ReplayError", "replay", "replay_lines", "write_replay"]
 
 REPLAY_FORMAT = "chaodipi-replay/1"
-
-
-class ReplayError(ValueError):
-    """A replay that does not parse, or whose recorded outcome the engine does not reproduce."""
 
 
 def _engine_version() -> str:

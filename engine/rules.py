@@ -34,8 +34,9 @@ class CardRules:
     """The trump suit's level pair sits inside trump-suit tractors at its face rank
     (000 「级牌形成的连对中级牌仅以实际点数参与比较大小」, as read in docs/rules.md)."""
 
-    hefei_trump_chain: bool = False
-    """LJ pair – trump level pair – other level pair – trump A pair chain into tractors (001 §3)."""
+    top_trump_tractors: bool = False
+    """The top trump pairs chain into tractors: LJ pair – trump level pair – other level pair –
+    trump A pair (001 §3; the hefei preset)."""
 
     five_ten_king: bool = True
     """Same-suit 5-10-K (and 55-1010-KK) is a play of its own (000, 003)."""
@@ -75,9 +76,11 @@ class BidRules:
     deal_rounds: int = 5
     """The deal comes in this many packets; after each, every seat in turn may declare or pass."""
 
-    hefei_frying: bool = False
-    """001 §1.1: jokers fry only no-trump, each pair once, the first-round rule, the last fry
-    makes trump; §1.2: in the first hand the last fryer to take the kitty deals."""
+    fry_by_order: bool = False
+    """Frying goes by order, not rank: every fry stands and the last one makes trump; each
+    seat fries with each pair once; jokers fry only no-trump and the ♥5 pair is no bid; the
+    declarer and dealer fry only after someone else has; in the first hand the last fryer to
+    take the kitty deals (001 §1.1, §1.2; the hefei preset)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,5 +165,7 @@ class MatchRules:
     demotions: tuple[Demotion, ...] = ()
     """Level drops for a kitty dug with the level card (明炒 J到底; 001 §2.2)."""
 
-    hefei_jumps: bool = False
-    """001 §2.3/2.4: 打大光 or ≥200 jumps to A (the first hand: ends the match)."""
+    jump_to_ace: bool = False
+    """跳级: holding the defenders to 0 or taking 200 jumps the winners to A, and from J up
+    wins the match; in the first hand, 打大光 or 80 with the kitty dug wins the match
+    (001 §2.3, §2.4; the hefei preset)."""

@@ -6,16 +6,15 @@ Every amount is a change to the defenders' points, the number the level tables r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from engine.cards import CARDS, Card, Rank, points_of
+from engine.playing import CardPlay
+from engine.rules import ScoreRules
 from engine.trick import ftk_of
 from engine.trump import RED_FIVE, Trump
 from engine.units import decompose, pairs_of
-
-if TYPE_CHECKING:
-    from engine.hand import HandState
 
 __all__ = ["HandResult", "heaven_earth_side", "kitty_multiplier", "score_hand"]
 
@@ -90,15 +89,13 @@ def heaven_earth_side(
     return "defenders" if winner_defends else "dealers"
 
 
-def _red_fives(state: HandState) -> int:
+def _red_fives(play: CardPlay, bonus: int) -> int:
     """逼红5/保红5 (000 暗炒): −bonus a red five forced out to the other side's trick, +bonus a
     red five saved as a seat's last play after its second-to-last play won; signed for the
     defenders."""
-    bonus = state.preset.score.red_five_bonus
-    play = state.play
-    if not bonus or play is None:
+    if not bonus:
         return 0
-    defenders = [s for s in range(4) if s not in state.dealer_side]
+    defenders = [s for s in range(4) if not play.is_dealer_side(s)]
     total = 0
     tricks = play.tricks
     for index, trick in enumerate(tricks):
@@ -115,27 +112,28 @@ def _red_fives(state: HandState) -> int:
     return total
 
 
-def score_hand(state: HandState) -> HandResult:
-    """Score a finished hand."""
-    play = state.play
-    assert play is not None and state.dealer is not None
+def score_hand(
+    play: CardPlay, kitty: Sequence[Card], fry_penalty: int, rules: ScoreRules
+) -> HandResult:
+    """Score a finished card play: its tricks, the buried ``kitty``, the failed fries'
+    ``fry_penalty`` (signed for the defenders), under ``rules``."""
+    assert play.is_over and play.tricks
     last = play.tricks[-1]
     winner = last.winner
     winning = next(cards for seat, cards in last.plays if seat == winner)
-    winner_defends = winner not in state.dealer_side
-    rules = state.preset.score
+    winner_defends = not play.is_dealer_side(winner)
     multiplier = kitty_multiplier(play.trump, winning, rules.kitty_by_unit) if winner_defends else 0
     heaven = heaven_earth_side(
         play.trump, rules.heaven_earth, winning, winner_defends, rules.heaven_earth_defenders_only
     )
     return HandResult(
-        dealer=state.dealer,
+        dealer=play.dealer,
         trick_points=play.defender_points,
-        kitty_points=points_of(state.kitty),
+        kitty_points=points_of(kitty),
         kitty_multiplier=multiplier,
         throw_penalty=play.penalty_points,
-        fry_penalty=state.fry_penalty,
-        red_five=_red_fives(state),
+        fry_penalty=fry_penalty,
+        red_five=_red_fives(play, rules.red_five_bonus),
         heaven_earth=heaven,
         last_winner=winner,
         last_play=winning,

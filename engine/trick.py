@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from engine.cards import CARDS, Card, Rank, Suit, format_cards, points_of
+from engine.errors import IllegalPlay
 from engine.trump import TRUMP, Trump
 from engine.units import (
     Format,
@@ -36,8 +37,6 @@ from engine.units import (
 )
 
 __all__ = [
-    "IllegalAction",
-    "IllegalPlay",
     "Lead",
     "PlayKind",
     "Trick",
@@ -51,14 +50,6 @@ __all__ = [
 ]
 
 _FTK_RANKS = (Rank.FIVE, Rank.TEN, Rank.KING)
-
-
-class IllegalAction(ValueError):
-    """An action the rules refuse here; the message says why, as a player would."""
-
-
-class IllegalPlay(IllegalAction):
-    """Cards that may not be played (or led) here."""
 
 
 class PlayKind(Enum):

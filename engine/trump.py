@@ -103,7 +103,7 @@ class Trump:
                         or (
                             self.order[code] == _TRUMP_LEVEL
                             and rules.trump_level_in_suit_tractor
-                            and not rules.hefei_trump_chain
+                            and not rules.top_trump_tractors
                         )
                     )
                 ):
@@ -116,7 +116,7 @@ class Trump:
                 positions[code] = (*positions[code], number)
             if suit == self.suit:
                 top_of_trump_suit = number
-        if rules.hefei_trump_chain:
+        if rules.top_trump_tractors:
             base = top_of_trump_suit + 1 if self.suit is not None else _JOKER_CHAIN_BASE
             for code in range(52):
                 if self.order[code] == _OTHER_LEVEL and self.suit_of[code] == TRUMP:

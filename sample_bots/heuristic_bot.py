@@ -23,7 +23,8 @@ from arena.protocol import legal_from_message
 from arena.v1 import arena_pb2 as pb
 from engine.bidding import Bid
 from engine.cards import Card, Rank, Suit, parse_cards
-from engine.hand import Phase
+from engine.events import EventKind
+from engine.phase import Phase
 from engine.presets import PRESETS
 from engine.throws import beats_unit
 from engine.trump import TRUMP, Trump
@@ -41,6 +42,7 @@ from sample_bots.sdk import (
 __all__ = ["candidates", "card_value", "decide", "main"]
 
 MAX_ENUMERATED = 60
+_BIDS = (EventKind.DECLARE.value, EventKind.FRY.value)
 
 
 def card_value(trump: Trump | None, card: Card) -> float:
@@ -89,9 +91,9 @@ def _guess_trump(decision: pb.Decision) -> Trump:
     level = _level(decision)
     suit: Suit | None = None
     for event in seen.events:
-        if event.kind in ("declare", "fry") and event.seat == seen.seat and event.bid:
+        if event.kind in _BIDS and event.seat == seen.seat and event.bid:
             suit = Bid.parse(event.bid, level, preset.card).suit
-        elif event.kind == "kitty_turned":
+        elif event.kind == EventKind.KITTY_TURNED.value:
             suit = None
     return Trump(level, suit, preset.card)
 

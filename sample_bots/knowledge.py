@@ -15,12 +15,17 @@ from dataclasses import dataclass, field
 from arena.v1 import arena_pb2 as pb
 from engine.bidding import Bid
 from engine.cards import DECK, Card, Rank, Suit, parse_cards
+from engine.events import EventKind
 from engine.presets import PRESETS
 from engine.rules import CardRules
 from engine.trick import Trick
 from engine.trump import Trump
 
 __all__ = ["Knowledge", "read"]
+
+# the protocol's names of the event kinds this bot reads
+_DECLARE, _FRY, _REVEAL = EventKind.DECLARE.value, EventKind.FRY.value, EventKind.REVEAL.value
+_BURY, _TOOK_KITTY, _PLAY = EventKind.BURY.value, EventKind.TOOK_KITTY.value, EventKind.PLAY.value
 
 
 def _card(text: str) -> Card:
@@ -86,16 +91,16 @@ def read(decision: pb.Decision) -> Knowledge:
     in_trick = 0
     played_by: dict[int, Counter[Card]] = {s: Counter() for s in range(4)}
     for event in seen.events:
-        if event.bid and event.kind in ("declare", "fry"):
+        if event.bid and event.kind in (_DECLARE, _FRY):
             _show(knowledge, event.seat, event.bid, seen.level, preset.card)
-        elif event.kind == "reveal" and event.details_json:
+        elif event.kind == _REVEAL and event.details_json:
             for bid in json.loads(event.details_json).get("bids", []):
                 _show(knowledge, int(bid["seat"]), str(bid["bid"]), seen.level, preset.card)
-        if event.kind == "bury" and event.seat == seen.seat:
+        if event.kind == _BURY and event.seat == seen.seat:
             knowledge.my_kitty = [_card(c) for c in event.cards]
-        elif event.kind == "took_kitty":  # another seat took the kitty this seat buried
+        elif event.kind == _TOOK_KITTY:  # another seat took the kitty this seat buried
             knowledge.my_kitty = []
-        elif event.kind == "play" and trump is not None:
+        elif event.kind == _PLAY and trump is not None:
             cards = [_card(c) for c in event.cards]
             knowledge.played.update(cards)
             played_by[event.seat].update(cards)

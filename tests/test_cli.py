@@ -24,7 +24,7 @@ def test_presets_lists_every_preset() -> None:
 def test_one_preset_lists_every_option() -> None:
     done = arena("presets", "hefei")
     assert done.returncode == 0
-    assert "BidRules.hefei_frying = True" in done.stdout
+    assert "BidRules.fry_by_order = True" in done.stdout
     assert "ScoreRules.level_step = 10" in done.stdout
 
 

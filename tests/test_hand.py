@@ -6,11 +6,12 @@ import pytest
 
 from engine import IllegalPlay
 from engine.actions import Bury, Declare, Fry, Pass
-from engine.bidding import Bid
+from engine.bidding import Bid, BidRecord
 from engine.cards import Card, Rank, Suit
+from engine.errors import IllegalAction
+from engine.events import BidsRevealed, Declared, EventKind, KittyTurned
 from engine.hand import MAX_REDEALS, HandState, Phase
 from engine.presets import PRESETS
-from engine.trick import IllegalAction
 
 from .support import cards, stacked_deck
 
@@ -107,7 +108,7 @@ def test_nobody_declares_in_the_first_hand_redeal() -> None:
     for _ in range(pass_until_redeal):
         state.apply(state.to_play, Pass())
     assert state.redeals == 1 and len(state.hand(0)) == 5 and state.hand(0) != first
-    assert any(e.kind == "redeal" for e in state.events)
+    assert any(e.kind is EventKind.REDEAL for e in state.events)
     for _ in range(MAX_REDEALS - 1):
         for _ in range(20):
             state.apply(state.to_play, Pass())
@@ -123,8 +124,8 @@ def test_nobody_declares_later_the_kitty_is_turned() -> None:
     pass_until(state, Phase.BURY)
     assert state.kitty_turned and state.to_play == 1
     assert state.trump is not None and state.trump.suit is Suit.CLUBS
-    turned = next(e for e in state.events if e.kind == "kitty_turned")
-    assert turned.visible == frozenset(range(4)) and turned.data["trump"] == "♣"
+    turned = next(e.payload for e in state.events if isinstance(e.payload, KittyTurned))
+    assert turned.suit is Suit.CLUBS and next(e for e in state.events if e.payload == turned).public
     bury_any(state)
     assert state.phase is Phase.PLAY  # no frying
 
@@ -245,10 +246,10 @@ def _anchao_to_frying() -> HandState:
 def test_anchao_bids_are_hidden_until_frying_ends() -> None:
     """暗炒 「即亮主、反主等过程出现的主牌不公开显示，只有亮牌者自己知道。直到炒底结束后，公布所有玩家的炒底经过」."""
     state = _anchao_to_frying()
-    seen_by_0 = [e.data for e in state.events if e.kind == "declare" and 0 in e.visible]
-    assert seen_by_0 == [{"hidden": True}, {"hidden": True}]
-    seen_by_2 = [e.data for e in state.events if e.kind == "declare" and 2 in e.visible]
-    assert {"bid": "♥22"} in seen_by_2 and {"bid": "♠2"} not in seen_by_2
+    seen_by_0 = [e.payload for e in state.events if e.kind is EventKind.DECLARE and e.visible_to(0)]
+    assert seen_by_0 == [Declared(1, None), Declared(2, None)]
+    seen_by_2 = [e.payload for e in state.events if e.kind is EventKind.DECLARE and e.visible_to(2)]
+    assert Declared(2, bid("♥22")) in seen_by_2 and Declared(1, bid("♠2")) not in seen_by_2
 
 
 def test_anchao_failed_fry_costs_80_by_side() -> None:
@@ -263,13 +264,13 @@ def test_anchao_failed_fry_costs_80_by_side() -> None:
     assert state.phase is Phase.PLAY
     assert state.fry_penalty == -80  # seat 3 defends
     assert state.trump is not None and state.trump.suit is Suit.HEARTS
-    reveal = next(e for e in state.events if e.kind == "reveal")
-    assert reveal.visible == frozenset(range(4))
-    assert reveal.data["bids"] == [
-        {"seat": 1, "stage": "declare", "bid": "♠2", "stood": True},
-        {"seat": 2, "stage": "declare", "bid": "♥22", "stood": True},
-        {"seat": 3, "stage": "fry", "bid": "♦22", "stood": False},
-    ]
+    reveal = next(e for e in state.events if e.kind is EventKind.REVEAL)
+    assert reveal.public and isinstance(reveal.payload, BidsRevealed)
+    assert reveal.payload.bids == (
+        BidRecord(1, bid("♠2"), Phase.DECLARE, True),
+        BidRecord(2, bid("♥22"), Phase.DECLARE, True),
+        BidRecord(3, bid("♦22"), Phase.FRY, False),
+    )
 
 
 def test_hefei_order_not_rank_decides_and_the_last_fryer_deals_the_first_hand() -> None:

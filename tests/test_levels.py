@@ -317,7 +317,7 @@ def test_hefei_no_jump_in_the_first_hand() -> None:
         assert "跳级" not in s.note
 
 
-def test_hefei_jumps() -> None:
+def test_jump_to_ace() -> None:
     """001 §2.4 「主叫方打“5”时打大光则直接打“A”…若打“J\\Q\\K\\A”时遇到跳级则本局胜」."""
     s = settle_at("hefei", (Rank.FIVE, 2), 0)
     assert s.progress == (Rank.ACE, 2) and not s.finished

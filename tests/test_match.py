@@ -153,7 +153,7 @@ def test_max_hands_cuts_the_match_and_the_leader_wins() -> None:
 
 def test_a_finished_match_refuses_more_actions() -> None:
     from engine.actions import Pass
-    from engine.trick import IllegalAction
+    from engine.errors import IllegalAction
 
     match = play_random("classic", 12, max_hands=1)
     with pytest.raises(IllegalAction, match="the match is over"):
@@ -178,11 +178,11 @@ def test_reward_is_the_margin_or_the_heaven_earth_reward() -> None:
 def test_the_match_keeps_each_teams_must_play_levels_played() -> None:
     """001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」 needs the match to remember, per team, the
     must-play levels it has dealt a hand at; every seat sees them."""
-    from engine.observation import observe
+    from engine.view import observe
 
     match = play_random("hefei", 11, max_hands=1)
     first = match.records[0]
     team = first.dealer % 2
     assert match.must_played[team] == {0} and match.must_played[1 - team] == set()
-    seen = observe(match, 0)["must_played"]
-    assert seen[team] == ["2"] and seen[1 - team] == []
+    seen = observe(match, 0).must_played
+    assert seen[team] == {0} and seen[1 - team] == set()

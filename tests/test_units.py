@@ -118,7 +118,7 @@ def test_other_suits_level_pairs_never_join_outside_hefei() -> None:
     assert not is_tractor("♠77 LJ LJ", "7", "♠", CLASSIC)
 
 
-def test_hefei_trump_chain() -> None:
+def test_top_trump_tractors() -> None:
     """001 §3 「对大王和对小王；对小王和对主级牌；对主级牌和对其他级牌；对其他级牌和对主花色A之间也可组成连对」."""
     assert is_tractor("LJ LJ ♠77", "7", "♠", HEFEI)
     assert is_tractor("♠77 ♥77", "7", "♠", HEFEI)

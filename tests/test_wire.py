@@ -11,8 +11,8 @@ from arena import wire
 from arena.protocol import event_message, legal_message, observation_message
 from arena.v1 import arena_pb2 as pb
 from engine.match import Match
-from engine.observation import observe
 from engine.presets import PRESETS
+from engine.view import observe
 
 
 def test_a_long_length_is_encoded_as_a_varint() -> None:
@@ -34,14 +34,11 @@ def test_assembled_messages_equal_the_plain_ones_over_a_whole_hand(preset: str) 
     checked = 0
     while not match.over:
         seat = match.to_play
-        events = [
-            (e.visible, event_message(e, number, match.number))
-            for number, e in enumerate(match.hand.events)
-        ]
-        mine = [m for visible, m in events if seat in visible]
+        view = observe(match, seat)
+        mine = [event_message(e) for e in view.events]
         mine_encoded = [wire.EncodedEvent.of(m) for m in mine]
-        plain_observation = observation_message(observe(match, seat, with_events=False), mine)
-        fixed = observation_message(observe(match, seat, with_events=False), ())
+        plain_observation = observation_message(view)
+        fixed = observation_message(view, ())
         assembled = wire.observation_bytes(fixed, [e.in_observation for e in mine_encoded])
         assert pb.Observation.FromString(assembled) == plain_observation
 

@@ -1,23 +1,24 @@
 """``observe(match, seat)`` shows a seat what it may know and nothing else: changing what the
 seat cannot see (another hand, the kitty it did not bury, another seat's hidden bid) leaves its
-observation byte-identical."""
+view equal, over random matches of every preset; and the log answers "what is new since"."""
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import replace
 
 import pytest
 
-from engine.hand import Phase
+from engine.bidding import Bid
+from engine.events import Declared, EventKind, HandOver
 from engine.match import Match
-from engine.observation import observe
+from engine.phase import Phase
 from engine.presets import PRESETS
+from engine.view import SeatView, observe
 
 
-def seen(match: Match, seat: int) -> str:
-    return json.dumps(observe(match, seat), sort_keys=True, ensure_ascii=False)
+def seen(match: Match, seat: int) -> SeatView:
+    return observe(match, seat)
 
 
 def advance(match: Match, rng: random.Random, steps: int) -> None:
@@ -60,6 +61,22 @@ def test_other_hands_do_not_show(preset: str) -> None:
                 assert seen(match, seat) == before, (preset, trial, seat)
 
 
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_view_holds_only_events_for_its_seat(preset: str) -> None:
+    """Redacted by construction: every event in a view has the seat in its audience, and they
+    are exactly the hand's events the seat may see."""
+    rng = random.Random(preset)
+    match = Match(PRESETS[preset], seed=5, max_hands=2)
+    while not match.over:
+        for seat in range(4):
+            view = observe(match, seat)
+            assert all(e.visible_to(seat) for e in view.events)
+            assert view.events == tuple(e for e in match.hand.events if e.visible_to(seat))
+            assert view.cursor == match.log.cursor
+            assert (view.legal is not None) == (view.to_act == seat)
+        advance(match, rng, 1)
+
+
 def test_own_hand_does_show() -> None:
     """The control: the same change made to the seat's own hand does change what it sees."""
     rng = random.Random(1)
@@ -76,33 +93,37 @@ def test_kitty_shows_only_to_who_buried_it() -> None:
     while match.hand.phase is not Phase.FRY:
         advance(match, rng, 1)
     hand = match.hand
-    burier = next(e.seat for e in reversed(hand.events) if e.kind == "bury")
+    burier = next(e.seat for e in reversed(hand.events) if e.kind is EventKind.BURY)
     before = {seat: seen(match, seat) for seat in range(4)}
     hand.kitty = list(reversed(sorted(hand.kitty)))
     hand.kitty[0] = hand.kitty[1]  # a different kitty altogether
     for seat in range(4):
         if seat != burier:
             assert seen(match, seat) == before[seat]
-    bury_event = next(e for e in reversed(hand.events) if e.kind == "bury")
-    assert bury_event.visible == frozenset((burier,))
+    bury_event = next(e for e in reversed(hand.events) if e.kind is EventKind.BURY)
+    assert bury_event.audience == frozenset((burier,))
 
 
-def test_hidden_bids_show_only_to_their_maker_until_the_reveal() -> None:
+@pytest.mark.parametrize("preset", ["anchao", "hefei"])
+def test_hidden_bids_show_only_to_their_maker_until_the_reveal(preset: str) -> None:
     """暗炒 「只有亮牌者自己知道。直到炒底结束后，公布所有玩家的炒底经过」."""
     rng = random.Random(3)
     for seed in range(20):
-        match = Match(PRESETS["anchao"], seed=seed)
+        match = Match(PRESETS[preset], seed=seed)
         while match.hand.phase is Phase.DECLARE and not match.hand.bids:
             advance(match, rng, 1)
         if not match.hand.bids or match.hand.phase is not Phase.DECLARE:
             continue
         maker = match.hand.bids[0].seat
-        events = match.hand.events
+        log = match.log._events  # the test reaches in to change a hidden fact
         index = next(
-            i for i, e in enumerate(events) if e.kind == "declare" and e.visible == {maker}
+            i
+            for i, e in enumerate(log)
+            if e.kind is EventKind.DECLARE and e.audience == {maker}
         )
         before = {seat: seen(match, seat) for seat in range(4)}
-        events[index] = replace(events[index], data={"bid": "BJ BJ"})
+        other = Bid.parse("BJ BJ", match.hand.level)
+        log[index] = replace(log[index], payload=Declared(maker, other))
         for seat in range(4):
             if seat != maker:
                 assert seen(match, seat) == before[seat]
@@ -117,6 +138,24 @@ def test_everything_is_shown_once_the_hand_is_over() -> None:
     match = Match(PRESETS["classic"], seed=4, max_hands=1)
     advance(match, rng, 10_000)
     assert match.over
-    events = observe(match, 1)["events"]
-    over = next(e for e in events if e["kind"] == "hand_over")
-    assert len(over["kitty"]) == 8 and [len(d) for d in over["dealt"]] == [25, 25, 25, 25]
+    view = observe(match, 1)
+    over = next(e.payload for e in view.events if isinstance(e.payload, HandOver))
+    assert len(over.kitty) == 8 and [len(d) for d in over.dealt] == [25, 25, 25, 25]
+    assert view.over and view.to_act is None and view.legal is None
+    assert view.history == tuple(match.records)
+
+
+def test_events_since_a_cursor_are_what_is_new() -> None:
+    """A seat that looked at ``cursor`` learns exactly the rest from ``events_since``: the view
+    then, plus what came after, is the view now (within a hand)."""
+    rng = random.Random(6)
+    match = Match(PRESETS["anchao"], seed=6, max_hands=1)
+    for seat in range(4):
+        view = observe(match, seat)
+        while not match.over and match.number == 0 and match.hand.phase is not Phase.PLAY:
+            advance(match, rng, 1)
+        new = match.events_since(view.cursor, seat)
+        assert all(e.seq > view.cursor and e.visible_to(seat) for e in new)
+        assert view.events + tuple(new) == observe(match, seat).events
+    sequence = [e.seq for e in match.log]
+    assert sequence == list(range(1, len(sequence) + 1))
