@@ -151,6 +151,24 @@ class LegalActions:
         cards = 0 if self.cards is None else self.cards.count()
         return self.can_pass + len(self.bids) + cards
 
+    def default(self) -> Action:
+        """The action found at once, without choosing: pass if allowed, else the first cards
+        the legal set lists (the first option's forced cards and its pool's first ``k_min``),
+        else the first bid. The table plays it for a seat whose clock ran out.
+
+        >>> from engine.cards import Rank
+        >>> LegalActions(Phase.DECLARE, 1, can_pass=True).default()
+        Pass()
+        """
+        if self.can_pass:
+            return Pass()
+        if self.cards is not None:
+            option = self.cards.options[0]
+            cards = tuple(sorted(option.forced + option.pool[: option.k_min]))
+            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
+        bid = self.bids[0]
+        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+
     def sample(self, rng: random.Random) -> Action:
         """A legal action at random: uniform over pass and the bids, or over the card plays."""
         if self.cards is not None:

@@ -31,6 +31,7 @@ from typing import ClassVar
 from engine.bidding import Bid, BidRecord
 from engine.cards import Card, Rank, Suit
 from engine.phase import Phase
+from engine.scoring import HandResult
 
 __all__ = [
     "EVERYONE",
@@ -240,8 +241,8 @@ class TrickWon:
 @dataclass(frozen=True, slots=True)
 class HandOver:
     """The hand is scored, and everything is shown: the defenders' ``total``, the ``kitty``,
-    every seat's ``dealt`` cards, the teams' ``progress`` after it, who deals next, and a
-    ``note`` on what moved the levels."""
+    every seat's ``dealt`` cards, the teams' ``progress`` after it, who deals next, a
+    ``note`` on what moved the levels, and the score in detail (``result``)."""
 
     kind: ClassVar[EventKind] = EventKind.HAND_OVER
     seat: ClassVar[None] = None
@@ -251,6 +252,7 @@ class HandOver:
     progress: tuple[int, int]
     next_dealer: int
     note: str
+    result: HandResult
 
 
 Payload = (

@@ -17,7 +17,9 @@ ahead wins; level with each other is a draw).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from engine.actions import Action
 from engine.cards import Rank, Suit
@@ -28,11 +30,49 @@ from engine.levels import is_must_play, settle
 from engine.presets import Preset
 from engine.scoring import HandResult
 
-__all__ = ["HandRecord", "Match", "team_of"]
+__all__ = ["Ending", "HandRecord", "Match", "hand_level", "must_play_dealt", "team_of"]
+
+
+class Ending(Enum):
+    """How a match ended (the values are what reports print)."""
+
+    PLAYED_OUT = "played out"
+    """By the rules, or at its hand limit."""
+    FORFEIT = "forfeit"
+    """A seat's team forfeited (too many timeouts, or its bot is gone)."""
+    STOPPED = "stopped"
+    """Stopped before its end (the server shut down): undecided."""
+    FAILED = "failed"
+    """The table running it failed: undecided."""
 
 
 def team_of(seat: int) -> int:
     return seat % 2
+
+
+def hand_level(preset: Preset, progress: Sequence[int], dealer: int | None) -> Rank | None:
+    """The level of the hand ``dealer`` deals at ``progress`` (``None``: the 扛旗 hand, which
+    has none). The first hand (no dealer yet) is played at 2.
+
+    >>> from engine.presets import PRESETS
+    >>> hand_level(PRESETS["classic"], (0, 0), None), hand_level(PRESETS["classic"], (5, 3), 1)
+    (<Rank.TWO: 0>, <Rank.FIVE: 3>)
+    """
+    if dealer is None:
+        return Rank.TWO
+    place = progress[team_of(dealer)]
+    if preset.match.kangqi and place == 13:
+        return None
+    return Rank(place % 13)
+
+
+def must_play_dealt(preset: Preset, before: Sequence[int], dealer: int, kangqi: bool) -> int | None:
+    """The must-play level (as progress) the dealers' team has now played, having dealt a hand
+    from ``before`` (``None``: the hand's level was not one)."""
+    place = before[team_of(dealer)]
+    if not kangqi and is_must_play(place, preset.match):
+        return place
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,15 +127,8 @@ class Match:
     def _new_hand(self) -> HandState:
         number = len(self.records)
         seed = f"chaodipi/{self.seed}/{number}"
-        kangqi = (
-            self.preset.match.kangqi
-            and self.dealer is not None
-            and (self.progress[team_of(self.dealer)] == 13)
-        )
-        if self.dealer is None:
-            level: Rank | None = Rank.TWO
-        else:
-            level = None if kangqi else Rank(self.progress[team_of(self.dealer)] % 13)
+        level = hand_level(self.preset, self.progress, self.dealer)
+        kangqi = level is None
         return HandState.deal(
             self.preset,
             seed,
@@ -155,8 +188,9 @@ class Match:
         dealers = team_of(dealer)
         before = (self.progress[0], self.progress[1])
         total = result.total
-        if not hand.kangqi_hand and is_must_play(before[dealers], rules.match):
-            self.must_played[dealers].add(before[dealers])
+        played = must_play_dealt(rules, before, dealer, hand.kangqi_hand)
+        if played is not None:
+            self.must_played[dealers].add(played)
         settled = settle(
             self.preset,
             before,
@@ -202,6 +236,7 @@ class Match:
                 progress=(self.progress[0], self.progress[1]),
                 next_dealer=next_dealer,
                 note=note,
+                result=result,
             ),
         )
 

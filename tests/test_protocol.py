@@ -1,67 +1,114 @@
-"""The contract: generated code matches proto/, and the adapter reads and writes actions."""
+"""The contract: generated code matches proto/, the .proto keeps buf's STANDARD and COMMENTS
+lint rules (checked from its descriptor here, and by buf itself when it is installed)."""
 
 from __future__ import annotations
 
+import os
+import re
+import runpy
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from google.protobuf import descriptor_pb2
 
-from arena.protocol import ProtocolError, action_from_message, action_to_message
-from arena.v1 import arena_pb2 as pb
-from engine.actions import Declare, Fry, Pass, Play, parse_action
-from engine.cards import Rank
-from engine.hand import Phase
-from engine.rules import CardRules
+from chaodipi.arena.v2 import arena_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
+PROTO_DIR = ROOT / "proto"
+_generator = runpy.run_path(str(PROTO_DIR / "generate.py"))
+PROTOS: tuple[Path, ...] = _generator["PROTOS"]
+GENERATED: tuple[str, ...] = _generator["GENERATED"]
+BUF = PROTO_DIR / "node_modules" / ".bin" / "buf"
 
 
 def test_generated_code_is_fresh(tmp_path: Path) -> None:
-    """CI fails when proto/arena/v1/arena.proto changed but `python3 proto/generate.py` was not
-    run: regenerate into a scratch folder and compare with what is committed."""
+    """CI fails when a .proto changed but `python3 proto/generate.py` was not run: regenerate
+    into a scratch folder and compare with what is committed."""
     subprocess.run(
-        [sys.executable, str(ROOT / "proto" / "generate.py"), "--out", str(tmp_path)], check=True
+        [sys.executable, str(PROTO_DIR / "generate.py"), "--out", str(tmp_path)], check=True
     )
-    for name in ("arena_pb2.py", "arena_pb2.pyi", "arena_pb2_grpc.py"):
-        fresh = (tmp_path / "arena" / "v1" / name).read_text(encoding="utf-8")
-        committed = (ROOT / "arena" / "v1" / name).read_text(encoding="utf-8")
-        assert fresh == committed, f"arena/v1/{name} is stale: run python3 proto/generate.py"
+    for proto in PROTOS:
+        for name in GENERATED:
+            where = proto.parent / name
+            fresh = (tmp_path / where).read_text(encoding="utf-8")
+            committed = (PROTO_DIR / where).read_text(encoding="utf-8")
+            assert fresh == committed, f"proto/{where} is stale: run python3 proto/generate.py"
 
 
-def test_protocol_package_is_versioned() -> None:
-    assert pb.DESCRIPTOR.package == "chaodipi.arena.v1"
+def test_protocol_package_is_versioned_and_matches_its_directory() -> None:
+    assert pb.DESCRIPTOR.package == "chaodipi.arena.v2"
+    assert Path(pb.DESCRIPTOR.name).parent == Path(*pb.DESCRIPTOR.package.split("."))
 
 
-@pytest.mark.parametrize(
-    ("text", "phase", "level"),
-    [
-        ("pass", Phase.DECLARE, Rank.SEVEN),
-        ("declare ♠7", Phase.DECLARE, Rank.SEVEN),
-        ("fry ♥55=NT", Phase.FRY, Rank.SEVEN),
-        ("play ♠9988 BJ", Phase.PLAY, Rank.TWO),
-        ("bury ♠3 ♠4 ♠5 ♠6 ♠7 ♠8 ♠9 ♠10", Phase.BURY, Rank.TWO),
-    ],
-)
-def test_actions_round_trip(text: str, phase: Phase, level: Rank) -> None:
-    action = parse_action(text, level)
-    message = action_to_message(action, 7)
-    assert message.decision_id == 7
-    again = action_from_message(message, phase, level, CardRules())
-    assert str(again) == str(action)
-    assert isinstance(again, Pass | Declare | Fry | Play) or text.startswith("bury")
+def _described(tmp_path: Path) -> descriptor_pb2.FileDescriptorProto:
+    """The .proto's descriptor with its comments (protoc's source info)."""
+    from grpc_tools import protoc  # type: ignore[import-untyped]
+
+    out = tmp_path / "arena.desc"
+    args = ["protoc", f"-I{PROTO_DIR}", "--include_source_info", f"--descriptor_set_out={out}"]
+    assert protoc.main([*args, str(PROTO_DIR / PROTOS[0])]) == 0
+    files = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    return files.file[0]
 
 
-@pytest.mark.parametrize(
-    ("message", "reason"),
-    [
-        (pb.Action(decision_id=1), "none of pass, bid, cards"),
-        (pb.Action(decision_id=1, bid="♠8"), "not a bid at level 7"),
-        (pb.Action(decision_id=1, cards=pb.Cards(cards=["♠99"])), "one card per entry"),
-        (pb.Action(decision_id=1, cards=pb.Cards(cards=["X9"])), "does not start with a suit"),
-    ],
-)
-def test_malformed_actions_say_what_is_wrong(message: pb.Action, reason: str) -> None:
-    with pytest.raises(ProtocolError, match=reason):
-        action_from_message(message, Phase.PLAY, Rank.SEVEN, CardRules())
+def test_the_standard_and_comments_rules_hold(tmp_path: Path) -> None:
+    """What buf lint's STANDARD and COMMENTS rules ask, read from the descriptor (so this
+    runs without buf): names, the options that let Go, Java and C# authors generate stubs
+    without flags, enum zero values, and a comment on everything."""
+    file = _described(tmp_path)
+    options = file.options
+    assert options.go_package and options.java_package and options.java_multiple_files
+    assert options.csharp_namespace and options.java_outer_classname
+    commented = {
+        tuple(loc.path) for loc in file.source_code_info.location if loc.leading_comments.strip()
+    }
+    missing = []
+
+    def need(path: tuple[int, ...], what: str) -> None:
+        if path not in commented:
+            missing.append(what)
+
+    for s, service in enumerate(file.service):
+        assert service.name.endswith("Service")
+        need((6, s), service.name)
+        for m, method in enumerate(service.method):
+            need((6, s, 2, m), method.name)
+            assert method.input_type.rsplit(".", 1)[1] == f"{method.name}Request"
+            assert method.output_type.rsplit(".", 1)[1] == f"{method.name}Response"
+
+    def enum(path: tuple[int, ...], value: descriptor_pb2.EnumDescriptorProto) -> None:
+        need(path, value.name)
+        prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", value.name).upper() + "_"
+        assert value.value[0].number == 0 and value.value[0].name == f"{prefix}UNSPECIFIED"
+        for v, item in enumerate(value.value):
+            assert item.name.startswith(prefix), item.name
+            need((*path, 2, v), item.name)
+
+    for e, value in enumerate(file.enum_type):
+        enum((5, e), value)
+    for i, message in enumerate(file.message_type):
+        need((4, i), message.name)
+        assert message.name[0].isupper() and "_" not in message.name
+        for f, field in enumerate(message.field):
+            need((4, i, 2, f), f"{message.name}.{field.name}")
+            assert re.fullmatch(r"[a-z][a-z0-9_]*", field.name), field.name
+        for o, oneof in enumerate(message.oneof_decl):
+            if not oneof.name.startswith("_"):  # proto3 `optional` makes a synthetic one
+                need((4, i, 8, o), f"{message.name}.{oneof.name}")
+        assert not message.nested_type and not message.enum_type  # keep it flat
+    assert not missing, f"comment these in the .proto: {missing}"
+
+
+def test_buf_lint_passes() -> None:
+    """buf itself (`npm ci --prefix proto` installs it; CI must have it)."""
+    buf = str(BUF) if BUF.exists() else shutil.which("buf")
+    if buf is None:
+        message = "buf is not installed: run `npm ci --prefix proto`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    done = subprocess.run([buf, "lint"], cwd=PROTO_DIR, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -1,0 +1,29 @@
+"""The Python SDK for arena bots, in engine terms.
+
+Write ``decide(view) -> Action`` and call :func:`run_bot`::
+
+    from chaodipi_bot import run_bot
+
+    run_bot(lambda view: view.legal.default())   # pass, or the first cards the rules allow
+
+``view`` is the engine's :class:`SeatView` (your cards, the trick, the trump, the hand's
+events, the score so far) with ``view.legal``, the engine's :class:`LegalActions` (iterate
+it, test an action with ``in``). Answer with :class:`Pass`, :class:`Declare`, :class:`Fry`,
+:class:`Bury` or :class:`Play`. docs/writing-a-bot.md walks through it; :mod:`chaodipi_bot.wire`
+is the protocol's one conversion module, shared with the server.
+"""
+
+from chaodipi_bot.client import Decide as Decide
+from chaodipi_bot.client import MatchResult as MatchResult
+from chaodipi_bot.client import bot_arguments as bot_arguments
+from chaodipi_bot.client import run_bot as run_bot
+from engine.actions import Action as Action
+from engine.actions import Bury as Bury
+from engine.actions import Declare as Declare
+from engine.actions import Fry as Fry
+from engine.actions import LegalActions as LegalActions
+from engine.actions import Pass as Pass
+from engine.actions import Play as Play
+from engine.cards import Card as Card
+from engine.match import Ending as Ending
+from engine.view import SeatView as SeatView

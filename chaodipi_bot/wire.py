@@ -1,0 +1,491 @@
+"""The one place where engine values and protocol v2 messages meet, both ways.
+
+The server (``arena/table.py``) turns views, events, legal actions and strikes into messages
+here, and reads the bots' actions back; the SDK (:mod:`chaodipi_bot.client`) does the reverse
+with the same functions, so both sides agree by construction (``tests/test_wire.py`` round-
+trips every kind over whole matches). Nothing here decides what a seat may see: views come
+from :func:`engine.view.observe` and events from the match's log, by their audience.
+
+Cards travel as the enum ``Card`` (number = the engine's code + 1), suits and ranks as the
+engine's value + 1, and "none" (no-trump, the 扛旗 hand's missing level) as 0.
+
+>>> from engine.actions import Play
+>>> from engine.cards import parse_cards
+>>> message = action_message(Play(tuple(parse_cards("♠99 BJ"))))
+>>> list(message.play.cards), str(action_from_message(message))
+([8, 8, 54], 'play ♠99 BJ')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from chaodipi.arena.v2 import arena_pb2 as pb
+from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
+from engine.bidding import Bid, BidKind, BidRecord
+from engine.cards import CARDS, Card, Rank, Suit
+from engine.events import (
+    BidsRevealed,
+    Buried,
+    BuriedCards,
+    DealerFixed,
+    Dealt,
+    Declared,
+    Event,
+    Fried,
+    HandOver,
+    KittyTaken,
+    KittyTurned,
+    Passed,
+    Payload,
+    Played,
+    Redealt,
+    TookKitty,
+    TrickWon,
+    TrumpFixed,
+)
+from engine.legal import LegalPlays, Option
+from engine.match import HandRecord
+from engine.phase import Phase
+from engine.presets import preset
+from engine.scoring import HandResult
+from engine.trump import Trump
+from engine.view import SeatView, TableTrick
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "WireError",
+    "action_from_message",
+    "action_message",
+    "cards_from",
+    "event_from_message",
+    "event_message",
+    "legal_from_message",
+    "legal_message",
+    "snapshot_message",
+    "view_from_snapshot",
+]
+
+PROTOCOL_VERSION = 2
+
+
+class WireError(ValueError):
+    """A message that does not say anything the engine can use (the text says what is wrong)."""
+
+
+# -- values ---------------------------------------------------------------------------------
+
+_PHASES = {
+    Phase.DECLARE: pb.PHASE_DECLARE,
+    Phase.BURY: pb.PHASE_BURY,
+    Phase.FRY: pb.PHASE_FRY,
+    Phase.PLAY: pb.PHASE_PLAY,
+    Phase.OVER: pb.PHASE_OVER,
+}
+_PHASE_OF = {number: phase for phase, number in _PHASES.items()}
+_HEAVEN_EARTH = {None: pb.HEAVEN_EARTH_UNSPECIFIED, "dealers": pb.HEAVEN_EARTH_DEALERS}
+_HEAVEN_EARTH["defenders"] = pb.HEAVEN_EARTH_DEFENDERS
+_HEAVEN_EARTH_OF = {number: side for side, number in _HEAVEN_EARTH.items()}
+_AUDIENCES = tuple(frozenset(s for s in range(4) if mask >> s & 1) for mask in range(16))
+
+
+def cards_from(numbers: Iterable[int]) -> tuple[Card, ...]:
+    """Cards from their ``Card`` enum numbers (1-54); :class:`WireError` names a bad one."""
+    cards = []
+    for number in numbers:
+        if not 0 < number <= 54:
+            raise WireError(f"card {number} is not a card: cards are 1-54 (enum Card)")
+        cards.append(CARDS[number - 1])
+    return tuple(cards)
+
+
+def _numbers(cards: Iterable[int]) -> list[int]:
+    return [c + 1 for c in cards]
+
+
+def _suit(suit: Suit | None) -> int:
+    return 0 if suit is None else suit + 1
+
+
+def _suit_from(number: int) -> Suit | None:
+    if not 0 <= number <= 4:
+        raise WireError(f"suit {number} is not a suit (enum Suit: 1-4, 0 for none)")
+    return None if number == 0 else Suit(number - 1)
+
+
+def _rank(rank: Rank | None) -> int:
+    return 0 if rank is None else rank + 1
+
+
+def _rank_from(number: int) -> Rank | None:
+    if not 0 <= number <= 13:
+        raise WireError(f"rank {number} is not a rank (enum Rank: 1-13, 0 for none)")
+    return None if number == 0 else Rank(number - 1)
+
+
+def _phase_from(number: int) -> Phase:
+    try:
+        return _PHASE_OF[number]
+    except KeyError:
+        raise WireError(f"phase {number} is not a phase (enum Phase: 1-5)") from None
+
+
+def _pair(values: Sequence[int]) -> tuple[int, int]:
+    if len(values) != 2:
+        raise WireError(f"expected two values (team 0, team 1), not {len(values)}")
+    return (values[0], values[1])
+
+
+def _optional(message: object, field: str) -> int | None:
+    return getattr(message, field) if message.HasField(field) else None  # type: ignore[attr-defined]
+
+
+# -- bids -------------------------------------------------------------------------------------
+
+
+def _bid(bid: Bid) -> pb.Bid:
+    return pb.Bid(kind=bid.kind + 1, cards=_numbers(bid.cards), suit=_suit(bid.suit))
+
+
+def _bid_from(message: pb.Bid) -> Bid:
+    if not 0 < message.kind <= len(BidKind):
+        raise WireError(f"bid kind {message.kind} is not a kind of bid (enum BidKind: 1-6)")
+    return Bid(BidKind(message.kind - 1), cards_from(message.cards), _suit_from(message.suit))
+
+
+def _bid_record(record: BidRecord) -> pb.BidRecord:
+    stage = _PHASES[record.stage]
+    return pb.BidRecord(seat=record.seat, bid=_bid(record.bid), stage=stage, stood=record.stood)
+
+
+def _bid_record_from(message: pb.BidRecord) -> BidRecord:
+    stage = _phase_from(message.stage)
+    return BidRecord(message.seat, _bid_from(message.bid), stage, message.stood)
+
+
+# -- finished hands ---------------------------------------------------------------------------
+
+
+def _result(result: HandResult) -> pb.HandResult:
+    return pb.HandResult(
+        dealer=result.dealer,
+        trick_points=result.trick_points,
+        kitty_points=result.kitty_points,
+        kitty_multiplier=result.kitty_multiplier,
+        throw_penalty=result.throw_penalty,
+        fry_penalty=result.fry_penalty,
+        red_five=result.red_five,
+        heaven_earth=_HEAVEN_EARTH[result.heaven_earth],
+        last_winner=result.last_winner,
+        last_play=_numbers(result.last_play),
+        floor_at_zero=result.floor_at_zero,
+    )
+
+
+def _result_from(m: pb.HandResult) -> HandResult:
+    return HandResult(
+        dealer=m.dealer,
+        trick_points=m.trick_points,
+        kitty_points=m.kitty_points,
+        kitty_multiplier=m.kitty_multiplier,
+        throw_penalty=m.throw_penalty,
+        fry_penalty=m.fry_penalty,
+        red_five=m.red_five,
+        heaven_earth=_HEAVEN_EARTH_OF.get(m.heaven_earth),
+        last_winner=m.last_winner,
+        last_play=cards_from(m.last_play),
+        floor_at_zero=m.floor_at_zero,
+    )
+
+
+def _hand_record(record: HandRecord) -> pb.HandRecord:
+    return pb.HandRecord(
+        number=record.number,
+        dealer=record.dealer,
+        level=_rank(record.level),
+        trump=_suit(record.trump),
+        result=_result(record.result),
+        total=record.total,
+        progress_before=record.progress_before,
+        progress_after=record.progress_after,
+        next_dealer=record.next_dealer,
+        note=record.note,
+    )
+
+
+def _hand_record_from(m: pb.HandRecord) -> HandRecord:
+    return HandRecord(
+        number=m.number,
+        dealer=m.dealer,
+        level=_rank_from(m.level),
+        trump=_suit_from(m.trump),
+        result=_result_from(m.result),
+        total=m.total,
+        progress_before=_pair(m.progress_before),
+        progress_after=_pair(m.progress_after),
+        next_dealer=m.next_dealer,
+        note=m.note,
+    )
+
+
+# -- events -----------------------------------------------------------------------------------
+
+
+def event_message(event: Event) -> pb.Event:
+    """An engine event as a protocol Event (its audience as bits, its payload typed)."""
+    kind, payload = _payload_message(event.payload)
+    audience = sum(1 << s for s in event.audience)
+    return pb.Event(seq=event.seq, hand=event.hand, audience=audience, **{kind: payload})
+
+
+def _payload_message(payload: Payload) -> tuple[str, object]:
+    """The name of the Event's payload field, and the payload's message."""
+    match payload:
+        case Dealt(seat=seat, cards=cards):
+            return "dealt", pb.Dealt(seat=seat, cards=_numbers(cards))
+        case Declared(seat=seat, bid=bid):
+            return "declared", pb.Declared(seat=seat, bid=None if bid is None else _bid(bid))
+        case Fried(seat=seat, bid=bid):
+            return "fried", pb.Fried(seat=seat, bid=None if bid is None else _bid(bid))
+        case Passed(seat=seat, stage=stage):
+            return "passed", pb.Passed(seat=seat, stage=_PHASES[stage])
+        case DealerFixed(seat=seat):
+            return "dealer_fixed", pb.DealerFixed(seat=seat)
+        case KittyTaken(seat=seat, cards=cards):
+            return "kitty_taken", pb.KittyTaken(seat=seat, cards=_numbers(cards))
+        case TookKitty(seat=seat):
+            return "took_kitty", pb.TookKitty(seat=seat)
+        case BuriedCards(seat=seat, cards=cards):
+            return "buried_cards", pb.BuriedCards(seat=seat, cards=_numbers(cards))
+        case Buried(seat=seat):
+            return "buried", pb.Buried(seat=seat)
+        case Redealt(redeals=redeals):
+            return "redealt", pb.Redealt(redeals=redeals)
+        case KittyTurned(cards=cards, suit=suit):
+            return "kitty_turned", pb.KittyTurned(cards=_numbers(cards), suit=_suit(suit))
+        case BidsRevealed(bids=bids):
+            return "bids_revealed", pb.BidsRevealed(bids=[_bid_record(r) for r in bids])
+        case TrumpFixed(level=level, suit=suit, dealer=dealer):
+            return "trump_fixed", pb.TrumpFixed(level=_rank(level), suit=_suit(suit), dealer=dealer)
+        case Played(seat=seat, cards=cards, attempted=attempted, penalty=penalty):
+            tried = () if attempted is None else _numbers(attempted)
+            return "played", pb.Played(
+                seat=seat, cards=_numbers(cards), attempted=tried, penalty=penalty
+            )
+        case TrickWon(seat=seat, points=points):
+            return "trick_won", pb.TrickWon(seat=seat, points=points)
+        case HandOver():
+            return "hand_over", pb.HandOver(
+                total=payload.total,
+                kitty=_numbers(payload.kitty),
+                dealt=[pb.Cards(cards=_numbers(cards)) for cards in payload.dealt],
+                progress=payload.progress,
+                next_dealer=payload.next_dealer,
+                note=payload.note,
+                result=_result(payload.result),
+            )
+    raise TypeError(f"{payload!r} is not an event payload")
+
+
+def event_from_message(message: pb.Event) -> Event:
+    """A protocol Event back as the engine's :class:`~engine.events.Event`."""
+    if not 0 < message.audience < 16:
+        raise WireError(f"audience {message.audience} names no seats (bits 1 << seat, 1-15)")
+    return Event(message.seq, message.hand, _AUDIENCES[message.audience], _payload_from(message))
+
+
+def _payload_from(message: pb.Event) -> Payload:
+    kind = message.WhichOneof("payload")
+    if kind == "played":
+        p = message.played
+        attempted = cards_from(p.attempted) if p.attempted else None
+        return Played(p.seat, cards_from(p.cards), attempted, p.penalty)
+    if kind == "trick_won":
+        return TrickWon(message.trick_won.seat, message.trick_won.points)
+    if kind == "dealt":
+        return Dealt(message.dealt.seat, cards_from(message.dealt.cards))
+    if kind in ("declared", "fried"):
+        bid_message = getattr(message, kind)
+        bid = _bid_from(bid_message.bid) if bid_message.HasField("bid") else None
+        made = Declared if kind == "declared" else Fried
+        return made(bid_message.seat, bid)
+    if kind == "passed":
+        return Passed(message.passed.seat, _phase_from(message.passed.stage))
+    if kind == "dealer_fixed":
+        return DealerFixed(message.dealer_fixed.seat)
+    if kind == "kitty_taken":
+        return KittyTaken(message.kitty_taken.seat, cards_from(message.kitty_taken.cards))
+    if kind == "took_kitty":
+        return TookKitty(message.took_kitty.seat)
+    if kind == "buried_cards":
+        return BuriedCards(message.buried_cards.seat, cards_from(message.buried_cards.cards))
+    if kind == "buried":
+        return Buried(message.buried.seat)
+    if kind == "redealt":
+        return Redealt(message.redealt.redeals)
+    if kind == "kitty_turned":
+        turned = message.kitty_turned
+        return KittyTurned(cards_from(turned.cards), _suit_from(turned.suit))
+    if kind == "bids_revealed":
+        return BidsRevealed(tuple(_bid_record_from(r) for r in message.bids_revealed.bids))
+    if kind == "trump_fixed":
+        fixed = message.trump_fixed
+        return TrumpFixed(_rank_from(fixed.level), _suit_from(fixed.suit), fixed.dealer)
+    if kind == "hand_over":
+        over = message.hand_over
+        return HandOver(
+            total=over.total,
+            kitty=cards_from(over.kitty),
+            dealt=tuple(cards_from(d.cards) for d in over.dealt),
+            progress=_pair(over.progress),
+            next_dealer=over.next_dealer,
+            note=over.note,
+            result=_result_from(over.result),
+        )
+    raise WireError(f"event {message.seq} has no payload this SDK knows ({kind})")
+
+
+# -- legal actions and actions ----------------------------------------------------------------
+
+
+def legal_message(legal: LegalActions) -> pb.LegalActions:
+    """The engine's legal actions in the protocol's compact, exact form."""
+    message = pb.LegalActions(
+        phase=_PHASES[legal.phase],
+        seat=legal.seat,
+        can_pass=legal.can_pass,
+        bids=[_bid(b) for b in legal.bids],
+    )
+    if legal.cards is not None:
+        message.options_disjoint = legal.cards.disjoint
+        message.card_options.extend(
+            pb.CardOption(
+                forced=_numbers(o.forced), pool=_numbers(o.pool), k_min=o.k_min, k_max=o.k_max
+            )
+            for o in legal.cards.options
+        )
+    return message
+
+
+def legal_from_message(message: pb.LegalActions) -> LegalActions:
+    """A Decision's legal actions back as the engine's :class:`LegalActions` (bids too)."""
+    options = tuple(
+        Option(cards_from(o.forced), cards_from(o.pool), o.k_min, o.k_max)
+        for o in message.card_options
+    )
+    return LegalActions(
+        _phase_from(message.phase),
+        message.seat,
+        can_pass=message.can_pass,
+        bids=tuple(_bid_from(b) for b in message.bids),
+        cards=LegalPlays(options, message.options_disjoint) if options else None,
+    )
+
+
+def action_message(action: Action) -> pb.Action:
+    """An engine action as a protocol Action."""
+    match action:
+        case Pass():
+            return pb.Action(pass_turn=pb.Pass())
+        case Declare(bid=bid):
+            return pb.Action(declare=_bid(bid))
+        case Fry(bid=bid):
+            return pb.Action(fry=_bid(bid))
+        case Bury(cards=cards):
+            return pb.Action(bury=pb.Cards(cards=_numbers(cards)))
+        case Play(cards=cards):
+            return pb.Action(play=pb.Cards(cards=_numbers(cards)))
+    raise TypeError(f"{action!r} is not an engine action (Pass, Declare, Fry, Bury or Play)")
+
+
+def action_from_message(message: pb.Action) -> Action:
+    """A protocol Action as the engine's; :class:`WireError` says what is wrong with it."""
+    kind = message.WhichOneof("action")
+    if kind is None:
+        raise WireError("the action sets none of pass_turn, declare, fry, bury, play")
+    if kind == "pass_turn":
+        return Pass()
+    if kind in ("declare", "fry"):
+        bid = _bid_from(getattr(message, kind))
+        return Declare(bid) if kind == "declare" else Fry(bid)
+    cards = tuple(sorted(cards_from(getattr(message, kind).cards)))
+    return Bury(cards) if kind == "bury" else Play(cards)
+
+
+# -- a seat's whole view ----------------------------------------------------------------------
+
+
+def snapshot_message(view: SeatView, events: Iterable[pb.Event] | None = None) -> pb.Snapshot:
+    """A seat's view (:func:`engine.view.observe`) as a Snapshot, without its legal actions
+    (they come with the Decision). ``events``: the view's events already converted (the
+    table keeps each event's message), else they are converted here."""
+    message = pb.Snapshot(
+        seat=view.seat,
+        preset=view.preset.name,
+        hand_number=view.hand_number,
+        phase=_PHASES[view.phase],
+        progress=view.progress,
+        must_played=[pb.Levels(progress=sorted(team)) for team in view.must_played],
+        level=_rank(view.level),
+        hand=_numbers(view.hand),
+        tricks_done=view.tricks_done,
+        defenders_points=view.defenders_points,
+        throw_penalties=view.throw_penalties,
+        history=[_hand_record(r) for r in view.history],
+        events=[event_message(e) for e in view.events] if events is None else events,
+        cursor=view.cursor,
+        over=view.over,
+        reward=view.reward,
+    )
+    for field, value in (("to_act", view.to_act), ("dealer", view.dealer)):
+        if value is not None:
+            setattr(message, field, value)
+    if view.winner is not None:
+        message.winner = view.winner
+    if view.trump is not None:
+        message.trump.CopyFrom(pb.Trump(level=_rank(view.trump.level), suit=_suit(view.trump.suit)))
+    if view.trick is not None:
+        plays = [pb.TrickPlay(seat=s, cards=_numbers(c)) for s, c in view.trick.plays]
+        message.trick.CopyFrom(pb.TableTrick(leader=view.trick.leader, plays=plays))
+    return message
+
+
+def view_from_snapshot(message: pb.Snapshot) -> SeatView:
+    """A Snapshot back as the engine's :class:`~engine.view.SeatView` (``legal`` None)."""
+    try:
+        rules = preset(message.preset)
+    except ValueError as err:
+        raise WireError(f"{err} (is this SDK older than the server?)") from None
+    trump = None
+    if message.HasField("trump"):
+        level, suit = _rank_from(message.trump.level), _suit_from(message.trump.suit)
+        trump = Trump(level, suit, rules.card)
+    trick = None
+    if message.HasField("trick"):
+        plays = tuple((p.seat, cards_from(p.cards)) for p in message.trick.plays)
+        trick = TableTrick(message.trick.leader, plays)
+    must = [frozenset(levels.progress) for levels in message.must_played]
+    return SeatView(
+        seat=message.seat,
+        preset=rules,
+        hand_number=message.hand_number,
+        phase=_phase_from(message.phase),
+        to_act=_optional(message, "to_act"),
+        dealer=_optional(message, "dealer"),
+        progress=_pair(message.progress),
+        must_played=(must[0], must[1]) if len(must) == 2 else (frozenset(), frozenset()),
+        level=_rank_from(message.level),
+        hand=cards_from(message.hand),
+        trump=trump,
+        trick=trick,
+        tricks_done=message.tricks_done,
+        defenders_points=message.defenders_points,
+        throw_penalties=message.throw_penalties,
+        history=tuple(_hand_record_from(r) for r in message.history),
+        events=tuple(event_from_message(e) for e in message.events),
+        cursor=message.cursor,
+        legal=None,
+        over=message.over,
+        winner=_optional(message, "winner"),
+        reward=message.reward,
+    )
