@@ -16,7 +16,6 @@
 #include <iostream>
 #include <random>
 #include <string>
-#include <utility>
 
 #include <grpcpp/grpcpp.h>
 
