@@ -148,8 +148,6 @@ class Connection:
     bridge: Bridge
     outbox: asyncio.Queue[Any]
     peer: str = ""
-    events_in_decisions: bool = False
-    """The bot asked (in its Hello) for pending events inside its Decisions, not streamed."""
     id: int = field(default_factory=lambda: next(_ids))
     closed: bool = False
     handed: int = 0

@@ -201,7 +201,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     run = commands.add_parser(
         "run",
         help="run a tournament from a TOML config and print the report",
-        description="Run a tournament: every pairing plays the same deal seeds, each twice with "
+        description="Run a tournament: every pairing plays the same deals, each twice with "
         "the teams' seats swapped (duplicate deals). Bots are commands the arena starts once per "
         "seat and game, with --address and --ticket (and ARENA_ADDRESS, ARENA_TICKET), or "
         "external bots that connect with a token. Results go to SQLite as each game ends.",

@@ -29,10 +29,8 @@ import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena import wire
 from arena.bridge import Bridge, Closing, Connection, FloodGuard
 from arena.logs import get_logger
-from arena.protocol import PROTOCOL_VERSION
 from arena.table import (
     FLOOD_BURST,
     FLOOD_REFILL_PER_S,
@@ -41,8 +39,9 @@ from arena.table import (
     TableResult,
     released_message,
 )
-from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi_bot.wire import PROTOCOL_VERSION
 
 __all__ = [
     "SERVICE_NAME",
@@ -53,7 +52,7 @@ __all__ = [
     "tune_garbage_collector",
 ]
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 HELLO_TIMEOUT_S = 10.0
 OUTBOX_SIZE = 256
 SPECTATOR_OUTBOX_SIZE = 1024
@@ -228,7 +227,7 @@ def _parse(message_class: Any) -> Any:
     return parse
 
 
-class _Servicer(arena_pb2_grpc.ArenaServicer):
+class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     """The gRPC side (asyncio thread): checks tickets and moves messages across the bridge."""
 
     def __init__(self, server: ArenaServer) -> None:
@@ -278,10 +277,10 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
             await self._refuse(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
-                f"the first message does not parse as a BotMessage ({first.error})",
+                f"the first message does not parse as a PlayRequest ({first.error})",
                 rpc="Play",
             )
-        if first is grpc.aio.EOF or first.WhichOneof("message") != "hello":
+        if first is grpc.aio.EOF or first.WhichOneof("request") != "hello":
             await self._refuse(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -326,7 +325,6 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
             bridge,
             asyncio.Queue(OUTBOX_SIZE),
             peer=context.peer(),
-            events_in_decisions=hello.events_in_decisions,
             flood=FloodGuard(FLOOD_BURST, FLOOD_REFILL_PER_S),
         )
         bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
@@ -374,7 +372,7 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
                 connection._offer_close(
                     Closing(
                         grpc.StatusCode.INVALID_ARGUMENT,
-                        f"a message does not parse as a BotMessage ({message.error}): this "
+                        f"a message does not parse as a PlayRequest ({message.error}): this "
                         "stream is ended; reconnect with your ticket",
                     )
                 )
@@ -479,18 +477,20 @@ class _Servicer(arena_pb2_grpc.ArenaServicer):
 
 
 def _add_servicer(servicer: _Servicer, grpc_server: grpc.aio.Server) -> None:
-    """Register the Arena service as the generated code would, except that responses already
-    encoded by the table (:mod:`arena.wire`) go out as they are."""
+    """Register the service as the generated ``add_ArenaServiceServicer_to_server`` does,
+    except that requests are read with :func:`_parse`: bytes that do not parse reach the
+    handler, which ends the call with INVALID_ARGUMENT and the reason (the generated
+    registration would let grpc end it with UNKNOWN, saying nothing)."""
     handlers = {
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
-            request_deserializer=_parse(pb.BotMessage),
-            response_serializer=wire.serialize,
+            request_deserializer=_parse(pb.PlayRequest),
+            response_serializer=pb.PlayResponse.SerializeToString,
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
             request_deserializer=_parse(pb.WatchRequest),
-            response_serializer=wire.serialize,
+            response_serializer=pb.WatchResponse.SerializeToString,
         ),
     }
     generic = grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)

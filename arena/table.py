@@ -7,16 +7,12 @@ a cancel scope (``move_on_after``): per-decision time plus the seat's match bank
 grace. On timeout the table plays a deterministic default move, records a strike and tells the
 bot; after ``max_strikes`` the seat forfeits the match for its team.
 
-Everything a seat is sent comes from ``engine.view.observe(match, seat)`` or from events
-whose audience includes that seat: nothing else of the state is read on the way out.
-
-Events reach a seat in order, batched: all that is pending goes just before the seat's own
-decision, to every seat when a hand ends, and to every seat once a decision has been open for
-``EVENT_HOLD_S`` (so a bot that thinks on others' time follows the game within that delay).
-Fast tables thus send each seat one message per decision of its own instead of one per move. A
-bot that asked for ``events_in_decisions`` gets its pending events inside the Decision itself
-(``Decision.new_events`` counts them) and nothing on hold: one message per decision. Messages go
-out as bytes assembled from events serialized once (:mod:`arena.wire`).
+Everything a seat is sent comes from ``engine.view.observe(match, seat)`` (the Snapshot, on
+every connect) or from events whose audience includes that seat: nothing else of the state is
+read on the way out. Events reach a seat one way only: each rides, once and in order, on the
+seat's next Decision (or its MatchOver), read from the match's log by the seat's cursor
+(``match.events_since``). Each event is converted to its message once (:mod:`chaodipi_bot.wire`),
+when it happens.
 """
 
 from __future__ import annotations
@@ -30,25 +26,34 @@ from typing import Any
 import grpc
 import trio
 
-from arena import wire
 from arena.bridge import Connection
 from arena.logs import get_logger
-from arena.protocol import (
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi_bot.wire import (
     PROTOCOL_VERSION,
-    ProtocolError,
+    WireError,
     action_from_message,
+    action_message,
     event_message,
     legal_message,
-    observation_message,
+    snapshot_message,
 )
-from arena.v1 import arena_pb2 as pb
-from engine.actions import Action, Bury, LegalActions, Pass, Play
+from engine.actions import Action, LegalActions, Pass
 from engine.errors import IllegalAction
 from engine.events import HandOver
-from engine.match import Match, team_of
+from engine.match import Ending, Match, team_of
 from engine.presets import Preset
 from engine.replay import replay_lines
 from engine.view import observe
+
+_ILLEGAL, _MALFORMED = pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED
+_STALE, _NOT_YOUR_TURN = pb.REFUSAL_CODE_STALE, pb.REFUSAL_CODE_NOT_YOUR_TURN
+_ENDINGS = {
+    Ending.PLAYED_OUT: pb.ENDING_PLAYED_OUT,
+    Ending.FORFEIT: pb.ENDING_FORFEIT,
+    Ending.STOPPED: pb.ENDING_STOPPED,
+    Ending.FAILED: pb.ENDING_FAILED,
+}
 
 __all__ = [
     "SeatStats",
@@ -59,9 +64,6 @@ __all__ = [
     "forced_action",
     "released_message",
 ]
-
-EVENT_HOLD_S = 1.0
-"""How long events may wait for a seat while another seat thinks."""
 
 FLOOD_BURST = 1000
 """Unasked messages (ones that get a Refused) a bot may send at once before it is cut off."""
@@ -110,6 +112,7 @@ class TableResult:
     reason: str
     seats: tuple[SeatStats, ...]
     replay: Path | None
+    ending: Ending = Ending.PLAYED_OUT
 
 
 @dataclass(slots=True)
@@ -127,6 +130,7 @@ class _Open:
     legal: LegalActions
     opened: float
     budget_s: float
+    legal_message: pb.LegalActions
 
 
 def released_message(table: str) -> str:
@@ -137,12 +141,7 @@ def released_message(table: str) -> str:
 def default_action(legal: LegalActions) -> Action:
     """The move played for a seat whose clock ran out: pass if it may, else the first cards the
     legal set lists (deterministic, so replays do not depend on chance)."""
-    if legal.can_pass:
-        return Pass()
-    assert legal.cards is not None
-    option = legal.cards.options[0]
-    cards = tuple(sorted(option.forced + option.pool[: option.k_min]))
-    return Bury(cards) if legal.phase.value == "bury" else Play(cards)
+    return legal.default()
 
 
 def forced_action(legal: LegalActions) -> Action | None:
@@ -181,14 +180,14 @@ class Table:
         self.released = False
         """Set by :meth:`release`: the server has dropped the table; nobody may join it."""
         self._answers_send, self._answers_receive = trio.open_memory_channel[
-            tuple[int, Connection, pb.Action]
+            tuple[int, Connection, pb.Answer]
         ](16)
         self._spectators_after = spectators_after
-        self._held: list[bytes] | None = [] if spectators_after is not None else None
+        self._held: list[pb.WatchResponse] | None = [] if spectators_after is not None else None
         """The public events held back from spectators (while an embargo lasts, and after it,
         for those who come later); None for a table without an embargo."""
-        self._last_hand_over: bytes | None = None
-        self._match_over_event: bytes | None = None
+        self._last_hand_over: pb.WatchResponse | None = None
+        self._match_over_event: pb.WatchResponse | None = None
         self._embargo_scope = trio.CancelScope()
         self.connected = trio.Event()
         """Set when every seat has connected (or its bot is known to be gone)."""
@@ -196,14 +195,12 @@ class Table:
         self._absent: set[int] = set()
         self._decision: _Open | None = None
         self._decisions = 0
-        self._cursor = 0
-        """The match's event log has been encoded up to this sequence number."""
-        self._hand_number = 0
-        self._seen: list[list[bytes]] = [[], [], [], []]
-        """Per seat, the current hand's events it may see, encoded for its observation."""
-        self._pending: list[list[wire.EncodedEvent]] = [[], [], [], []]
-        """Per seat, the events not yet sent to it."""
+        self._messages: list[pb.Event] = []
+        """Each event of the match's log as its message, converted once (index: seq - 1)."""
+        self._sent = [0, 0, 0, 0]
+        """Per seat, the log's cursor up to which the seat has been sent what it may see."""
         self._forfeit: tuple[int, str] | None = None
+        self._ending = Ending.PLAYED_OUT
         self._scope = trio.CancelScope()
         self.latencies: list[float] = []
         """Seconds from sending each answered decision to receiving its legal answer."""
@@ -238,7 +235,7 @@ class Table:
         )
         config = self.config
         connection.send(
-            pb.ServerMessage(
+            pb.PlayResponse(
                 welcome=pb.Welcome(
                     seat=seat,
                     partner=(seat + 2) % 4,
@@ -254,11 +251,14 @@ class Table:
             )
         )
         if self.result is not None:
-            connection.send(pb.ServerMessage(match_over=self._match_over()))
+            connection.send(pb.PlayResponse(match_over=self._match_over(seat)))
             connection.close()
             return
-        connection.send(wire.snapshot_bytes(self._observation(seat)))
-        self._pending[seat].clear()  # the snapshot has them
+        self._convert_events()
+        view = observe(self.match, seat)
+        events = [self._messages[e.seq - 1] for e in view.events]
+        connection.send(pb.PlayResponse(snapshot=snapshot_message(view, events)))
+        self._sent[seat] = view.cursor  # the snapshot has what came before
         if self._decision is not None and self._decision.seat == seat:
             self._send_decision()
         self._check_ready()
@@ -269,34 +269,34 @@ class Table:
             state.connection = None
             self._log.info("seat_disconnected", seat=seat)
 
-    def receive(self, seat: int, connection: Connection, message: pb.BotMessage) -> None:
+    def receive(self, seat: int, connection: Connection, message: pb.PlayRequest) -> None:
         """A message from a bot's stream: an answer to the seat's open decision goes to the
         table's task; anything else is refused with the reason."""
         connection.handled += 1
         state = self.seats[seat]
         if state.connection is not connection or self._cut_off(connection):
             return  # left over from a replaced (or cut off) connection
-        if message.WhichOneof("message") != "action":
+        if message.WhichOneof("request") != "answer":
             state.stats.malformed += 1
-            self._refuse(seat, connection, 0, "malformed", "after Hello, send only Action messages")
+            self._refuse(seat, connection, 0, _MALFORMED, "after Hello, send only Answer messages")
             return
-        action = message.action
+        answer = message.answer
         decision = self._decision
-        if decision is not None and decision.seat == seat and action.decision_id == decision.id:
+        if decision is not None and decision.seat == seat and answer.decision_id == decision.id:
             try:
-                self._answers_send.send_nowait((seat, connection, action))
+                self._answers_send.send_nowait((seat, connection, answer))
             except trio.WouldBlock:
                 self._refuse(
-                    seat, connection, action.decision_id, "malformed", "answer one at a time"
+                    seat, connection, answer.decision_id, _MALFORMED, "answer one at a time"
                 )
-        elif 0 < action.decision_id <= self._decisions:
-            self._refuse_stale(seat, connection, action.decision_id)
+        elif 0 < answer.decision_id <= self._decisions:
+            self._refuse_stale(seat, connection, answer.decision_id)
         elif decision is None or decision.seat != seat:
             self._refuse(
-                seat, connection, action.decision_id, "not_your_turn", "it is not your turn"
+                seat, connection, answer.decision_id, _NOT_YOUR_TURN, "it is not your turn"
             )
         else:
-            self._refuse_stale(seat, connection, action.decision_id)
+            self._refuse_stale(seat, connection, answer.decision_id)
 
     def _refuse_stale(self, seat: int, connection: Connection, decision_id: int) -> None:
         decision = self._decision
@@ -309,7 +309,7 @@ class Table:
             seat,
             connection,
             decision_id,
-            "stale",
+            _STALE,
             f"decision {decision_id} is not open; {now_open}",
         )
 
@@ -322,8 +322,8 @@ class Table:
             connection.close(grpc.StatusCode.NOT_FOUND, released_message(self.name))
             return
         if not self._embargoed():
-            for raw in self._held or ():
-                connection.send(raw)
+            for held in self._held or ():
+                connection.send(held)
             if self.result is not None:
                 self._send_the_end(connection)
                 return
@@ -348,8 +348,8 @@ class Table:
 
     def _lift_embargo(self) -> None:
         for spectator in list(self.spectators):
-            for raw in self._held or ():
-                spectator.send(raw)
+            for held in self._held or ():
+                spectator.send(held)
             if self.result is not None:
                 self._send_the_end(spectator)
         if self.result is not None:
@@ -377,8 +377,7 @@ class Table:
             spectator.close(grpc.StatusCode.NOT_FOUND, released_message(self.name))
         self.spectators.clear()
         self._held = None
-        self._seen = [[], [], [], []]
-        self._pending = [[], [], [], []]
+        self._messages = []
 
     def seat_gone(self, seat: int) -> None:
         """This seat's bot died before connecting: stop waiting for it (its turns time out)."""
@@ -415,6 +414,7 @@ class Table:
                 await self._play()
         except Exception as err:
             self._forfeit = (-1, f"the table failed: {type(err).__name__}: {err}")
+            self._ending = Ending.FAILED
             raise
         finally:
             if self.result is None:
@@ -426,7 +426,7 @@ class Table:
     async def _play(self) -> None:
         match = self.match
         while not match.over and self._forfeit is None:
-            self._convert_pending()
+            self._convert_events()
             seat = match.to_play
             legal = match.legal_actions(seat)
             forced = forced_action(legal)
@@ -442,15 +442,10 @@ class Table:
         self._decisions += 1
         opened = trio.current_time()
         budget = decision_s + state.bank_s
-        self._decision = _Open(seat, self._decisions, legal, opened, budget)
+        self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message(legal))
         self._send_decision()
         with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
-            with trio.move_on_after(EVENT_HOLD_S) as hold:
-                await self._answer(seat)
-            if hold.cancelled_caught:
-                # the seat is thinking: the others may follow along
-                self._flush_events(streaming_only=True)
-                await self._answer(seat)
+            await self._answer(seat)
         used = trio.current_time() - opened
         self._decision = None
         self._refuse_leftover_answers()
@@ -463,7 +458,6 @@ class Table:
     async def _answer(self, seat: int) -> None:
         """Wait for the open decision's legal answer and apply it (refusing the others)."""
         state = self.seats[seat]
-        hand = self.match.hand
         assert self._decision is not None
         opened = self._decision.opened
         while True:
@@ -472,15 +466,14 @@ class Table:
                 self._refuse_stale(answer_seat, connection, message.decision_id)
                 continue
             try:
-                action = action_from_message(message, hand.phase, hand.level, hand.preset.card)
-                self.match.apply(seat, action)
-            except ProtocolError as err:
+                self.match.apply(seat, action_from_message(message.action))
+            except WireError as err:
                 state.stats.malformed += 1
-                self._refuse(seat, connection, message.decision_id, "malformed", str(err))
+                self._refuse(seat, connection, message.decision_id, _MALFORMED, str(err))
                 continue
             except IllegalAction as err:
                 state.stats.illegal += 1
-                self._refuse(seat, connection, message.decision_id, "illegal", str(err))
+                self._refuse(seat, connection, message.decision_id, _ILLEGAL, str(err))
                 continue
             self.latencies.append(trio.current_time() - opened)
             return
@@ -503,10 +496,10 @@ class Table:
         self._log.warning("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
         self._send(
             seat,
-            pb.ServerMessage(
+            pb.PlayResponse(
                 strike=pb.Strike(
                     decision_id=self._decisions,
-                    played=str(action),
+                    played=action_message(action),
                     strikes=state.stats.strikes,
                     max_strikes=self.config.max_strikes,
                 )
@@ -516,37 +509,34 @@ class Table:
             self._forfeit = (seat, f"seat {seat} timed out {state.stats.strikes} times")
 
     def _send_decision(self) -> None:
+        """The open decision to its seat, with the events the seat has not been sent yet."""
         decision = self._decision
         assert decision is not None
         seat = decision.seat
         left = max(0.0, decision.budget_s - (trio.current_time() - decision.opened))
         decision_s = self.config.decision_ms / 1000
-        fixed = pb.Decision(
+        self._convert_events()
+        cursor = self.match.log.cursor
+        message = pb.Decision(
             decision_id=decision.id,
-            legal=legal_message(decision.legal),
+            events=self._news(seat),
+            legal=decision.legal_message,
             deadline_ms=int(min(left, decision_s) * 1000),
             bank_ms=int(max(0.0, left - decision_s) * 1000),
             strikes=self.seats[seat].stats.strikes,
+            cursor=cursor,
         )
-        observation = self._observation(seat)
-        if self._events_in_decisions(seat):
-            # the pending events are the observation's last ones (a hand's end flushed the rest)
-            fixed.new_events = len(self._pending[seat])
-            self._pending[seat] = []
-        else:
-            self._flush_seat(seat)
-        self._send(seat, wire.decision_bytes(fixed, observation))
+        self._send(seat, pb.PlayResponse(decision=message))
 
-    def _observation(self, seat: int) -> bytes:
-        """What ``seat`` may know, encoded: ``observe(match, seat)`` with its events, each
-        serialized once when it happened."""
-        self._convert_pending()
-        events = self._seen[seat]
-        fixed = observation_message(observe(self.match, seat), ())
-        return wire.observation_bytes(fixed, events)
+    def _news(self, seat: int) -> list[pb.Event]:
+        """The events ``seat`` may see that it has not been sent, as messages; from now on it
+        has been sent them (whether or not it is connected: a reconnect gets a snapshot)."""
+        news = self.match.events_since(self._sent[seat], seat)
+        self._sent[seat] = self.match.log.cursor
+        return [self._messages[e.seq - 1] for e in news]
 
     def _refuse(
-        self, seat: int, connection: Connection, decision_id: int, code: str, reason: str
+        self, seat: int, connection: Connection, decision_id: int, code: int, reason: str
     ) -> None:
         """Refuse what ``connection`` sent, and count it against the bot's allowance of
         unasked messages: past it, the bot floods and is cut off."""
@@ -570,98 +560,80 @@ class Table:
             )
             return
         refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
-        connection.send(pb.ServerMessage(refused=refused))
+        connection.send(pb.PlayResponse(refused=refused))
 
     @staticmethod
     def _cut_off(connection: Connection) -> bool:
         return connection.flood is not None and connection.flood.tripped
 
-    def _send(self, seat: int, message: pb.ServerMessage | bytes) -> None:
+    def _send(self, seat: int, message: pb.PlayResponse) -> None:
         connection = self.seats[seat].connection
         if connection is not None:
             connection.send(message)
 
     # -- events and the end ---------------------------------------------------------------------
 
-    def _convert_pending(self) -> None:
-        """Encode the events the engine recorded since last time, once: queue them for the
-        seats that may see them, and send the public ones to spectators at once."""
-        for event in self.match.log.all_since(self._cursor):
-            if event.hand != self._hand_number:
-                for seat in range(4):  # the hand's end is news, and the next hand's Decisions
-                    self._flush_seat(seat)  # carry only that hand's events
-                self._hand_number = event.hand
-                self._seen = [[], [], [], []]
-            encoded = wire.EncodedEvent.of(event_message(event))
-            for seat in event.audience:
-                self._seen[seat].append(encoded.in_observation)
-                self._pending[seat].append(encoded)
+    def _convert_events(self) -> None:
+        """Convert the events the engine recorded since last time, once each; show the public
+        ones to spectators at once (or hold them back under an embargo)."""
+        messages = self._messages
+        for event in self.match.log.all_since(len(messages)):
+            message = event_message(event)
+            messages.append(message)
             if event.public:
-                self._show_spectators(encoded.raw)
+                self._show_spectators(pb.WatchResponse(event=message))
             payload = event.payload
             if isinstance(payload, HandOver):
-                self._last_hand_over = encoded.raw
+                self._last_hand_over = pb.WatchResponse(event=message)
                 self._log.info(
                     "hand_over",
                     hand=event.hand,
-                    dealer=self.match.records[event.hand].dealer,
+                    dealer=payload.result.dealer,
                     defenders_points=payload.total,
                     progress=list(payload.progress),
                     note=payload.note,
                 )
-            self._cursor = event.seq
 
-    def _show_spectators(self, raw: bytes) -> None:
+    def _show_spectators(self, message: pb.WatchResponse) -> None:
         """A public event: to the spectators now, or held back while an embargo lasts."""
         if self._held is not None:
-            self._held.append(raw)
+            self._held.append(message)
         if not self._embargoed():
             for spectator in list(self.spectators):
-                spectator.send(raw)
+                spectator.send(message)
 
-    def _flush_seat(self, seat: int) -> None:
-        """Send the seat what is pending for it, in one message."""
-        pending = self._pending[seat]
-        if pending:
-            self._send(seat, wire.event_batch_bytes(pending))
-            self._pending[seat] = []
-
-    def _flush_events(self, *, streaming_only: bool = False) -> None:
-        """Send every seat what is pending for it (``streaming_only``: not to the seats that
-        take their events inside their Decisions)."""
-        self._convert_pending()
-        for seat in range(4):
-            if not (streaming_only and self._events_in_decisions(seat)):
-                self._flush_seat(seat)
-
-    def _events_in_decisions(self, seat: int) -> bool:
-        """The seat's bot asked for its events inside its Decisions (in its Hello)."""
-        connection = self.seats[seat].connection
-        return connection is not None and connection.events_in_decisions
-
-    def _match_over(self) -> pb.MatchOver:
+    def _match_over(self, seat: int | None) -> pb.MatchOver:
+        """The match's end for ``seat``, with the events it has not been sent (for a
+        spectator, ``seat`` None: without events)."""
         result = self.result
         assert result is not None
-        return pb.MatchOver(
-            winner=-1 if result.winner is None else result.winner,
+        over = pb.MatchOver(
+            events=[] if seat is None else self._news(seat),
+            ending=_ENDINGS[result.ending],
+            reason=result.reason,
             hands=result.hands,
             progress=list(result.progress),
-            forfeited_by=-1 if result.forfeited_by is None else result.forfeited_by,
-            reason=result.reason,
             reward=result.reward,
         )
+        if result.winner is not None:
+            over.winner = result.winner
+        if result.forfeited_by is not None:
+            over.forfeited_by = result.forfeited_by
+        return over
 
     def _finish(self) -> None:
         if self.result is not None:
             return
-        self._flush_events()
+        self._convert_events()
         match = self.match
         forfeit = self._forfeit
+        ending = self._ending
         if forfeit is not None and forfeit[0] >= 0:
             winner: int | None = 1 - team_of(forfeit[0])
-            reason = forfeit[1]
+            reason, ending = forfeit[1], Ending.FORFEIT
         elif forfeit is not None:
             winner, reason = None, forfeit[1]
+            ending = Ending.STOPPED if ending is Ending.PLAYED_OUT else ending
         else:
             winner, reason = match.winner, "played to the end"
         replay = self._write_replay(forfeit)
@@ -675,6 +647,7 @@ class Table:
             reason=reason,
             seats=tuple(s.stats for s in self.seats),
             replay=replay,
+            ending=ending,
         )
         self._log.info(
             "match_over",
@@ -683,13 +656,11 @@ class Table:
             reason=reason,
             strikes=[s.stats.strikes for s in self.seats],
         )
-        match_over = self._match_over()
-        over = pb.ServerMessage(match_over=match_over)
-        for state in self.seats:
+        for seat, state in enumerate(self.seats):
             if state.connection is not None:
-                state.connection.send(over)
+                state.connection.send(pb.PlayResponse(match_over=self._match_over(seat)))
                 state.connection.close()
-        self._match_over_event = self._spectator_match_over(match_over)
+        self._match_over_event = pb.WatchResponse(match_over=self._match_over(None))
         if self._held is not None:
             self._held.append(self._match_over_event)
         if not self._embargoed():
@@ -698,26 +669,6 @@ class Table:
                 spectator.close()
             self.spectators.clear()
         self.finished.set()
-
-    def _spectator_match_over(self, over: pb.MatchOver) -> bytes:
-        """The match's end as the last Event a spectator gets (kind ``match_over``), numbered
-        after the match's last event."""
-        details = {
-            "winner": over.winner,
-            "hands": over.hands,
-            "progress": list(over.progress),
-            "forfeited_by": over.forfeited_by,
-            "reason": over.reason,
-            "reward": over.reward,
-        }
-        event = pb.Event(
-            sequence=self.match.log.cursor + 1,
-            kind="match_over",
-            seat=-1,
-            hand=self._hand_number,
-            details_json=json.dumps(details, ensure_ascii=False, sort_keys=True),
-        )
-        return event.SerializeToString()
 
     def _write_replay(self, forfeit: tuple[int, str] | None) -> Path | None:
         directory = self.config.replay_dir

@@ -2,10 +2,10 @@
 
     python3 benchmarks/bot_duel.py montecarlo heuristic [--seeds 20] [--hands 2] [--budget-ms 100]
 
-No server and no gRPC: each decision is the Decision message the table would send (built with
-the same protocol functions from ``observe(match, seat)``), and each answer goes through the
-same ``action_from_message`` and ``Match.apply``. Moves the table would play by itself (the
-only legal move) are played here too. Every seed is played twice with the teams' seats
+No server and no gRPC: each decision is the view the SDK would rebuild (``observe(match,
+seat)``, which the SDK's view equals at every decision: tests/test_follow.py), and each
+answer goes through ``Match.apply``. Moves the table would play by itself (the only legal
+move) are played here too. Every seed is played twice with the teams' seats
 swapped, over ``--workers`` processes. Prints W-L-D for the first bot, its win rate with a
 Wilson interval, and the mean level margin per game; the arena (``arena run``) remains the
 measure that counts.
@@ -22,23 +22,27 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from arena.protocol import ProtocolError, action_from_message, decision_message
 from arena.stats import wilson_interval
 from arena.table import default_action, forced_action
-from arena.v1 import arena_pb2 as pb
+from chaodipi_bot import Action, SeatView
 from engine.errors import IllegalAction
 from engine.match import Match, team_of
 from engine.presets import PRESETS
+from engine.view import observe
 from sample_bots import heuristic_bot, mc_bot
-from sample_bots.sdk import Turn, random_action
 
-Decide = Callable[[Turn], pb.Action]
+Decide = Callable[[SeatView], Action]
+
+
+def _random(view: SeatView, rng: random.Random) -> Action:
+    assert view.legal is not None
+    return view.legal.sample(rng)
 
 
 def make_bot(name: str, seed: int, budget_s: float) -> Decide:
     rng = random.Random(seed)
     if name == "random":
-        return partial(random_action, rng=rng)
+        return partial(_random, rng=rng)
     if name == "heuristic":
         return heuristic_bot.decide
     if name == "montecarlo":
@@ -52,7 +56,6 @@ def play_game(
     """One match, ``bots[seat]`` deciding for each seat: (winner team, progress, seconds, and
     the first hand's dealer and defenders' total)."""
     match = Match(PRESETS[preset], seed=seed, max_hands=hands)
-    decision_id = 0
     thinking = 0.0
     while not match.over:
         seat = match.to_play
@@ -61,15 +64,12 @@ def play_game(
         if forced is not None:
             match.apply(seat, forced)
             continue
-        decision_id += 1
-        decision = decision_message(match, seat, decision_id, legal)
         started = time.perf_counter()
-        answer = bots[seat](Turn(decision))
+        answer = bots[seat](observe(match, seat))
         thinking += time.perf_counter() - started
-        hand = match.hand
         try:
-            match.apply(seat, action_from_message(answer, hand.phase, hand.level, hand.preset.card))
-        except (ProtocolError, IllegalAction):
+            match.apply(seat, answer)
+        except IllegalAction:
             match.apply(seat, default_action(legal))
     first = match.records[0]
     progress = (match.progress[0], match.progress[1])

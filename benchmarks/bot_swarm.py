@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import sys
 import time
@@ -19,17 +18,14 @@ from typing import Any
 
 import grpc
 
-from arena.protocol import PROTOCOL_VERSION, arena_stub
-from arena.v1 import arena_pb2 as pb
-from sample_bots.sdk import Turn, random_action
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi_bot.wire import PROTOCOL_VERSION, action_message, legal_from_message
 
 THINK: list[float] = []
 SEATS_PER_CHANNEL = 4
 ERRORS: list[str] = []
 STARTED = time.perf_counter()
-EVENTS_IN_DECISIONS = os.environ.get("SWARM_EVENTS", "in_decisions") == "in_decisions"
-"""Random bots read nothing but Decisions: they ask for events inside them (set
-SWARM_EVENTS=streamed to measure the streaming default)."""
 
 
 async def seat(stub: Any, ticket: str, rng: random.Random) -> int:
@@ -42,30 +38,19 @@ async def seat(stub: Any, ticket: str, rng: random.Random) -> int:
 
 async def _seat(stub: Any, ticket: str, rng: random.Random) -> int:
     call = stub.Play()
-    await call.write(
-        pb.BotMessage(
-            hello=pb.Hello(
-                ticket=ticket,
-                protocol_version=PROTOCOL_VERSION,
-                bot_name="swarm",
-                events_in_decisions=EVENTS_IN_DECISIONS,
-            )
-        )
-    )
+    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name="swarm")
+    await call.write(pb.PlayRequest(hello=hello))
     answered = 0
-    turn: Turn | None = None
     async for message in call:
-        kind = message.WhichOneof("message")
+        kind = message.WhichOneof("response")
         if kind == "decision":
-            turn = Turn(message.decision)
+            decision = message.decision
             thinking = time.perf_counter()
-            action = random_action(turn, rng)
+            action = action_message(legal_from_message(decision.legal).sample(rng))
             THINK.append(time.perf_counter() - thinking)
-            await call.write(pb.BotMessage(action=action))
+            answer = pb.Answer(decision_id=decision.decision_id, action=action)
+            await call.write(pb.PlayRequest(answer=answer))
             answered += 1
-        elif kind == "refused" and turn is not None:
-            turn.refusals.append(message.refused)
-            await call.write(pb.BotMessage(action=random_action(turn, rng)))
         elif kind == "match_over":
             await call.done_writing()
             break
@@ -85,7 +70,11 @@ async def main(address: str, tickets_file: str) -> None:
     try:
         counts = await asyncio.gather(
             *(
-                seat(arena_stub(channels[i // SEATS_PER_CHANNEL]), t, random.Random(i))
+                seat(
+                    arena_pb2_grpc.ArenaServiceStub(channels[i // SEATS_PER_CHANNEL]),
+                    t,
+                    random.Random(i),
+                )
                 for i, t in enumerate(tickets)
             )
         )

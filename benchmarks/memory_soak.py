@@ -29,9 +29,9 @@ import trio
 
 from arena.server import SERVICE_NAME, ArenaServer, open_server, tune_garbage_collector
 from arena.table import Table, TableConfig
-from arena.v1 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi_bot.wire import PROTOCOL_VERSION, action_message, legal_from_message
 from engine.presets import PRESETS
-from sample_bots.sdk import safe_action
 
 REPORT_EVERY = 200
 
@@ -44,7 +44,7 @@ def rss_mb() -> float:
     raise RuntimeError("no VmRSS in /proc/self/status (this script needs Linux)")
 
 
-def _requests(outgoing: queue.Queue[pb.BotMessage | None]) -> Iterator[pb.BotMessage]:
+def _requests(outgoing: queue.Queue[pb.PlayRequest | None]) -> Iterator[pb.PlayRequest]:
     while (message := outgoing.get()) is not None:
         yield message
 
@@ -53,16 +53,19 @@ def play_seat(channel: grpc.Channel, ticket: str) -> None:
     """One seat's game: Hello, then the first legal move for every Decision, at once."""
     call = channel.stream_stream(
         f"/{SERVICE_NAME}/Play",
-        request_serializer=pb.BotMessage.SerializeToString,
-        response_deserializer=pb.ServerMessage.FromString,
+        request_serializer=pb.PlayRequest.SerializeToString,
+        response_deserializer=pb.PlayResponse.FromString,
     )
-    outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
-    hello = pb.Hello(ticket=ticket, protocol_version=1, bot_name="soak", events_in_decisions=True)
-    outgoing.put(pb.BotMessage(hello=hello))
+    outgoing: queue.Queue[pb.PlayRequest | None] = queue.Queue()
+    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name="soak")
+    outgoing.put(pb.PlayRequest(hello=hello))
     try:
         for message in call(_requests(outgoing)):
             if message.HasField("decision"):
-                outgoing.put(pb.BotMessage(action=safe_action(message.decision)))
+                decision = message.decision
+                action = action_message(legal_from_message(decision.legal).default())
+                answer = pb.Answer(decision_id=decision.decision_id, action=action)
+                outgoing.put(pb.PlayRequest(answer=answer))
             elif message.HasField("match_over"):
                 return
     finally:

@@ -9,9 +9,12 @@
 2. arena: the real server (trio + grpc.aio bridge) with random bots in another process (one
    grpc.aio task per seat): decisions/s with 1 table and with 100 tables, server-side latency
    per decision (Decision sent → legal answer in) p50/p99, the bots' mean think time, timeouts;
-3. the big run: ``--big`` tables at once (2,000 streams for 500) with a 1 s deadline: timeouts.
+3. the big run: ``--big`` tables at once (2,000 streams for 500) with a 1 s deadline: timeouts;
+4. Decision bytes per seat per classic hand (``decision_bytes.py``: v1 measured from git).
 
-Prints one line per figure, then a JSON line. Client and server share the machine's cores.
+Prints one line per figure, a table of v2 beside v1 (v1's bytes measured from git history, its
+server ratios as issue 13 quotes them), then a JSON line. Client and server share the
+machine's cores.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import importlib.util
 import json
 import multiprocessing
 import random
@@ -34,23 +38,49 @@ import trio
 
 from arena.bridge import Bridge, Connection
 from arena.logs import configure_logging
-from arena.protocol import decision_message
 from arena.server import open_server, tune_garbage_collector
 from arena.table import TableConfig
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi_bot.wire import event_message, legal_message
 from engine.match import Match
 from engine.presets import PRESETS
 
 HERE = Path(__file__).resolve().parent
 ECHO = "/bench.Echo/Echo"
+V1_OVERHEAD = 3.1
+"""v1's per-decision overhead ÷ echo p50 (issue 13, a quiet machine)."""
+V1_THROUGHPUT = 0.25
+"""v1's decisions/s at 100 tables ÷ echo round trips/s over 16 streams (issue 13)."""
 
 
 def decision_size() -> int:
-    """Bytes of a real mid-hand Decision message."""
+    """Bytes of a real mid-hand v2 Decision: the events since the seat's last decision (the
+    four plays of a trick and its result), the legal actions, the clock."""
     rng = random.Random(1)
     match = Match(PRESETS["classic"], seed=1)
     while match.hand.phase.value != "play" or len(match.hand.play.tricks) < 8:  # type: ignore[union-attr]
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    return len(decision_message(match, match.to_play, 1).SerializeToString())
+    seat = match.to_play
+    news = [event_message(e) for e in match.log.all_since(match.log.cursor - 5)]
+    decision = pb.Decision(
+        decision_id=1,
+        events=news,
+        legal=legal_message(match.legal_actions(seat)),
+        deadline_ms=1000,
+        cursor=match.log.cursor,
+    )
+    size: int = pb.PlayResponse(decision=decision).ByteSize()
+    return size
+
+
+def _decision_bytes() -> dict[str, float | None]:
+    """benchmarks/decision_bytes.py's figures (v1 from git history)."""
+    spec = importlib.util.spec_from_file_location("decision_bytes", HERE / "decision_bytes.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures: dict[str, float | None] = module.measure(5, None)
+    return figures
 
 
 def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
@@ -303,10 +333,35 @@ def main() -> int:
     bridged = figures["echo"]["bridged_1_stream"]["p50_ms"] / echo1  # type: ignore[index]
     figures["bridged_echo_vs_echo_p50"] = round(bridged, 2)
     print(f"the same echo via trio (two thread hops, no table) / echo p50 = {bridged:.2f}")
-    return big_run(args.big, figures)
+    hundred = figures["arena_100"]
+    echo16 = figures["echo"]["16_streams"]["per_s"]  # type: ignore[index]
+    throughput = hundred["decisions_per_s"] / echo16  # type: ignore[index]
+    figures["throughput_vs_echo_16"] = round(throughput, 3)
+    sizes = _decision_bytes()
+    figures["decision_bytes_per_seat_hand"] = sizes
+    code = big_run(args.big, figures, print_json=False)
+    v1_bytes = sizes["v1_bytes_per_seat_hand"]
+    print("\n| figure | v1 | v2 (this run) | target |\n| --- | --- | --- | --- |")
+    print(
+        f"| Decision bytes per seat per classic hand | {v1_bytes or 'n/a'} "
+        f"| {sizes['v2_bytes_per_seat_hand']} ({sizes['v2_over_v1'] or 0:.1%}) | ≤ 10 % of v1 |"
+    )
+    print(f"| overhead at 1 table ÷ echo p50 | {V1_OVERHEAD} | {overhead:.2f} | ≤ 2.0 |")
+    print(
+        f"| decisions/s at 100 tables ÷ echo 16 streams | {V1_THROUGHPUT} | {throughput:.3f} "
+        "| ≥ 0.4 |"
+    )
+    if args.big:
+        big = figures[f"arena_{args.big}"]
+        print(
+            f"| {args.big} tables, 1 s deadline: timeouts | 0 | {big['timeouts']} "  # type: ignore[index]
+            "| 0 |"
+        )
+    print(json.dumps(figures))
+    return code
 
 
-def big_run(tables: int, figures: dict[str, object]) -> int:
+def big_run(tables: int, figures: dict[str, object], *, print_json: bool = True) -> int:
     if tables:
         big = bench_arena(tables, 1, 1000)
         figures[f"arena_{tables}"] = big
@@ -317,7 +372,8 @@ def big_run(tables: int, figures: dict[str, object]) -> int:
             f"p99 {big['p99_ms']} ms, GC pauses {big['gc_pause_s']} s (longest "
             f"{big['gc_max_pause_ms']} ms)"
         )
-    print(json.dumps(figures))
+    if print_json:
+        print(json.dumps(figures))
     return 0
 
 

@@ -13,36 +13,26 @@
 
 from __future__ import annotations
 
-import argparse
 import copy
 import itertools
 import sys
 from collections import Counter
 
-from arena.protocol import legal_from_message
-from arena.v1 import arena_pb2 as pb
+from chaodipi_bot import bot_arguments, run_bot
+from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
 from engine.bidding import Bid
-from engine.cards import Card, Rank, Suit, parse_cards
-from engine.events import EventKind
+from engine.cards import Card, Suit
+from engine.events import Declared, Fried, KittyTurned
 from engine.phase import Phase
-from engine.presets import PRESETS
 from engine.throws import beats_unit
 from engine.trump import TRUMP, Trump
 from engine.units import decompose
+from engine.view import SeatView
 from sample_bots.knowledge import Knowledge, read
-from sample_bots.sdk import (
-    Turn,
-    bid_action,
-    cards_action,
-    pass_action,
-    play,
-    ticket_from_environment,
-)
 
 __all__ = ["candidates", "card_value", "decide", "main"]
 
 MAX_ENUMERATED = 60
-_BIDS = (EventKind.DECLARE.value, EventKind.FRY.value)
 
 
 def card_value(trump: Trump | None, card: Card) -> float:
@@ -56,65 +46,53 @@ def card_value(trump: Trump | None, card: Card) -> float:
     return float(value)
 
 
-def _level(decision: pb.Decision) -> Rank | None:
-    text = decision.observation.level
-    return Rank.parse(text) if text else None
-
-
-def _choose_bid(turn: Turn) -> pb.Action:
-    decision = turn.decision
-    seen = decision.observation
-    preset = PRESETS[seen.preset]
-    level = _level(decision)
-    hand = [parse_cards(c)[0] for c in seen.hand]
-    best: tuple[float, str] | None = None
-    for text in decision.legal.bids:
-        bid = Bid.parse(text, level, preset.card)
-        trump = Trump(level, bid.suit, preset.card)
-        share = sum(1 for c in hand if trump.suit_of[c] == TRUMP) / max(1, len(hand))
+def _choose_bid(view: SeatView, legal: LegalActions) -> Action:
+    rules = view.preset
+    best: tuple[float, Bid] | None = None
+    for bid in legal.bids:
+        trump = Trump(view.level, bid.suit, rules.card)
+        share = sum(1 for c in view.hand if trump.suit_of[c] == TRUMP) / max(1, len(view.hand))
         if best is None or share > best[0]:
-            best = (share, text)
-    needed = 0.36 if decision.legal.phase == "declare" else 0.40
-    if preset.bid.hidden:
+            best = (share, bid)
+    needed = 0.36 if legal.phase is Phase.DECLARE else 0.40
+    if rules.bid.hidden:
         needed += 0.05
-    if best is not None and best[0] >= needed and len(hand) >= 8:
-        return bid_action(decision.decision_id, best[1])
-    if decision.legal.can_pass:
-        return pass_action(decision.decision_id)
-    return bid_action(decision.decision_id, decision.legal.bids[0])
+    made = Declare if legal.phase is Phase.DECLARE else Fry
+    if best is not None and best[0] >= needed and len(view.hand) >= 8:
+        return made(best[1])
+    if legal.can_pass:
+        return Pass()
+    return made(legal.bids[0])
 
 
-def _guess_trump(decision: pb.Decision) -> Trump:
-    """While burying, trump may be hidden: take this seat's own latest bid, else no-trump."""
-    seen = decision.observation
-    preset = PRESETS[seen.preset]
-    level = _level(decision)
+def _guess_trump(view: SeatView) -> Trump:
+    """While burying, trump may be hidden: take this seat's own latest bid (or the turned
+    kitty's suit), else no-trump."""
     suit: Suit | None = None
-    for event in seen.events:
-        if event.kind in _BIDS and event.seat == seen.seat and event.bid:
-            suit = Bid.parse(event.bid, level, preset.card).suit
-        elif event.kind == EventKind.KITTY_TURNED.value:
-            suit = None
-    return Trump(level, suit, preset.card)
+    for event in view.events:
+        match event.payload:
+            case Declared(seat=seat, bid=Bid() as bid) | Fried(seat=seat, bid=Bid() as bid):
+                if seat == view.seat:
+                    suit = bid.suit
+            case KittyTurned(suit=turned):
+                suit = turned
+    return Trump(view.level, suit, view.preset.card)
 
 
-def _bury(turn: Turn) -> pb.Action:
-    decision = turn.decision
-    trump = _guess_trump(decision)
-    hand = [parse_cards(c)[0] for c in decision.observation.hand]
-    lengths = Counter(trump.suit_of[c] for c in hand)
+def _bury(view: SeatView) -> Action:
+    trump = _guess_trump(view)
+    lengths = Counter(trump.suit_of[c] for c in view.hand)
 
     def keep(card: Card) -> float:
         short = trump.suit_of[card] != TRUMP and lengths[trump.suit_of[card]] <= 4
         return card_value(trump, card) + 40 * (card.points > 0) - (8 if short else 0)
 
-    buried = sorted(hand, key=keep)[:8]
-    return cards_action(decision.decision_id, [str(c) for c in buried])
+    return Bury(tuple(sorted(sorted(view.hand, key=keep)[:8])))
 
 
-def candidates(legal: pb.LegalMoves, trump: Trump | None) -> list[tuple[Card, ...]]:
+def candidates(legal: LegalActions, trump: Trump | None) -> list[tuple[Card, ...]]:
     """A handful of plays worth judging: a few of each option, its cheapest and dearest forms."""
-    plays = legal_from_message(legal).cards
+    plays = legal.cards
     assert plays is not None
     found: dict[tuple[Card, ...], None] = {}
     for option in plays.options:
@@ -138,7 +116,7 @@ def _top_units(knowledge: Knowledge, cards: list[Card]) -> list[tuple[Card, ...]
     return [u.cards for u in decompose(trump, cards) if not beats_unit(trump, u, suit, unseen)]
 
 
-def _lead(knowledge: Knowledge, legal: pb.LegalMoves) -> tuple[Card, ...]:
+def _lead(knowledge: Knowledge) -> tuple[Card, ...]:
     trump = knowledge.trump
     assert trump is not None
     by_suit: dict[int, list[Card]] = {}
@@ -165,7 +143,7 @@ def _lead(knowledge: Knowledge, legal: pb.LegalMoves) -> tuple[Card, ...]:
     return (min(knowledge.hand, key=lambda c: card_value(trump, c)),)
 
 
-def _follow(knowledge: Knowledge, legal: pb.LegalMoves) -> tuple[Card, ...]:
+def _follow(knowledge: Knowledge, legal: LegalActions) -> tuple[Card, ...]:
     trump = knowledge.trump
     trick = knowledge.trick
     assert trump is not None and trick is not None
@@ -191,30 +169,26 @@ def _follow(knowledge: Knowledge, legal: pb.LegalMoves) -> tuple[Card, ...]:
     return best[1]
 
 
-def decide(turn: Turn) -> pb.Action:
-    decision = turn.decision
-    legal = decision.legal
-    phase = Phase(legal.phase)
-    if phase in (Phase.DECLARE, Phase.FRY):
-        return _choose_bid(turn)
-    if phase is Phase.BURY:
-        return _bury(turn)
-    knowledge = read(decision)
-    if turn.refusals or knowledge.trick is None:
-        return cards_action(
-            decision.decision_id, [str(c) for c in candidates(legal, knowledge.trump)[0]]
-        )
-    cards = _lead(knowledge, legal) if not knowledge.trick.plays else _follow(knowledge, legal)
-    return cards_action(decision.decision_id, [str(c) for c in cards])
+def decide(view: SeatView) -> Action:
+    legal = view.legal
+    assert legal is not None
+    if legal.phase in (Phase.DECLARE, Phase.FRY):
+        return _choose_bid(view, legal)
+    if legal.phase is Phase.BURY:
+        return _bury(view)
+    knowledge = read(view)
+    if knowledge.trick is None:
+        return Play(candidates(legal, knowledge.trump)[0])
+    if not knowledge.trick.plays:
+        return Play(_lead(knowledge))
+    return Play(_follow(knowledge, legal))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", default="127.0.0.1:50051", help="the arena server")
-    parser.add_argument("--ticket", help="this seat's ticket (default: $ARENA_TICKET)")
-    parser.add_argument("--name", default="heuristic", help="name shown in logs and reports")
+    parser = bot_arguments(__doc__.splitlines()[0])
+    parser.set_defaults(name="heuristic")
     args = parser.parse_args(argv)
-    result = play(args.address, args.ticket or ticket_from_environment(), decide, name=args.name)
+    result = run_bot(decide, address=args.address, ticket=args.ticket, name=args.name)
     print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
     return 0
 

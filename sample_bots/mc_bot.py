@@ -20,24 +20,25 @@ heuristic bot's.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import random
 import statistics
 import sys
 import time
 
-from arena.v1 import arena_pb2 as pb
-from engine.cards import Card, parse_cards, points_of
+from chaodipi_bot import bot_arguments, run_bot
+from engine.actions import Action, Play
+from engine.cards import Card, points_of
+from engine.phase import Phase
 from engine.playing import CardPlay
 from engine.presets import PRESETS
 from engine.scoring import kitty_multiplier
 from engine.throws import beats_unit
 from engine.trump import TRUMP
 from engine.units import decompose
+from engine.view import SeatView
 from sample_bots import heuristic_bot
 from sample_bots.knowledge import Knowledge, read
-from sample_bots.sdk import Turn, cards_action, play, ticket_from_environment
 
 __all__ = ["decide", "sample_world"]
 
@@ -179,26 +180,26 @@ def _rollout(
     return score
 
 
-def decide(turn: Turn, rng: random.Random, budget_s: float) -> pb.Action:
-    decision = turn.decision
-    if decision.legal.phase != "play" or turn.refusals:
-        return heuristic_bot.decide(turn)
+def decide(view: SeatView, rng: random.Random, budget_s: float) -> Action:
+    """The play with the best sampled outcome within ``budget_s`` (the heuristic's otherwise)."""
+    legal = view.legal
+    preferred = heuristic_bot.decide(view)
+    if legal is None or legal.phase is not Phase.PLAY or not isinstance(preferred, Play):
+        return preferred
     started = time.monotonic()
-    knowledge = read(decision)
+    knowledge = read(view)
     trump = knowledge.trump
     if trump is None or knowledge.trick is None:
-        return heuristic_bot.decide(turn)
-    choices = heuristic_bot.candidates(decision.legal, trump)
-    preferred = heuristic_bot.decide(turn)
-    preferred_cards = tuple(sorted(_cards(preferred)))
+        return preferred
+    choices = heuristic_bot.candidates(legal, trump)
+    preferred_cards = tuple(sorted(preferred.cards))
     if len(choices) <= 1:
         return preferred
     rng.shuffle(choices)
     choices = [preferred_cards, *[c for c in choices if c != preferred_cards][: MAX_CANDIDATES - 1]]
-    allowed = min(budget_s, decision.deadline_ms / 1000 * 0.5)
     # paired differences against the heuristic's play, world by world
     gains: dict[tuple[Card, ...], list[float]] = {c: [] for c in choices[1:]}
-    while time.monotonic() - started < allowed:
+    while time.monotonic() - started < budget_s:
         world = sample_world(knowledge, rng)
         if world is None:
             break
@@ -221,25 +222,23 @@ def decide(turn: Turn, rng: random.Random, budget_s: float) -> pb.Action:
             best, best_mean = cards, mean
     if best == preferred_cards:
         return preferred  # no candidate is clearly better than the heuristic's choice
-    return cards_action(decision.decision_id, [str(c) for c in best])
-
-
-def _cards(action: pb.Action) -> list[Card]:
-    return [parse_cards(text)[0] for text in action.cards.cards]
+    return Play(best)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", default="127.0.0.1:50051", help="the arena server")
-    parser.add_argument("--ticket", help="this seat's ticket (default: $ARENA_TICKET)")
+    parser = bot_arguments(__doc__.splitlines()[0])
     parser.add_argument("--budget-ms", type=int, default=300, help="thinking time per play")
     parser.add_argument("--seed", type=int, default=None, help="seed for reproducible sampling")
-    parser.add_argument("--name", default="montecarlo", help="name shown in logs and reports")
+    parser.set_defaults(name="montecarlo")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     budget = args.budget_ms / 1000
-    ticket = args.ticket or ticket_from_environment()
-    result = play(args.address, ticket, lambda turn: decide(turn, rng, budget), name=args.name)
+    result = run_bot(
+        lambda view: decide(view, rng, budget),
+        address=args.address,
+        ticket=args.ticket,
+        name=args.name,
+    )
     print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
     return 0
 

@@ -1,27 +1,28 @@
 """The random bot: every move uniformly at random among the legal ones.
 
-python3 -m sample_bots.random_bot --address 127.0.0.1:50051 --ticket TICKET
+python3 -m sample_bots.random_bot --address 127.0.0.1:50051 --ticket TICKET [--seed N]
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 
-from sample_bots.sdk import play, random_action, ticket_from_environment
+from chaodipi_bot import Action, SeatView, bot_arguments, run_bot
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--address", default="127.0.0.1:50051", help="the arena server")
-    parser.add_argument("--ticket", help="this seat's ticket (default: $ARENA_TICKET)")
+    parser = bot_arguments(__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=None, help="seed for reproducible play")
-    parser.add_argument("--name", default="random", help="name shown in logs and reports")
+    parser.set_defaults(name="random")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    ticket = args.ticket or ticket_from_environment()
-    result = play(args.address, ticket, lambda turn: random_action(turn, rng), name=args.name)
+
+    def decide(view: SeatView) -> Action:
+        assert view.legal is not None  # always set when decide is asked
+        return view.legal.sample(rng)
+
+    result = run_bot(decide, address=args.address, ticket=args.ticket, name=args.name)
     print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
     return 0
 

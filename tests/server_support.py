@@ -12,13 +12,13 @@ from typing import Any
 import grpc
 import trio
 
-from arena.protocol import PROTOCOL_VERSION
 from arena.server import SERVICE_NAME, ArenaServer, open_server
 from arena.table import Table, TableConfig, TableResult
-from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi_bot import Action, MatchResult, SeatView, run_bot
+from chaodipi_bot.wire import PROTOCOL_VERSION, action_message, legal_from_message
 from engine.presets import PRESETS
-from sample_bots.sdk import Turn, play, random_action, safe_action
 
 SPECTATOR_TOKEN = "spectator-token-for-tests-only"
 
@@ -30,66 +30,59 @@ Bot = Callable[[str, str, int, "Recording"], Any]
 class Recording:
     """Every message one seat received, in order."""
 
-    messages: list[pb.ServerMessage] = field(default_factory=list)
+    messages: list[pb.PlayResponse] = field(default_factory=list)
     error: BaseException | None = None
 
     def kinds(self) -> list[str]:
-        return [str(m.WhichOneof("message")) for m in self.messages]
+        return [str(m.WhichOneof("response")) for m in self.messages]
+
+    def of(self, kind: str) -> list[Any]:
+        """The messages of one kind (``"decision"``, ...), as that message."""
+        return [getattr(m, kind) for m in self.messages if m.WhichOneof("response") == kind]
 
 
-def events_in(message: pb.ServerMessage) -> Iterator[pb.Event]:
-    """Every event a message carries, old or new (a Decision's or snapshot's whole list)."""
-    kind = message.WhichOneof("message")
-    if kind == "event":
-        yield message.event
-    elif kind == "events":
-        yield from message.events.events
-    elif kind == "decision":
-        yield from message.decision.observation.events
-    elif kind == "snapshot":
-        yield from message.snapshot.events
+def events_in(message: pb.PlayResponse) -> Iterator[pb.Event]:
+    """The events a message carries: a Snapshot's (the hand so far), a Decision's or a
+    MatchOver's (the news)."""
+    kind = message.WhichOneof("response")
+    if kind in ("snapshot", "decision", "match_over"):
+        yield from getattr(message, kind).events
 
 
-def delivered_events(messages: list[pb.ServerMessage]) -> Iterator[pb.Event]:
-    """The events as they reached a seat as news, in order: streamed ones, a snapshot's, and
-    with ``Hello.events_in_decisions`` the last ``new_events`` of each Decision's observation."""
+def delivered_events(messages: list[pb.PlayResponse]) -> Iterator[pb.Event]:
+    """The events as they reached a seat as news, in order (every event once: a snapshot's,
+    then each Decision's and the MatchOver's)."""
     for message in messages:
-        kind = message.WhichOneof("message")
-        if kind == "event":
-            yield message.event
-        elif kind == "events":
-            yield from message.events.events
-        elif kind == "snapshot":
-            yield from message.snapshot.events
-        elif kind == "decision" and message.decision.new_events:
-            events = message.decision.observation.events
-            yield from events[len(events) - message.decision.new_events :]
+        yield from events_in(message)
 
 
-def random_bot(
-    address: str,
-    ticket: str,
-    seat: int,
-    recording: Recording,
-    *,
-    events_in_decisions: bool = True,
-) -> pb.MatchOver:
-    rng = random.Random(seat)
-    return play(
-        address,
-        ticket,
-        lambda turn: random_action(turn, rng),
+def random_decide(rng: random.Random) -> Callable[[SeatView], Action]:
+    def decide(view: SeatView) -> Action:
+        assert view.legal is not None
+        return view.legal.sample(rng)
+
+    return decide
+
+
+def random_bot(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
+    return run_bot(
+        random_decide(random.Random(seat)),
+        address=address,
+        ticket=ticket,
         name=f"random-{seat}",
         on_message=recording.messages.append,
-        events_in_decisions=events_in_decisions,
     )
 
 
-def streaming_random_bot(
-    address: str, ticket: str, seat: int, recording: Recording
-) -> pb.MatchOver:
-    """A random bot that has its events streamed (the protocol's default)."""
-    return random_bot(address, ticket, seat, recording, events_in_decisions=False)
+def safe_answer(decision: pb.Decision) -> pb.PlayRequest:
+    """The Answer a bot finds at once: the legal set's default action."""
+    action = legal_from_message(decision.legal).default()
+    answer = pb.Answer(decision_id=decision.decision_id, action=action_message(action))
+    return pb.PlayRequest(answer=answer)
+
+
+def answer(decision_id: int, action: Action) -> pb.PlayRequest:
+    return pb.PlayRequest(answer=pb.Answer(decision_id=decision_id, action=action_message(action)))
 
 
 def instant_bot(
@@ -98,15 +91,15 @@ def instant_bot(
     """Answers each Decision at once (0 ms of thought) with its first legal move, ``copies``
     times over: the fastest honest bot there is (with ``copies`` 2, a bot that repeats)."""
     client = RawClient(address)
-    client.hello(ticket, events_in_decisions=True)
+    client.hello(ticket)
     try:
         for message in client.responses:
             recording.messages.append(message)
-            kind = message.WhichOneof("message")
+            kind = message.WhichOneof("response")
             if kind == "decision":
-                answer = pb.BotMessage(action=safe_action(message.decision))
+                reply = safe_answer(message.decision)
                 for _ in range(copies):
-                    client.send(answer)
+                    client.send(reply)
             elif kind == "match_over":
                 return
     finally:
@@ -194,7 +187,7 @@ def run_tables(
     return results, recordings
 
 
-def _encode(message: pb.BotMessage | bytes) -> bytes:
+def _encode(message: pb.PlayRequest | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
@@ -204,33 +197,29 @@ class RawClient:
 
     def __init__(self, address: str) -> None:
         self.channel = grpc.insecure_channel(address)
-        self.outgoing: queue.Queue[pb.BotMessage | bytes | None] = queue.Queue()
+        self.outgoing: queue.Queue[pb.PlayRequest | bytes | None] = queue.Queue()
         play_call = self.channel.stream_stream(
             f"/{SERVICE_NAME}/Play",
             request_serializer=_encode,
-            response_deserializer=pb.ServerMessage.FromString,
+            response_deserializer=pb.PlayResponse.FromString,
         )
-        self.responses: Iterator[pb.ServerMessage] = play_call(self._requests())
+        self.responses: Iterator[pb.PlayResponse] = play_call(self._requests())
 
-    def _requests(self) -> Iterator[pb.BotMessage | bytes]:
+    def _requests(self) -> Iterator[pb.PlayRequest | bytes]:
         while (message := self.outgoing.get()) is not None:
             yield message
 
-    def hello(
-        self, ticket: str, version: int = PROTOCOL_VERSION, *, events_in_decisions: bool = False
-    ) -> None:
-        hello = pb.Hello(
-            ticket=ticket, protocol_version=version, events_in_decisions=events_in_decisions
-        )
-        self.send(pb.BotMessage(hello=hello))
+    def hello(self, ticket: str, version: int = PROTOCOL_VERSION) -> None:
+        hello = pb.Hello(ticket=ticket, protocol_version=version)
+        self.send(pb.PlayRequest(hello=hello))
 
-    def send(self, message: pb.BotMessage | bytes) -> None:
+    def send(self, message: pb.PlayRequest | bytes) -> None:
         self.outgoing.put(message)
 
-    def next(self, kind: str | None = None) -> pb.ServerMessage:
+    def next(self, kind: str | None = None) -> pb.PlayResponse:
         """The next message (of this kind, skipping others)."""
         for message in self.responses:
-            if kind is None or message.WhichOneof("message") == kind:
+            if kind is None or message.WhichOneof("response") == kind:
                 return message
         raise EOFError("the stream ended")
 
@@ -246,21 +235,19 @@ def silent_bot(address: str, ticket: str, seat: int, recording: Recording) -> No
     try:
         for message in client.responses:
             recording.messages.append(message)
-            if message.WhichOneof("message") == "match_over":
+            if message.WhichOneof("response") == "match_over":
                 return
     finally:
         client.close()
 
 
-def decide_with(rng: random.Random) -> Callable[[Turn], pb.Action]:
-    return lambda turn: random_action(turn, rng)
-
-
 def watch(address: str, table: str, token: str = SPECTATOR_TOKEN) -> Any:
-    """Start watching a table: iterate the result for its events (it raises grpc.RpcError
-    when the server refuses or ends the stream with a status). Cancel it with ``.cancel()``."""
+    """Start watching a table: iterate the result for its WatchResponses (it raises
+    grpc.RpcError when the server refuses or ends the stream with a status). Cancel it with
+    ``.cancel()``."""
     channel = grpc.insecure_channel(address)
-    return arena_pb2_grpc.ArenaStub(channel).Watch(pb.WatchRequest(table=table, token=token))
+    stub = arena_pb2_grpc.ArenaServiceStub(channel)
+    return stub.Watch(pb.WatchRequest(table=table, token=token))
 
 
 def status_of(call: Any) -> tuple[grpc.StatusCode, str]:

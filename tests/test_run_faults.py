@@ -179,22 +179,21 @@ def test_version() -> None:
 
 CRASHER = """\
 import os, random, sys
-from sample_bots.sdk import play, random_action
+from chaodipi_bot import run_bot
 
 decisions = 0
 
 
-def decide(turn):
+def decide(view):
     global decisions
     decisions += 1
     if decisions == 3:  # mid-game, after it has played
         print("out of memory, say", file=sys.stderr, flush=True)
         os._exit(1)
-    return random_action(turn, random.Random(decisions))
+    return view.legal.sample(random.Random(decisions))
 
 
-ticket = sys.argv[sys.argv.index("--ticket") + 1]
-play(sys.argv[sys.argv.index("--address") + 1], ticket, decide)
+run_bot(decide)
 """
 
 

@@ -3,37 +3,43 @@ the heuristic bot's throws never fail."""
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
-from arena.protocol import decision_message
-from arena.v1 import arena_pb2 as pb
+from chaodipi_bot import Action, MatchResult, SeatView, run_bot
 from engine.cards import Rank, Suit, format_cards, parse_cards
 from engine.match import Match
 from engine.playing import CardPlay
 from engine.presets import PRESETS
 from engine.trick import Trick
 from engine.trump import Trump
+from engine.view import observe
 from sample_bots import heuristic_bot, mc_bot
 from sample_bots.knowledge import Knowledge, read
-from sample_bots.sdk import play
 
 from .server_support import Recording, config, delivered_events, random_bot, run_tables
 
 
-def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
-    return play(address, ticket, heuristic_bot.decide, on_message=recording.messages.append)
+def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
+    return run_bot(
+        heuristic_bot.decide,
+        address=address,
+        ticket=ticket,
+        name="heuristic",
+        on_message=recording.messages.append,
+    )
 
 
-def montecarlo(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+def montecarlo(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
     rng = random.Random(seat)
-    return play(
-        address,
-        ticket,
-        lambda turn: mc_bot.decide(turn, rng, 0.1),
+    return run_bot(
+        lambda view: mc_bot.decide(view, rng, 0.1),
+        address=address,
+        ticket=ticket,
+        name="montecarlo",
         on_message=recording.messages.append,
     )
 
@@ -41,8 +47,8 @@ def montecarlo(address: str, ticket: str, seat: int, recording: Recording) -> pb
 def failed_throws_by(recordings: list[Recording], seats: set[int]) -> int:
     count = 0
     for event in delivered_events(recordings[0].messages):
-        if event.kind == "play" and event.seat in seats and event.details_json:
-            count += "attempted" in json.loads(event.details_json)
+        if event.WhichOneof("payload") == "played" and event.played.seat in seats:
+            count += bool(event.played.attempted)
     return count
 
 
@@ -90,16 +96,21 @@ def test_sdk_answers_safely_when_thinking_runs_long() -> None:
     deadline, so the seat gets no strike (the 2 s margin is slack for a loaded machine)."""
     import threading
 
-    from sample_bots.sdk import Turn
-
     never = threading.Event()
 
-    def slow(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
-        def decide(turn: Turn) -> pb.Action:
+    def slow(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
+        def decide(view: SeatView) -> Action:
             never.wait()
             raise AssertionError("never used: too late")
 
-        return play(address, ticket, decide, on_message=recording.messages.append, margin_ms=2000)
+        return run_bot(
+            decide,
+            address=address,
+            ticket=ticket,
+            name="slow",
+            on_message=recording.messages.append,
+            margin_ms=2000,
+        )
 
     cfg = config("classic", seed=6, max_hands=1, decision_ms=2500, bank_ms=0, max_strikes=3)
     results, _ = run_tables([cfg], [[slow, random_bot, random_bot, random_bot]], timeout=120)
@@ -168,21 +179,21 @@ def test_rollout_scores_the_kitty_with_the_presets_multiplier() -> None:
     assert mc_bot._rollout(knowledge, world, kitty, cards, _NoNoise()) == 25 * 4
 
 
-def _decision_after(seed: int, tricks: int) -> tuple[pb.Decision, Match]:
-    """Random play of a classic hand up to the given trick; the Decision of the seat to play."""
+def _view_after(seed: int, tricks: int) -> tuple[SeatView, Match]:
+    """Random play of a classic hand up to the given trick; the view of the seat to play."""
     match = Match(PRESETS["classic"], seed=seed)
     rng = random.Random(seed)
     while match.hand.phase.value != "play" or len(match.hand.play.tricks) < tricks:  # type: ignore[union-attr]
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    return decision_message(match, match.to_play, 1), match
+    return observe(match, match.to_play), match
 
 
 def test_samples_keep_the_cards_seats_showed_in_their_bids() -> None:
     # seed 3: seat 0 declared with one ♦2 and seat 2 fried with the pair of small jokers; seat 3
     # is to play in the third trick and has seen both bids, so every world it samples gives
     # them those cards
-    decision, match = _decision_after(3, 2)
-    knowledge = read(decision)
+    view, match = _view_after(3, 2)
+    knowledge = read(view)
     assert knowledge.seat == 3
     assert knowledge.shown == {0: Counter(parse_cards("♦2")), 2: Counter(parse_cards("LJ LJ"))}
     rng = random.Random(0)
@@ -195,3 +206,33 @@ def test_samples_keep_the_cards_seats_showed_in_their_bids() -> None:
         play = match.hand.play
         assert play is not None
         assert [len(h) for h in hands] == [sum(play.hands[s].values()) for s in range(4)]
+
+
+HIGHEST = Path(__file__).resolve().parents[1] / "examples" / "highest_card_bot.py"
+
+
+def test_the_shortest_bot_plays_and_is_quoted_whole_in_the_docs() -> None:
+    """examples/highest_card_bot.py (docs/writing-a-bot.md quotes it, with its line count)
+    plays a whole match as its own process, never struck or refused."""
+    code = HIGHEST.read_text(encoding="utf-8")
+    doc = (HIGHEST.parents[1] / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
+    assert f"```python\n{code}```" in doc
+    lines = sum(1 for line in code.splitlines() if line.strip())
+    assert f"{lines} lines" in doc
+
+    def highest(address: str, ticket: str, seat: int, recording: Recording) -> None:
+        done = subprocess.run(
+            [sys.executable, str(HIGHEST), "--address", address, "--ticket", ticket],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode != 0 or "not legal" in done.stderr:
+            raise RuntimeError(done.stderr)
+
+    results, recordings = run_tables(
+        [config("classic", seed=2, max_hands=1)], [[highest, random_bot, highest, random_bot]]
+    )
+    assert results[0].reason == "played to the end"
+    assert all(r.error is None for r in recordings[0]), [r.error for r in recordings[0]]
+    assert all(s.strikes == 0 and s.illegal == 0 for s in results[0].seats)

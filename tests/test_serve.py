@@ -13,8 +13,8 @@ from pathlib import Path
 import grpc
 
 from arena.deals import DealKey
-from arena.v1 import arena_pb2 as pb
-from arena.v1 import arena_pb2_grpc
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc
 
 from .test_cli import arena
 
@@ -118,7 +118,7 @@ def test_serve_makes_a_spectator_token_only_when_asked(tmp_path: Path) -> None:
     token = token_file.read_text(encoding="utf-8").strip()
     address = json.loads(tickets.read_text(encoding="utf-8").splitlines()[0])["address"]
     channel = grpc.insecure_channel(address)
-    stub = arena_pb2_grpc.ArenaStub(channel)
+    stub = arena_pb2_grpc.ArenaServiceStub(channel)
     wrong = stub.Watch(pb.WatchRequest(table="t1", token="a guess"))
     try:
         list(wrong)
@@ -132,8 +132,8 @@ def test_serve_makes_a_spectator_token_only_when_asked(tmp_path: Path) -> None:
     events = list(call)
     channel.close()
     assert token not in out + err
-    assert events[0].kind != "match_over" and events[-1].kind == "match_over"
-    assert json.loads(events[-1].details_json)["reason"] == "played to the end"
+    assert events[0].HasField("event") and events[-1].HasField("match_over")
+    assert events[-1].match_over.reason == "played to the end"
 
 
 def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ only with the operator's token (and not during an embargo), released tables forg
 from __future__ import annotations
 
 import gc
-import json
 import os
 import random
 import signal
@@ -27,11 +26,12 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from structlog.testing import capture_logs
 
 from arena.server import SERVICE_NAME, open_server
-from arena.v1 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi_bot import run_bot
 from engine.actions import Action
 from engine.match import Match
 from engine.presets import PRESETS
-from sample_bots.sdk import play, random_action, safe_action
+from engine.replay import replay
 
 from .server_support import (
     SPECTATOR_TOKEN,
@@ -40,12 +40,12 @@ from .server_support import (
     Running,
     config,
     delivered_events,
-    events_in,
     instant_bot,
     random_bot,
+    random_decide,
     run_tables,
+    safe_answer,
     status_of,
-    streaming_random_bot,
     until,
     watch,
 )
@@ -59,7 +59,7 @@ def test_reflection_lists_describes_and_calls_the_service() -> None:
                 channel = grpc.insecure_channel(server.address)
                 database = ProtoReflectionDescriptorDatabase(channel)
                 services = set(database.get_services())
-                assert SERVICE_NAME == "chaodipi.arena.v1.Arena"
+                assert SERVICE_NAME == "chaodipi.arena.v2.ArenaService"
                 assert {SERVICE_NAME, "grpc.health.v1.Health"} <= services
                 pool = descriptor_pool.DescriptorPool(database)
                 service = pool.FindServiceByName(SERVICE_NAME)
@@ -107,10 +107,11 @@ def test_tls() -> None:
 
                 rng = random.Random(seat)
                 results.append(
-                    play(
-                        server.address,
-                        table.ticket(seat),
-                        lambda t: random_action(t, rng),
+                    run_bot(
+                        random_decide(rng),
+                        address=server.address,
+                        ticket=table.ticket(seat),
+                        name="tls",
                         root_certificate=ca.cert_pem.bytes(),
                     )
                 )
@@ -145,7 +146,7 @@ def test_a_failing_table_does_not_disturb_another() -> None:
     assert results[0].winner is None
     assert results[1].reason == "played to the end"
     # the broken table's bots were told, not left hanging
-    assert all(r.messages[-1].WhichOneof("message") == "match_over" for r in recordings[0])
+    assert all(r.messages[-1].WhichOneof("response") == "match_over" for r in recordings[0])
 
 
 def test_a_bot_process_killed_mid_match() -> None:
@@ -194,8 +195,13 @@ def test_tables_given_a_start_event_begin_together_once_it_is_set() -> None:
                 for seat in range(4):
                     rng = random.Random(seat)
                     thread = threading.Thread(
-                        target=play,
-                        args=(server.address, table.ticket(seat), partial(random_action, rng=rng)),
+                        target=partial(
+                            run_bot,
+                            random_decide(rng),
+                            address=server.address,
+                            ticket=table.ticket(seat),
+                            name="waiting",
+                        ),
                         daemon=True,
                     )
                     thread.start()
@@ -215,29 +221,23 @@ def test_tables_given_a_start_event_begin_together_once_it_is_set() -> None:
     trio.run(main)
 
 
-def test_events_in_decisions_reach_the_seat_once_each_with_one_message_per_decision() -> None:
-    """Hello.events_in_decisions (seat 0) against the streaming default (seats 1-3), over two
-    hands: each seat gets every event it may see exactly once and in order; seat 0 is sent no
-    separate events except the batch that closes each hand, and seats 1-3 get new_events 0."""
-    bots = [[random_bot, streaming_random_bot, streaming_random_bot, streaming_random_bot]]
-    results, recordings = run_tables([config(max_hands=2, seed=5)], bots)
-    assert results[0].reason == "played to the end" and results[0].hands == 2
+def test_every_event_reaches_its_seat_once_in_order_one_message_per_decision(
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    """Over two hands, each seat is sent exactly the events it may see (the match's log, read
+    back from the replay, by audience), each once and in order, riding on its Snapshot, its
+    Decisions and its MatchOver: nothing else carries events, and nothing else is sent."""
+    results, recordings = run_tables([config(max_hands=2, seed=5, replay_dir=tmp_path)])
+    result = results[0]
+    assert result.reason == "played to the end" and result.hands == 2
+    assert result.replay is not None
+    match = replay(result.replay.read_text(encoding="utf-8").splitlines())
     for seat, recording in enumerate(recordings[0]):
-        delivered = [e.sequence for e in delivered_events(recording.messages)]
-        everything = {e.sequence for m in recording.messages for e in events_in(m)}
-        assert delivered == sorted(everything), f"seat {seat}: an event lost or sent twice"
-        decisions = [
-            m.decision for m in recording.messages if m.WhichOneof("message") == "decision"
-        ]
-        streamed = [m for m in recording.messages if m.WhichOneof("message") in ("event", "events")]
-        if seat == 0:
-            assert sum(d.new_events for d in decisions) > 100
-            # only each hand's closing batch, which ends with that hand's result
-            assert len(streamed) == 2
-            assert all(m.events.events[-1].kind == "hand_over" for m in streamed)
-        else:
-            assert all(d.new_events == 0 for d in decisions)
-            assert len(streamed) >= len(decisions)
+        delivered = [e.seq for e in delivered_events(recording.messages)]
+        assert delivered == [e.seq for e in match.log.since(0, seat)], f"seat {seat}"
+        kinds = recording.kinds()
+        assert set(kinds) == {"welcome", "snapshot", "decision", "match_over"}
+        assert kinds.count("decision") == result.seats[seat].decisions
 
 
 # -- a fast honest bot is never cut off; a flood is ------------------------------------------
@@ -268,7 +268,7 @@ def test_a_flood_of_unasked_messages_is_cut_off_and_logged() -> None:
         client = RawClient(address)
         client.hello(ticket)
         client.next("welcome")
-        junk = pb.BotMessage(action=pb.Action(decision_id=424242))
+        junk = pb.PlayRequest(answer=pb.Answer(decision_id=424242))
         for _ in range(5000):
             client.send(junk)
         with pytest.raises(grpc.RpcError) as err:
@@ -284,7 +284,7 @@ def test_a_flood_of_unasked_messages_is_cut_off_and_logged() -> None:
     assert outcome[0].code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "flooding" in (outcome[0].details() or "")
     assert results[0].forfeited_by == 0  # cut off, it then timed out; the others finished
-    assert all(r.messages[-1].WhichOneof("message") == "match_over" for r in recordings[0][1:])
+    assert all(r.messages[-1].WhichOneof("response") == "match_over" for r in recordings[0][1:])
     cut = [e for e in logs if e["event"] == "flood_cut_off"]
     assert cut and cut[0]["seat"] == 0 and cut[0]["log_level"] == "warning"
     assert cut[0].get("table") == results[0].table
@@ -307,20 +307,21 @@ def test_an_answer_sent_twice_is_refused_every_time() -> None:
         refused = [m.refused for m in recording.messages if m.HasField("refused")]
         expected = sorted(i for i in asked[seat] if i != last)
         assert sorted(r.decision_id for r in refused if r.decision_id != last) == expected
-        assert len(expected) > 10 and {r.code for r in refused} == {"stale"}, f"seat {seat}"
+        codes = {r.code for r in refused}
+        assert len(expected) > 10 and codes == {pb.REFUSAL_CODE_STALE}, f"seat {seat}"
     assert all(s.strikes == 0 for s in results[0].seats)
 
 
 # -- a stream never dies silently -------------------------------------------------------------
 
 GARBAGE = b"\xff\xff\xff\xff\xff"
-"""Not a BotMessage: a field number past protobuf's range."""
+"""Not a PlayRequest: a field number past protobuf's range."""
 
 
 def test_garbage_mid_stream_ends_it_with_invalid_argument_and_the_seat_reconnects() -> None:
     outcome: list[grpc.RpcError] = []
 
-    def garbler(address: str, ticket: str, seat: int, recording: Recording) -> pb.MatchOver:
+    def garbler(address: str, ticket: str, seat: int, recording: Recording) -> object:
         client = RawClient(address)
         client.hello(ticket)
         answered = 0
@@ -331,11 +332,11 @@ def test_garbage_mid_stream_ends_it_with_invalid_argument_and_the_seat_reconnect
                     if answered == 3:
                         client.send(GARBAGE)
                     else:
-                        client.send(pb.BotMessage(action=safe_action(message.decision)))
+                        client.send(safe_answer(message.decision))
         outcome.append(err.value)
         client.close()
         rng = random.Random(seat)
-        return play(address, ticket, lambda t: random_action(t, rng))
+        return run_bot(random_decide(rng), address=address, ticket=ticket, name="garbler")
 
     with capture_logs() as logs:
         results, recordings = run_tables(
@@ -343,7 +344,7 @@ def test_garbage_mid_stream_ends_it_with_invalid_argument_and_the_seat_reconnect
         )
     assert recordings[0][0].error is None, recordings[0][0].error
     assert outcome[0].code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "does not parse as a BotMessage" in (outcome[0].details() or "")
+    assert "does not parse as a PlayRequest" in (outcome[0].details() or "")
     assert "reconnect" in (outcome[0].details() or "")
     result = results[0]
     assert result.reason == "played to the end" and result.seats[0].connects == 2
@@ -367,7 +368,7 @@ def test_a_first_message_that_does_not_parse_gets_invalid_argument() -> None:
                     client.next()
                 client.close()
                 assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-                assert "does not parse as a BotMessage" in (err.value.details() or "")
+                assert "does not parse as a PlayRequest" in (err.value.details() or "")
 
             await trio.to_thread.run_sync(attempt)
 
@@ -433,10 +434,11 @@ def test_watching_a_finished_table_ends_at_once_with_its_last_events() -> None:
         table = running.tables[0]
         await running.server.wait(table)
         call = watch(running.server.address, table.name)
-        events = await trio.to_thread.run_sync(lambda: list(call))
-        assert [e.kind for e in events] == ["hand_over", "match_over"]
-        over = json.loads(events[-1].details_json)
-        assert over["reason"] == "played to the end" and over["hands"] == 1
+        received = await trio.to_thread.run_sync(lambda: list(call))
+        assert [r.WhichOneof("response") for r in received] == ["event", "match_over"]
+        assert received[0].event.WhichOneof("payload") == "hand_over"
+        over = received[-1].match_over
+        assert over.reason == "played to the end" and over.hands == 1
 
     results, _ = run_tables(
         [config(max_hands=1)], in_trio=late_spectator, spectator_token=SPECTATOR_TOKEN
@@ -480,7 +482,7 @@ def test_spectators_are_capped_per_table_and_in_all() -> None:
 def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
     """A spectator of a table under embargo receives nothing while it plays, not even public
     plays; once the embargo is lifted it gets the whole match's public events, then the end."""
-    received: list[pb.Event] = []
+    received: list[pb.WatchResponse] = []
     lifted = trio.Event()
 
     async def spectate(running: Running) -> None:
@@ -514,8 +516,8 @@ def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
             await spectate(Running(server, [table], start))
 
     trio.run(main)
-    kinds = [e.kind for e in received]
-    assert "play" in kinds and kinds.count("hand_over") == 1 and kinds[-1] == "match_over"
+    kinds = [r.event.WhichOneof("payload") or r.WhichOneof("response") for r in received]
+    assert "played" in kinds and kinds.count("hand_over") == 1 and kinds[-1] == "match_over"
 
 
 # -- released tables ----------------------------------------------------------------------------

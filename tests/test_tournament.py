@@ -205,7 +205,7 @@ def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
     import socket
     import threading
 
-    from sample_bots.sdk import play, random_action
+    from chaodipi_bot import run_bot
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -229,7 +229,9 @@ def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
         rng = random.Random(seed)
         for _ in range(50):  # the server may not listen yet
             try:
-                results.append(play(f"127.0.0.1:{port}", token, lambda t: random_action(t, rng)))
+                decide = lambda view: view.legal.sample(rng)  # noqa: E731
+                address = f"127.0.0.1:{port}"
+                results.append(run_bot(decide, address=address, ticket=token, name="outside"))
                 return
             except Exception:
                 time.sleep(0.2)

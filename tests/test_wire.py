@@ -1,64 +1,65 @@
-"""Messages assembled from pre-serialized pieces (arena.wire) parse to exactly the messages the
-plain protobuf way builds, at every decision of whole hands."""
+"""The conversion both sides use (chaodipi_bot.wire): every event, view, legal set and action
+of whole matches of every preset comes back from its message equal; bad messages say why."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from arena import wire
-from arena.protocol import event_message, legal_message, observation_message
-from arena.v1 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi_bot.wire import (
+    WireError,
+    action_from_message,
+    action_message,
+    event_from_message,
+    event_message,
+    legal_from_message,
+    legal_message,
+    snapshot_message,
+    view_from_snapshot,
+)
 from engine.match import Match
 from engine.presets import PRESETS
 from engine.view import observe
 
 
-def test_a_long_length_is_encoded_as_a_varint() -> None:
-    payload = b"x" * 300  # 300 = 0b10_0101100: two length bytes, 0xAC 0x02
-    assert wire.length_delimited(2, payload)[:3] == bytes([0x12, 0xAC, 0x02])
-    assert pb.ServerMessage.FromString(wire.length_delimited(7, b"")).HasField("snapshot")
-
-
-def test_bytes_are_sent_as_they_are_and_messages_are_encoded() -> None:
-    message = pb.ServerMessage(refused=pb.Refused(decision_id=4, reason="r", code="stale"))
-    assert wire.serialize(message) == message.SerializeToString()
-    assert wire.serialize(b"\x01\x02") == b"\x01\x02"
-
-
-@pytest.mark.parametrize("preset", ["anchao", "hefei"])
-def test_assembled_messages_equal_the_plain_ones_over_a_whole_hand(preset: str) -> None:
-    rng = random.Random(7)
-    match = Match(PRESETS[preset], seed=7, max_hands=1)
-    checked = 0
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_everything_of_whole_matches_round_trips(preset: str) -> None:
+    rng = random.Random(preset)
+    match = Match(PRESETS[preset], seed=3, max_hands=2)
+    kinds = set()
     while not match.over:
         seat = match.to_play
-        view = observe(match, seat)
-        mine = [event_message(e) for e in view.events]
-        mine_encoded = [wire.EncodedEvent.of(m) for m in mine]
-        plain_observation = observation_message(view)
-        fixed = observation_message(view, ())
-        assembled = wire.observation_bytes(fixed, [e.in_observation for e in mine_encoded])
-        assert pb.Observation.FromString(assembled) == plain_observation
-
         legal = match.legal_actions(seat)
-        decision = pb.Decision(decision_id=checked + 1, legal=legal_message(legal), deadline_ms=9)
-        plain = pb.ServerMessage(decision=pb.Decision(observation=plain_observation))
-        plain.decision.MergeFrom(decision)
-        assert pb.ServerMessage.FromString(wire.decision_bytes(decision, assembled)) == plain
-        snapshot = pb.ServerMessage.FromString(wire.snapshot_bytes(assembled))
-        assert snapshot == pb.ServerMessage(snapshot=plain_observation)
+        assert legal_from_message(legal_message(legal)) == legal
+        view = observe(match, seat)
+        again = view_from_snapshot(pb.Snapshot.FromString(snapshot_message(view).SerializeToString()))
+        assert again == replace(view, legal=None)
+        action = legal.sample(rng)
+        back = action_from_message(action_message(action))
+        cards = getattr(action, "cards", None)  # the wire's cards come back sorted
+        assert back == (action if cards is None else type(action)(tuple(sorted(cards))))
+        match.apply(seat, action)
+    for event in match.log:
+        kinds.add(event.kind)
+        assert event_from_message(event_message(event)) == event
+    assert len(kinds) >= 12
+    final = observe(match, 0)
+    assert view_from_snapshot(snapshot_message(final)) == final
 
-        batch = mine_encoded[-3:]
-        if batch:
-            sent = pb.ServerMessage.FromString(wire.event_batch_bytes(batch))
-            if len(batch) == 1:
-                assert sent == pb.ServerMessage(event=batch[0].message)
-            else:
-                expected = pb.EventBatch(events=[e.message for e in batch])
-                assert sent == pb.ServerMessage(events=expected)
-            assert pb.Event.FromString(batch[-1].raw) == batch[-1].message
-        match.apply(seat, legal.sample(rng))
-        checked += 1
-    assert checked > 50
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        (pb.Action(), "sets none of pass_turn, declare, fry, bury, play"),
+        (pb.Action(play=pb.Cards(cards=[0])), "CARD_UNSPECIFIED|0 is not a card"),
+        (pb.Action(play=pb.Cards(cards=[77])), "card 77 is not a card"),
+        (pb.Action(declare=pb.Bid(cards=[1])), "bid kind 0 is not a kind of bid"),
+        (pb.Action(fry=pb.Bid(kind=1, cards=[1], suit=9)), "suit 9 is not a suit"),
+    ],
+)
+def test_malformed_actions_say_what_is_wrong(message: pb.Action, reason: str) -> None:
+    with pytest.raises(WireError, match=reason):
+        action_from_message(message)

@@ -4,14 +4,17 @@
 //   node sample_bots/node/bot.js --address 127.0.0.1:50051 --ticket TICKET [--seed N] [--name NAME]
 //
 // The ticket may also come from $ARENA_TICKET, the address from $ARENA_ADDRESS. The contract is
-// proto/arena/v1/arena.proto, loaded at run time (no code generation). The protocol, in short:
-//   1. open the bidirectional stream Arena.Play and send {hello: {ticket, protocol_version: 1}};
-//      this bot adds events_in_decisions: true, since it reads nothing but its decisions;
-//   2. the server sends welcome, snapshot and events (read them or ignore them), then a
-//      `decision` whenever it is your turn: answer it with {action: {decision_id, ...}};
-//   3. `refused` means the answer was not legal: the decision stays open, so answer again;
+// proto/chaodipi/arena/v2/arena.proto, loaded at run time (no code generation). In short:
+//   1. open the bidirectional stream ArenaService.Play and send
+//      {hello: {ticket, protocol_version: 2}};
+//   2. the server sends `welcome` and a `snapshot` (your view; this bot ignores it), then a
+//      `decision` whenever it is your turn (with the events since your last decision):
+//      answer it with {answer: {decision_id, action: {...}}}, one of decision.legal;
+//   3. `refused` means the answer was not accepted: the decision stays open, so answer again;
 //   4. `match_over` ends the match: end your side of the stream and stop.
 // Wrong tickets and the like are gRPC errors (UNAUTHENTICATED, ...), never game messages.
+// Enums arrive as their names (enums: String): cards like "CARD_SPADES_10", phases like
+// "PHASE_PLAY"; they are sent back the same way.
 'use strict';
 
 const path = require('path');
@@ -49,7 +52,7 @@ function mulberry32(seed) {
 // A random legal move for a Decision. Card options are chosen uniformly (not weighted by how
 // many plays each allows), then k uniformly in [k_min, k_max], then k pool entries without
 // replacement: the pool is a multiset, so a card listed twice may be drawn twice.
-function randomAction(decision, random) {
+function randomAnswer(decision, random) {
   const id = decision.decision_id; // a uint64: a string here (longs: String); echo it as is
   const legal = decision.legal;
   const below = (n) => Math.floor(random() * n);
@@ -61,50 +64,52 @@ function randomAction(decision, random) {
       const j = i + below(pool.length - i);
       [pool[i], pool[j]] = [pool[j], pool[i]];
     }
-    return { decision_id: id, cards: { cards: option.forced.concat(pool.slice(0, k)) } };
+    const cards = { cards: option.forced.concat(pool.slice(0, k)) };
+    const verb = legal.phase === 'PHASE_BURY' ? 'bury' : 'play';
+    return { decision_id: id, action: { [verb]: cards } };
   }
   const choice = below(legal.bids.length + (legal.can_pass ? 1 : 0));
-  if (choice === legal.bids.length) return { decision_id: id, pass: true };
-  return { decision_id: id, bid: legal.bids[choice] };
+  if (choice === legal.bids.length) return { decision_id: id, action: { pass_turn: {} } };
+  const verb = legal.phase === 'PHASE_FRY' ? 'fry' : 'declare';
+  return { decision_id: id, action: { [verb]: legal.bids[choice] } };
 }
 
 function main() {
   const args = parseArgs(process.argv.slice(2));
   const random = mulberry32(args.seed);
   const definition = protoLoader.loadSync(
-    path.join(__dirname, '..', '..', 'proto', 'arena', 'v1', 'arena.proto'),
+    path.join(__dirname, '..', '..', 'proto', 'chaodipi', 'arena', 'v2', 'arena.proto'),
     { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
-  const { Arena } = grpc.loadPackageDefinition(definition).chaodipi.arena.v1;
-  const client = new Arena(args.address, grpc.credentials.createInsecure());
+  const { ArenaService } = grpc.loadPackageDefinition(definition).chaodipi.arena.v2;
+  const client = new ArenaService(args.address, grpc.credentials.createInsecure());
   const call = client.Play();
   let current = null; // the open Decision
   let over = false;
 
-  // events_in_decisions: new events ride inside each decision, not as messages of their own
-  call.write({ hello: { ticket: args.ticket, protocol_version: 1, bot_name: args.name,
-    events_in_decisions: true } });
+  call.write({ hello: { ticket: args.ticket, protocol_version: 2, bot_name: args.name } });
   call.on('data', (message) => {
-    // with oneofs: true, `message.message` names the field that is set ("decision", ...)
-    switch (message.message) {
+    // with oneofs: true, `message.response` names the field that is set ("decision", ...)
+    switch (message.response) {
       case 'decision':
         current = message.decision;
-        call.write({ action: randomAction(current, random) });
+        call.write({ answer: randomAnswer(current, random) });
         break;
       case 'refused':
         if (current && message.refused.decision_id === current.decision_id) {
           console.error(`refused (${message.refused.code}): ${message.refused.reason}`);
-          call.write({ action: randomAction(current, random) });
+          call.write({ answer: randomAnswer(current, random) });
         }
         break;
       case 'match_over': {
         const m = message.match_over;
-        console.error(`match over: winner team ${m.winner}, ${m.hands} hands, ` +
-          `progress ${m.progress.join('/')}${m.reason ? `, ${m.reason}` : ''}`);
+        const winner = m.winner === undefined || m.winner === null ? 'none' : m.winner;
+        console.error(`match over: winner team ${winner}, ${m.hands} hands, ` +
+          `progress ${m.progress.join('/')}, ${m.ending}: ${m.reason}`);
         over = true;
         call.end();
         break;
       }
-      default: // welcome, snapshot, event(s), strike: nothing to answer
+      default: // welcome, snapshot, strike: nothing to answer
     }
   });
   call.on('error', (err) => { // a non-OK gRPC status: a transport problem, not a game outcome
