@@ -31,13 +31,13 @@ from grpc_reflection.v1alpha import reflection
 
 from arena.bridge import Bridge, Closing, Connection, FloodGuard
 from arena.logs import get_logger
+from arena.spectators import released_message
 from arena.table import (
     FLOOD_BURST,
     FLOOD_REFILL_PER_S,
     Table,
     TableConfig,
     TableResult,
-    released_message,
 )
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc

@@ -28,6 +28,7 @@ import trio
 
 from arena.bridge import Connection
 from arena.logs import get_logger
+from arena.spectators import Spectators
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi_bot.wire import (
     PROTOCOL_VERSION,
@@ -62,7 +63,6 @@ __all__ = [
     "TableResult",
     "default_action",
     "forced_action",
-    "released_message",
 ]
 
 FLOOD_BURST = 1000
@@ -133,11 +133,6 @@ class _Open:
     legal_message: pb.LegalActions
 
 
-def released_message(table: str) -> str:
-    """What a late Play or Watch of a released table is told."""
-    return f"table {table!r} is over and released (its result and replay are written)"
-
-
 def default_action(legal: LegalActions) -> Action:
     """The move played for a seat whose clock ran out: pass if it may, else the first cards the
     legal set lists (deterministic, so replays do not depend on chance)."""
@@ -174,21 +169,12 @@ class Table:
         self.seats = [
             _Seat(secrets.token_urlsafe(24), bank_s=config.bank_ms / 1000) for _ in range(4)
         ]
-        self.spectators: set[Connection] = set()
+        self.gallery = Spectators(name, spectators_after)
         self.finished = trio.Event()
         self.result: TableResult | None = None
-        self.released = False
-        """Set by :meth:`release`: the server has dropped the table; nobody may join it."""
         self._answers_send, self._answers_receive = trio.open_memory_channel[
             tuple[int, Connection, pb.Answer]
         ](16)
-        self._spectators_after = spectators_after
-        self._held: list[pb.WatchResponse] | None = [] if spectators_after is not None else None
-        """The public events held back from spectators (while an embargo lasts, and after it,
-        for those who come later); None for a table without an embargo."""
-        self._last_hand_over: pb.WatchResponse | None = None
-        self._match_over_event: pb.WatchResponse | None = None
-        self._embargo_scope = trio.CancelScope()
         self.connected = trio.Event()
         """Set when every seat has connected (or its bot is known to be gone)."""
         self._start = start
@@ -315,68 +301,31 @@ class Table:
 
     # -- spectators (called from the bridge, in trio) --------------------------------------------
 
+    @property
+    def spectators(self) -> set[Connection]:
+        """Who watches the table now (:mod:`arena.spectators`)."""
+        return self.gallery.connections
+
+    @property
+    def released(self) -> bool:
+        """The server has dropped the table: nobody may join it."""
+        return self.gallery.released
+
     def watch(self, connection: Connection) -> None:
-        """A spectator joins: it gets what it may see now, then the public events live; once
-        the match is over (and no embargo holds it back), its last events and the end."""
-        if self.released:
-            connection.close(grpc.StatusCode.NOT_FOUND, released_message(self.name))
-            return
-        if not self._embargoed():
-            for held in self._held or ():
-                connection.send(held)
-            if self.result is not None:
-                self._send_the_end(connection)
-                return
-        self.spectators.add(connection)
+        self.gallery.join(connection)
 
     def unwatch(self, connection: Connection) -> None:
-        self.spectators.discard(connection)
+        self.gallery.leave(connection)
 
     async def embargo(self) -> None:
-        """Wait for ``spectators_after`` (if the table has one), then show the spectators what
-        was held back. Runs beside :meth:`run`; :meth:`release` ends it."""
-        after = self._spectators_after
-        if after is None:
-            return
-        with self._embargo_scope:
-            await after.wait()
-            self._lift_embargo()
-
-    def _embargoed(self) -> bool:
-        after = self._spectators_after
-        return after is not None and not after.is_set()
-
-    def _lift_embargo(self) -> None:
-        for spectator in list(self.spectators):
-            for held in self._held or ():
-                spectator.send(held)
-            if self.result is not None:
-                self._send_the_end(spectator)
-        if self.result is not None:
-            self.spectators.clear()
-
-    def _send_the_end(self, spectator: Connection) -> None:
-        """A spectator of a finished match: the last hand's result (unless the held events
-        had it), the match's end, and the end of the stream."""
-        if self._held is None:  # the held events (if any) end with these already
-            if self._last_hand_over is not None:
-                spectator.send(self._last_hand_over)
-            if self._match_over_event is not None:
-                spectator.send(self._match_over_event)
-        spectator.close()
+        """Runs beside :meth:`run` for a table with ``spectators_after``
+        (:meth:`Spectators.embargo`)."""
+        await self.gallery.embargo()
 
     def release(self) -> None:
         """The server drops this table (its match is over): close what still watches it and
         let go of everything the match kept."""
-        after = self._spectators_after
-        if after is not None and after.is_set() and not self._embargo_scope.cancel_called:
-            self._lift_embargo()  # the embargo task may not have run yet: spectators first
-        self.released = True
-        self._embargo_scope.cancel()
-        for spectator in list(self.spectators):
-            spectator.close(grpc.StatusCode.NOT_FOUND, released_message(self.name))
-        self.spectators.clear()
-        self._held = None
+        self.gallery.release()
         self._messages = []
 
     def seat_gone(self, seat: int) -> None:
@@ -580,11 +529,10 @@ class Table:
         for event in self.match.log.all_since(len(messages)):
             message = event_message(event)
             messages.append(message)
-            if event.public:
-                self._show_spectators(pb.WatchResponse(event=message))
             payload = event.payload
+            if event.public:
+                self.gallery.show(message, ends_a_hand=isinstance(payload, HandOver))
             if isinstance(payload, HandOver):
-                self._last_hand_over = pb.WatchResponse(event=message)
                 self._log.info(
                     "hand_over",
                     hand=event.hand,
@@ -593,14 +541,6 @@ class Table:
                     progress=list(payload.progress),
                     note=payload.note,
                 )
-
-    def _show_spectators(self, message: pb.WatchResponse) -> None:
-        """A public event: to the spectators now, or held back while an embargo lasts."""
-        if self._held is not None:
-            self._held.append(message)
-        if not self._embargoed():
-            for spectator in list(self.spectators):
-                spectator.send(message)
 
     def _match_over(self, seat: int | None) -> pb.MatchOver:
         """The match's end for ``seat``, with the events it has not been sent (for a
@@ -660,14 +600,7 @@ class Table:
             if state.connection is not None:
                 state.connection.send(pb.PlayResponse(match_over=self._match_over(seat)))
                 state.connection.close()
-        self._match_over_event = pb.WatchResponse(match_over=self._match_over(None))
-        if self._held is not None:
-            self._held.append(self._match_over_event)
-        if not self._embargoed():
-            for spectator in list(self.spectators):
-                spectator.send(self._match_over_event)
-                spectator.close()
-            self.spectators.clear()
+        self.gallery.end(self._match_over(None))
         self.finished.set()
 
     def _write_replay(self, forfeit: tuple[int, str] | None) -> Path | None:
