@@ -24,6 +24,7 @@ from arena.deals import DealKey
 from arena.logs import configure_logging
 from arena.server import ArenaServer, new_spectator_token, open_server, tune_garbage_collector
 from arena.table import Table, TableConfig, TableResult
+from engine.match import Ending
 from engine.presets import PRESETS, preset
 
 __all__ = ["add_command", "serve_command"]
@@ -117,7 +118,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return 2
     for result in results:
         print(json.dumps(_summary(result), ensure_ascii=False))
-    return 0 if all(r.reason == "played to the end" for r in results) else 1
+    return 0 if all(r.ending is Ending.PLAYED_OUT for r in results) else 1
 
 
 def _prepare(

@@ -42,7 +42,7 @@ from chaodipi_bot.wire import (
 from engine.actions import Action, LegalActions, Pass
 from engine.errors import IllegalAction
 from engine.events import HandOver
-from engine.match import Ending, Match, team_of
+from engine.match import Ending, HandRecord, Match, team_of
 from engine.presets import Preset
 from engine.replay import replay_lines
 from engine.view import observe
@@ -113,6 +113,8 @@ class TableResult:
     seats: tuple[SeatStats, ...]
     replay: Path | None
     ending: Ending = Ending.PLAYED_OUT
+    hand_records: tuple[HandRecord, ...] = ()
+    """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
 
 
 @dataclass(slots=True)
@@ -581,6 +583,7 @@ class Table:
             table=self.name,
             winner=winner,
             hands=len(match.records),
+            hand_records=tuple(match.records),
             progress=(match.progress[0], match.progress[1]),
             reward=match.reward if forfeit is None else 0,
             forfeited_by=None if forfeit is None or forfeit[0] < 0 else forfeit[0],

@@ -38,6 +38,7 @@ from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
 from arena.stats import SprtResult, SprtTest, pentanomial, sprt
 from arena.table import Table, TableConfig, TableResult
+from engine.match import Ending
 from engine.presets import PRESETS
 
 __all__ = ["Outcome", "game_label", "run_tournament", "schedule"]
@@ -262,16 +263,16 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
     b_team = 1 - a_team
     void = "; ".join(game.void) or None
     score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
-    if result.winner is None and result.reason == "played to the end":
+    if result.winner is None and result.ending is Ending.PLAYED_OUT:
         score_a = 0.5
     if void is not None:
         score_a = None
     defended = [0, 0]
     points = [0, 0]
-    for dealer, total in [(r.dealer, r.total) for r in game.table.match.records]:
-        defenders = 1 - dealer % 2
+    for record in result.hand_records:
+        defenders = 1 - record.dealer % 2
         defended[defenders] += 1
-        points[defenders] += total
+        points[defenders] += record.total
     strikes = [sum(result.seats[s].strikes for s in (t, t + 2)) for t in (0, 1)]
     illegal = [sum(result.seats[s].illegal for s in (t, t + 2)) for t in (0, 1)]
     forfeit = None

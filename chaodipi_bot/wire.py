@@ -48,6 +48,7 @@ from engine.legal import LegalPlays, Option
 from engine.match import HandRecord
 from engine.phase import Phase
 from engine.presets import preset
+from engine.rules import Side
 from engine.scoring import HandResult
 from engine.trump import Trump
 from engine.view import SeatView, TableTrick
@@ -83,8 +84,11 @@ _PHASES = {
     Phase.OVER: pb.PHASE_OVER,
 }
 _PHASE_OF = {number: phase for phase, number in _PHASES.items()}
-_HEAVEN_EARTH = {None: pb.HEAVEN_EARTH_UNSPECIFIED, "dealers": pb.HEAVEN_EARTH_DEALERS}
-_HEAVEN_EARTH["defenders"] = pb.HEAVEN_EARTH_DEFENDERS
+_HEAVEN_EARTH = {
+    None: pb.HEAVEN_EARTH_UNSPECIFIED,
+    Side.DEALERS: pb.HEAVEN_EARTH_DEALERS,
+    Side.DEFENDERS: pb.HEAVEN_EARTH_DEFENDERS,
+}
 _HEAVEN_EARTH_OF = {number: side for side, number in _HEAVEN_EARTH.items()}
 _AUDIENCES = tuple(frozenset(s for s in range(4) if mask >> s & 1) for mask in range(16))
 

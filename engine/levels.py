@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from engine.cards import Card, Rank
 from engine.presets import Preset
-from engine.rules import MatchRules, ScoreRules
+from engine.rules import MatchRules, ScoreRules, Side
 from engine.scoring import HandResult
 
 __all__ = [
@@ -170,7 +170,7 @@ def settle(
         new[dealers] = end + 1
         return done(False, "扛旗 passed: the match is won", dealers)
     if result.heaven_earth is not None:
-        rewarded = defenders if result.heaven_earth == "defenders" else dealers
+        rewarded = defenders if result.heaven_earth == Side.DEFENDERS else dealers
         new[1 - rewarded] = 0
         new[rewarded] = end - 1
         return done(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from engine.cards import Rank, Suit
-from engine.rules import BidRules, CardRules, Demotion, MatchRules, ScoreRules
+from engine.rules import BidRules, CardRules, Demotion, HeavenEarth, MatchRules, ScoreRules
 
 __all__ = ["PRESETS", "Preset", "preset"]
 
@@ -59,7 +59,7 @@ _ALL = (
         "hidden bidding (暗炒) with 回头望 and failed fries, 逼红5/保红5, three circuits",
         CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
         BidRules(pair_order=(_C, _D, _S, _H), huitouwang=True, hidden=True),
-        ScoreRules(red_five_bonus=50, heaven_earth="exact", heaven_earth_reward=16),
+        ScoreRules(red_five_bonus=50, heaven_earth=HeavenEarth.EXACT, heaven_earth_reward=16),
         MatchRules(circuits=3, must_play=(_A,), must_play_last_circuit_only=True),
     ),
     Preset(
@@ -68,7 +68,7 @@ _ALL = (
         "open bidding, pairs skip the level rank, the no-trump 扛旗 hand after A",
         CardRules(skip_gaps=True, trump_level_in_suit_tractor=True, red_five_in_hearts_ftk=False),
         BidRules(pair_order=(_D, _C, _H, _S)),
-        ScoreRules(heaven_earth="contains", heaven_earth_defenders_only=True),
+        ScoreRules(heaven_earth=HeavenEarth.CONTAINS, heaven_earth_defenders_only=True),
         MatchRules(must_play=(_A,), kangqi=True),
     ),
     Preset(
@@ -78,7 +78,9 @@ _ALL = (
         CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
         BidRules(pair_order=(_D, _C, _H, _S), huitouwang=True),
         ScoreRules(
-            heaven_earth="contains", heaven_earth_defenders_only=True, heaven_earth_reward=13
+            heaven_earth=HeavenEarth.CONTAINS,
+            heaven_earth_defenders_only=True,
+            heaven_earth_reward=13,
         ),
         MatchRules(
             must_play=(_J, _A),
@@ -105,7 +107,7 @@ _ALL = (
             take_over=80,
             level_step=10,
             kitty_by_unit=True,
-            heaven_earth="none",
+            heaven_earth=HeavenEarth.NONE,
             penalty_floor=True,
         ),
         MatchRules(
@@ -125,7 +127,7 @@ _ALL = (
         "the general description: open bidding, 抄底 without limit, the 60-200 score table",
         CardRules(ftk_answer_highest=False),
         BidRules(pair_order=(_D, _C, _H, _S)),
-        ScoreRules(heaven_earth="exact"),
+        ScoreRules(heaven_earth=HeavenEarth.EXACT),
         MatchRules(must_play=(_A,)),
     ),
 )

@@ -7,6 +7,7 @@ presets (one per seed room) build these; the card-play code only ever reads them
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 __all__ = ["CardRules"]
 
@@ -103,6 +104,24 @@ class Demotion:
     (001 §2.2 「最后一次脱手牌中带有同花色的一对“A”」)."""
 
 
+class HeavenEarth(StrEnum):
+    """Which last plays count as 上天入地 (a same-suit 5-10-K winning the last trick)."""
+
+    EXACT = "exact"
+    """Exactly the three cards 5-10-K of one suit (000)."""
+    CONTAINS = "contains"
+    """A play holding them (扛旗/明炒 「含有」)."""
+    NONE = "none"
+    """No 上天入地 (001)."""
+
+
+class Side(StrEnum):
+    """One side of a hand: the dealing team or the defending team."""
+
+    DEALERS = "dealers"
+    DEFENDERS = "defenders"
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreRules:
     """Points of a hand and what they are worth in levels."""
@@ -121,9 +140,8 @@ class ScoreRules:
     red_five_bonus: int = 0
     """逼红5/保红5: points per red five forced out or saved (000 暗炒: 50)."""
 
-    heaven_earth: str = "exact"
-    """上天入地 on the last trick: "exact" (exactly a same-suit 5-10-K), "contains" (a play
-    holding one), or "none"."""
+    heaven_earth: HeavenEarth = HeavenEarth.EXACT
+    """上天入地 on the last trick: which last plays count."""
 
     heaven_earth_defenders_only: bool = False
     """Only the defenders' 抠底 counts (扛旗/明炒 「抓分方用含有…抠底」), not the dealers' 保底."""

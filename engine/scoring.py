@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from engine.cards import CARDS, Card, Rank, points_of
 from engine.playing import CardPlay
-from engine.rules import ScoreRules
+from engine.rules import HeavenEarth, ScoreRules, Side
 from engine.trick import ftk_of
 from engine.trump import RED_FIVE, Trump
 from engine.units import decompose, pairs_of
@@ -31,8 +31,8 @@ class HandResult:
     throw_penalty: int
     fry_penalty: int
     red_five: int
-    heaven_earth: str | None
-    """上天入地: the side rewarded ("dealers" or "defenders"), or None."""
+    heaven_earth: Side | None
+    """上天入地: the side rewarded, or None."""
     last_winner: int
     last_play: tuple[Card, ...]
     floor_at_zero: bool = False
@@ -75,18 +75,22 @@ def _holds_ftk(trump: Trump, cards: tuple[Card, ...]) -> bool:
 
 
 def heaven_earth_side(
-    trump: Trump, mode: str, winning: tuple[Card, ...], winner_defends: bool, defenders_only: bool
-) -> str | None:
+    trump: Trump,
+    mode: HeavenEarth,
+    winning: tuple[Card, ...],
+    winner_defends: bool,
+    defenders_only: bool,
+) -> Side | None:
     """上天入地: the side rewarded when the last trick is won with a same-suit 5-10-K."""
-    if mode == "none" or (defenders_only and not winner_defends):
+    if mode == HeavenEarth.NONE or (defenders_only and not winner_defends):
         return None
-    if mode == "exact":
+    if mode == HeavenEarth.EXACT:
         hit = ftk_of(trump, winning) is not None and len(winning) == 3
     else:
         hit = _holds_ftk(trump, winning)
     if not hit:
         return None
-    return "defenders" if winner_defends else "dealers"
+    return Side.DEFENDERS if winner_defends else Side.DEALERS
 
 
 def _red_fives(play: CardPlay, bonus: int) -> int:

@@ -7,6 +7,7 @@ import pytest
 from engine.cards import Card, Rank
 from engine.levels import Settlement, climb, levels_for, settle
 from engine.presets import PRESETS
+from engine.rules import Side
 from engine.scoring import HandResult
 
 from .support import cards
@@ -43,7 +44,7 @@ def settle_at(
     kangqi_hand: bool = False,
     last_by_defenders: bool = False,
     last_play: str = "♦3",
-    heaven_earth: str | None = None,
+    heaven_earth: Side | None = None,
 ) -> Settlement:
     """Team 0 deals; the defenders (team 1) took ``total``."""
     lvl = Rank(progress[0] % 13) if level is None and not kangqi_hand else level
@@ -217,9 +218,9 @@ def test_kangqi_after_a_the_kangqi_hand() -> None:
 
 def test_heaven_earth_sends_the_punished_side_to_2_and_the_other_to_a() -> None:
     """003 「上天入地後，被懲罰方會降級至第一局且級牌為2；另外一方升至第三局且級牌為A」."""
-    s = settle_at("anchao", (20, 9), 40, heaven_earth="defenders", last_by_defenders=True)
+    s = settle_at("anchao", (20, 9), 40, heaven_earth=Side.DEFENDERS, last_by_defenders=True)
     assert s.progress == (0, 38) and s.defenders_take and s.heaven_earth_team == 1
-    s = settle_at("classic", (5, 9), 40, heaven_earth="dealers")
+    s = settle_at("classic", (5, 9), 40, heaven_earth=Side.DEALERS)
     assert s.progress == (12, 0) and not s.defenders_take
 
 

@@ -7,6 +7,7 @@ from engine.actions import Play
 from engine.cards import Card
 from engine.hand import HandState, Phase
 from engine.presets import PRESETS
+from engine.rules import HeavenEarth, Side
 from engine.scoring import heaven_earth_side, kitty_multiplier
 
 from .support import cards, trump
@@ -39,11 +40,11 @@ def test_heaven_earth_exact_or_contained() -> None:
     """暗炒 「但是仅同花色的5、10、K这3张牌保(抠)底可以享受奖励…带其他牌…不享受奖励」; 扛旗/明炒
     「抓分方用含有同花色的5、10、K的牌型抠底可以享受奖励」."""
     ftk, bigger = winning("♣5 ♣10 ♣K"), winning("♣5 ♣10 ♣K ♣A")
-    assert heaven_earth_side(T, "exact", ftk, True, False) == "defenders"
-    assert heaven_earth_side(T, "exact", ftk, False, False) == "dealers"  # 保底
-    assert heaven_earth_side(T, "exact", bigger, True, False) is None
-    assert heaven_earth_side(T, "contains", bigger, True, True) == "defenders"
-    assert heaven_earth_side(T, "contains", ftk, False, True) is None  # defenders only
+    assert heaven_earth_side(T, HeavenEarth.EXACT, ftk, True, False) == Side.DEFENDERS
+    assert heaven_earth_side(T, HeavenEarth.EXACT, ftk, False, False) == Side.DEALERS  # 保底
+    assert heaven_earth_side(T, HeavenEarth.EXACT, bigger, True, False) is None
+    assert heaven_earth_side(T, HeavenEarth.CONTAINS, bigger, True, True) == Side.DEFENDERS
+    assert heaven_earth_side(T, HeavenEarth.CONTAINS, ftk, False, True) is None  # defenders only
     assert heaven_earth_side(T, "none", ftk, True, False) is None
 
 
