@@ -277,14 +277,14 @@ class Table:
                 self._refuse(
                     seat, connection, answer.decision_id, _MALFORMED, "answer one at a time"
                 )
-        elif 0 < answer.decision_id <= self._decisions:
+        elif 0 < answer.decision_id <= self._decisions or (
+            decision is not None and decision.seat == seat
+        ):
             self._refuse_stale(seat, connection, answer.decision_id)
-        elif decision is None or decision.seat != seat:
+        else:
             self._refuse(
                 seat, connection, answer.decision_id, _NOT_YOUR_TURN, "it is not your turn"
             )
-        else:
-            self._refuse_stale(seat, connection, answer.decision_id)
 
     def _refuse_stale(self, seat: int, connection: Connection, decision_id: int) -> None:
         decision = self._decision

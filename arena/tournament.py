@@ -312,19 +312,25 @@ def _release_deal(run: _Run, tables: list[tuple[Table, str]]) -> None:
         run.server.release(table)
 
 
-def _sprt_result(db: ResultsDB, test: SprtTest) -> SprtResult:
-    """The SPRT over every complete pair stored (a two-bot tournament has one pairing)."""
-    pairs: dict[tuple[str, str, int], list[float]] = {}
-    for row in db.rows():
-        if row.score_a is not None and row.void is None:
-            pairs.setdefault((row.key.bot_a, row.key.bot_b, row.key.seed), []).append(row.score_a)
-    return sprt(test, pentanomial(sum(s) for s in pairs.values() if len(s) == 2))
+@dataclass(slots=True)
+class _Pairs:
+    """Each duplicate pair's scores for bot_a, kept as games are stored (read from the
+    database once), so the SPRT is checked without reading every stored game again."""
 
+    scores: dict[tuple[str, str, int], dict[int, float]] = field(default_factory=dict)
 
-def _pair_complete(db: ResultsDB, key: GameKey) -> bool:
-    """Both games of ``key``'s duplicate pair are stored as results."""
-    twin = GameKey(key.bot_a, key.bot_b, key.seed, 1 - key.swapped)
-    return twin in db.done()
+    def add(self, row: GameRow) -> bool:
+        """Count a stored game; True when it completes its pair."""
+        if row.score_a is None or row.void is not None:
+            return False
+        key = row.key
+        pair = self.scores.setdefault((key.bot_a, key.bot_b, key.seed), {})
+        pair[key.swapped] = row.score_a
+        return len(pair) == 2
+
+    def sprt(self, test: SprtTest) -> SprtResult:
+        """The SPRT over every complete pair (a two-bot tournament has one pairing)."""
+        return sprt(test, pentanomial(sum(p.values()) for p in self.scores.values() if len(p) == 2))
 
 
 async def _stop_on_signal(outcome: Outcome, scope: trio.CancelScope) -> None:
@@ -394,6 +400,9 @@ async def _run(
     log_dir.chmod(0o700)  # other users need not read what the bots wrote
     limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
+    pairs = _Pairs()
+    for stored in db.rows():
+        pairs.add(stored)
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
         async with (
             open_server(address, spectator_token=spectator_token) as server,
@@ -444,9 +453,9 @@ async def _run(
                 )
                 if on_game is not None:
                     on_game(row, finished, len(games))
-                if sprt_test is not None and row.void is None and _pair_complete(db, key):
+                if pairs.add(row) and sprt_test is not None:
                     # checked after every complete pair, whichever of its games ended last
-                    result = _sprt_result(db, sprt_test)
+                    result = pairs.sprt(sprt_test)
                     if result.verdict is not None:
                         outcome.sprt = result
                         nursery.cancel_scope.cancel()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,8 @@ from arena.results import GameRow, ResultsDB
 from arena.tournament import run_tournament
 from engine.match import Match
 from engine.presets import PRESETS
+from tests.test_tournament import BOT, write_config
 
-BOT = f"{sys.executable} -m sample_bots.random_bot"
 CLASSIC = PRESETS["classic"]
 
 
@@ -55,13 +54,16 @@ def test_a_deal_key_is_never_printed_by_accident() -> None:
 
 
 def test_a_tournament_deals_from_its_stored_key_and_resume_keeps_it(tmp_path: Path) -> None:
-    config_path = tmp_path / "t.toml"
-    config_path.write_text(
-        'hands = 1\nseeds = 1\nconcurrency = 2\ndecision_ms = 2000\ndatabase = "r.sqlite"\n'
-        f'replays = "replays"\n[bots.a]\ncommand = "{BOT}"\n[bots.b]\ncommand = "{BOT}"\n',
-        encoding="utf-8",
+    config = load_config(
+        write_config(
+            tmp_path / "t.toml",
+            seeds=1,
+            concurrency=2,
+            database="r.sqlite",
+            replays="replays",
+            bots={"a": BOT, "b": BOT},
+        )
     )
-    config = load_config(config_path)
     outcome = trio.run(lambda: run_tournament(config))
     assert outcome.played == 2 and outcome.void == 0
     stored = sqlite3.connect(tmp_path / "r.sqlite").execute(
@@ -82,13 +84,16 @@ def test_a_replay_appears_only_once_every_game_on_its_deal_is_stored(tmp_path: P
     """The twin game of a duplicate pair plays the same cards: its replay would show a seat's
     opponents' hands while the other game still plays. At every stored game, each replay in the
     folder belongs to a deal whose games are all stored."""
-    config_path = tmp_path / "t.toml"
-    config_path.write_text(
-        'hands = 1\nseeds = 2\nconcurrency = 2\ndecision_ms = 2000\ndatabase = "r.sqlite"\n'
-        f'replays = "replays"\n[bots.a]\ncommand = "{BOT}"\n[bots.b]\ncommand = "{BOT}"\n',
-        encoding="utf-8",
+    config = load_config(
+        write_config(
+            tmp_path / "t.toml",
+            seeds=2,
+            concurrency=2,
+            database="r.sqlite",
+            replays="replays",
+            bots={"a": BOT, "b": BOT},
+        )
     )
-    config = load_config(config_path)
     stored: list[tuple[int, int]] = []
     early: list[str] = []
 

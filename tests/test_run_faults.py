@@ -17,7 +17,7 @@ from arena.results import ResultsDB
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
 BROKEN = f"{sys.executable} -c \"import sys; print('missing weights.bin', file=sys.stderr); sys.exit(3)\""
-SLEEPER = f'{sys.executable} -c "import time; time.sleep(600)"'
+SLEEPER = f'{sys.executable} -c "import signal; signal.pause()"'  # never connects
 
 
 def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Path) -> None:
