@@ -231,6 +231,48 @@ CARD_DIAMONDS_ACE: Card
 CARD_SMALL_JOKER: Card
 CARD_BIG_JOKER: Card
 
+class EnterRequest(_message.Message):
+    __slots__ = ("token", "protocol_version", "bot_name", "capacity", "instance")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    protocol_version: int
+    bot_name: str
+    capacity: int
+    instance: str
+    def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., capacity: _Optional[int] = ..., instance: _Optional[str] = ...) -> None: ...
+
+class EnterResponse(_message.Message):
+    __slots__ = ("entered", "seat")
+    ENTERED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    entered: Entered
+    seat: SeatOffer
+    def __init__(self, entered: _Optional[_Union[Entered, _Mapping]] = ..., seat: _Optional[_Union[SeatOffer, _Mapping]] = ...) -> None: ...
+
+class Entered(_message.Message):
+    __slots__ = ("session", "capacity", "protocol_version")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    session: str
+    capacity: int
+    protocol_version: int
+    def __init__(self, session: _Optional[str] = ..., capacity: _Optional[int] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+
+class SeatOffer(_message.Message):
+    __slots__ = ("ticket", "seat", "preset")
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PRESET_FIELD_NUMBER: _ClassVar[int]
+    ticket: str
+    seat: int
+    preset: str
+    def __init__(self, ticket: _Optional[str] = ..., seat: _Optional[int] = ..., preset: _Optional[str] = ...) -> None: ...
+
 class PlayRequest(_message.Message):
     __slots__ = ("hello", "answer")
     HELLO_FIELD_NUMBER: _ClassVar[int]

@@ -35,6 +35,11 @@ class ArenaServiceStub:
         Args:
             channel: A grpc.Channel.
         """
+        self.Enter = channel.unary_stream(
+                '/chaodipi.arena.v2.ArenaService/Enter',
+                request_serializer=chaodipi_dot_arena_dot_v2_dot_arena__pb2.EnterRequest.SerializeToString,
+                response_deserializer=chaodipi_dot_arena_dot_v2_dot_arena__pb2.EnterResponse.FromString,
+                _registered_method=True)
         self.Play = channel.stream_stream(
                 '/chaodipi.arena.v2.ArenaService/Play',
                 request_serializer=chaodipi_dot_arena_dot_v2_dot_arena__pb2.PlayRequest.SerializeToString,
@@ -50,6 +55,13 @@ class ArenaServiceStub:
 class ArenaServiceServicer:
     """The arena's table server.
     """
+
+    def Enter(self, request, context):
+        """A bot process's session: seats offered game after game (see the file comment).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
     def Play(self, request_iterator, context):
         """A bot's connection for one seat (see the file comment for the order of messages).
@@ -72,6 +84,11 @@ class ArenaServiceServicer:
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
+            'Enter': grpc.unary_stream_rpc_method_handler(
+                    servicer.Enter,
+                    request_deserializer=chaodipi_dot_arena_dot_v2_dot_arena__pb2.EnterRequest.FromString,
+                    response_serializer=chaodipi_dot_arena_dot_v2_dot_arena__pb2.EnterResponse.SerializeToString,
+            ),
             'Play': grpc.stream_stream_rpc_method_handler(
                     servicer.Play,
                     request_deserializer=chaodipi_dot_arena_dot_v2_dot_arena__pb2.PlayRequest.FromString,
@@ -93,6 +110,33 @@ def add_ArenaServiceServicer_to_server(servicer, server):
 class ArenaService:
     """The arena's table server.
     """
+
+    @staticmethod
+    def Enter(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/chaodipi.arena.v2.ArenaService/Enter',
+            chaodipi_dot_arena_dot_v2_dot_arena__pb2.EnterRequest.SerializeToString,
+            chaodipi_dot_arena_dot_v2_dot_arena__pb2.EnterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
 
     @staticmethod
     def Play(request_iterator,
