@@ -20,7 +20,7 @@ import gc
 import itertools
 import secrets
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -31,6 +31,7 @@ from grpc_reflection.v1alpha import reflection
 
 from arena.bridge import Bridge, Closing, Connection, FloodGuard
 from arena.logs import get_logger
+from arena.sessions import Door, Session
 from arena.spectators import released_message
 from arena.table import (
     FLOOD_BURST,
@@ -57,7 +58,6 @@ HELLO_TIMEOUT_S = 10.0
 OUTBOX_SIZE = 256
 SPECTATOR_OUTBOX_SIZE = 1024
 MAX_MESSAGE_BYTES = 64 * 1024
-LOBBY_WAIT_S = 60.0
 MAX_PENDING_STREAMS = 10_000
 MAX_BACKLOG = 1000
 """Messages a bot may have sent that its table has not read yet; past this it is cut off (an
@@ -114,32 +114,33 @@ class ArenaServer:
     nursery: trio.Nursery
     tables: dict[str, Table] = field(default_factory=dict)
     port: int = 0
-    lobby: dict[str, asyncio.Queue[tuple[Table, int]]] = field(default_factory=dict)
-    """Seats waiting for an external bot, by its token (owned by the gRPC thread)."""
+    doors: dict[str, Door] = field(default_factory=dict)
+    """The session tokens accepted, by token (a copy owned by the gRPC thread)."""
     released: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
     """The names of the last released tables (at most ``RELEASED_NAMES_KEPT``)."""
     watching: collections.Counter[str] = field(default_factory=collections.Counter)
     """Spectators per table name (owned by the gRPC thread)."""
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
-    def expect(self, token: str, table: Table, seat: int) -> None:
-        """An external bot presenting ``token`` (instead of a seat ticket) gets this seat; seats
-        are handed out oldest first, one per connection."""
-        self.bridge.to_asyncio(self._offer_seat, token, table, seat)
+    def open_door(
+        self,
+        token: str,
+        label: str,
+        *,
+        single: bool = True,
+        on_enter: Callable[[Session], None] | None = None,
+        on_leave: Callable[[Session], None] | None = None,
+    ) -> Door:
+        """Accept sessions (``Enter``) presenting ``token``; see :class:`arena.sessions.Door`.
+        :meth:`close_door` when the run wants no more games from them."""
+        door = Door(token, label, single, on_enter, on_leave)
+        self.bridge.to_asyncio(self.doors.__setitem__, token, door)
+        return door
 
-    def _offer_seat(self, token: str, table: Table, seat: int) -> None:
-        self.lobby.setdefault(token, asyncio.Queue()).put_nowait((table, seat))
-
-    def _forget_lobby_seats(self, table: Table) -> None:
-        """On the gRPC thread: drop a released table's seats that no external bot took."""
-        for seats in self.lobby.values():
-            kept = []
-            while not seats.empty():
-                waiting = seats.get_nowait()
-                if waiting[0] is not table:
-                    kept.append(waiting)
-            for waiting in kept:
-                seats.put_nowait(waiting)
+    def close_door(self, door: Door) -> None:
+        """End the door's sessions and refuse its token from now on."""
+        door.close()
+        self.bridge.to_asyncio(self.doors.pop, door.token, None)
 
     def start_table(
         self,
@@ -181,7 +182,6 @@ class ArenaServer:
         self.released[table.name] = None
         while len(self.released) > RELEASED_NAMES_KEPT:
             self.released.popitem(last=False)
-        self.bridge.to_asyncio(self._forget_lobby_seats, table)
 
     def missing_table_message(self, name: str) -> str:
         """Why no table answers to ``name``: released, or never known."""
@@ -242,19 +242,6 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         seat = int(seat_text)
         return (table, seat) if table.check_secret(seat, secret) else None
 
-    async def _lobby_seat(self, token: str) -> tuple[Table, int] | None:
-        """An external bot's token: wait (up to a minute) for a seat that expects it."""
-        for known, seats in list(self.server.lobby.items()):
-            if secrets.compare_digest(known.encode(), token.encode()):
-                while True:
-                    try:
-                        table, seat = await asyncio.wait_for(seats.get(), LOBBY_WAIT_S)
-                    except TimeoutError:
-                        return None
-                    if table.result is None:  # skip seats of tables that already ended
-                        return table, seat
-        return None
-
     @staticmethod
     async def _refuse(
         context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, **bound: Any
@@ -299,8 +286,8 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         return hello
 
     async def _seat(self, context: grpc.aio.ServicerContext, ticket: str) -> tuple[Table, int]:
-        """The seat a ticket (or an external bot's token) names, or the call is refused."""
-        found = self._find_seat(ticket) or await self._lobby_seat(ticket)
+        """The seat a ticket names, or the call is refused."""
+        found = self._find_seat(ticket)
         if found is not None:
             return found
         name = ticket.partition("/")[0]
@@ -316,6 +303,43 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             rpc="Play",
             table=known,
         )
+
+    async def Enter(
+        self, request: pb.EnterRequest | Unparsable, context: grpc.aio.ServicerContext
+    ) -> None:
+        if isinstance(request, Unparsable):
+            await self._refuse(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request does not parse as an EnterRequest ({request.error})",
+                rpc="Enter",
+            )
+        if request.protocol_version != PROTOCOL_VERSION:
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {request.protocol_version} is not supported; "
+                f"this server speaks {PROTOCOL_VERSION}",
+                rpc="Enter",
+            )
+        door = self._door(request.token)
+        if door is None:
+            await self._refuse(
+                context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc="Enter"
+            )
+        bridge = self.server.bridge
+        connection = Connection(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        bridge.to_trio(door.enter, connection, request)
+        try:
+            await self._write(context, connection)
+        finally:
+            bridge.to_trio(door.leave, connection)
+
+    def _door(self, token: str) -> Door | None:
+        for known, door in list(self.server.doors.items()):
+            if secrets.compare_digest(known.encode(), token.encode()):
+                return door
+        return None
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         hello = await self._hello(context)
@@ -482,6 +506,11 @@ def _add_servicer(servicer: _Servicer, grpc_server: grpc.aio.Server) -> None:
     handler, which ends the call with INVALID_ARGUMENT and the reason (the generated
     registration would let grpc end it with UNKNOWN, saying nothing)."""
     handlers = {
+        "Enter": grpc.unary_stream_rpc_method_handler(
+            servicer.Enter,
+            request_deserializer=_parse(pb.EnterRequest),
+            response_serializer=pb.EnterResponse.SerializeToString,
+        ),
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
             request_deserializer=_parse(pb.PlayRequest),

@@ -1,0 +1,168 @@
+"""Sessions: a bot process's ``Enter`` stream, on which it is offered seats game after game.
+
+The arena opens a :class:`Door` for each session token it accepts (one per command bot
+process, or an external bot's ``token``). A process that presents the token gets a
+:class:`Session`: ``Entered`` first, then one ``SeatOffer`` per seat the runner gives it. A
+reconnect (the same token, and the same instance id for an external bot) is the same session:
+it replaces the old stream and is offered the seats still open again, as Lichess resends the
+games in progress on a new event stream.
+
+Everything here runs in trio (the gRPC side only forwards the request and the stream through
+the bridge); which session plays which seat is the runner's business (:mod:`arena.pools`).
+
+>>> # in trio, with a server:
+>>> # door = server.open_door(token, "random", on_enter=print)
+>>> # ... a bot enters; on_enter(session) runs; then: session.offer(table, seat)
+>>> # ... once the game is over: session.seat_over(table, seat); at the end: door.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+import trio
+
+from arena.bridge import Connection
+from arena.logs import get_logger
+from arena.table import Table
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi_bot.wire import PROTOCOL_VERSION
+
+__all__ = ["MAX_CAPACITY", "Door", "Session"]
+
+MAX_CAPACITY = 64
+"""The most seats one session is given at once, whatever it asks for."""
+
+
+@dataclass(eq=False, slots=True)
+class Session:
+    """One bot process, as the lobby knows it: its stream (while connected) and its open seats."""
+
+    door: Door
+    name: str
+    instance: str
+    capacity: int = 1
+    bot_name: str = ""
+    connection: Connection | None = None
+    offers: dict[tuple[str, int], pb.SeatOffer] = field(default_factory=dict)
+    """The seats it holds, by (table name, seat): sent again on a reconnect."""
+    entered: trio.Event = field(default_factory=trio.Event)
+    """Set on its first Enter."""
+    over: bool = False
+
+    @property
+    def connected(self) -> bool:
+        return self.connection is not None
+
+    def offer(self, table: Table, seat: int) -> None:
+        """Give it a seat: sent now, or when it (re)enters."""
+        offer = pb.SeatOffer(ticket=table.ticket(seat), seat=seat, preset=table.config.preset.name)
+        self.offers[(table.name, seat)] = offer
+        if self.connection is not None:
+            self.connection.send(pb.EnterResponse(seat=offer))
+
+    def seat_over(self, table: Table, seat: int) -> None:
+        """The seat's game is over: it is not offered again on a reconnect."""
+        self.offers.pop((table.name, seat), None)
+
+    def end(self) -> None:
+        """No more seats for this process: its stream ends with status OK (it should exit once
+        its games in hand are over)."""
+        self.over = True
+        if self.connection is not None:
+            self.connection.close()
+
+    # -- from the bridge ----------------------------------------------------------------------
+
+    def _attach(self, connection: Connection, capacity: int, bot_name: str) -> None:
+        old, self.connection = self.connection, connection
+        if old is not None:
+            old.close(grpc.StatusCode.ABORTED, "a newer Enter took this session over")
+        self.capacity = capacity
+        self.bot_name = bot_name
+        log = get_logger(session=self.name)
+        resumed = self.entered.is_set()
+        log.info("session_entered", bot=bot_name, peer=connection.peer, resumed=resumed)
+        if self.over:
+            connection.close()
+            return
+        connection.send(
+            pb.EnterResponse(
+                entered=pb.Entered(
+                    session=self.name, capacity=capacity, protocol_version=PROTOCOL_VERSION
+                )
+            )
+        )
+        for offer in self.offers.values():
+            connection.send(pb.EnterResponse(seat=offer))
+        self.entered.set()
+
+    def _detach(self, connection: Connection) -> None:
+        if self.connection is connection:
+            self.connection = None
+            get_logger(session=self.name).info("session_left", open_seats=len(self.offers))
+            self.door.left(self)
+
+
+@dataclass(eq=False, slots=True)
+class Door:
+    """A session token the arena accepts, and the sessions that entered with it.
+
+    ``single``: the token belongs to one process (a command bot the runner started): every
+    Enter is that process (re)connecting, whatever its instance id. Otherwise (an external bot,
+    which may run several processes) each instance id is a session of its own.
+    ``on_enter(session)`` runs on a session's first Enter; ``on_leave(session)`` whenever its
+    stream ends."""
+
+    token: str
+    label: str
+    single: bool = True
+    on_enter: Callable[[Session], None] | None = None
+    on_leave: Callable[[Session], None] | None = None
+    sessions: dict[str, Session] = field(default_factory=dict)
+    closed: bool = False
+    _count: int = 0
+
+    def session(self, instance: str = "") -> Session:
+        """The session for ``instance`` (made now if new; a single door has one)."""
+        key = "" if self.single else instance
+        found = self.sessions.get(key)
+        if found is None:
+            self._count += 1
+            name = self.label if self.single else f"{self.label}/{self._count}"
+            found = self.sessions[key] = Session(self, name, key)
+        return found
+
+    def close(self) -> None:
+        """No more sessions through this door: every open one ends (status OK)."""
+        self.closed = True
+        for session in self.sessions.values():
+            session.end()
+
+    def enter(self, connection: Connection, request: pb.EnterRequest) -> None:
+        """From the bridge: a process presented this door's token."""
+        if self.closed:
+            connection.close(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "this session token's run is over: the arena wants no more games from it",
+            )
+            return
+        session = self.session(request.instance[:64])
+        first = not session.entered.is_set()
+        capacity = min(MAX_CAPACITY, max(1, request.capacity))
+        session._attach(connection, capacity, request.bot_name[:64])
+        if first and self.on_enter is not None:
+            self.on_enter(session)
+
+    def leave(self, connection: Connection) -> None:
+        """From the bridge: a session's stream ended."""
+        for session in self.sessions.values():
+            if session.connection is connection:
+                session._detach(connection)
+                return
+
+    def left(self, session: Session) -> None:
+        if self.on_leave is not None:
+            self.on_leave(session)
