@@ -18,16 +18,21 @@ command = "python3 -m sample_bots.random_bot"   # or a list of arguments
 command = ["python3", "-m", "sample_bots.heuristic_bot"]
 ```
 
-A bot command is started once per seat and game with ``--address ADDRESS --ticket TICKET``
-appended, and with ``ARENA_ADDRESS`` and ``ARENA_TICKET`` in its environment. It runs in the
-config file's folder, with the arena's own environment (its ``PATH`` included); a command whose
-first word is ``python3`` or ``python`` runs with the interpreter that runs the arena (so it has
-the project's packages), and any other spelling (``/usr/bin/python3``, ``python3.12``) is kept.
-A bot that has not connected ``connect_timeout`` seconds after its start (default 10) did not
-play: its game is void, not a loss. A bot that runs
-elsewhere is declared with ``token = "a secret of 8+ characters"`` instead of a command: it
-connects to the address ``arena run`` prints (``--port`` fixes it) and presents the token as
-its ticket, once per seat it should play (one stream per seat; seats are handed out in order).
+A bot command is started as a small pool of long-lived processes, each with ``--address ADDRESS
+--token TOKEN`` appended (and ``ARENA_ADDRESS``, ``ARENA_TOKEN`` in its environment): each opens
+a session and is offered seats game after game, never two seats of one deal
+(:mod:`arena.pools`). ``processes = N`` caps a bot's pool (default: the seats it plays on one
+deal, at most 16). ``fresh = true`` starts the command once per seat and game instead, with
+``--address ADDRESS --ticket TICKET`` (``ARENA_TICKET``), for a bot that can play only one game
+per process. A command runs in the config file's folder, with the arena's own environment (its
+``PATH`` included); a command whose first word is ``python3`` or ``python`` runs with the
+interpreter that runs the arena (so it has the project's packages), and any other spelling
+(``/usr/bin/python3``, ``python3.12``) is kept.
+A seat whose bot has not connected ``connect_timeout`` seconds after the game's start (default
+10) was not played: its game is void, not a loss. A bot that runs elsewhere is declared with
+``token = "a secret of 8+ characters"`` instead of a command: its processes connect to the
+address ``arena run`` prints (``--port`` fixes it) and each opens a session with the token
+(``--token``); a game waits (up to ``connect_timeout``) for a session that may take its seat.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ _KNOWN = {
     "connect_timeout",
 }
 
+_BOT_KEYS = {"command", "token", "fresh", "processes"}
+
 PYTHON_NAMES = ("python3", "python")
 """A bot command starting with one of these runs with the arena's own interpreter."""
 
@@ -78,6 +85,11 @@ class BotSpec:
     name: str
     command: tuple[str, ...] = ()
     token: str | None = None
+    fresh: bool = False
+    """Start the command once per seat and game (with a ticket) instead of keeping a pool."""
+    processes: int | None = None
+    """The most processes of this bot alive at once (None: the seats it plays on one deal,
+    at most 16)."""
 
     def argv(self) -> tuple[str, ...]:
         """The command to start: a leading ``python3`` (or ``python``) becomes the arena's own
@@ -128,6 +140,8 @@ class TournamentConfig:
             for k, v in asdict(self).items()
             if k not in ("concurrency", "database", "replays", "connect_timeout", "folder")
         }
+        # how a bot's processes are run does not change what is played
+        key["bots"] = [{"name": b.name, "command": b.command, "token": b.token} for b in self.bots]
         return hashlib.sha256(json.dumps(key, default=str, sort_keys=True).encode()).hexdigest()[
             :16
         ]
@@ -178,9 +192,10 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
     for name, spec in bots_table.items():
         if not isinstance(spec, dict):
             raise ConfigError(f"bots.{name}: must be a table with a command")
-        extra = sorted(set(spec) - {"command", "token"})
+        extra = sorted(set(spec) - _BOT_KEYS)
         if extra:
-            raise ConfigError(f"bots.{name}.{extra[0]}: unknown key (known: command, token)")
+            known = ", ".join(sorted(_BOT_KEYS))
+            raise ConfigError(f"bots.{name}.{extra[0]}: unknown key (known: {known})")
         if ("command" in spec) == ("token" in spec):
             raise ConfigError(
                 f"bots.{name}: give a command (the arena starts the bot) or a token (the bot "
@@ -190,6 +205,12 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
             token = spec["token"]
             if not isinstance(token, str) or len(token) < 8:
                 raise ConfigError(f"bots.{name}.token: must be a string of at least 8 characters")
+            if "fresh" in spec or "processes" in spec:
+                key = "fresh" if "fresh" in spec else "processes"
+                raise ConfigError(
+                    f"bots.{name}.{key}: only for a bot the arena starts (a command); an "
+                    "external bot runs its own processes"
+                )
             bots.append(BotSpec(name, token=token))
             continue
         command = spec.get("command")
@@ -201,7 +222,23 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
             raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
         if not parts:
             raise ConfigError(f"bots.{name}.command: is empty")
-        bots.append(BotSpec(name, parts))
+        fresh = spec.get("fresh", False)
+        if not isinstance(fresh, bool):
+            raise ConfigError(f"bots.{name}.fresh: must be true or false, not {fresh!r}")
+        processes = spec.get("processes")
+        if processes is not None and (
+            not isinstance(processes, int) or isinstance(processes, bool) or processes < 2
+        ):
+            raise ConfigError(
+                f"bots.{name}.processes: must be a whole number of at least 2 (partners are "
+                f"two processes), not {processes!r}"
+            )
+        if fresh and processes is not None:
+            raise ConfigError(
+                f"bots.{name}: fresh = true starts one process per seat and game; drop "
+                "processes, or fresh"
+            )
+        bots.append(BotSpec(name, parts, fresh=fresh, processes=processes))
     if len(bots) < 2:
         raise ConfigError("bots: a tournament needs at least two bots")
     gauntlet = data.get("gauntlet")

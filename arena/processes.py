@@ -1,8 +1,9 @@
-"""Command bots as processes: start one for a seat, know when it exits, read its stderr's tail.
+"""Command bots as processes: start one, know when it exits, read its stderr's tail.
 
 A bot command runs in the config file's folder with the arena's environment, plus
-``--address``/``--ticket`` arguments and ``ARENA_ADDRESS``/``ARENA_TICKET``; its stdout is
-discarded and its stderr goes to a file of its own in the run's log folder. It runs in a
+``--address`` and ``--token`` (a session) or ``--ticket`` (one seat) and the same in
+``ARENA_ADDRESS``/``ARENA_TOKEN``/``ARENA_TICKET``; its stdout is discarded and its stderr goes
+to a file of its own in the run's log folder. It runs in a
 session of its own, so a Ctrl-C at the terminal reaches the arena alone, which then kills it.
 """
 
@@ -19,7 +20,7 @@ import trio
 
 from arena.config import BotSpec
 
-__all__ = ["BotProcess", "StartFailures", "launch", "stderr_tail"]
+__all__ = ["BotFailures", "BotProcess", "launch", "stderr_tail"]
 
 STDERR_TAIL = 2000
 """Characters of a bot's stderr quoted when it fails."""
@@ -27,10 +28,9 @@ STDERR_TAIL = 2000
 
 @dataclass(slots=True)
 class BotProcess:
-    """One bot process, playing one seat."""
+    """One bot process: a session process (many seats) or a fresh one (one seat)."""
 
     spec: BotSpec
-    seat: int
     process: trio.Process
     stderr: Path
 
@@ -39,7 +39,7 @@ class BotProcess:
         return self.process.returncode
 
     def crashed(self) -> bool:
-        """It exited on its own with an error (not killed by the arena after the game)."""
+        """It exited on its own with an error (not killed by the arena)."""
         return self.process.returncode not in (None, 0, -signal.SIGKILL)
 
     async def kill(self) -> None:
@@ -51,20 +51,32 @@ class BotProcess:
 
 
 async def launch(
-    spec: BotSpec, seat: int, *, address: str, ticket: str, folder: Path, stderr: Path
+    spec: BotSpec,
+    *,
+    address: str,
+    folder: Path,
+    stderr: Path,
+    token: str | None = None,
+    ticket: str | None = None,
 ) -> BotProcess:
-    """Start ``spec``'s command for ``seat``; ``OSError`` if it cannot even be started."""
-    with stderr.open("wb") as err:
+    """Start ``spec``'s command with a session ``token`` (``--token``, ``$ARENA_TOKEN``) or a
+    seat's ``ticket`` (``--ticket``, ``$ARENA_TICKET``); ``OSError`` if it cannot even be
+    started."""
+    if (token is None) == (ticket is None):
+        raise ValueError("launch a bot with a session token or a seat's ticket")
+    option, value = ("token", token) if token is not None else ("ticket", ticket)
+    assert value is not None
+    with stderr.open("ab") as err:
         process = await trio.lowlevel.open_process(
-            [*spec.argv(), "--address", address, "--ticket", ticket],
+            [*spec.argv(), "--address", address, f"--{option}", value],
             cwd=folder,
-            env={**os.environ, "ARENA_ADDRESS": address, "ARENA_TICKET": ticket},
+            env={**os.environ, "ARENA_ADDRESS": address, f"ARENA_{option.upper()}": value},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
             start_new_session=True,
         )
-    return BotProcess(spec, seat, process, stderr)
+    return BotProcess(spec, process, stderr)
 
 
 def stderr_tail(path: Path) -> str:
@@ -76,24 +88,35 @@ def stderr_tail(path: Path) -> str:
     return data.decode("utf-8", "replace").strip() or "(no stderr)"
 
 
-class StartFailures:
-    """Counts, per bot, the games in a row in which it did not start; a bot that failed
-    ``limit`` times in a row stops the run (as cutechess-cli and fastchess stop on an engine
-    that cannot start), rather than filling the database with void games."""
+class BotFailures:
+    """Counts, per bot, the games in a row in which it failed to start, or in which one of its
+    processes died; a bot that failed ``limit`` times in a row stops the run (as cutechess-cli
+    and fastchess stop on an engine that cannot start or keeps crashing), rather than filling
+    the database with void games and forfeits. A game it played through resets the count."""
 
     def __init__(self, limit: int = 3) -> None:
         self.limit = limit
         self._in_a_row: dict[str, int] = {}
 
-    def failed(self, spec: BotSpec, why: str, stderr: Path | None) -> str | None:
-        """Record a failure; return the message that stops the run once there are too many."""
+    def failed(
+        self, spec: BotSpec, why: str, stderr: Path | None, *, started: bool = False
+    ) -> str | None:
+        """Record a failure (``started``: it played, then died); return the message that
+        stops the run once there are too many."""
         count = self._in_a_row.get(spec.name, 0) + 1
         self._in_a_row[spec.name] = count
         if count < self.limit:
             return None
         how = f"command: {shlex.join(spec.argv())}" if spec.command else "an external bot"
         tail = f"; the tail of its stderr:\n{stderr_tail(stderr)}" if stderr is not None else ""
-        return f"bot {spec.name!r} failed to start {count} times in a row ({why}; {how}){tail}"
+        what = "kept dying: it died in" if started else "failed to start"
+        hint = ""
+        if spec.command and not spec.fresh and not started:
+            hint = (
+                " (if this bot can play only one game per process, give it `fresh = true` in "
+                "the config)"
+            )
+        return f"bot {spec.name!r} {what} {count} games in a row ({why}; {how}){hint}{tail}"
 
     def played(self, spec: BotSpec) -> None:
         self._in_a_row[spec.name] = 0

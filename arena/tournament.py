@@ -1,15 +1,17 @@
-"""The tournament runner: duplicate deals, bot processes, one table per game, results to SQLite.
+"""The tournament runner: duplicate deals, bot sessions, one table per game, results to SQLite.
 
 Every pairing plays the same deals, and each deal twice with the teams' seats swapped, so card
 luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
 tournament's secret key (:mod:`arena.deals`), kept in its database: no bot can guess them from
 the deal number, and ``--resume`` deals them again. A game starts a table on the in-process
-server and launches the four bot processes (:mod:`arena.processes`). It waits for the match,
+server and seats four players from the bots' pools of long-lived processes
+(:mod:`arena.pools`: a process is never given two seats of one deal). It waits for the match,
 then stores one row before the next game needs the slot (``concurrency`` games at once).
 
 A game in which a bot never played (it could not start, exited before its first decision, or
 did not connect in time) is void: stored with the reason, left out of every statistic, played
-again on ``--resume``. A bot that fails to start several games in a row stops the run.
+again on ``--resume``. A process that dies mid-game forfeits the games it held seats in and is
+replaced. A bot that fails to start, or dies, in several games in a row stops the run.
 
 Nothing of a deal leaves the run while a game on that deal still plays: a table's replay is
 moved into the replays folder, and spectators see the table, only once every game of this run
@@ -18,6 +20,7 @@ on its deal has ended.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import signal
 import tempfile
@@ -33,7 +36,8 @@ import trio
 from arena.config import BotSpec, TournamentConfig
 from arena.deals import DealKey
 from arena.logs import get_logger
-from arena.processes import BotProcess, StartFailures, launch, stderr_tail
+from arena.pools import NoSeat, Player, Players
+from arena.processes import BotFailures, stderr_tail
 from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
 from arena.stats import SprtResult, SprtTest, pentanomial, sprt
@@ -42,9 +46,6 @@ from engine.match import Ending
 from engine.presets import PRESETS
 
 __all__ = ["Outcome", "game_label", "run_tournament", "schedule"]
-
-EXIT_GRACE_S = 3.0
-"""How long bots may take to exit by themselves once their match is over."""
 
 
 @dataclass(slots=True)
@@ -62,6 +63,8 @@ class Outcome:
     """Why the run stopped before its schedule ended (a bot that cannot start)."""
     interrupted: bool = False
     """Stopped by Ctrl-C or SIGTERM: the games in flight were dropped."""
+    processes: int = 0
+    """Bot processes started."""
 
 
 def schedule(config: TournamentConfig) -> list[GameKey]:
@@ -108,12 +111,14 @@ class _Run:
 
     config: TournamentConfig
     server: ArenaServer
+    players: Players
     deal_key: DealKey
-    log_dir: Path
     staging: Path
     deals: _Deals
-    failures: StartFailures
+    failures: BotFailures
     stop: Callable[[str], None]
+    deaths: set[str] = field(default_factory=set)
+    """Players whose death was counted already (a process may die holding several seats)."""
 
 
 @dataclass(slots=True)
@@ -124,13 +129,13 @@ class _Game:
     specs: list[BotSpec]
     table: Table
     label: str
-    processes: list[BotProcess | None] = field(default_factory=lambda: [None] * 4)
+    players: list[Player | None] = field(default_factory=lambda: [None] * 4)
     void: list[str] = field(default_factory=list)
     """Why the game is not a result, one line per seat whose bot never played."""
     failed: dict[str, tuple[BotSpec, str, Path | None]] = field(default_factory=dict)
     crashes: list[int] = field(default_factory=lambda: [0, 0])
-    crashed: set[int] = field(default_factory=set)
-    """Seats whose bot crashed mid-game."""
+    crashed: dict[int, Player] = field(default_factory=dict)
+    """Seats whose process died mid-game."""
     problems: list[str] = field(default_factory=list)
 
     def never_played(self, seat: int, why: str, stderr: Path | None) -> None:
@@ -140,46 +145,55 @@ class _Game:
         self.failed.setdefault(spec.name, (spec, why, stderr))
         self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
 
+    def player_gone(self, seat: int, player: Player, code: int | None) -> None:
+        """A process holding one of this game's seats exited: before the seat's first
+        decision the game is void; later, it crashed (the seat forfeits)."""
+        table = self.table
+        if table.result is not None:
+            return
+        stats = table.seats[seat].stats
+        if stats.decisions == 0:
+            what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
+            self.never_played(seat, f"{what} (exit code {code})", player.stderr)
+            return
+        self.crashes[seat % 2] += 1
+        self.crashed[seat] = player
+        tail = "(no stderr)" if player.stderr is None else stderr_tail(player.stderr)
+        self.problems.append(
+            f"{player.spec.name} ({player.name}, seat {seat}, game {self.label}) crashed "
+            f"mid-game, exit code {code}: {tail}"
+        )
+        table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
 
-async def _watch_exit(game: _Game, bot: BotProcess) -> None:
-    """A bot's exit is an event: before its first decision the game is void; later, a crash."""
-    code = await bot.process.wait()
-    table = game.table
-    if table.result is not None:
-        return
-    stats = table.seats[bot.seat].stats
-    if stats.decisions == 0:
-        what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
-        game.never_played(bot.seat, f"{what} (exit code {code})", bot.stderr)
-        return
-    game.crashes[bot.seat % 2] += 1
-    game.crashed.add(bot.seat)
-    game.problems.append(
-        f"{bot.spec.name} (seat {bot.seat}, game {game.label}) crashed mid-game, exit code "
-        f"{code}: {stderr_tail(bot.stderr)}"
-    )
-    table.forfeit(bot.seat, f"{bot.spec.name} (seat {bot.seat}) crashed, exit code {code}")
 
-
-async def _watch_connect(game: _Game, timeout: float) -> None:
-    """Every seat must connect within ``timeout`` seconds of the game's start."""
+async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
+    """Every seat must connect within ``timeout`` seconds of the game's start; a process that
+    did not is ended (a fresh one takes its place next time)."""
     with trio.move_on_after(timeout):
         await game.table.connected.wait()
         return
     for seat, state in enumerate(game.table.seats):
         if state.stats.connects == 0 and game.table.result is None:
-            bot = game.processes[seat]
+            player = game.players[seat]
             game.never_played(
                 seat,
                 f"did not connect within {timeout:g} s",
-                None if bot is None else bot.stderr,
+                None if player is None else player.stderr,
             )
+            if player is not None and player.process is not None:
+                run.players.retire(player, "it did not connect its seat in time")
 
 
 async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
     config = run.config
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if key.swapped == 0 else (key.bot_b, key.bot_a)
+    specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
+    seated: list[Player] | NoSeat
+    try:
+        seated = await run.players.seat(key.seed, specs, wait_s=config.connect_timeout)
+    except NoSeat as err:
+        seated = err
     table_config = TableConfig(
         PRESETS[config.preset],
         seed=run.deal_key.seed(key.seed),
@@ -199,62 +213,71 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
         name=f"g{secrets.token_urlsafe(12)}",
         spectators_after=run.deals.spectators_after(key.seed),
     )
-    specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
     game = _Game(key, specs, table, label)
-    get_logger(table=table.name).info("game_started", game=label)  # the name, for spectators
+    log = get_logger(table=table.name)
+    log.info("game_started", game=label)  # the name, for spectators
     started = time.perf_counter()
     try:
+        if isinstance(seated, NoSeat):
+            game.never_played(specs.index(seated.spec), str(seated), None)
+        else:
+            await _seat_players(run, game, seated)
         async with trio.open_nursery() as watchers:
-            for seat, spec in enumerate(specs):
-                if spec.token is not None:
-                    run.server.expect(spec.token, table, seat)
-                    continue
-                try:
-                    bot = await launch(
-                        spec,
-                        seat,
-                        address=run.server.address,
-                        ticket=table.ticket(seat),
-                        folder=config.folder,
-                        stderr=run.log_dir / f"{label}-{seat}.stderr",
-                    )
-                except OSError as err:
-                    game.never_played(seat, f"could not start: {err}", None)
-                    break
-                game.processes[seat] = bot
-                watchers.start_soon(_watch_exit, game, bot)
-            watchers.start_soon(_watch_connect, game, config.connect_timeout)
+            watchers.start_soon(_watch_connect, run, game, config.connect_timeout)
             result = await run.server.wait(table)
             watchers.cancel_scope.cancel()
-        if not game.void:
-            with trio.move_on_after(EXIT_GRACE_S):
-                for running in game.processes:
-                    if running is not None:
-                        await running.process.wait()
     finally:
-        for running in game.processes:
-            if running is not None:
-                await running.kill()
-    for seat, ended in enumerate(game.processes):
-        if ended is not None and ended.crashed() and not game.void and seat not in game.crashed:
-            # it exited with an error after its match: worth a line, not a crash
-            game.problems.append(
-                f"{ended.spec.name} (seat {seat}, game {label}) exited with code "
-                f"{ended.exit_code} after the match: {stderr_tail(ended.stderr)}"
-            )
-    _count_starts(run, game)
+        for seat, player in enumerate(game.players):
+            if player is not None:
+                run.players.let_go(player, table, seat)
+    _count_failures(run, game)
     return _row(key, team0, result, game, time.perf_counter() - started), table
 
 
-def _count_starts(run: _Run, game: _Game) -> None:
-    """Feed the start-failure counter; stop the run when a bot keeps failing to start."""
+async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
+    """Give each player its seat, starting the processes that do not run yet."""
+    table = game.table
+    for seat, player in enumerate(players):
+        game.players[seat] = player
+        get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
+        player.hold(table, seat, functools.partial(_gone, game, seat))
+        try:
+            ticket = table.ticket(seat) if player.spec.fresh else None
+            await run.players.start(player, ticket=ticket)
+        except OSError as err:
+            run.players.retire(player, "it could not be started")
+            game.never_played(seat, f"could not start: {err}", None)
+            return
+
+
+def _gone(game: _Game, seat: int, player: Player, code: int | None) -> None:
+    game.player_gone(seat, player, code)
+
+
+def _count_failures(run: _Run, game: _Game) -> None:
+    """Feed the failure counter; stop the run when a bot keeps failing to start or dying."""
     for spec, why, stderr in game.failed.values():
         message = run.failures.failed(spec, why, stderr)
         if message is not None:
             run.stop(message)
             return
+    for player in game.crashed.values():
+        if player.name in run.deaths:
+            continue  # one process dying in several games at once is one failure
+        run.deaths.add(player.name)
+        code = None if player.process is None else player.process.exit_code
+        message = run.failures.failed(
+            player.spec, f"{player.name}, exit code {code}", player.stderr, started=True
+        )
+        if message is not None:
+            run.stop(message)
+            return
     for seat, spec in enumerate(game.specs):
-        if spec.name not in game.failed and game.table.seats[seat].stats.decisions > 0:
+        if (
+            spec.name not in game.failed
+            and seat not in game.crashed
+            and game.table.seats[seat].stats.decisions > 0
+        ):
             run.failures.played(spec)
 
 
@@ -419,14 +442,15 @@ async def _run(
                     log.error("run_stopped", reason=message.splitlines()[0])
                 nursery.cancel_scope.cancel()
 
+            players = Players(config, server, nursery, log_dir)
             run = _Run(
                 config,
                 server,
+                players,
                 deal_key,
-                log_dir,
                 Path(staging),
                 _Deals(Counter(k.seed for k in pending)),
-                StartFailures(),
+                BotFailures(),
                 stop,
             )
 
@@ -460,8 +484,13 @@ async def _run(
                         outcome.sprt = result
                         nursery.cancel_scope.cancel()
 
-            async with trio.open_nursery() as playing:
-                for key in pending:
-                    playing.start_soon(one, key)
+            try:
+                async with trio.open_nursery() as playing:
+                    for key in pending:
+                        playing.start_soon(one, key)
+            finally:
+                # the schedule is done (or stopped): sessions end, processes exit or are killed
+                await players.close(grace=not nursery.cancel_scope.cancel_called)
+                outcome.processes = players.started
             nursery.cancel_scope.cancel()  # every game ended: stop listening for signals
     return outcome
