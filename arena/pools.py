@@ -98,7 +98,7 @@ class Player:
     def can_take(self, deal: int) -> bool:
         if self.gone or deal in self.deals or len(self.holding) >= self.capacity:
             return False
-        if self.process is None and self.session is not None:
+        if self.spec.token is not None and self.session is not None:
             return self.session.connected  # an external session: only while it is there
         return True
 
@@ -219,6 +219,8 @@ class Players:
                 starting[spec.name] += 1
                 choices.append(_Choice())
                 continue
+            if any(deal not in p.deals for p in pool.live() if id(p) not in taken):
+                return None  # one that may take this deal is busy: wait for it
             idle = [
                 p
                 for p in pool.live()
@@ -228,6 +230,7 @@ class Players:
                 return None
             retiring.add(id(idle[0]))
             retired[spec.name] += 1
+            starting[spec.name] += 1
             choices.append(_Choice(retire=idle[0]))
         return choices
 

@@ -1,0 +1,169 @@
+"""Seating players: no process ever holds two seats of one deal, over whole schedules.
+
+The pools are driven directly (no processes, no gRPC): games on the schedule's deals are
+seated as the runner seats them, held for a random number of scheduler turns, and let go in
+whatever order they finish."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from arena.config import BotSpec, TournamentConfig, parse_config
+from arena.pools import NoSeat, Player, Players, seats_per_deal
+from arena.sessions import Door, Session
+from arena.tournament import schedule
+
+
+@dataclass
+class FakeServer:
+    """What the pools use of a server: doors for session tokens."""
+
+    address: str = "127.0.0.1:1"
+    doors: list[Door] = field(default_factory=list)
+
+    def open_door(self, token: str, label: str, **kwargs: object) -> Door:
+        door = Door(token, label, **kwargs)  # type: ignore[arg-type]
+        self.doors.append(door)
+        return door
+
+    def close_door(self, door: Door) -> None:
+        door.closed = True
+
+
+class FakeTable:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def ticket(self, seat: int) -> str:
+        return f"{self.name}/{seat}/secret"
+
+
+def config(bots: int, seeds: int, concurrency: int, **bot_keys: object) -> TournamentConfig:
+    data = {
+        "seeds": seeds,
+        "concurrency": concurrency,
+        "bots": {f"bot{i}": {"command": "python3 -m nothing", **bot_keys} for i in range(bots)},
+    }
+    return parse_config(data, Path("."))
+
+
+def offer_nothing(session: Session, table: object, seat: int) -> None:
+    """Sessions here have no stream: keep the offer only."""
+
+
+async def play_schedule(
+    cfg: TournamentConfig, rng: random.Random
+) -> tuple[list[tuple[str, int, str, int]], Players]:
+    """Seat every game of the schedule, ``concurrency`` at a time; return (player, deal, game,
+    seat) for every seat given."""
+    server = FakeServer()
+    given: list[tuple[str, int, str, int]] = []
+    bots = {b.name: b for b in cfg.bots}
+    limiter = trio.CapacityLimiter(cfg.concurrency)
+    async with trio.open_nursery() as nursery:
+        players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+
+        async def game(number: int, a: str, b: str, deal: int, swapped: int) -> None:
+            team0, team1 = (a, b) if swapped == 0 else (b, a)
+            specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
+            async with limiter:
+                seated = await players.seat(deal, specs, wait_s=60)
+                table = FakeTable(f"g{number}")
+                for seat, player in enumerate(seated):
+                    given.append((player.name, deal, table.name, seat))
+                    player.holding[(table.name, seat)] = lambda p, c: None
+                for _ in range(rng.randrange(1, 30)):
+                    await trio.lowlevel.checkpoint()
+                for seat, player in enumerate(seated):
+                    players.let_go(player, table, seat)  # type: ignore[arg-type]
+
+        for number, key in enumerate(schedule(cfg)):
+            nursery.start_soon(game, number, key.bot_a, key.bot_b, key.seed, key.swapped)
+    return given, players
+
+
+def assert_no_process_holds_two_seats_of_a_deal(given: list[tuple[str, int, str, int]]) -> None:
+    seats = Counter((player, deal) for player, deal, _, _ in given)
+    twice = {k: n for k, n in seats.items() if n > 1}
+    assert not twice, f"processes given two seats of one deal: {twice}"
+
+
+@pytest.mark.parametrize(("bots", "concurrency"), [(2, 1), (2, 4), (3, 2), (4, 3), (5, 8)])
+def test_a_whole_round_robin_never_gives_a_process_two_seats_of_one_deal(
+    bots: int, concurrency: int
+) -> None:
+    cfg = config(bots, seeds=6, concurrency=concurrency)
+    given, players = trio.run(play_schedule, cfg, random.Random(bots * 100 + concurrency))
+    assert len(given) == 4 * len(schedule(cfg))
+    assert_no_process_holds_two_seats_of_a_deal(given)
+    # partners are two processes, and the pools were big enough never to replace one
+    per_deal = seats_per_deal(cfg)
+    names = {player for player, _, _, _ in given}
+    for spec in cfg.bots:
+        mine = {n for n in names if n.startswith(f"{spec.name}#")}
+        assert len(mine) <= min(per_deal[spec.name], 16)
+    if max(per_deal.values()) <= 16:
+        assert all(not p.retired for pool in players._pools.values() for p in pool.players)
+
+
+def test_a_small_pool_replaces_processes_rather_than_reuse_one_on_a_deal() -> None:
+    cfg = config(3, seeds=5, concurrency=2, processes=2)
+    given, players = trio.run(play_schedule, cfg, random.Random(7))
+    assert_no_process_holds_two_seats_of_a_deal(given)
+    retired = [p for pool in players._pools.values() for p in pool.players if p.retired]
+    assert retired, "a pool of 2 for 8 seats per deal must replace processes"
+    # a retired process is never seated again: each one's seats all come before it was retired
+    for pool in players._pools.values():
+        assert len(pool.live()) <= 2
+
+
+def test_a_fresh_bot_gets_a_new_player_for_every_seat() -> None:
+    cfg = config(2, seeds=3, concurrency=2, fresh=True)
+    given, _ = trio.run(play_schedule, cfg, random.Random(3))
+    names = [player for player, _, _, _ in given]
+    assert len(names) == len(set(names)) == 4 * len(schedule(cfg))
+
+
+def test_an_external_bot_with_one_session_cannot_be_seated_and_is_told_why() -> None:
+    data = {
+        "seeds": 1,
+        "connect_timeout": 5,
+        "bots": {"mine": {"command": "python3 -m nothing"}, "theirs": {"token": "secret-123"}},
+    }
+    cfg = parse_config(data, Path("."))
+    server = FakeServer()
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+            door = next(d for d in server.doors if d.token == "secret-123")
+            session = door.session("one")
+            session.entered.set()
+            session.connection = object()  # type: ignore[assignment]
+            assert door.on_enter is not None
+            door.on_enter(session)
+            specs = [cfg.bots[0], cfg.bots[1], cfg.bots[0], cfg.bots[1]]
+            with pytest.raises(NoSeat) as caught:
+                await players.seat(0, specs, wait_s=cfg.connect_timeout)
+            message = str(caught.value)
+            assert "external bot 'theirs'" in message
+            assert "1 open" in message and "run 4 processes" in message
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_a_player_that_held_a_deal_is_not_offered_it_again_even_when_idle() -> None:
+    spec = BotSpec("b", ("x",))
+    player = Player(spec, "b#1")
+    player.deals.add(4)
+    assert not player.can_take(4)
+    assert player.can_take(5)
+    player = replace(player, gone=True)
+    assert not player.can_take(5)
