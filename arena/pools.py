@@ -83,6 +83,10 @@ class Player:
     """Every deal it has held a seat of."""
     holding: dict[tuple[str, int], OnExit] = field(default_factory=dict)
     """Its open seats, by (table name, seat), each with whom to tell if it goes."""
+    promised: int = 0
+    """Seats it was chosen for whose table does not exist yet."""
+    launched: trio.Event | None = None
+    """Set once its process started (or failed to): None until a start began."""
     gone: bool = False
     """Dead, retired or left for good: it is given no more seats."""
     retired: bool = False
@@ -96,15 +100,21 @@ class Player:
         return 1
 
     def can_take(self, deal: int) -> bool:
-        if self.gone or deal in self.deals or len(self.holding) >= self.capacity:
+        if self.gone or deal in self.deals or self.busy >= self.capacity:
             return False
         if self.spec.token is not None and self.session is not None:
             return self.session.connected  # an external session: only while it is there
         return True
 
+    @property
+    def busy(self) -> int:
+        """Seats it holds or was promised."""
+        return len(self.holding) + self.promised
+
     def hold(self, table: Table, seat: int, on_exit: OnExit) -> None:
-        """Play ``seat`` of ``table``: offered on its session (or given as the ticket when a
-        fresh process starts)."""
+        """Play ``seat`` of ``table`` (one it was promised): offered on its session (or given
+        as the ticket when a fresh process starts)."""
+        self.promised = max(0, self.promised - 1)
         self.holding[(table.name, seat)] = on_exit
         if self.session is not None:
             self.session.offer(table, seat)
@@ -209,7 +219,7 @@ class Players:
                 continue
             free = [p for p in pool.live() if id(p) not in taken and p.can_take(deal)]
             if free:
-                best = min(free, key=lambda p: (len(p.holding), p.session is None))
+                best = min(free, key=lambda p: (p.busy, p.session is None))
                 taken.add(id(best))
                 choices.append(_Choice(best))
                 continue
@@ -224,7 +234,7 @@ class Players:
             idle = [
                 p
                 for p in pool.live()
-                if not p.holding and id(p) not in taken and id(p) not in retiring
+                if not p.busy and id(p) not in taken and id(p) not in retiring
             ]
             if not idle:
                 return None
@@ -243,6 +253,7 @@ class Players:
                 self.retire(choice.retire, "a fresh process takes a deal it has seen")
             player = choice.player or self._new_player(spec)
             player.deals.add(deal)
+            player.promised += 1
             players.append(player)
         return players
 
@@ -253,7 +264,7 @@ class Players:
             self._fresh.add(player)
         else:
             pool.players.append(player)
-            token = secrets.token_urlsafe(24)
+            token = secrets.token_hex(24)  # never starts with "-", as an option would
             player.session = self.server.open_door(token, player.name).session()
         return player
 
@@ -262,8 +273,19 @@ class Players:
     async def start(self, player: Player, *, ticket: str | None = None) -> None:
         """Start the player's process (a session's, or a fresh one with ``ticket``) unless
         it runs already; ``OSError`` if it cannot be started."""
-        if player.process is not None or player.spec.command == ():
+        if player.launched is not None or player.spec.command == ():
+            if player.launched is not None:
+                await player.launched.wait()  # another game is starting it
+                if player.process is None:
+                    raise OSError(f"{player.name} could not be started")
             return
+        player.launched = trio.Event()
+        try:
+            await self._launch(player, ticket)
+        finally:
+            player.launched.set()
+
+    async def _launch(self, player: Player, ticket: str | None) -> None:
         player.stderr = self.log_dir / f"{player.name}.stderr"
         token = None
         if player.session is not None:

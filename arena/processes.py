@@ -10,6 +10,7 @@ session of its own, so a Ctrl-C at the terminal reaches the arena alone, which t
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -79,13 +80,29 @@ async def launch(
     return BotProcess(spec, process, stderr)
 
 
+_SECRETS = re.compile(
+    r"(?P<option>--(?:token|ticket)[= ]|ARENA_(?:TOKEN|TICKET)=)\S+"
+    r"|(?P<seat>/[0-3]/)[A-Za-z0-9_-]{16,}"
+)
+
+
 def stderr_tail(path: Path) -> str:
-    """The last lines a bot wrote to its stderr, or ``(no stderr)``."""
+    """The last lines a bot wrote to its stderr, or ``(no stderr)``; session tokens and seat
+    tickets in it (a bot's usage message echoes its arguments) are shown as ``…``.
+
+    >>> _SECRETS.sub(_redact, "error: unrecognized arguments: --token Ab3-x_yz --ticket g1/2/k")
+    'error: unrecognized arguments: --token … --ticket …'
+    """
     try:
         data = path.read_bytes()[-STDERR_TAIL:]
     except OSError:
         return "(no stderr)"
-    return data.decode("utf-8", "replace").strip() or "(no stderr)"
+    text = _SECRETS.sub(_redact, data.decode("utf-8", "replace")).strip()
+    return text or "(no stderr)"
+
+
+def _redact(found: re.Match[str]) -> str:
+    return (found.group("option") or found.group("seat")) + "…"
 
 
 class BotFailures:

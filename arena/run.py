@@ -181,8 +181,19 @@ a config file, every key with its default:
 
   [bots.mine]
   command = "python3 my_bot.py"      # or a list of arguments
+  processes = 8                      # optional: the most processes at once (default: the
+                                     #   seats it plays on one deal, at most 16)
+  [bots.oneshot]
+  command = "./one_game_bot"
+  fresh = true                       # a new process per seat and game, given --ticket
   [bots.visitor]
-  token = "a-secret-of-8+-chars"     # connects by itself to the address printed
+  token = "a-secret-of-8+-chars"     # its processes connect by themselves to the address printed
+
+a command bot runs as a pool of long-lived processes started with --address ADDRESS --token
+TOKEN (and ARENA_ADDRESS, ARENA_TOKEN): each opens a session (Arena.Enter) and is offered seats
+game after game, several at once if it asks; a process is never given two seats of one deal, so
+it may remember what it saw. A process that dies is replaced; one that dies or fails to start in
+3 games in a row stops the run. Each process's stderr goes to DATABASE-logs/NAME#N.stderr.
 
 bot commands run in the config file's folder, with the arena's environment (PATH included); a
 command starting with python3 (or python) runs with the interpreter running the arena, so it
@@ -191,8 +202,8 @@ has the arena's packages; spell out another (/usr/bin/python3, python3.12) to us
 deals come from a secret key made for each tournament and kept in its database: --resume
 plays the same cards, and no bot can work out a deal from its number. A game in which a bot
 never played (it could not start, exited before its first decision or did not connect in
-connect_timeout seconds) is void: kept out of the statistics and played again on --resume; a
-bot that fails to start 3 games in a row stops the run. Ctrl-C stops cleanly (exit code 130):
+connect_timeout seconds) is void: kept out of the statistics and played again on --resume.
+Ctrl-C stops cleanly (exit code 130):
 the games in flight are dropped, and --resume goes on.
 """
 
@@ -202,9 +213,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "run",
         help="run a tournament from a TOML config and print the report",
         description="Run a tournament: every pairing plays the same deals, each twice with "
-        "the teams' seats swapped (duplicate deals). Bots are commands the arena starts once per "
-        "seat and game, with --address and --ticket (and ARENA_ADDRESS, ARENA_TICKET), or "
-        "external bots that connect with a token. Results go to SQLite as each game ends.",
+        "the teams' seats swapped (duplicate deals). Bots are commands the arena keeps running as "
+        "pools of processes that play game after game in sessions (--address and --token), or "
+        "external bots whose processes connect with a token. Results go to SQLite as each game "
+        "ends.",
         epilog=CONFIG_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

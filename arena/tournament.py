@@ -235,12 +235,13 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
 
 
 async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
-    """Give each player its seat, starting the processes that do not run yet."""
+    """Give each player its seat, then start the processes that do not run yet."""
     table = game.table
     for seat, player in enumerate(players):
         game.players[seat] = player
         get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
         player.hold(table, seat, functools.partial(_gone, game, seat))
+    for seat, player in enumerate(players):
         try:
             ticket = table.ticket(seat) if player.spec.fresh else None
             await run.players.start(player, ticket=ticket)

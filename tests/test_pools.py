@@ -10,6 +10,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import trio
@@ -17,7 +18,7 @@ import trio.testing
 
 from arena.config import BotSpec, TournamentConfig, parse_config
 from arena.pools import NoSeat, Player, Players, seats_per_deal
-from arena.sessions import Door, Session
+from arena.sessions import Door
 from arena.tournament import schedule
 
 
@@ -38,6 +39,8 @@ class FakeServer:
 
 
 class FakeTable:
+    config = SimpleNamespace(preset=SimpleNamespace(name="classic"))
+
     def __init__(self, name: str) -> None:
         self.name = name
 
@@ -52,10 +55,6 @@ def config(bots: int, seeds: int, concurrency: int, **bot_keys: object) -> Tourn
         "bots": {f"bot{i}": {"command": "python3 -m nothing", **bot_keys} for i in range(bots)},
     }
     return parse_config(data, Path("."))
-
-
-def offer_nothing(session: Session, table: object, seat: int) -> None:
-    """Sessions here have no stream: keep the offer only."""
 
 
 async def play_schedule(
@@ -78,7 +77,7 @@ async def play_schedule(
                 table = FakeTable(f"g{number}")
                 for seat, player in enumerate(seated):
                     given.append((player.name, deal, table.name, seat))
-                    player.holding[(table.name, seat)] = lambda p, c: None
+                    player.hold(table, seat, lambda p, c: None)  # type: ignore[arg-type]
                 for _ in range(rng.randrange(1, 30)):
                     await trio.lowlevel.checkpoint()
                 for seat, player in enumerate(seated):

@@ -160,9 +160,7 @@ def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "t.toml", seeds=5, hands=3, concurrency=1, bots={"a": BOT, "b": BOT}
     )
-    done = arena(
-        "run", str(config), "--seeds", "1", "--hands", "1", "--preset", "hefei", "--json"
-    )
+    done = arena("run", str(config), "--seeds", "1", "--hands", "1", "--preset", "hefei", "--json")
     assert done.returncode == 0, done.stderr
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2 and all(r.hands == 1 for r in rows)

@@ -76,9 +76,7 @@ def check_seat(
     return checked
 
 
-def reconnecting_bot(
-    address: str, ticket: str, seat: int, recording: Recording
-) -> MatchResult:
+def reconnecting_bot(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
     """Answers a few decisions, drops its stream mid-hand and comes back (a new snapshot)."""
     rng = random.Random(seat)
     client = RawClient(address)

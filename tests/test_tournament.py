@@ -33,7 +33,8 @@ def write_config(path: Path, **extra: object) -> Path:
     settings.update(extra)
     lines = [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
     for name, command in bots.items():  # type: ignore[attr-defined]
-        lines += [f"[bots.{name}]", f"command = {json.dumps(command)}"]
+        keys = command if isinstance(command, dict) else {"command": command}
+        lines += [f"[bots.{name}]", *(f"{k} = {json.dumps(v)}" for k, v in keys.items())]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 

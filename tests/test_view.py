@@ -117,9 +117,7 @@ def test_hidden_bids_show_only_to_their_maker_until_the_reveal(preset: str) -> N
         maker = match.hand.bids[0].seat
         log = match.log._events  # the test reaches in to change a hidden fact
         index = next(
-            i
-            for i, e in enumerate(log)
-            if e.kind is EventKind.DECLARE and e.audience == {maker}
+            i for i, e in enumerate(log) if e.kind is EventKind.DECLARE and e.audience == {maker}
         )
         before = {seat: seen(match, seat) for seat in range(4)}
         other = Bid.parse("BJ BJ", match.hand.level)

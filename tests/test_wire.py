@@ -35,7 +35,9 @@ def test_everything_of_whole_matches_round_trips(preset: str) -> None:
         legal = match.legal_actions(seat)
         assert legal_from_message(legal_message(legal)) == legal
         view = observe(match, seat)
-        again = view_from_snapshot(pb.Snapshot.FromString(snapshot_message(view).SerializeToString()))
+        again = view_from_snapshot(
+            pb.Snapshot.FromString(snapshot_message(view).SerializeToString())
+        )
         assert again == replace(view, legal=None)
         action = legal.sample(rng)
         back = action_from_message(action_message(action))
