@@ -120,8 +120,11 @@ def main() -> int:
         games, seconds = in_process_rate(args, key, workers)
         rate = games / seconds
         figures[f"in_process_{workers}"] = round(rate, 3)
-        print(f"in-process, {workers} core{'s' if workers > 1 else ''}: {games} games in "
-              f"{seconds:6.1f} s = {rate:6.2f} games/s", flush=True)
+        print(
+            f"in-process, {workers} core{'s' if workers > 1 else ''}: {games} games in "
+            f"{seconds:6.1f} s = {rate:6.2f} games/s",
+            flush=True,
+        )
     best = max(figures[f"arena_c{c}"] for c in (1, 2, 4))
     figures["arena_best_over_in_process_1"] = round(best / figures["in_process_1"], 3)
     figures["arena_best_over_in_process_2"] = round(best / figures["in_process_2"], 3)
