@@ -1,27 +1,33 @@
 """The C++ sample bot (sample_bots/cpp/bot.cc) against a real server: whole matches in every
-preset with Python bots in the other seats, and a wrong ticket; against a scripted server: it
-answers again after a refusal, and not after a stale one. It is built with `make` on first
-use (g++, pkg-config, protoc, grpc_cpp_plugin and libgrpc++-dev; `.ci/run` installs them)."""
+preset with Python bots in the other seats, and a wrong ticket; in session mode (--token),
+seats of two tables played after the session ended, and a wrong token. Against scripted
+servers: it answers again after a refusal, and not after a stale one; it enters a dropped
+session again. It is built with `make` on first use (g++, pkg-config, protoc,
+grpc_cpp_plugin and libgrpc++-dev; `.ci/run` installs them)."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
-from concurrent import futures
 from pathlib import Path
 
-import grpc
 import pytest
 import trio
 
 from arena.server import open_server
-from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
 from engine.match import Ending
 from engine.presets import PRESETS
 
+from .process_bots import (
+    check_the_refusals,
+    check_the_second_enter,
+    check_the_session,
+    play_a_session,
+    run_against_a_dropping_arena,
+    run_against_a_refusing_arena,
+    run_with_a_wrong_token,
+)
 from .server_support import Recording, config, random_bot, run_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,69 +125,24 @@ def test_cpp_bot_with_a_wrong_ticket_exits_1_and_says_unauthenticated() -> None:
     trio.run(main)
 
 
-BID = pb.Bid(kind=pb.BID_KIND_SUIT_PAIR, cards=[pb.CARD_CLUBS_2] * 2, suit=pb.SUIT_CLUBS)
-
-
-class ScriptedArena(arena_pb2_grpc.ArenaServiceServicer):
-    """One scripted Play: a play decision refused once as illegal, then refused as stale (which
-    needs no answer), a fry decision, and the match's end. Records what the bot sent."""
-
-    def __init__(self) -> None:
-        self.received: list[pb.PlayRequest] = []
-
-    def Play(
-        self, request_iterator: Iterator[pb.PlayRequest], context: grpc.ServicerContext
-    ) -> Iterator[pb.PlayResponse]:
-        requests = iter(request_iterator)
-
-        def receive() -> pb.PlayRequest:
-            self.received.append(next(requests))
-            return self.received[-1]
-
-        receive()  # the Hello
-        yield pb.PlayResponse(welcome=pb.Welcome(seat=0, partner=2, protocol_version=2))
-        yield pb.PlayResponse(snapshot=pb.Snapshot(seat=0, phase=pb.PHASE_PLAY))
-        option = pb.CardOption(
-            forced=[pb.CARD_SPADES_2], pool=[pb.CARD_HEARTS_5] * 2, k_min=1, k_max=2
-        )
-        legal = pb.LegalActions(phase=pb.PHASE_PLAY, seat=0, card_options=[option])
-        yield pb.PlayResponse(decision=pb.Decision(decision_id=7, legal=legal, deadline_ms=60_000))
-        receive()
-        refused = pb.Refused(decision_id=7, code=pb.REFUSAL_CODE_ILLEGAL, reason="scripted")
-        yield pb.PlayResponse(refused=refused)
-        receive()
-        stale = pb.Refused(decision_id=7, code=pb.REFUSAL_CODE_STALE, reason="scripted")
-        yield pb.PlayResponse(refused=stale)
-        legal = pb.LegalActions(phase=pb.PHASE_FRY, seat=0, can_pass=True, bids=[BID])
-        yield pb.PlayResponse(decision=pb.Decision(decision_id=8, legal=legal, deadline_ms=60_000))
-        receive()
-        over = pb.MatchOver(ending=pb.ENDING_PLAYED_OUT, winner=0, hands=1, reason="scripted")
-        yield pb.PlayResponse(match_over=over)
-
-
 def test_cpp_bot_answers_again_after_a_refusal_and_not_after_a_stale_one() -> None:
-    cpp_bot_executable()
-    arena = ScriptedArena()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    arena_pb2_grpc.add_ArenaServiceServicer_to_server(arena, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    try:
-        done = run_cpp_bot(f"127.0.0.1:{port}", "a-ticket", "--seed", "3", "--name", "scripted")
-    finally:
-        server.stop(grace=None)
-    assert done.returncode == 0, done.stderr
-    assert "refused (REFUSAL_CODE_ILLEGAL): scripted" in done.stderr, done.stderr
-    hello, first, second, third = arena.received
-    assert hello.hello == pb.Hello(ticket="a-ticket", protocol_version=2, bot_name="scripted")
-    for answer in (first.answer, second.answer):
-        assert answer.decision_id == 7
-        cards = list(answer.action.play.cards)
-        assert cards in (
-            [pb.CARD_SPADES_2, pb.CARD_HEARTS_5],
-            [pb.CARD_SPADES_2, *[pb.CARD_HEARTS_5] * 2],
-        )
-    assert third.answer.decision_id == 8  # nothing was sent for the stale refusal
-    assert third.answer.action.WhichOneof("action") in ("fry", "pass_turn")
-    if third.answer.action.HasField("fry"):
-        assert third.answer.action.fry == BID
+    done, arena = run_against_a_refusing_arena([str(cpp_bot_executable()), "--name", "scripted"])
+    check_the_refusals(done, arena, name="scripted")
+
+
+def test_cpp_bot_plays_its_session_s_seats_on_two_tables_and_exits_0_when_it_ends() -> None:
+    command = [str(cpp_bot_executable()), "--name", "cpp-session", "--capacity", "3"]
+    run = play_a_session(command)
+    check_the_session(run, name="cpp-session", capacity=3)
+
+
+def test_cpp_bot_with_a_wrong_session_token_exits_1_and_says_unauthenticated() -> None:
+    done = run_with_a_wrong_token([str(cpp_bot_executable())])
+    assert done.returncode == 1, done.stderr
+    assert "UNAUTHENTICATED" in done.stderr and "unknown session token" in done.stderr, done.stderr
+
+
+def test_cpp_bot_enters_again_after_a_dropped_session_and_plays_each_seat_once() -> None:
+    command = [str(cpp_bot_executable()), "--name", "cpp-session"]
+    done, arena = run_against_a_dropping_arena(command)
+    check_the_second_enter(done, arena, name="cpp-session", capacity=4)

@@ -1,5 +1,8 @@
 """The Node.js sample bot (sample_bots/node/bot.js) against a real server: a whole match, and a
-wrong ticket. It needs `node`; the bot's packages are installed on first use with `npm ci`."""
+wrong ticket; in session mode (--token), seats of two tables played after the session ended,
+and a wrong token. Against scripted servers: it answers again after a refusal, and not after
+a stale one; it enters a dropped session again. It needs `node`; the bot's packages are
+installed on first use with `npm ci`."""
 
 from __future__ import annotations
 
@@ -13,6 +16,15 @@ import trio
 
 from arena.server import open_server
 
+from .process_bots import (
+    check_the_refusals,
+    check_the_second_enter,
+    check_the_session,
+    play_a_session,
+    run_against_a_dropping_arena,
+    run_against_a_refusing_arena,
+    run_with_a_wrong_token,
+)
 from .server_support import Recording, config, random_bot, run_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,3 +110,25 @@ def test_node_bot_with_a_wrong_ticket_exits_1_and_says_unauthenticated() -> None
             await server.wait(table)
 
     trio.run(main)
+
+
+def test_node_bot_plays_its_session_s_seats_on_two_tables_and_exits_0_when_it_ends() -> None:
+    command = [node(), str(BOT), "--name", "node-session", "--capacity", "3", "--seed", "5"]
+    run = play_a_session(command)
+    check_the_session(run, name="node-session", capacity=3)
+
+
+def test_node_bot_with_a_wrong_session_token_exits_1_and_says_unauthenticated() -> None:
+    done = run_with_a_wrong_token([node(), str(BOT)])
+    assert done.returncode == 1, done.stderr
+    assert "UNAUTHENTICATED" in done.stderr and "unknown session token" in done.stderr, done.stderr
+
+
+def test_node_bot_enters_again_after_a_dropped_session_and_plays_each_seat_once() -> None:
+    done, arena = run_against_a_dropping_arena([node(), str(BOT), "--name", "node-session"])
+    check_the_second_enter(done, arena, name="node-session", capacity=4)
+
+
+def test_node_bot_answers_again_after_a_refusal_and_not_after_a_stale_one() -> None:
+    done, arena = run_against_a_refusing_arena([node(), str(BOT), "--name", "scripted"])
+    check_the_refusals(done, arena, name="scripted")

@@ -1,27 +1,54 @@
 // A random bot for the 炒地皮 arena, in C++17: every move drawn at random among the legal ones.
 //
 //   make -C sample_bots/cpp               (generates the stubs from the .proto, then compiles)
-//   sample_bots/cpp/build/bot --address 127.0.0.1:50051 --ticket TICKET [--seed N] [--name NAME]
+//   sample_bots/cpp/build/bot --address 127.0.0.1:50051 --token TOKEN [--capacity N]
+//   sample_bots/cpp/build/bot --address 127.0.0.1:50051 --ticket TICKET
+//   (both take [--seed N] [--name NAME])
 //
-// The ticket may also come from $ARENA_TICKET, the address from $ARENA_ADDRESS. The contract is
-// proto/chaodipi/arena/v2/arena.proto. The protocol, in short:
-//   1. open the bidirectional stream ArenaService.Play; send a Hello {ticket, protocol_version 2};
+// With a session token (--token, or $ARENA_TOKEN) the bot holds a session and plays every seat
+// the arena offers it, up to --capacity (default 4) at once, each on a thread of its own; with
+// a ticket (--ticket, or $ARENA_TICKET) it plays that one seat and exits. The address may also
+// come from $ARENA_ADDRESS. The contract is proto/chaodipi/arena/v2/arena.proto. In short:
+//   0. a session: call ArenaService.Enter with an EnterRequest {token, protocol_version 2,
+//      capacity, instance}; the server answers Entered, then sends a SeatOffer for each seat
+//      to play: play it with its ticket as below, on a stream of its own, while the others go
+//      on. The Enter stream ends with status OK when the arena wants no more games: finish the
+//      seats in hand and exit. If it drops (UNAVAILABLE), Enter again with the same token and
+//      instance: the seats still open are offered again (skip the ones still being played);
+//   1. a seat: open the bidirectional stream ArenaService.Play; send a Hello {ticket,
+//      protocol_version 2};
 //   2. the server sends a Welcome and a Snapshot (read them or ignore them), then a Decision
 //      whenever it is your turn: answer it with an Answer {decision_id, action};
 //   3. a Refused means the answer was not accepted: the decision stays open, so answer again;
 //   4. a MatchOver ends the match: close your side of the stream and stop.
-// Wrong tickets and the like are gRPC statuses (UNAUTHENTICATED, ...), never game messages.
+// Wrong tickets and tokens and the like are gRPC statuses (UNAUTHENTICATED, ...), never game
+// messages.
+//
+// Exit status: 0 when every seat played reached its MatchOver (and, for a session, the Enter
+// stream ended OK); 1 otherwise (a refused token or ticket, an unreachable server, a seat cut
+// off before its match was over); 2 for bad arguments.
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "chaodipi/arena/v2/arena.grpc.pb.h"
 
 namespace v2 = chaodipi::arena::v2;
+
+constexpr int kEnterAttempts = 10;  // Enters in a row that may fail with UNAVAILABLE
+constexpr int kDefaultCapacity = 4;
 
 // A random legal action. Card options are chosen uniformly (not weighted by how many plays each
 // allows), then k uniformly in [k_min, k_max], then k pool entries without replacement (the pool
@@ -61,36 +88,27 @@ const char* StatusName(grpc::StatusCode code) {
   return code >= 0 && code <= 16 ? names[code] : "?";
 }
 
-[[noreturn]] void Usage(const std::string& problem) {
-  std::cerr << problem
-            << "\nusage: bot --address HOST:PORT --ticket TICKET [--seed N] [--name NAME]\n";
-  std::exit(2);
+std::string Describe(const grpc::Status& status) {  // "UNAUTHENTICATED (16): why"
+  return std::string(StatusName(status.error_code())) + " (" +
+         std::to_string(status.error_code()) + "): " + status.error_message();
 }
 
-int main(int argc, char** argv) {
-  const char* env_address = std::getenv("ARENA_ADDRESS");
-  const char* env_ticket = std::getenv("ARENA_TICKET");
-  std::string address = env_address ? env_address : "127.0.0.1:50051";
-  std::string ticket = env_ticket ? env_ticket : "";
-  std::string name = "cpp-random";
-  unsigned seed = std::random_device{}();
-  for (int i = 1; i < argc; i += 2) {
-    std::string key = argv[i];
-    if (i + 1 >= argc) Usage("bad argument: " + key);
-    std::string value = argv[i + 1];
-    if (key == "--address") address = value;
-    else if (key == "--ticket") ticket = value;
-    else if (key == "--name") name = value;
-    else if (key == "--seed") seed = static_cast<unsigned>(std::stoul(value));
-    else Usage("bad argument: " + key);
-  }
-  if (ticket.empty()) Usage("no ticket: pass --ticket or set ARENA_TICKET");
-  std::mt19937 rng(seed);
+// Writes one line to stderr, after the seat's label when there is one ("seat 2 of t3: ..."),
+// whole: the seats of a session log from threads of their own.
+void Log(const std::string& label, const std::string& text) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::cerr << (label.empty() ? text : label + ": " + text) << std::endl;
+}
 
-  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-  auto stub = v2::ArenaService::NewStub(channel);
+// Plays one seat on its own Play stream until its MatchOver. Returns true when the match was
+// played out to its MatchOver, false when the stream ended before (the reason is logged).
+// `label` is empty for a lone seat; in a session it names the seat in the log lines.
+bool PlaySeat(v2::ArenaService::Stub& stub, const std::string& ticket, const std::string& name,
+              unsigned seed, std::string label) {
+  std::mt19937 rng(seed);
   grpc::ClientContext context;
-  auto stream = stub->Play(&context);
+  auto stream = stub.Play(&context);
 
   v2::PlayRequest hello;
   hello.mutable_hello()->set_ticket(ticket);
@@ -103,13 +121,17 @@ int main(int argc, char** argv) {
   bool over = false;
   while (!over && stream->Read(&message)) {
     switch (message.response_case()) {
+      case v2::PlayResponse::kWelcome:
+        if (!label.empty())
+          label = "seat " + std::to_string(message.welcome().seat()) + " of " +
+                  message.welcome().table();
+        continue;
       case v2::PlayResponse::kDecision:
         current = message.decision();
         break;
       case v2::PlayResponse::kRefused: {  // the decision stays open: answer it again
         const v2::Refused& refused = message.refused();
-        std::cerr << "refused (" << v2::RefusalCode_Name(refused.code()) << "): "
-                  << refused.reason() << "\n";
+        Log(label, "refused (" + v2::RefusalCode_Name(refused.code()) + "): " + refused.reason());
         bool still_open = refused.code() == v2::REFUSAL_CODE_ILLEGAL ||
                           refused.code() == v2::REFUSAL_CODE_MALFORMED;
         if (!still_open || !current.has_legal() || refused.decision_id() != current.decision_id())
@@ -117,19 +139,19 @@ int main(int argc, char** argv) {
         break;  // with another random move
       }
       case v2::PlayResponse::kStrike:  // too late: the server played for us, the decision closed
-        std::cerr << "strike " << message.strike().strikes() << " of "
-                  << message.strike().max_strikes() << "\n";
+        Log(label, "strike " + std::to_string(message.strike().strikes()) + " of " +
+                       std::to_string(message.strike().max_strikes()));
         current.Clear();
         continue;
       case v2::PlayResponse::kMatchOver: {
         const v2::MatchOver& m = message.match_over();
-        std::cerr << "match over: " << v2::Ending_Name(m.ending()) << ", winner team "
-                  << (m.has_winner() ? std::to_string(m.winner()) : "none") << ", " << m.hands()
-                  << " hands, " << m.reason() << "\n";
+        Log(label, "match over: " + v2::Ending_Name(m.ending()) + ", winner team " +
+                       (m.has_winner() ? std::to_string(m.winner()) : "none") + ", " +
+                       std::to_string(m.hands()) + " hands, " + m.reason());
         over = true;
         continue;
       }
-      default:  // Welcome, Snapshot: nothing to answer
+      default:  // Snapshot: nothing to answer
         continue;
     }
     v2::PlayRequest answer;
@@ -139,12 +161,213 @@ int main(int argc, char** argv) {
   }
   stream->WritesDone();
   grpc::Status status = stream->Finish();
-  if (over) return 0;
+  if (over) return true;
   if (!status.ok()) {  // a transport problem or a refused connection, not a game outcome
-    std::cerr << "stream error: " << StatusName(status.error_code()) << " ("
-              << status.error_code() << "): " << status.error_message() << "\n";
+    Log(label, "stream error: " + Describe(status));
   } else {
-    std::cerr << "the server ended the stream before the match was over\n";
+    Log(label, "the server ended the stream before the match was over");
   }
-  return 1;
+  return false;
+}
+
+// The seats a session plays, a thread each. Offer and Finish are called by the session's
+// thread only; a seat's thread reports how its match ended, under the mutex, as it ends.
+class Seats {
+ public:
+  Seats(v2::ArenaService::Stub& stub, std::string name, unsigned seed)
+      : stub_(stub), name_(std::move(name)), seed_(seed) {}
+
+  // Starts playing the offered seat, unless its ticket is being played already (the server
+  // offers the open seats again after a reconnect): never two streams for one ticket.
+  void Offer(const v2::SeatOffer& offer) {
+    std::vector<std::thread> ended;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (const std::string& ticket : ended_) {  // join the threads that are done, as we go
+        ended.push_back(std::move(threads_[ticket]));
+        threads_.erase(ticket);
+      }
+      ended_.clear();
+      if (threads_.count(offer.ticket()) == 0) {
+        unsigned seed = seed_ + started_++;
+        std::string label = "seat " + std::to_string(offer.seat());
+        threads_[offer.ticket()] = std::thread(&Seats::Play, this, offer.ticket(), seed, label);
+      }
+    }
+    for (std::thread& thread : ended) thread.join();
+  }
+
+  // Waits for every seat in hand to end (no more offers may come). Returns how many seats
+  // were played to their MatchOver, and how many were cut off before it.
+  std::pair<size_t, size_t> Finish() {
+    std::map<std::string, std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      threads.swap(threads_);
+    }
+    for (auto& [ticket, thread] : threads) thread.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {played_out_.size(), cut_off_.size()};
+  }
+
+ private:
+  void Play(const std::string& ticket, unsigned seed, const std::string& label) {
+    bool over = PlaySeat(stub_, ticket, name_, seed, label);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (over) {  // perhaps after a stream that was cut off: the seat was offered again
+      played_out_.insert(ticket);
+      cut_off_.erase(ticket);
+    } else {
+      cut_off_.insert(ticket);
+    }
+    ended_.insert(ticket);
+  }
+
+  v2::ArenaService::Stub& stub_;
+  const std::string name_;
+  const unsigned seed_;
+  unsigned started_ = 0;                        // streams opened (seat seeds are seed_ + this)
+  std::mutex mutex_;                            // guards the four below
+  std::map<std::string, std::thread> threads_;  // by ticket: the seats in hand
+  std::set<std::string> ended_;                 // tickets whose thread is done, to join
+  std::set<std::string> played_out_;            // tickets played to their MatchOver
+  std::set<std::string> cut_off_;               // tickets whose stream ended before MatchOver
+};
+
+std::string RandomInstance() {  // a new id per process: 16 hex digits
+  std::random_device device;
+  std::string id;
+  for (int i = 0; i < 16; ++i) id += "0123456789abcdef"[device() % 16];
+  return id;
+}
+
+struct Options {
+  std::string address, ticket, token, name = "cpp-random";
+  int capacity = kDefaultCapacity;
+  unsigned seed = std::random_device{}();
+};
+
+// Holds a session: Enter, play every seat offered (a thread each), Enter again when the
+// stream drops. Returns the exit status once the arena has ended the session (or refused it)
+// and the seats in hand are over.
+int PlaySession(v2::ArenaService::Stub& stub, const Options& options) {
+  v2::EnterRequest request;
+  request.set_token(options.token);
+  request.set_protocol_version(2);
+  request.set_bot_name(options.name);
+  request.set_capacity(options.capacity);
+  request.set_instance(RandomInstance());
+  Seats seats(stub, options.name, options.seed);
+  bool refused = false;
+  for (int failed_enters = 0;;) {  // failed in a row
+    grpc::ClientContext context;
+    auto reader = stub.Enter(&context, request);
+    v2::EnterResponse message;
+    while (reader->Read(&message)) {
+      if (message.has_entered()) {
+        failed_enters = 0;
+        Log("", "entered session " + message.entered().session() + ": up to " +
+                    std::to_string(message.entered().capacity()) + " seats at once");
+      } else if (message.has_seat()) {
+        seats.Offer(message.seat());
+      }
+    }
+    grpc::Status status = reader->Finish();
+    if (status.ok()) break;
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+        failed_enters + 1 < kEnterAttempts) {
+      ++failed_enters;
+      int delay_ms = std::min(5000, 250 << (failed_enters - 1));
+      Log("", "session dropped (" + Describe(status) + "): entering again in " +
+                  std::to_string(delay_ms) + " ms");
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      continue;
+    }
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      Log("", "gave up entering after " + std::to_string(kEnterAttempts) + " tries: " +
+                  Describe(status) + " (no arena at " + options.address + "?)");
+    } else {
+      bool token = status.error_code() == grpc::StatusCode::UNAUTHENTICATED;
+      Log("", "session refused: " + Describe(status) + (token ? " (check --token)" : ""));
+    }
+    refused = true;
+    break;
+  }
+  auto [played_out, cut_off] = seats.Finish();
+  if (refused) return 1;
+  if (cut_off > 0) {
+    Log("", "session over: " + std::to_string(played_out) + " seats played, " +
+                std::to_string(cut_off) + " cut off before their match was over");
+    return 1;
+  }
+  Log("", "session over: " + std::to_string(played_out) + " seats played");
+  return 0;
+}
+
+[[noreturn]] void Usage(const std::string& problem) {
+  std::cerr << problem
+            << "\nusage: bot [--address HOST:PORT] (--token TOKEN [--capacity N] | --ticket "
+               "TICKET) [--seed N] [--name NAME]\n";
+  std::exit(2);
+}
+
+// Flags beat the environment; from the environment alone, a ticket beats a token.
+Options ParseOptions(int argc, char** argv) {
+  Options options;
+  bool ticket_flag = false, token_flag = false;
+  for (int i = 1; i < argc; i += 2) {
+    std::string key = argv[i];
+    if (i + 1 >= argc) Usage("bad argument: " + key);
+    std::string value = argv[i + 1];
+    try {
+      if (key == "--address") {
+        options.address = value;
+      } else if (key == "--ticket") {
+        options.ticket = value;
+        ticket_flag = true;
+      } else if (key == "--token") {
+        options.token = value;
+        token_flag = true;
+      } else if (key == "--name") {
+        options.name = value;
+      } else if (key == "--seed") {
+        options.seed = static_cast<unsigned>(std::stoul(value));
+      } else if (key == "--capacity") {
+        options.capacity = std::stoi(value);
+      } else {
+        Usage("bad argument: " + key);
+      }
+    } catch (const std::exception&) {  // std::stoul, std::stoi: not a number
+      Usage("bad value for " + key + ": " + value);
+    }
+  }
+  if (ticket_flag && token_flag)
+    Usage("pass either --ticket (one seat) or --token (a session), not both");
+  auto env = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value ? value : "";
+  };
+  if (options.address.empty()) options.address = env("ARENA_ADDRESS");
+  if (options.address.empty()) options.address = "127.0.0.1:50051";
+  if (!ticket_flag && !token_flag) options.ticket = env("ARENA_TICKET");
+  if (options.ticket.empty() && !token_flag) options.token = env("ARENA_TOKEN");
+  if (options.ticket.empty() && options.token.empty())
+    Usage("no ticket or token: pass --ticket or --token, or set ARENA_TICKET or ARENA_TOKEN");
+  if (options.capacity < 1)
+    Usage("--capacity must be a whole number of seats, 1 or more (not " +
+          std::to_string(options.capacity) + ")");
+  return options;
+}
+
+int main(int argc, char** argv) {
+  Options options = ParseOptions(argc, argv);
+  grpc::ChannelArguments arguments;  // ping an idle connection, so that a dead one is noticed
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  auto channel =
+      grpc::CreateCustomChannel(options.address, grpc::InsecureChannelCredentials(), arguments);
+  auto stub = v2::ArenaService::NewStub(channel);
+  if (!options.ticket.empty())
+    return PlaySeat(*stub, options.ticket, options.name, options.seed, "") ? 0 : 1;
+  return PlaySession(*stub, options);
 }

@@ -1,41 +1,84 @@
 // A random bot for the 炒地皮 arena, in Node.js: every move drawn at random among the legal ones.
 //
 //   npm ci --prefix sample_bots/node          (once: @grpc/grpc-js and @grpc/proto-loader)
-//   node sample_bots/node/bot.js --address 127.0.0.1:50051 --ticket TICKET [--seed N] [--name NAME]
+//   node sample_bots/node/bot.js --address 127.0.0.1:50051 --token TOKEN [--capacity N]
+//   node sample_bots/node/bot.js --address 127.0.0.1:50051 --ticket TICKET
+//   (both take [--seed N] [--name NAME])
 //
-// The ticket may also come from $ARENA_TICKET, the address from $ARENA_ADDRESS. The contract is
-// proto/chaodipi/arena/v2/arena.proto, loaded at run time (no code generation). In short:
-//   1. open the bidirectional stream ArenaService.Play and send
+// With a session token (--token, or $ARENA_TOKEN) the bot holds a session and plays every seat
+// the arena offers it, up to --capacity (default 4) at once; with a ticket (--ticket, or
+// $ARENA_TICKET) it plays that one seat and exits. The address may also come from
+// $ARENA_ADDRESS. The contract is proto/chaodipi/arena/v2/arena.proto, loaded at run time (no
+// code generation). In short:
+//   0. a session: call ArenaService.Enter with {token, protocol_version: 2, capacity, instance};
+//      the server answers `entered`, then sends a `seat` offer (a SeatOffer) for each seat to
+//      play: play it with its ticket as below, on a stream of its own, while the others go on.
+//      The Enter stream ends with status OK when the arena wants no more games: finish the
+//      seats in hand and exit. If it drops (UNAVAILABLE), Enter again with the same token and
+//      instance: the seats still open are offered again (skip the ones still being played);
+//   1. a seat: open the bidirectional stream ArenaService.Play and send
 //      {hello: {ticket, protocol_version: 2}};
 //   2. the server sends `welcome` and a `snapshot` (your view; this bot ignores it), then a
 //      `decision` whenever it is your turn (with the events since your last decision):
 //      answer it with {answer: {decision_id, action: {...}}}, one of decision.legal;
 //   3. `refused` means the answer was not accepted: the decision stays open, so answer again;
 //   4. `match_over` ends the match: end your side of the stream and stop.
-// Wrong tickets and the like are gRPC errors (UNAUTHENTICATED, ...), never game messages.
-// Enums arrive as their names (enums: String): cards like "CARD_SPADES_10", phases like
-// "PHASE_PLAY"; they are sent back the same way.
+// Wrong tickets and tokens and the like are gRPC errors (UNAUTHENTICATED, ...), never game
+// messages. Enums arrive as their names (enums: String): cards like "CARD_SPADES_10", phases
+// like "PHASE_PLAY"; they are sent back the same way.
+//
+// Exit status: 0 when every seat played reached its MatchOver (and, for a session, the Enter
+// stream ended OK); 1 otherwise (a refused token or ticket, an unreachable server, a seat cut
+// off before its match was over); 2 for bad arguments.
 'use strict';
 
+const crypto = require('crypto');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
+const PROTO = path.join(__dirname, '..', '..', 'proto', 'chaodipi', 'arena', 'v2', 'arena.proto');
+const ENTER_ATTEMPTS = 10; // Enters in a row that may fail with UNAVAILABLE before giving up
+const CHANNEL_OPTIONS = { // ping an idle connection, so that a dead one is noticed (and re-entered)
+  'grpc.keepalive_time_ms': 30000, 'grpc.keepalive_timeout_ms': 10000 };
+const USAGE = 'usage: node bot.js [--address HOST:PORT] (--token TOKEN [--capacity N] | ' +
+  '--ticket TICKET) [--seed N] [--name NAME]';
+
+// Flags beat the environment; from the environment alone, a ticket beats a token.
 function parseArgs(argv) {
-  const args = { address: process.env.ARENA_ADDRESS || '127.0.0.1:50051',
-    ticket: process.env.ARENA_TICKET || '', seed: Date.now() >>> 0, name: 'node-random' };
+  const flags = {};
+  const known = ['address', 'ticket', 'token', 'capacity', 'seed', 'name'];
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
-    if (!(key in args) || i + 1 >= argv.length) usage(`bad argument: ${argv[i]}`);
-    args[key] = key === 'seed' ? Number(argv[i + 1]) >>> 0 : argv[i + 1];
+    if (!known.includes(key) || !argv[i].startsWith('--') || i + 1 >= argv.length) {
+      usage(`bad argument: ${argv[i]}`);
+    }
+    flags[key] = argv[i + 1];
   }
-  if (!args.ticket) usage('no ticket: pass --ticket or set ARENA_TICKET');
+  if (flags.ticket !== undefined && flags.token !== undefined) {
+    usage('pass either --ticket (one seat) or --token (a session), not both');
+  }
+  const env = process.env;
+  const args = {
+    address: flags.address || env.ARENA_ADDRESS || '127.0.0.1:50051',
+    ticket: flags.ticket ?? (flags.token === undefined ? env.ARENA_TICKET || '' : ''),
+    token: flags.token ?? '',
+    capacity: flags.capacity === undefined ? 4 : Number(flags.capacity),
+    seed: flags.seed === undefined ? Date.now() >>> 0 : Number(flags.seed) >>> 0,
+    name: flags.name || 'node-random',
+  };
+  if (!args.ticket && !args.token) args.token = env.ARENA_TOKEN || '';
+  if (!args.ticket && !args.token) {
+    usage('no ticket or token: pass --ticket or --token, or set ARENA_TICKET or ARENA_TOKEN');
+  }
+  if (!Number.isInteger(args.capacity) || args.capacity < 1) {
+    usage(`--capacity must be a whole number of seats, 1 or more (not ${flags.capacity})`);
+  }
   return args;
 }
 
 function usage(problem) {
-  console.error(`${problem}\n` +
-    'usage: node bot.js --address HOST:PORT --ticket TICKET [--seed N] [--name NAME]');
+  console.error(`${problem}\n${USAGE}`);
   process.exit(2);
 }
 
@@ -74,54 +117,168 @@ function randomAnswer(decision, random) {
   return { decision_id: id, action: { [verb]: legal.bids[choice] } };
 }
 
-function main() {
+// Writes one line to stderr, after the seat's label when there is one ("seat 2 of t3: ...").
+function log(label, text) {
+  console.error(label ? `${label}: ${text}` : text);
+}
+
+function describe(status) { // a gRPC status as people read it: "UNAUTHENTICATED (16): why"
+  return `${grpc.status[status.code]} (${status.code}): ${status.details}`;
+}
+
+// Plays one seat on its own Play stream until its MatchOver. Resolves to true when the match
+// was played out to its MatchOver, false when the stream ended before (the reason is logged).
+// `label` is '' for a lone seat; in a session it names the seat in the log lines.
+function playSeat(client, ticket, { random, name, label }) {
+  return new Promise((resolve) => {
+    const call = client.Play();
+    let current = null; // the open Decision
+    let over = false;
+    call.write({ hello: { ticket, protocol_version: 2, bot_name: name } });
+    call.on('data', (message) => {
+      // with oneofs: true, `message.response` names the field that is set ("decision", ...)
+      switch (message.response) {
+        case 'welcome':
+          if (label) label = `seat ${message.welcome.seat} of ${message.welcome.table}`;
+          break;
+        case 'decision':
+          current = message.decision;
+          call.write({ answer: randomAnswer(current, random) });
+          break;
+        case 'refused': { // an illegal or malformed answer leaves the decision open: again
+          const refused = message.refused;
+          log(label, `refused (${refused.code}): ${refused.reason}`);
+          const stillOpen = refused.code === 'REFUSAL_CODE_ILLEGAL' ||
+            refused.code === 'REFUSAL_CODE_MALFORMED';
+          if (stillOpen && current && refused.decision_id === current.decision_id) {
+            call.write({ answer: randomAnswer(current, random) });
+          }
+          break;
+        }
+        case 'strike': // too late: the server played for us, and the decision is closed
+          log(label, `strike ${message.strike.strikes} of ${message.strike.max_strikes}`);
+          current = null;
+          break;
+        case 'match_over': {
+          const m = message.match_over;
+          const winner = m.winner === undefined || m.winner === null ? 'none' : m.winner;
+          log(label, `match over: winner team ${winner}, ${m.hands} hands, ` +
+            `progress ${m.progress.join('/')}, ${m.ending}: ${m.reason}`);
+          over = true;
+          call.end();
+          break;
+        }
+        default: // snapshot: nothing to answer
+      }
+    });
+    call.on('error', () => {}); // reported with the 'status' that always follows
+    call.on('status', (status) => { // the stream is closed: a non-OK status is a transport
+      if (!over) { // problem or a refused connection, not a game outcome
+        log(label, status.code === grpc.status.OK
+          ? 'the server ended the stream before the match was over'
+          : `stream error: ${describe(status)}`);
+      }
+      resolve(over);
+    });
+  });
+}
+
+// Holds a session: Enter, play every seat offered (each on its own stream, all at once),
+// Enter again when the stream drops. Resolves to the exit status once the arena has ended the
+// session (or refused it) and the seats in hand are over.
+async function playSession(client, args) {
+  const request = { token: args.token, protocol_version: 2, bot_name: args.name,
+    capacity: args.capacity, instance: crypto.randomBytes(8).toString('hex') };
+  const inHand = new Map(); // ticket -> the seat's promise: never two streams for one ticket
+  const playedOut = new Set(); // tickets played to their MatchOver
+  const cutOff = new Set(); // tickets whose stream ended before their MatchOver (so far)
+  let started = 0; // streams opened (each seat's random moves are seeded --seed + this)
+  let failedEnters = 0; // in a row
+  let refusal = null; // the status that ended the session, unless it was OK
+
+  const offered = (offer) => {
+    if (inHand.has(offer.ticket)) return; // a re-sent offer for a seat still being played
+    const random = mulberry32(args.seed + started);
+    started += 1;
+    const seat = playSeat(client, offer.ticket,
+      { random, name: args.name, label: `seat ${offer.seat}` }).then((over) => {
+      inHand.delete(offer.ticket);
+      if (over) { // perhaps after a stream that was cut off: the seat was offered again
+        playedOut.add(offer.ticket);
+        cutOff.delete(offer.ticket);
+      } else {
+        cutOff.add(offer.ticket);
+      }
+    });
+    inHand.set(offer.ticket, seat);
+  };
+
+  for (;;) {
+    const status = await enter(client, request, (message) => {
+      if (message.message === 'entered') {
+        failedEnters = 0;
+        const e = message.entered;
+        log('', `entered session ${e.session}: up to ${e.capacity} seats at once`);
+      } else if (message.message === 'seat') {
+        offered(message.seat);
+      }
+    });
+    if (status.code === grpc.status.OK) break;
+    if (status.code === grpc.status.UNAVAILABLE && failedEnters + 1 < ENTER_ATTEMPTS) {
+      failedEnters += 1;
+      const delay = Math.min(5000, 250 * 2 ** (failedEnters - 1));
+      log('', `session dropped (${describe(status)}): entering again in ${delay} ms`);
+      await new Promise((wake) => setTimeout(wake, delay));
+      continue;
+    }
+    refusal = status;
+    if (status.code === grpc.status.UNAVAILABLE) {
+      log('', `gave up entering after ${ENTER_ATTEMPTS} tries: ${describe(status)} ` +
+        `(no arena at ${args.address}?)`);
+    } else {
+      const hint = status.code === grpc.status.UNAUTHENTICATED ? ' (check --token)' : '';
+      log('', `session refused: ${describe(status)}${hint}`);
+    }
+    break;
+  }
+  await Promise.all(inHand.values()); // no offers come after the session's end
+  if (refusal) return 1;
+  if (cutOff.size > 0) {
+    log('', `session over: ${playedOut.size} seats played, ${cutOff.size} cut off before ` +
+      'their match was over');
+    return 1;
+  }
+  log('', `session over: ${playedOut.size} seats played`);
+  return 0;
+}
+
+// One Enter stream: calls onMessage with each EnterResponse; resolves to its final status.
+function enter(client, request, onMessage) {
+  return new Promise((resolve) => {
+    const call = client.Enter(request);
+    call.on('data', onMessage);
+    call.on('error', () => {}); // reported with the 'status' that always follows
+    call.on('status', resolve);
+  });
+}
+
+async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const random = mulberry32(args.seed);
-  const definition = protoLoader.loadSync(
-    path.join(__dirname, '..', '..', 'proto', 'chaodipi', 'arena', 'v2', 'arena.proto'),
+  const definition = protoLoader.loadSync(PROTO,
     { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
   const { ArenaService } = grpc.loadPackageDefinition(definition).chaodipi.arena.v2;
-  const client = new ArenaService(args.address, grpc.credentials.createInsecure());
-  const call = client.Play();
-  let current = null; // the open Decision
-  let over = false;
-
-  call.write({ hello: { ticket: args.ticket, protocol_version: 2, bot_name: args.name } });
-  call.on('data', (message) => {
-    // with oneofs: true, `message.response` names the field that is set ("decision", ...)
-    switch (message.response) {
-      case 'decision':
-        current = message.decision;
-        call.write({ answer: randomAnswer(current, random) });
-        break;
-      case 'refused':
-        if (current && message.refused.decision_id === current.decision_id) {
-          console.error(`refused (${message.refused.code}): ${message.refused.reason}`);
-          call.write({ answer: randomAnswer(current, random) });
-        }
-        break;
-      case 'match_over': {
-        const m = message.match_over;
-        const winner = m.winner === undefined || m.winner === null ? 'none' : m.winner;
-        console.error(`match over: winner team ${winner}, ${m.hands} hands, ` +
-          `progress ${m.progress.join('/')}, ${m.ending}: ${m.reason}`);
-        over = true;
-        call.end();
-        break;
-      }
-      default: // welcome, snapshot, strike: nothing to answer
-    }
-  });
-  call.on('error', (err) => { // a non-OK gRPC status: a transport problem, not a game outcome
-    if (over) return;
-    console.error(`stream error: ${grpc.status[err.code]} (${err.code}): ${err.details}`);
-    process.exit(1);
-  });
-  call.on('status', () => { // the stream is closed (after 'error', if there was one)
-    if (!over) console.error('the server ended the stream before the match was over');
-    client.close();
-    process.exit(over ? 0 : 1);
-  });
+  const client = new ArenaService(args.address, grpc.credentials.createInsecure(),
+    CHANNEL_OPTIONS);
+  let code;
+  if (args.ticket) {
+    const over = await playSeat(client, args.ticket,
+      { random: mulberry32(args.seed), name: args.name, label: '' });
+    code = over ? 0 : 1;
+  } else {
+    code = await playSession(client, args);
+  }
+  client.close();
+  process.exit(code);
 }
 
 main();
