@@ -138,9 +138,9 @@ class ArenaServer:
         return door
 
     def close_door(self, door: Door) -> None:
-        """End the door's sessions and refuse its token from now on."""
+        """End the door's sessions (status OK). The token stays known: a process entering
+        again with it later is told at once that no more games come (its stream ends OK)."""
         door.close()
-        self.bridge.to_asyncio(self.doors.pop, door.token, None)
 
     def start_table(
         self,

@@ -144,10 +144,7 @@ class Door:
     def enter(self, connection: Connection, request: pb.EnterRequest) -> None:
         """From the bridge: a process presented this door's token."""
         if self.closed:
-            connection.close(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "this session token's run is over: the arena wants no more games from it",
-            )
+            connection.close()  # the run wants no more games from it: the stream ends OK
             return
         session = self.session(request.instance[:64])
         first = not session.entered.is_set()
