@@ -61,6 +61,10 @@ class MatchResult:
     view: SeatView | None
     """The seat's view at the end (``None`` if the server never sent a Snapshot)."""
 
+    def __str__(self) -> str:
+        winner = "a draw" if self.winner is None else f"team {self.winner} won"
+        return f"match over: {winner} in {self.hands} hands ({self.reason})"
+
 
 def backoff(attempt: int) -> float:
     """Seconds to wait before the ``attempt``-th retry (1, 2, ...): 0.2, 0.4, ... up to 2."""
