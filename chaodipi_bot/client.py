@@ -93,8 +93,8 @@ def run_bot(
     """Play what the arena offers: a session's games (a token), or one seat (a ticket).
 
     With a ticket, play that seat until its match ends and return its :class:`MatchResult`.
-    With a session token (and no ticket), enter the arena, play each seat it offers, up to
-    ``capacity`` at once (default 4), and return a :class:`SessionResult` once the arena wants
+    With a session token (and no ticket), enter the arena asking for ``capacity`` games at once
+    (default 4), play each seat it offers, and return a :class:`SessionResult` once the arena wants
     no more games and the games in hand are over (see :mod:`chaodipi_bot.session`).
 
     ``decide(view)`` answers every decision, of every game; in a session it is called from
@@ -148,7 +148,7 @@ def run_bot(
         )
     capacity = DEFAULT_CAPACITY if capacity is None else capacity
     if capacity < 1:
-        raise SystemExit(f"--capacity must be at least 1 (got {capacity})")
+        raise SystemExit(f"capacity (--capacity) must be at least 1, not {capacity}")
     return play_session(
         make,
         address=address,

@@ -229,12 +229,13 @@ class _Session:
             )
             return None
         hint = _HINTS.get(code)
+        tries = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if code in RETRY else ""
         if refused:
             what = f"the arena at {self.address} refused the session"
         elif self.session:
-            what = f"session {self.session} was lost after {retries} retries"
+            what = f"session {self.session} was lost{tries}"
         else:
-            what = f"could not enter the arena at {self.address} after {retries} retries"
+            what = f"could not enter the arena at {self.address}{tries}"
         message = f"{what} ({code.name}: {details})" + (f": {hint}" if hint else "")
         return SessionError(message, code)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import subprocess
 import sys
 import threading
@@ -245,6 +246,52 @@ def test_a_wrong_session_token_is_a_clear_error() -> None:
             assert "refused the session" in str(error) and "--token" in str(error)
 
     trio.run(main)
+
+
+def test_a_seat_whose_table_is_gone_is_given_up_and_the_session_goes_on() -> None:
+    """A seat offered for a table already over and released gets NOT_FOUND: the session counts
+    it lost and keeps going until its door closes."""
+
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            table = server.start_table(config("classic", seed=12))
+            table.stop("over before it began")
+            await server.wait(table)
+            server.release(table)
+            door, first_enter, sessions = await entered(server)
+            bot = BotThread(
+                lambda: run_bot(
+                    random_decide(random.Random(1)),
+                    address=server.address,
+                    token=TOKEN,
+                    argv=[],
+                )
+            )
+            with trio.fail_after(HANG):
+                await first_enter.wait()
+                sessions[0].offer(table, 1)
+                server.close_door(door)
+                await bot.join()
+            assert bot.error is None
+            assert bot.outcome == SessionResult("tester", games=(), lost=1)
+
+    trio.run(main)
+
+
+def test_an_arena_that_cannot_be_reached_is_a_clear_error() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    with pytest.raises(
+        SessionError, match=r"could not enter the arena at .* after 1 retry \(UNAVAILABLE"
+    ):
+        run_bot(
+            lambda view: view.legal.default(),
+            address=address,
+            token=TOKEN,
+            reconnects=1,
+            argv=[],
+        )
 
 
 def test_an_exception_in_decide_ends_the_session_and_is_raised() -> None:
