@@ -1,78 +1,53 @@
-"""``run_bot(decide)``: play one seat over protocol v2, with ``decide(view) -> Action`` in engine
-terms.
+"""``run_bot(decide)``: a bot over protocol v2, with ``decide(view) -> Action`` in engine terms.
 
-The SDK keeps the seat's view as the engine's :class:`~engine.view.SeatView`: from the
-Snapshot the server sends on every (re)connect, carried forward by the events each Decision
-brings (:func:`engine.follow.follow`). ``decide`` gets that view with ``view.legal`` (the
-engine's :class:`~engine.actions.LegalActions`: iterate it, test with ``in``) and returns an
-engine action. Everything else is here: the arguments (``--address``, ``--ticket``, or
-``$ARENA_ADDRESS``, ``$ARENA_TICKET``), Hello, the deadline guard (``decide`` runs in a worker
-thread; ``margin_ms`` before the deadline a safe legal action goes instead), actions that are
-not legal (replaced by a safe one, with a warning on stderr), refusals, and reconnects with
-the same ticket.
+``run_bot`` plays the way the arena asks, read from the command line or the environment:
+
+* ``--token TOKEN`` (``$ARENA_TOKEN``): a *session*. The process enters the arena once and is
+  offered seats game after game, several at once (``--capacity``, default 4), each played on
+  its own stream and thread; when the arena wants no more games it finishes the ones in hand
+  and returns a :class:`~chaodipi_bot.session.SessionResult` (:mod:`chaodipi_bot.session`).
+* ``--ticket TICKET`` (``$ARENA_TICKET``): one seat of one game (the arena's ``fresh = true``
+  bots, and ``arena serve``'s printed tickets); it returns that game's :class:`MatchResult`.
+
+Each seat's view is the engine's :class:`~engine.view.SeatView`: from the Snapshot the server
+sends on every (re)connect, carried forward by the events each Decision brings
+(:func:`engine.follow.follow`). ``decide`` gets that view with ``view.legal`` (the engine's
+:class:`~engine.actions.LegalActions`: iterate it, test with ``in``) and returns an engine
+action. Everything else is here: the arguments (``--address``, ``--token``, ``--capacity``,
+``--ticket``, ``--name``), Hello, the deadline guard (``decide`` runs in a worker thread;
+``margin_ms`` before the deadline a safe legal action goes instead), actions that are not legal
+(replaced by a safe one, with a warning on stderr), refusals, and reconnects (a seat with the
+same ticket, a session with the same token and instance id).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import queue
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
-
-import grpc
+from collections.abc import Callable, Sequence
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.wire import (
-    PROTOCOL_VERSION,
-    action_message,
-    event_from_message,
-    legal_from_message,
-    view_from_snapshot,
-)
-from engine.actions import Action, LegalActions
-from engine.follow import follow
-from engine.match import Ending
-from engine.view import SeatView
+from chaodipi_bot.seat import Decide, MatchResult, Seat, open_channel, play_seat
+from chaodipi_bot.session import SessionResult, play_session
+from chaodipi_bot.wire import PROTOCOL_VERSION
 
-__all__ = ["Decide", "MatchResult", "bot_arguments", "run_bot"]
+__all__ = ["DEFAULT_CAPACITY", "Decide", "MatchResult", "bot_arguments", "run_bot"]
 
-Decide = Callable[[SeatView], Action]
-"""What a bot writes: the seat's view (``view.legal`` set) in, a legal action out."""
-
-_ENDINGS = {
-    pb.ENDING_PLAYED_OUT: Ending.PLAYED_OUT,
-    pb.ENDING_FORFEIT: Ending.FORFEIT,
-    pb.ENDING_STOPPED: Ending.STOPPED,
-    pb.ENDING_FAILED: Ending.FAILED,
-}
-_RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
-_RETRY.add(grpc.StatusCode.INVALID_ARGUMENT)  # the stream broke mid-message: start afresh
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """How the match ended, and the seat's last view (``view.over`` set)."""
-
-    ending: Ending
-    reason: str
-    winner: int | None
-    """The winning team (``None``: a draw, or undecided)."""
-    hands: int
-    progress: tuple[int, ...]
-    forfeited_by: int | None
-    reward: int
-    view: SeatView | None
-    """The seat's view at the end (``None`` if the server never sent a Snapshot)."""
+DEFAULT_CAPACITY = 4
+"""Seats a session asks to play at once unless told otherwise (``--capacity``)."""
 
 
 def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argparse.ArgumentParser:
-    """The arguments every bot takes (``--address``, ``--ticket``, ``--name``); add your own
-    and pass the parsed ``address``, ``ticket`` and ``name`` to :func:`run_bot`."""
+    """The arguments every bot takes (``--address``, ``--token``, ``--capacity``,
+    ``--ticket``, ``--name``); add your own. :func:`run_bot` reads these from the same command
+    line by itself; pass it what you change, e.g. ``name=args.name`` after
+    ``parser.set_defaults(name="mine")``.
+
+    >>> args = bot_arguments().parse_args(["--token", "s3cret-token", "--capacity", "2"])
+    >>> args.token, args.capacity
+    ('s3cret-token', 2)
+    """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--address",
@@ -80,18 +55,33 @@ def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argpar
         help="the arena server (default: $ARENA_ADDRESS or 127.0.0.1:50051)",
     )
     parser.add_argument(
+        "--token",
+        default=os.environ.get("ARENA_TOKEN", ""),
+        help="session token: play the games the arena offers, several at once (default: "
+        "$ARENA_TOKEN)",
+    )
+    parser.add_argument(
+        "--capacity",
+        type=int,
+        default=DEFAULT_CAPACITY,
+        help=f"with --token, games to play at once (default: {DEFAULT_CAPACITY})",
+    )
+    parser.add_argument(
         "--ticket",
         default=os.environ.get("ARENA_TICKET", ""),
-        help="this seat's ticket (default: $ARENA_TICKET)",
+        help="one seat's ticket: play that seat's game only (default: $ARENA_TICKET)",
     )
     parser.add_argument("--name", default="python-bot", help="name shown in logs and reports")
     return parser
 
 
 def run_bot(
-    decide: Decide,
+    decide: Decide | None = None,
     *,
+    new_game: Callable[[], Decide] | None = None,
     address: str | None = None,
+    token: str | None = None,
+    capacity: int | None = None,
     ticket: str | None = None,
     name: str | None = None,
     argv: Sequence[str] | None = None,
@@ -99,161 +89,105 @@ def run_bot(
     reconnects: int = 5,
     margin_ms: int = 150,
     on_message: Callable[[pb.PlayResponse], None] | None = None,
-) -> MatchResult:
-    """Play one seat until its match ends; return how it ended.
+) -> MatchResult | SessionResult:
+    """Play what the arena offers: a session's games (a token), or one seat (a ticket).
 
-    ``address``, ``ticket`` and ``name`` default to ``--address``, ``--ticket`` and ``--name``
-    in ``argv`` (default ``sys.argv[1:]``; other arguments are ignored) or the environment
-    (:func:`bot_arguments`). ``decide`` runs in a worker thread: without an answer
-    ``margin_ms`` before the deadline, a safe legal action goes instead (pass, or the first
-    cards the legal set lists). A dropped connection is retried with the same ticket up to
-    ``reconnects`` times. ``on_message`` sees every server message (for logs and tests).
-    Raises ``grpc.RpcError`` when the server refuses the seat (a wrong ticket, say), and
-    ``SystemExit`` without a ticket."""
-    if address is None or ticket is None or name is None:
-        known, _ = bot_arguments().parse_known_args(sys.argv[1:] if argv is None else argv)
+    With a ticket, play that seat until its match ends and return its :class:`MatchResult`.
+    With a session token (and no ticket), enter the arena asking for ``capacity`` games at once
+    (default 4), play each seat it offers, and return a :class:`SessionResult` once the arena wants
+    no more games and the games in hand are over (see :mod:`chaodipi_bot.session`).
+
+    ``decide(view)`` answers every decision, of every game; in a session it is called from
+    several threads at once, one per game. Or give ``new_game``, called once per game (in
+    that game's thread), returning the ``decide`` for that game: a class with ``__call__``
+    keeps per-game state without any bookkeeping::
+
+        class Counting:
+            def __init__(self) -> None:
+                self.seen = 0          # this game only
+
+            def __call__(self, view: SeatView) -> Action:
+                self.seen += 1
+                return view.legal.default()
+
+        run_bot(new_game=Counting)
+
+    ``address``, ``token``, ``capacity``, ``ticket`` and ``name`` default to ``--address``,
+    ``--token``, ``--capacity``, ``--ticket`` and ``--name`` in ``argv`` (default
+    ``sys.argv[1:]``; other arguments are ignored), then to the environment
+    (:func:`bot_arguments`). A ticket wins over a token. ``decide`` runs in a worker thread:
+    without an answer ``margin_ms`` before the deadline, a safe legal action goes instead
+    (pass, or the first cards the legal set lists). A dropped stream is opened again up to
+    ``reconnects`` times in a row (a seat with its ticket, a session with its token and
+    instance id). ``on_message`` sees every server message on the seats' streams (for logs
+    and tests; in a session, from several threads).
+
+    Raises ``grpc.RpcError`` when the server refuses the ticket,
+    :class:`~chaodipi_bot.session.SessionError` when it refuses the token (or the session is
+    lost), whatever ``decide`` raises, and ``SystemExit`` with neither a ticket nor a token."""
+    make = _per_game(decide, new_game)
+    if address is None or name is None or (not ticket and None in (ticket, token, capacity)):
+        parser = bot_arguments()
+        parser.allow_abbrev = False  # another program's arguments (pytest's, say) stay theirs
+        known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
         address = known.address if address is None else address
+        token = known.token if token is None else token
+        capacity = known.capacity if capacity is None else capacity
         ticket = known.ticket if ticket is None else ticket
         name = known.name if name is None else name
-    if not ticket:
-        raise SystemExit("no ticket: pass --ticket TICKET or set ARENA_TICKET")
-    seat = _Seat(decide, margin_ms / 1000, on_message)
-    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=name)
-    attempt = 0
-    while True:
-        try:
-            return seat.play_once(address, hello, root_certificate)
-        except grpc.RpcError as err:
-            if err.code() not in _RETRY or attempt >= reconnects:
-                raise
-        except ConnectionError:
-            if attempt >= reconnects:
-                raise
-        attempt += 1
-        time.sleep(min(2.0, 0.1 * 2**attempt))
-
-
-class _Seat:
-    """One seat's stream: its view, the open decision, and the answers."""
-
-    def __init__(
-        self,
-        decide: Decide,
-        margin_s: float,
-        on_message: Callable[[pb.PlayResponse], None] | None,
-    ) -> None:
-        self.decide = decide
-        self.margin_s = margin_s
-        self.on_message = on_message
-        self.view: SeatView | None = None
-        self.open: tuple[int, LegalActions] | None = None
-        self.refused: set[int] = set()
-
-    def play_once(
-        self, address: str, hello: pb.Hello, root_certificate: bytes | None
-    ) -> MatchResult:
-        if root_certificate is not None:
-            credentials = grpc.ssl_channel_credentials(root_certificate)
-            channel = grpc.secure_channel(address, credentials)
-        else:
-            channel = grpc.insecure_channel(address)
-        outgoing: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-
-        def requests() -> Iterator[pb.PlayRequest]:
-            yield pb.PlayRequest(hello=hello)
-            while (message := outgoing.get()) is not None:
-                yield message
-
-        with channel:
-            stub = arena_pb2_grpc.ArenaServiceStub(channel)
-            try:
-                for message in stub.Play(requests()):
-                    if self.on_message is not None:
-                        self.on_message(message)
-                    answer = self.read(message)
-                    if isinstance(answer, MatchResult):
-                        return answer
-                    if answer is not None:
-                        outgoing.put(answer)
-            finally:
-                outgoing.put(None)
-        raise ConnectionError("the server ended the stream before the match was over")
-
-    def read(self, message: pb.PlayResponse) -> pb.PlayRequest | MatchResult | None:
-        """Take in one server message; what to send back (or the match's end)."""
-        kind = message.WhichOneof("response")
-        if kind == "snapshot":
-            self.view = view_from_snapshot(message.snapshot)
-        elif kind == "decision":
-            return self.answer(message.decision)
-        elif kind == "refused":
-            refused = message.refused
-            if self.open is not None and refused.decision_id == self.open[0]:
-                print(f"refused: {refused.reason}", file=sys.stderr)
-                if refused.decision_id not in self.refused:  # once: then the clock decides
-                    self.refused.add(refused.decision_id)
-                    return _answer(refused.decision_id, self.open[1].default())
-        elif kind == "match_over":
-            return self.over(message.match_over)
-        return None
-
-    def answer(self, decision: pb.Decision) -> pb.PlayRequest:
-        legal = legal_from_message(decision.legal)
-        view = self.view
-        if view is None:
-            raise ConnectionError("a Decision came before any Snapshot")
-        events = [event_from_message(e) for e in decision.events]
-        view = self.view = follow(view, events, cursor=decision.cursor, legal=legal)
-        self.open = (decision.decision_id, legal)
-        budget = max(0.02, decision.deadline_ms / 1000 - self.margin_s)
-        action = _within(self.decide, view, budget)
-        if action is None or action not in legal:
-            if action is not None:
-                print(f"decide() returned {action}, which is not legal here", file=sys.stderr)
-            action = legal.default()
-        return _answer(decision.decision_id, action)
-
-    def over(self, over: pb.MatchOver) -> MatchResult:
-        view = self.view
-        if view is not None:
-            events = [event_from_message(e) for e in over.events]
-            cursor = max([view.cursor, *(e.seq for e in events)])
-            view = follow(view, events, cursor=cursor)
-            winner = over.winner if over.HasField("winner") else None
-            view = self.view = replace(view, over=True, winner=winner, reward=over.reward)
-        return MatchResult(
-            ending=_ENDINGS.get(over.ending, Ending.STOPPED),
-            reason=over.reason,
-            winner=over.winner if over.HasField("winner") else None,
-            hands=over.hands,
-            progress=tuple(over.progress),
-            forfeited_by=over.forfeited_by if over.HasField("forfeited_by") else None,
-            reward=over.reward,
-            view=view,
+    assert address is not None and name is not None
+    if ticket:
+        return _play_ticket(
+            make(), address, ticket, name, root_certificate, reconnects, margin_ms, on_message
         )
+    if not token:
+        raise SystemExit(
+            "no session token and no ticket: pass --token TOKEN (or set ARENA_TOKEN) to play "
+            "the games the arena offers, or --ticket TICKET (or set ARENA_TICKET) to play one "
+            "seat"
+        )
+    capacity = DEFAULT_CAPACITY if capacity is None else capacity
+    if capacity < 1:
+        raise SystemExit(f"capacity (--capacity) must be at least 1, not {capacity}")
+    return play_session(
+        make,
+        address=address,
+        token=token,
+        name=name,
+        capacity=capacity,
+        root_certificate=root_certificate,
+        reconnects=reconnects,
+        margin_ms=margin_ms,
+        on_message=on_message,
+    )
 
 
-def _answer(decision_id: int, action: Action) -> pb.PlayRequest:
-    answer = pb.Answer(decision_id=decision_id, action=action_message(action))
-    return pb.PlayRequest(answer=answer)
+def _per_game(decide: Decide | None, new_game: Callable[[], Decide] | None) -> Callable[[], Decide]:
+    """The function that gives each game its ``decide``."""
+    if new_game is not None and decide is None:
+        return new_game
+    if decide is not None and new_game is None:
+        same = decide
+        return lambda: same
+    raise TypeError("run_bot: give decide, or new_game (a function making a decide per game)")
 
 
-def _within(decide: Decide, view: SeatView, budget_s: float) -> Action | None:
-    """``decide(view)`` in a worker thread, or ``None`` if it has not answered in time (its
-    late answer is dropped, never sent). An exception in ``decide`` is raised here."""
-    answers: queue.Queue[Action | BaseException] = queue.Queue(1)
+def _play_ticket(
+    decide: Decide,
+    address: str,
+    ticket: str,
+    name: str,
+    root_certificate: bytes | None,
+    reconnects: int,
+    margin_ms: int,
+    on_message: Callable[[pb.PlayResponse], None] | None,
+) -> MatchResult:
+    """One seat until its match ends, a fresh channel for each connection."""
+    seat = Seat(decide, margin_ms / 1000, on_message)
+    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=name)
 
-    def think() -> None:
-        try:
-            answers.put(decide(view))
-        except BaseException as err:  # handed to the caller's thread below
-            answers.put(err)
+    def play_once() -> MatchResult:
+        with open_channel(address, root_certificate) as channel:
+            return seat.play_once(channel, hello)
 
-    threading.Thread(target=think, daemon=True, name="decide").start()
-    try:
-        answer = answers.get(timeout=budget_s)
-    except queue.Empty:
-        return None
-    if isinstance(answer, BaseException):
-        raise answer
-    return answer
+    return play_seat(play_once, reconnects)

@@ -8,6 +8,7 @@
 * follows: wins the trick cheaply when it can and it matters, feeds points to a partner who is
   winning, and otherwise sheds its least valuable cards; it remembers who showed a void.
 
+    python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051 --token TOKEN
     python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051 --ticket TICKET
 """
 
@@ -188,8 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = bot_arguments(__doc__.splitlines()[0])
     parser.set_defaults(name="heuristic")
     args = parser.parse_args(argv)
-    result = run_bot(decide, address=args.address, ticket=args.ticket, name=args.name)
-    print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
+    print(run_bot(decide, argv=argv, name=args.name), file=sys.stderr)
     return 0
 
 

@@ -15,6 +15,10 @@ candidate meets the same sampled worlds and the same rollout dice); otherwise, a
 time for samples, it plays the heuristic's choice. Bidding, burying and frying are the
 heuristic bot's.
 
+Its budget is thinking time, which games played at once would share (one core, under the
+GIL): in a session it asks for one game at a time unless given ``--capacity``.
+
+    python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --token TOKEN [--budget-ms 300]
     python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --ticket TICKET [--budget-ms 300]
 """
 
@@ -229,17 +233,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = bot_arguments(__doc__.splitlines()[0])
     parser.add_argument("--budget-ms", type=int, default=300, help="thinking time per play")
     parser.add_argument("--seed", type=int, default=None, help="seed for reproducible sampling")
-    parser.set_defaults(name="montecarlo")
+    parser.set_defaults(name="montecarlo", capacity=1)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     budget = args.budget_ms / 1000
     result = run_bot(
-        lambda view: decide(view, rng, budget),
-        address=args.address,
-        ticket=args.ticket,
-        name=args.name,
+        lambda view: decide(view, rng, budget), argv=argv, name=args.name, capacity=args.capacity
     )
-    print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
+    print(result, file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,6 @@
 """The random bot: every move uniformly at random among the legal ones.
 
+python3 -m sample_bots.random_bot --address 127.0.0.1:50051 --token TOKEN [--seed N]
 python3 -m sample_bots.random_bot --address 127.0.0.1:50051 --ticket TICKET [--seed N]
 """
 
@@ -22,8 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         assert view.legal is not None  # always set when decide is asked
         return view.legal.sample(rng)
 
-    result = run_bot(decide, address=args.address, ticket=args.ticket, name=args.name)
-    print(f"match over: winner team {result.winner}, {result.hands} hands", file=sys.stderr)
+    print(run_bot(decide, argv=argv, name=args.name), file=sys.stderr)
     return 0
 
 
