@@ -26,7 +26,7 @@ def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Pat
     )
     done = arena("run", str(config))
     assert done.returncode == 1
-    assert "stopped: bot 'broken' failed to start 3 times in a row" in done.stderr
+    assert "stopped: bot 'broken' failed to start 3 games in a row" in done.stderr
     assert "missing weights.bin" in done.stderr  # the tail of its stderr
     assert "command: " in done.stderr and "sys.exit(3)" in done.stderr  # its command, as run
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()

@@ -63,7 +63,7 @@ def test_reflection_lists_describes_and_calls_the_service() -> None:
                 assert {SERVICE_NAME, "grpc.health.v1.Health"} <= services
                 pool = descriptor_pool.DescriptorPool(database)
                 service = pool.FindServiceByName(SERVICE_NAME)
-                assert {m.name for m in service.methods} == {"Play", "Watch"}
+                assert {m.name for m in service.methods} == {"Enter", "Play", "Watch"}
                 watch = service.FindMethodByName("Watch")
                 request_class = message_factory.GetMessageClass(watch.input_type)
                 reply_class = message_factory.GetMessageClass(watch.output_type)
@@ -524,13 +524,14 @@ def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
 
 
 def test_a_released_table_is_forgotten_and_a_late_play_or_watch_is_told() -> None:
-    """After release nothing of the table stays alive (not its lobby seats, connections or
-    spectators), and a Play or Watch naming it gets NOT_FOUND saying it is over."""
+    """After release nothing of the table stays alive (not a session's offer of its seat,
+    connections or spectators), and a Play or Watch naming it gets NOT_FOUND saying it is over."""
 
     async def main() -> None:
         async with open_server("127.0.0.1:0", spectator_token=SPECTATOR_TOKEN) as server:
             table = server.start_table(config(max_hands=1))
-            server.expect("external-bot-token", table, 3)  # a seat no external bot takes
+            # a seat offered to a session that never enters
+            server.open_door("external-bot-token", "outside").session().offer(table, 3)
             threads = [
                 threading.Thread(
                     target=instant_bot,

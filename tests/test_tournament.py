@@ -201,7 +201,9 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
 
 
 def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
-    """A bot that runs by itself presents its token, once per seat it plays."""
+    """A bot that runs by itself: each of its processes (here threads) opens a session with
+    the bot's token and plays the seats it is offered; four sessions, since a process is never
+    given two seats of one deal (one pairing's deal has four seats for each bot)."""
     import random
     import socket
     import threading
@@ -232,7 +234,7 @@ def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
             try:
                 decide = lambda view: view.legal.sample(rng)  # noqa: E731
                 address = f"127.0.0.1:{port}"
-                results.append(run_bot(decide, address=address, ticket=token, name="outside"))
+                results.append(run_bot(decide, address=address, token=token, name="outside"))
                 return
             except Exception:
                 time.sleep(0.2)
@@ -246,5 +248,6 @@ def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
     assert runner.returncode == 0, err
     report = json.loads(out)
     assert report["games"] == 2 and len(results) == 4
+    assert sum(len(r.games) for r in results) == 4  # type: ignore[attr-defined]
     assert {b["bot"] for b in report["bots"]} == {"outside", "inside"}
     assert all(b["timeouts"] == 0 for b in report["bots"])
