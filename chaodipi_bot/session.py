@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeAlias
 
 import grpc
@@ -54,7 +54,8 @@ class SessionResult:
     session: str
     """The session's name in the arena's logs (from ``Entered``)."""
     games: tuple[MatchResult, ...]
-    """Each seat played to its end, in the order they ended."""
+    """Each seat played to its end, in the order they ended (without the final view, which
+    a ``new_game`` object or ``on_message`` sees)."""
     lost: int = 0
     """Seats given up: their stream failed past the retries, or their table was gone."""
 
@@ -267,7 +268,8 @@ class _Session:
         error = ended.error
         if ended.result is not None:
             self.finished.add(ended.ticket)
-            self.games.append(ended.result)
+            # a long session plays thousands of games: keep how each ended, not its view
+            self.games.append(replace(ended.result, view=None))
             return
         if isinstance(error, grpc.RpcError):
             if error.code() == grpc.StatusCode.NOT_FOUND:

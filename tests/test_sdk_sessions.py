@@ -130,7 +130,6 @@ def test_a_session_plays_four_tables_at_once_and_finishes_them_after_the_door_cl
             assert outcome.session == "tester" and outcome.lost == 0
             assert len(outcome.games) == 4 and len(games) == 4  # a fresh decide per game
             assert all(g.ending is Ending.PLAYED_OUT for g in outcome.games)
-            assert sorted(g.view.seat for g in outcome.games if g.view) == mine
             for seat, result in zip(mine, results, strict=True):
                 assert result.reason == "played to the end"
                 assert result.seats[seat].name == "session-bot"
