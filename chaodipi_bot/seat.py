@@ -109,6 +109,7 @@ class Seat:
         self.on_message = on_message
         self.view: SeatView | None = None
         self.open: tuple[int, LegalActions] | None = None
+        self.thinker = _Thinker()
         self.refused: set[int] = set()
 
     def play_once(self, channel: grpc.Channel, hello: pb.Hello) -> MatchResult:
@@ -162,7 +163,7 @@ class Seat:
         view = self.view = follow(view, events, cursor=decision.cursor, legal=legal)
         self.open = (decision.decision_id, legal)
         budget = max(0.02, decision.deadline_ms / 1000 - self.margin_s)
-        action = _within(self.decide, view, budget)
+        action = self.thinker.within(self.decide, view, budget)
         if action is None or action not in legal:
             if action is not None:
                 print(f"decide() returned {action}, which is not legal here", file=sys.stderr)
@@ -170,6 +171,7 @@ class Seat:
         return _answer(decision.decision_id, action)
 
     def over(self, over: pb.MatchOver) -> MatchResult:
+        self.thinker.close()
         view = self.view
         if view is not None:
             events = [event_from_message(e) for e in over.events]
@@ -194,22 +196,45 @@ def _answer(decision_id: int, action: Action) -> pb.PlayRequest:
     return pb.PlayRequest(answer=answer)
 
 
-def _within(decide: Decide, view: SeatView, budget_s: float) -> Action | None:
-    """``decide(view)`` in a worker thread, or ``None`` if it has not answered in time (its
-    late answer is dropped, never sent). An exception in ``decide`` is raised here."""
-    answers: queue.Queue[Action | BaseException] = queue.Queue(1)
+_Job = tuple[Decide, SeatView, "queue.Queue[Action | BaseException]"]
 
-    def think() -> None:
+
+class _Thinker:
+    """The thread ``decide`` runs in, kept from one decision to the next (starting a thread
+    per decision cost as much CPU as the rest of the SDK's work). A ``decide`` still running
+    past its deadline keeps its thread, which ends once it returns; the next decision gets a
+    new one. The threads are daemons: a hung ``decide`` never holds the process up."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] | None = None
+
+    def within(self, decide: Decide, view: SeatView, budget_s: float) -> Action | None:
+        """``decide(view)``, or ``None`` if it has not answered in ``budget_s`` seconds (its
+        late answer is dropped, never sent). An exception in ``decide`` is raised here."""
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=_think, args=(self._jobs,), daemon=True, name="decide").start()
+        answers: queue.Queue[Action | BaseException] = queue.Queue(1)
+        self._jobs.put((decide, view, answers))
+        try:
+            answer = answers.get(timeout=budget_s)
+        except queue.Empty:
+            self.close()  # its thread ends after this late decide
+            return None
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def close(self) -> None:
+        if self._jobs is not None:
+            self._jobs.put(None)
+            self._jobs = None
+
+
+def _think(jobs: queue.SimpleQueue[_Job | None]) -> None:
+    while (job := jobs.get()) is not None:
+        decide, view, answers = job
         try:
             answers.put(decide(view))
-        except BaseException as err:  # handed to the caller's thread below
+        except BaseException as err:  # handed to the seat's thread
             answers.put(err)
-
-    threading.Thread(target=think, daemon=True, name="decide").start()
-    try:
-        answer = answers.get(timeout=budget_s)
-    except queue.Empty:
-        return None
-    if isinstance(answer, BaseException):
-        raise answer
-    return answer
