@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +45,7 @@ from arena.table import Table, TableConfig, TableResult
 from engine.match import Ending
 from engine.presets import PRESETS
 
-__all__ = ["Outcome", "game_label", "run_tournament", "schedule"]
+__all__ = ["Outcome", "game_label", "play_games", "run_tournament", "schedule"]
 
 
 @dataclass(slots=True)
@@ -402,6 +402,56 @@ async def run_tournament(
         db.close()
 
 
+async def play_games(
+    config: TournamentConfig,
+    deal_key: DealKey,
+    keys: Sequence[GameKey],
+    *,
+    server: ArenaServer,
+    log_dir: Path,
+    on_game: Callable[[GameRow], None],
+    stop: Callable[[str], None],
+) -> int:
+    """Play ``keys`` on ``server``, ``config.concurrency`` at a time, with the bots' pools
+    (:mod:`arena.pools`); ``on_game(row)`` as each game ends (void ones too), before the next
+    game takes its slot. ``stop(message)`` is called when a bot keeps failing: it should
+    cancel the caller's scope. Replays and spectators of a deal wait until every game of
+    ``keys`` on that deal has ended. Returns the bot processes started. The local runner and
+    a Ray worker both play their games through this."""
+    limiter = trio.CapacityLimiter(config.concurrency)
+    with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
+        async with trio.open_nursery() as nursery:
+            players = Players(config, server, nursery, log_dir)
+            run = _Run(
+                config,
+                server,
+                players,
+                deal_key,
+                Path(staging),
+                _Deals(Counter(k.seed for k in keys)),
+                BotFailures(),
+                stop,
+            )
+
+            async def one(key: GameKey) -> None:
+                async with limiter:
+                    row, table = await _play_game(run, key)
+                on_game(row)
+                _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
+
+            try:
+                async with trio.open_nursery() as playing:
+                    for key in keys:
+                        playing.start_soon(one, key)
+            finally:
+                # every game ended (or the caller stopped): sessions end, processes exit or
+                # are killed
+                cancelled = trio.current_effective_deadline() == -float("inf")
+                await players.close(grace=not cancelled)
+            nursery.cancel_scope.cancel()  # the process watchers
+    return players.started
+
+
 async def _run(
     config: TournamentConfig,
     db: ResultsDB,
@@ -422,76 +472,62 @@ async def _run(
     log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_dir.chmod(0o700)  # other users need not read what the bots wrote
-    limiter = trio.CapacityLimiter(config.concurrency)
     finished = outcome.skipped
     pairs = _Pairs()
     for stored in db.rows():
         pairs.add(stored)
-    with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
-        async with (
-            open_server(address, spectator_token=spectator_token) as server,
-            trio.open_nursery() as nursery,
-        ):
-            if on_listening is not None:
-                on_listening(server.address)
-            if threading.current_thread() is threading.main_thread():
-                nursery.start_soon(_stop_on_signal, outcome, nursery.cancel_scope)
+    async with (
+        open_server(address, spectator_token=spectator_token) as server,
+        trio.open_nursery() as nursery,
+    ):
+        if on_listening is not None:
+            on_listening(server.address)
+        if threading.current_thread() is threading.main_thread():
+            nursery.start_soon(_stop_on_signal, outcome, nursery.cancel_scope)
 
-            def stop(message: str) -> None:
-                if outcome.stopped is None:
-                    outcome.stopped = message
-                    log.error("run_stopped", reason=message.splitlines()[0])
-                nursery.cancel_scope.cancel()
+        def stop(message: str) -> None:
+            if outcome.stopped is None:
+                outcome.stopped = message
+                log.error("run_stopped", reason=message.splitlines()[0])
+            nursery.cancel_scope.cancel()
 
-            players = Players(config, server, nursery, log_dir)
-            run = _Run(
-                config,
-                server,
-                players,
-                deal_key,
-                Path(staging),
-                _Deals(Counter(k.seed for k in pending)),
-                BotFailures(),
-                stop,
+        def keep(row: GameRow) -> None:
+            nonlocal finished
+            db.add(row)
+            finished += 1
+            if row.void is not None:
+                outcome.void += 1
+            else:
+                outcome.played += 1
+            if row.errors:
+                outcome.problems.append(row.errors)
+            log.info(
+                "game_over",
+                game=game_label(row.key),
+                score_a=row.score_a,
+                hands=row.hands,
+                reason=row.reason,
+                void=row.void is not None,
             )
+            if on_game is not None:
+                on_game(row, finished, len(games))
+            if pairs.add(row) and sprt_test is not None:
+                # checked after every complete pair, whichever of its games ended last
+                result = pairs.sprt(sprt_test)
+                if result.verdict is not None:
+                    outcome.sprt = result
+                    nursery.cancel_scope.cancel()
 
-            async def one(key: GameKey) -> None:
-                nonlocal finished
-                async with limiter:
-                    row, table = await _play_game(run, key)
-                db.add(row)
-                _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
-                finished += 1
-                if row.void is not None:
-                    outcome.void += 1
-                else:
-                    outcome.played += 1
-                if row.errors:
-                    outcome.problems.append(row.errors)
-                log.info(
-                    "game_over",
-                    game=game_label(key),
-                    score_a=row.score_a,
-                    hands=row.hands,
-                    reason=row.reason,
-                    void=row.void is not None,
-                )
-                if on_game is not None:
-                    on_game(row, finished, len(games))
-                if pairs.add(row) and sprt_test is not None:
-                    # checked after every complete pair, whichever of its games ended last
-                    result = pairs.sprt(sprt_test)
-                    if result.verdict is not None:
-                        outcome.sprt = result
-                        nursery.cancel_scope.cancel()
-
-            try:
-                async with trio.open_nursery() as playing:
-                    for key in pending:
-                        playing.start_soon(one, key)
-            finally:
-                # the schedule is done (or stopped): sessions end, processes exit or are killed
-                await players.close(grace=not nursery.cancel_scope.cancel_called)
-                outcome.processes = players.started
+        try:
+            outcome.processes = await play_games(
+                config,
+                deal_key,
+                pending,
+                server=server,
+                log_dir=log_dir,
+                on_game=keep,
+                stop=stop,
+            )
+        finally:
             nursery.cancel_scope.cancel()  # every game ended: stop listening for signals
     return outcome
