@@ -29,8 +29,10 @@ from types import TracebackType
 from typing import Any
 
 __all__ = [
+    "DEFAULT_OBJECT_STORE_MB",
     "INSTALL_HINT",
     "LOOPBACK_ENVIRONMENT",
+    "QUIET_ENVIRONMENT",
     "Connection",
     "RayMissingError",
     "connect",
