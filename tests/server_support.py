@@ -85,11 +85,9 @@ def answer(decision_id: int, action: Action) -> pb.PlayRequest:
     return pb.PlayRequest(answer=pb.Answer(decision_id=decision_id, action=action_message(action)))
 
 
-def instant_bot(
-    address: str, ticket: str, seat: int, recording: Recording, *, copies: int = 1
-) -> None:
-    """Answers each Decision at once (0 ms of thought) with its first legal move, ``copies``
-    times over: the fastest honest bot there is (with ``copies`` 2, a bot that repeats)."""
+def instant_bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
+    """Answers each Decision at once (0 ms of thought) with its first legal move: the fastest
+    honest bot there is."""
     client = RawClient(address)
     client.hello(ticket)
     try:
@@ -97,9 +95,7 @@ def instant_bot(
             recording.messages.append(message)
             kind = message.WhichOneof("response")
             if kind == "decision":
-                reply = safe_answer(message.decision)
-                for _ in range(copies):
-                    client.send(reply)
+                client.send(safe_answer(message.decision))
             elif kind == "match_over":
                 return
     finally:
