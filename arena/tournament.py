@@ -273,13 +273,14 @@ def _count_failures(run: _Run, game: _Game) -> None:
         if message is not None:
             run.stop(message)
             return
+    died = {player.spec.name for player in game.crashed.values()}
     for seat, spec in enumerate(game.specs):
         if (
             spec.name not in game.failed
-            and seat not in game.crashed
+            and spec.name not in died
             and game.table.seats[seat].stats.decisions > 0
         ):
-            run.failures.played(spec)
+            run.failures.played(spec)  # a game it played through: the count starts again
 
 
 def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
@@ -418,7 +419,7 @@ async def play_games(
     cancel the caller's scope. Replays and spectators of a deal wait until every game of
     ``keys`` on that deal has ended. Returns the bot processes started. The local runner and
     a Ray worker both play their games through this."""
-    limiter = trio.CapacityLimiter(config.concurrency)
+    queue = iter(keys)
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
         async with trio.open_nursery() as nursery:
             players = Players(config, server, nursery, log_dir)
@@ -433,16 +434,19 @@ async def play_games(
                 stop,
             )
 
-            async def one(key: GameKey) -> None:
-                async with limiter:
+            async def slot() -> None:
+                # ``concurrency`` slots take the games in schedule order (deal after deal), so
+                # a deal's games end close together: its replays and spectators wait little,
+                # and its tables are released soon
+                for key in queue:
                     row, table = await _play_game(run, key)
-                on_game(row)
-                _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
+                    on_game(row)
+                    _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
 
             try:
                 async with trio.open_nursery() as playing:
-                    for key in keys:
-                        playing.start_soon(one, key)
+                    for _ in range(config.concurrency):
+                        playing.start_soon(slot)
             finally:
                 # every game ended (or the caller stopped): sessions end, processes exit or
                 # are killed

@@ -214,3 +214,63 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
         assert row.crashes_b >= 1 and row.strikes_b == 0  # no clock ran out
         assert "crasher" in row.reason and "crashed" in row.reason
     assert "out of memory, say" in done.stderr
+
+
+ONCE_CRASHER = """\
+import os, random, sys
+from pathlib import Path
+from chaodipi_bot import run_bot
+
+marker = Path("crashed-once")
+decisions = 0
+
+
+def decide(view):
+    global decisions
+    decisions += 1
+    if decisions == 3 and not marker.exists():  # the first process to get here dies
+        marker.write_text("x")
+        print("segfault, say", file=sys.stderr, flush=True)
+        os._exit(1)
+    return view.legal.sample(random.Random(decisions))
+
+
+run_bot(decide)
+"""
+
+
+def test_a_process_that_dies_is_replaced_and_the_run_goes_on(tmp_path: Path) -> None:
+    """One process of the bot dies mid-game: that game is its forfeit, a fresh process takes
+    its place, and every other game is played out."""
+    (tmp_path / "once.py").write_text(ONCE_CRASHER, encoding="utf-8")
+    config = write_config(
+        tmp_path / "t.toml", seeds=3, concurrency=1, bots={"steady": BOT, "once": "python3 once.py"}
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 1  # a forfeit is a problem worth the exit code
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 6 and not any(r.void for r in rows)
+    assert [r.forfeit for r in rows].count("once") == 1
+    assert sum(r.crashes_b for r in rows) == 1
+    assert "segfault, say" in done.stderr
+    logs = tmp_path / "results-logs"
+    assert len(list(logs.glob("once#*.stderr"))) == 5  # four in the pool, one replacement
+
+
+def test_a_bot_whose_processes_keep_dying_stops_the_run(tmp_path: Path) -> None:
+    """Every process of the bot dies at its third decision: after three deaths in a row the run
+    stops, naming the bot, its command and its stderr, instead of forfeiting game after game."""
+    (tmp_path / "crasher.py").write_text(CRASHER, encoding="utf-8")
+    config = write_config(
+        tmp_path / "t.toml",
+        seeds=5,
+        concurrency=1,
+        hands=0,  # whole matches: every game lasts past a process's third decision
+        bots={"steady": BOT, "crasher": "python3 crasher.py"},
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 1
+    assert "stopped: bot 'crasher' kept dying: it died in 3 games in a row" in done.stderr
+    assert "out of memory, say" in done.stderr and "crasher.py" in done.stderr
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 3 and all(r.forfeit == "crasher" and r.void is None for r in rows)
