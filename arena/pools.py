@@ -81,8 +81,10 @@ class Player:
     stderr: Path | None = None
     deals: set[int] = field(default_factory=set)
     """Every deal it has held a seat of."""
-    holding: dict[tuple[str, int], OnExit] = field(default_factory=dict)
-    """Its open seats, by (table name, seat), each with whom to tell if it goes."""
+    holding: dict[tuple[str, int], tuple[Table, OnExit]] = field(default_factory=dict)
+    """Its open seats, by (table name, seat): the table, and whom to tell if it goes."""
+    played: bool = False
+    """It has made a decision in some game: if it dies now, it crashed (it did start)."""
     promised: int = 0
     """Seats it was chosen for whose table does not exist yet."""
     launched: trio.Event | None = None
@@ -115,12 +117,14 @@ class Player:
         """Play ``seat`` of ``table`` (one it was promised): offered on its session (or given
         as the ticket when a fresh process starts)."""
         self.promised = max(0, self.promised - 1)
-        self.holding[(table.name, seat)] = on_exit
+        self.holding[(table.name, seat)] = (table, on_exit)
         if self.session is not None:
             self.session.offer(table, seat)
 
     def let_go(self, table: Table, seat: int) -> None:
         """The seat's game is over."""
+        if table.seats[seat].stats.decisions > 0:
+            self.played = True
         self.holding.pop((table.name, seat), None)
         if self.session is not None:
             self.session.seat_over(table, seat)
@@ -317,7 +321,10 @@ class Players:
             )
             if self.on_death is not None and player.holding:
                 self.on_death(player, code)
-        for on_exit in list(player.holding.values()):
+        held = list(player.holding.items())
+        if any(table.seats[seat].stats.decisions > 0 for (_, seat), (table, _) in held):
+            player.played = True  # in one of its games: it crashed, in all of them
+        for _, (_, on_exit) in held:
             on_exit(player, code)
         if player.session is not None and player.process is not None:
             self.server.close_door(player.session.door)

@@ -146,13 +146,14 @@ class _Game:
         self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
 
     def player_gone(self, seat: int, player: Player, code: int | None) -> None:
-        """A process holding one of this game's seats exited: before the seat's first
-        decision the game is void; later, it crashed (the seat forfeits)."""
+        """A process holding one of this game's seats exited: if it never made a decision (in
+        any game) it did not start and the game is void; otherwise it crashed (the seat
+        forfeits)."""
         table = self.table
         if table.result is not None:
             return
         stats = table.seats[seat].stats
-        if stats.decisions == 0:
+        if stats.decisions == 0 and not player.played:
             what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
             self.never_played(seat, f"{what} (exit code {code})", player.stderr)
             return

@@ -43,6 +43,7 @@ class FakeTable:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.seats = [SimpleNamespace(stats=SimpleNamespace(decisions=1)) for _ in range(4)]
 
     def ticket(self, seat: int) -> str:
         return f"{self.name}/{seat}/secret"
