@@ -28,7 +28,7 @@ import sys
 import sysconfig
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -49,6 +49,7 @@ __all__ = [
     "MAX_SHARD_DEALS",
     "MIN_SHARD_DEALS",
     "SHARDS_PER_SLOT",
+    "Driver",
     "Plan",
     "RayRunError",
     "plan_shards",
@@ -73,6 +74,8 @@ that the slots end at about the same time (the last shard to start is a third of
 work). With one slot the shards run one after the other: one shard, up to
 :data:`MAX_SHARD_DEALS`."""
 IN_FLIGHT_PER_SLOT = 2
+WAIT_S = 0.05
+"""The driver collects the results ready within this time at once (its only latency)."""
 """Shards submitted per slot: the next one waits in Ray's queue while one plays."""
 
 
@@ -257,7 +260,7 @@ def run_on_ray(
                 Shard(i, config, deal_key, games, str(log_dir), folder, log_level)
                 for i, games in enumerate(plan.shards)
             ]
-            _Driver(ray, plan, shards, recorder).run()
+            Driver(ray, plan, shards, recorder).run()
         return outcome
     finally:
         db.close()
@@ -298,10 +301,19 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-class _Driver:
-    """The loop: keep ``plan.in_flight`` shards submitted, read results as they come."""
+class Driver:
+    """The loop: keep ``plan.in_flight`` shards submitted, hand each result to the recorder as
+    it comes. ``task``: what plays a shard on a node (a benchmark passes one that plays
+    nothing, to measure the driver alone)."""
 
-    def __init__(self, ray: Any, plan: Plan, shards: list[Shard], recorder: Recorder) -> None:
+    def __init__(
+        self,
+        ray: Any,
+        plan: Plan,
+        shards: list[Shard],
+        recorder: Recorder,
+        task: Callable[[Shard], Iterator[GameResult]] = play_shard,
+    ) -> None:
         self.ray = ray
         self.plan = plan
         self.waiting = collections.deque(shards)
@@ -311,7 +323,7 @@ class _Driver:
         self.nodes: dict[int, set[str]] = {}
         self.stopping = False
         self.failures = _Failures()
-        self.task = ray.remote(play_shard).options(
+        self.task = ray.remote(task).options(
             num_cpus=plan.cpus_per_shard,
             num_returns="streaming",
             max_retries=MAX_RETRIES,
@@ -329,10 +341,12 @@ class _Driver:
                     self.waiting and not self.stopping and len(self.streams) < self.plan.in_flight
                 ):
                     self._submit(self.waiting.popleft())
-                ready, _ = self.ray.wait(list(self.streams), num_returns=1, timeout=1.0)
+                # every stream with a result ready, at most WAIT_S from now: ray.wait costs
+                # about 1 µs per stream in flight, spread over all the results it finds
+                streams = list(self.streams)
+                ready, _ = self.ray.wait(streams, num_returns=len(streams), timeout=WAIT_S)
                 for stream in ready:
-                    if stream in self.streams:
-                        self._read(stream)
+                    self._drain(stream)
         except KeyboardInterrupt:
             self.outcome.interrupted = True
             self.log.warning("run_interrupted", shards_in_flight=len(self.streams))
@@ -347,6 +361,13 @@ class _Driver:
         self.log.info(
             "shard_submitted", shard=shard.index, games=len(shard.games), deals=[first, last]
         )
+
+    def _drain(self, stream: Any) -> None:
+        """Read the stream's results while one is ready."""
+        while stream in self.streams:
+            self._read(stream)
+            if stream not in self.streams or not self.ray.wait([stream], timeout=0)[0]:
+                return
 
     def _read(self, stream: Any) -> None:
         shard = self.streams[stream]

@@ -405,6 +405,32 @@ def test_a_local_run_interrupted_resumes_on_ray(
     assert json.loads(done.stdout) == reference.report
 
 
+def no_busy_worker() -> bool:
+    """Wait (bounded) until no Ray worker plays a shard."""
+    deadline = time.monotonic() + HANG_S
+    while busy_workers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not busy_workers()
+
+
+def test_ctrl_c_on_the_driver_cancels_the_shards_and_resume_goes_on(
+    two_nodes: TwoNodes, duel: Reference, tmp_path: Path
+) -> None:
+    config, database = duel.config(tmp_path)
+    runner = start("run", str(config), "--ray", two_nodes.address, "--ray-shard-deals", "4")
+    wait_for_games(runner, database, 1)
+    runner.send_signal(signal.SIGINT)
+    _out, err = runner.communicate(timeout=HANG_S)
+    assert runner.returncode == 130, err
+    assert "interrupted;" in err and "--resume" in err and "Traceback" not in err
+    assert no_busy_worker()  # the shards in flight were cancelled
+    stored = stored_games(database)
+    done = arena("run", str(config), "--resume", "--ray", two_nodes.address)
+    assert done.returncode == 0, done.stderr
+    assert f"{duel.games - stored} games played now, {stored} already stored" in done.stderr
+    assert rows(database) == rows(duel.database)
+
+
 def test_sprt_stops_the_cluster_early(two_nodes: TwoNodes, tmp_path: Path) -> None:
     config = write_config(
         tmp_path,
@@ -418,10 +444,7 @@ def test_sprt_stops_the_cluster_early(two_nodes: TwoNodes, tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "SPRT: H1 accepted" in done.stdout
     assert stored_games(load_config(config).database) < len(schedule(load_config(config)))
-    deadline = time.monotonic() + HANG_S
-    while busy_workers() and time.monotonic() < deadline:  # the shards in flight are cancelled
-        time.sleep(0.05)
-    assert not busy_workers()
+    assert no_busy_worker()  # the shards in flight were cancelled
 
 
 BROKEN = f"{sys.executable} -c \"import sys; print('missing weights.bin', file=sys.stderr); sys.exit(3)\""
