@@ -165,14 +165,17 @@ class Players:
         log_dir: Path,
         *,
         on_death: Callable[[Player, int | None], None] | None = None,
+        detach: bool = True,
     ) -> None:
         """``on_death(player, exit_code)``: a process died while it held seats (not one the
-        arena ended)."""
+        arena ended). ``detach``: start processes in a session of their own (False in a Ray
+        worker, whose process group Ray kills with it)."""
         self.config = config
         self.server = server
         self.nursery = nursery
         self.log_dir = log_dir
         self.on_death = on_death
+        self.detach = detach
         self.started = 0
         """Processes started in this run."""
         self._fresh: set[Player] = set()
@@ -301,6 +304,7 @@ class Players:
             stderr=player.stderr,
             token=token,
             ticket=ticket,
+            new_session=self.detach,
         )
         self.started += 1
         get_logger(session=player.name).info("process_started", pid=player.process.process.pid)

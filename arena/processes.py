@@ -4,7 +4,9 @@ A bot command runs in the config file's folder with the arena's environment, plu
 ``--address`` and ``--token`` (a session) or ``--ticket`` (one seat) and the same in
 ``ARENA_ADDRESS``/``ARENA_TOKEN``/``ARENA_TICKET``; its stdout is discarded and its stderr goes
 to a file of its own in the run's log folder. It runs in a
-session of its own, so a Ctrl-C at the terminal reaches the arena alone, which then kills it.
+session of its own, so a Ctrl-C at the terminal reaches the arena alone, which then kills it;
+in a Ray worker it stays in the worker's process group instead (``new_session=False``), which
+Ray kills with the worker, so that a lost worker leaves no bot behind.
 """
 
 from __future__ import annotations
@@ -59,10 +61,11 @@ async def launch(
     stderr: Path,
     token: str | None = None,
     ticket: str | None = None,
+    new_session: bool = True,
 ) -> BotProcess:
     """Start ``spec``'s command with a session ``token`` (``--token``, ``$ARENA_TOKEN``) or a
     seat's ``ticket`` (``--ticket``, ``$ARENA_TICKET``); ``OSError`` if it cannot even be
-    started."""
+    started. ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
     if (token is None) == (ticket is None):
         raise ValueError("launch a bot with a session token or a seat's ticket")
     option, value = ("token", token) if token is not None else ("ticket", ticket)
@@ -75,7 +78,7 @@ async def launch(
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
-            start_new_session=True,
+            start_new_session=new_session,
         )
     return BotProcess(spec, process, stderr)
 

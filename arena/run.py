@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from arena.config import ConfigError, load_config
+from arena.config import ConfigError, TournamentConfig, load_config
 from arena.logs import configure_logging
+from arena.ray_cluster import RayMissingError, import_ray, parse_address
+from arena.ray_runner import RayRunError, run_on_ray
+from arena.recorder import Outcome
 from arena.report import Report, build_report, print_report, report_csv
 from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
 from arena.server import new_spectator_token, tune_garbage_collector
@@ -53,6 +57,9 @@ def run_command(args: argparse.Namespace) -> int:
         return _fail("run", str(err))
     if sprt is not None and len(config.bots) != 2:
         return _fail("run", "--sprt compares exactly two bots")
+    problem = _ray_problem(args)
+    if problem is not None:
+        return _fail("run", problem)
     configure_logging(args.log_level)
     total = len(schedule(config))
     console = Console(stderr=True)
@@ -90,21 +97,11 @@ def run_command(args: argparse.Namespace) -> int:
     tune_garbage_collector()
     try:
         with progress:
-            outcome = trio.run(
-                lambda: run_tournament(
-                    config,
-                    address=f"{args.host}:{args.port}",
-                    on_listening=lambda address: print(
-                        f"arena run: serving on {address}", file=sys.stderr, flush=True
-                    ),
-                    spectator_token=spectator_token,
-                    resume=args.resume,
-                    sprt_test=sprt,
-                    on_game=on_game,
-                )
-            )
-    except (ResumeError, DatabaseError) as err:
+            outcome = _play(args, config, sprt, spectator_token, on_game)
+    except (ResumeError, DatabaseError, RayMissingError, RayRunError) as err:
         return _fail("run", str(err))
+    except ConnectionError as err:  # no Ray cluster answered
+        return _fail("run", f"--ray {args.ray}: no Ray cluster there ({err})")
     stored = f"{outcome.played} games played now"
     if outcome.void:
         stored += f" (and {outcome.void} void, to play again)"
@@ -129,6 +126,70 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"arena run: {stored}", file=sys.stderr)
     bad = any(b.crashes or b.forfeits for b in report.bots) or bool(outcome.problems)
     return 1 if bad or outcome.stopped or outcome.void else 0
+
+
+def _say(line: str) -> None:
+    print(f"arena run: {line}", file=sys.stderr, flush=True)
+
+
+def _play(
+    args: argparse.Namespace,
+    config: TournamentConfig,
+    sprt: SprtTest | None,
+    spectator_token: str | None,
+    on_game: Callable[[GameRow, int, int], None],
+) -> Outcome:
+    """The run itself: on this machine, or on Ray with ``--ray``."""
+    if args.ray is not None:
+        return run_on_ray(
+            config,
+            args.ray,
+            resume=args.resume,
+            sprt_test=sprt,
+            on_game=on_game,
+            on_start=_say,
+            deals_per_shard=args.ray_shard_deals,
+            working_dir=args.ray_working_dir,
+            log_level=args.log_level,
+        )
+    return trio.run(
+        lambda: run_tournament(
+            config,
+            address=f"{args.host}:{args.port}",
+            on_listening=lambda address: _say(f"serving on {address}"),
+            spectator_token=spectator_token,
+            resume=args.resume,
+            sprt_test=sprt,
+            on_game=on_game,
+        )
+    )
+
+
+def _ray_problem(args: argparse.Namespace) -> str | None:
+    """What in the command line cannot go with (or without) --ray."""
+    if args.ray is None:
+        if args.ray_shard_deals is not None or args.ray_working_dir is not None:
+            return "--ray-shard-deals and --ray-working-dir go with --ray ADDRESS"
+        return None
+    if args.spectator_token:
+        return (
+            "--spectator-token: with --ray the tables run on the cluster's nodes, where no "
+            "spectator can reach them; run without --ray to watch"
+        )
+    if args.host != "127.0.0.1" or args.port != 0:
+        return (
+            "--host and --port: with --ray each shard serves its tables on its own node's "
+            "loopback; drop them"
+        )
+    try:
+        parse_address(args.ray)
+    except ValueError as err:
+        return f"--ray: {err}"
+    try:
+        import_ray()
+    except RayMissingError as err:
+        return f"--ray: {err}"
+    return None
 
 
 def _emit(report: Report, args: argparse.Namespace) -> None:
@@ -236,6 +297,32 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         help="make and print an operator token for Arena.Watch (bots never get it); a spectator "
         "sees a table only once every game of the run on its deal has ended; each table's name "
         "is logged as game_started (--log-level info). Without this flag nobody may watch",
+    )
+    ray = run.add_argument_group(
+        "Ray",
+        "play the games on a Ray cluster (docs/running-on-ray.md; needs the ray extra: "
+        "pip install -e '.[ray]'); results are stored here, as without Ray",
+    )
+    ray.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="auto (the cluster `ray start` runs on this machine, or $RAY_ADDRESS), local (start "
+        "one here for the run) or HOST:PORT of the head node",
+    )
+    ray.add_argument(
+        "--ray-shard-deals",
+        type=int,
+        metavar="N",
+        help="deals per shard, the unit of work a node plays with bot processes of its own "
+        "(default: about 3 shards per slot, 16 to 100 deals each)",
+    )
+    ray.add_argument(
+        "--ray-working-dir",
+        type=Path,
+        metavar="DIR",
+        help="ship this folder (it must hold the config file's) to every node with Ray's "
+        "runtime_env; bot commands run in the config's folder inside it. Default: the project "
+        "and the bots are at the same path on every node",
     )
     overrides = run.add_argument_group(
         "config overrides", "these win over the config file's keys of the same name"

@@ -38,49 +38,19 @@ from arena.deals import DealKey
 from arena.logs import get_logger
 from arena.pools import NoSeat, Player, Players
 from arena.processes import BotFailures, stderr_tail
+from arena.recorder import Outcome, Recorder, game_label, prepare_log_dir, schedule
 from arena.results import GameKey, GameRow, ResultsDB
 from arena.server import ArenaServer, open_server
-from arena.stats import SprtResult, SprtTest, pentanomial, sprt
+from arena.stats import SprtTest
 from arena.table import Table, TableConfig, TableResult
 from engine.match import Ending
 from engine.presets import PRESETS
 
-__all__ = ["Outcome", "game_label", "play_games", "run_tournament", "schedule"]
+__all__ = ["DealOver", "Outcome", "game_label", "play_games", "run_tournament", "schedule"]
 
-
-@dataclass(slots=True)
-class Outcome:
-    """What a run did: games stored now (results and void ones), problems seen, an SPRT verdict
-    if one was asked, and why it stopped early if it did."""
-
-    played: int = 0
-    void: int = 0
-    skipped: int = 0
-    problems: list[str] = field(default_factory=list)
-    sprt: SprtResult | None = None
-    """The SPRT's decision, when one was asked and it decided."""
-    stopped: str | None = None
-    """Why the run stopped before its schedule ended (a bot that cannot start)."""
-    interrupted: bool = False
-    """Stopped by Ctrl-C or SIGTERM: the games in flight were dropped."""
-    processes: int = 0
-    """Bot processes started."""
-
-
-def schedule(config: TournamentConfig) -> list[GameKey]:
-    """Every game of the tournament: deals × pairings × (as dealt, swapped)."""
-    return [
-        GameKey(a, b, config.seed_base + deal, swapped)
-        for deal in range(config.seeds)
-        for a, b in config.pairings()
-        for swapped in (0, 1)
-    ]
-
-
-def game_label(key: GameKey) -> str:
-    """A game's name in logs, replays and messages: ``alpha-beta-d3-a`` (``b``: seats
-    swapped). Not the table's name, which no bot can guess."""
-    return f"{key.bot_a}-{key.bot_b}-d{key.seed}-{'b' if key.swapped else 'a'}"
+DealOver = Callable[[dict[GameKey, Path | None]], None]
+"""Told once every game of a deal has ended, with each game's replay file (None without one;
+the file is deleted when the call returns)."""
 
 
 @dataclass(slots=True)
@@ -90,14 +60,15 @@ class _Deals:
 
     left: Counter[int]
     over: dict[int, trio.Event] = field(default_factory=dict)
-    ended: dict[int, list[tuple[Table, str]]] = field(default_factory=dict)
+    ended: dict[int, list[tuple[Table, GameKey]]] = field(default_factory=dict)
 
     def spectators_after(self, deal: int) -> trio.Event:
         return self.over.setdefault(deal, trio.Event())
 
-    def game_ended(self, deal: int, table: Table, label: str) -> list[tuple[Table, str]]:
+    def game_ended(self, table: Table, key: GameKey) -> list[tuple[Table, GameKey]]:
         """Record a finished game; return the deal's tables once its last game has ended."""
-        self.ended.setdefault(deal, []).append((table, label))
+        deal = key.seed
+        self.ended.setdefault(deal, []).append((table, key))
         self.left[deal] -= 1
         if self.left[deal] > 0:
             return []
@@ -328,35 +299,23 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
     )
 
 
-def _release_deal(run: _Run, tables: list[tuple[Table, str]]) -> None:
-    """Every game on a deal has ended: its replays may be seen now."""
+def _release_deal(
+    run: _Run, tables: list[tuple[Table, GameKey]], on_deal_over: DealOver | None
+) -> None:
+    """Every game on a deal has ended: its replays may be seen now (moved to the replays
+    folder, or handed to ``on_deal_over``)."""
     replays = run.config.replays
-    for table, label in tables:
-        if replays is not None and table.result is not None and table.result.replay is not None:
+    files: dict[GameKey, Path | None] = {}
+    for table, key in tables:
+        replay = table.result.replay if table.result is not None else None
+        files[key] = replay
+        if on_deal_over is None and replays is not None and replay is not None:
             replays.mkdir(parents=True, exist_ok=True)
-            table.result.replay.replace(replays / f"{label}.jsonl")
+            replay.replace(replays / f"{game_label(key)}.jsonl")
+    if on_deal_over is not None:
+        on_deal_over(files)
+    for table, _ in tables:
         run.server.release(table)
-
-
-@dataclass(slots=True)
-class _Pairs:
-    """Each duplicate pair's scores for bot_a, kept as games are stored (read from the
-    database once), so the SPRT is checked without reading every stored game again."""
-
-    scores: dict[tuple[str, str, int], dict[int, float]] = field(default_factory=dict)
-
-    def add(self, row: GameRow) -> bool:
-        """Count a stored game; True when it completes its pair."""
-        if row.score_a is None or row.void is not None:
-            return False
-        key = row.key
-        pair = self.scores.setdefault((key.bot_a, key.bot_b, key.seed), {})
-        pair[key.swapped] = row.score_a
-        return len(pair) == 2
-
-    def sprt(self, test: SprtTest) -> SprtResult:
-        """The SPRT over every complete pair (a two-bot tournament has one pairing)."""
-        return sprt(test, pentanomial(sum(p.values()) for p in self.scores.values() if len(p) == 2))
 
 
 async def _stop_on_signal(outcome: Outcome, scope: trio.CancelScope) -> None:
@@ -413,17 +372,21 @@ async def play_games(
     log_dir: Path,
     on_game: Callable[[GameRow], None],
     stop: Callable[[str], None],
+    on_deal_over: DealOver | None = None,
+    detach_bots: bool = True,
 ) -> int:
-    """Play ``keys`` on ``server``, ``config.concurrency`` at a time, with the bots' pools
-    (:mod:`arena.pools`); ``on_game(row)`` as each game ends (void ones too), before the next
-    game takes its slot. ``stop(message)`` is called when a bot keeps failing: it should
-    cancel the caller's scope. Replays and spectators of a deal wait until every game of
-    ``keys`` on that deal has ended. Returns the bot processes started. The local runner and
-    a Ray worker both play their games through this."""
-    queue = iter(keys)
+    """Play ``keys`` on ``server``, ``config.concurrency`` at a time and started in their
+    order, with the bots' pools (:mod:`arena.pools`); ``on_game(row)`` as each game ends (void
+    ones too), before the next game takes its slot. ``stop(message)`` is called when a bot
+    keeps failing: it should cancel the caller's scope. Replays and spectators of a deal wait
+    until every game of ``keys`` on that deal has ended; then the replays are moved into
+    ``config.replays``, or handed to ``on_deal_over`` if given. ``detach_bots=False`` keeps
+    the bot processes in this process's group (a Ray worker). Returns the bot processes
+    started. The local runner and a Ray worker both play their games through this."""
+    slots = trio.Semaphore(config.concurrency)
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
         async with trio.open_nursery() as nursery:
-            players = Players(config, server, nursery, log_dir)
+            players = Players(config, server, nursery, log_dir, detach=detach_bots)
             run = _Run(
                 config,
                 server,
@@ -435,19 +398,19 @@ async def play_games(
                 stop,
             )
 
-            async def slot() -> None:
-                # ``concurrency`` slots take the games in schedule order (deal after deal), so
-                # a deal's games end close together: its replays and spectators wait little,
-                # and its tables are released soon
-                for key in queue:
+            async def one(key: GameKey) -> None:
+                try:
                     row, table = await _play_game(run, key)
-                    on_game(row)
-                    _release_deal(run, run.deals.game_ended(key.seed, table, game_label(key)))
+                finally:
+                    slots.release()
+                on_game(row)
+                _release_deal(run, run.deals.game_ended(table, key), on_deal_over)
 
             try:
                 async with trio.open_nursery() as playing:
-                    for _ in range(config.concurrency):
-                        playing.start_soon(slot)
+                    for key in keys:
+                        await slots.acquire()  # games start in order: deal after deal
+                        playing.start_soon(one, key)
             finally:
                 # every game ended (or the caller stopped): sessions end, processes exit or
                 # are killed
@@ -469,18 +432,8 @@ async def _run(
     log_dir: Path | None,
 ) -> Outcome:
     outcome = Outcome()
-    games = schedule(config)
-    done = db.done()
-    pending = [g for g in games if g not in done]
-    outcome.skipped = len(games) - len(pending)
-    log = get_logger(database=str(config.database))
-    log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log_dir.chmod(0o700)  # other users need not read what the bots wrote
-    finished = outcome.skipped
-    pairs = _Pairs()
-    for stored in db.rows():
-        pairs.add(stored)
+    recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
+    log_dir = prepare_log_dir(config, log_dir)
     async with (
         open_server(address, spectator_token=spectator_token) as server,
         trio.open_nursery() as nursery,
@@ -491,43 +444,18 @@ async def _run(
             nursery.start_soon(_stop_on_signal, outcome, nursery.cancel_scope)
 
         def stop(message: str) -> None:
-            if outcome.stopped is None:
-                outcome.stopped = message
-                log.error("run_stopped", reason=message.splitlines()[0])
+            recorder.stop(message)
             nursery.cancel_scope.cancel()
 
         def keep(row: GameRow) -> None:
-            nonlocal finished
-            db.add(row)
-            finished += 1
-            if row.void is not None:
-                outcome.void += 1
-            else:
-                outcome.played += 1
-            if row.errors:
-                outcome.problems.append(row.errors)
-            log.info(
-                "game_over",
-                game=game_label(row.key),
-                score_a=row.score_a,
-                hands=row.hands,
-                reason=row.reason,
-                void=row.void is not None,
-            )
-            if on_game is not None:
-                on_game(row, finished, len(games))
-            if pairs.add(row) and sprt_test is not None:
-                # checked after every complete pair, whichever of its games ended last
-                result = pairs.sprt(sprt_test)
-                if result.verdict is not None:
-                    outcome.sprt = result
-                    nursery.cancel_scope.cancel()
+            if recorder.keep(row):  # the SPRT has decided
+                nursery.cancel_scope.cancel()
 
         try:
             outcome.processes = await play_games(
                 config,
                 deal_key,
-                pending,
+                recorder.pending,
                 server=server,
                 log_dir=log_dir,
                 on_game=keep,

@@ -20,30 +20,27 @@ from __future__ import annotations
 
 import collections
 import os
-import queue
 import sqlite3
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import outcome
 import trio
 
 from arena.config import BotSpec
 from arena.logs import configure_logging
 from arena.processes import launch
+from arena.ray_shard import trio_items
 from arena.server import ArenaServer, open_server
 from arena.table import Table, TableConfig, TableResult
 from engine.presets import PRESETS
 
 from .server_support import Recording, random_bot
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,46 +75,6 @@ class GameDone:
     attempt: int
     seconds: float
     """From the table's start to its result."""
-
-
-def trio_items(async_fn: Callable[[Callable[[T], None]], Awaitable[None]]) -> Iterator[T]:
-    """Run ``async_fn(emit)`` in trio on this thread and yield what it emits, as it emits.
-
-    trio runs in guest mode with this generator as its host loop: trio's code runs here, on
-    the calling (main) thread, between the generator's yields; the generator yields whatever
-    was emitted after each of trio's steps. Closing the generator early cancels the run and
-    drives it to its end."""
-    steps: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
-    emitted: collections.deque[T] = collections.deque()
-    done: list[outcome.Outcome[None]] = []
-    scope = trio.CancelScope()
-    token: list[trio.lowlevel.TrioToken] = []
-
-    async def main() -> None:
-        token.append(trio.lowlevel.current_trio_token())
-        with scope:
-            await async_fn(emitted.append)
-
-    trio.lowlevel.start_guest_run(
-        main,
-        run_sync_soon_threadsafe=steps.put,
-        done_callback=done.append,
-        host_uses_signal_set_wakeup_fd=False,
-    )
-    try:
-        while not done:
-            steps.get()()
-            while emitted:
-                yield emitted.popleft()
-        while emitted:
-            yield emitted.popleft()
-        done[0].unwrap()
-    finally:
-        if not done:  # closed early, or an exception from below: end the run first
-            if token:
-                token[0].run_sync_soon(scope.cancel)
-            while not done:
-                steps.get()()
 
 
 def _attempt(shard: Shard) -> int:
@@ -205,7 +162,6 @@ async def play_with_processes(server: ArenaServer, table: Table) -> TableResult:
                 bots.append(
                     await launch(
                         RANDOM_BOT,
-                        seat,
                         address=server.address,
                         ticket=table.ticket(seat),
                         folder=ROOT,

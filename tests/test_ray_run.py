@@ -1,0 +1,170 @@
+"""``arena run --ray`` without a cluster (the normal suite): the options it refuses and why, how
+it ships code and files, the driver's count of failing bots, and a shard played in this
+process as a Ray worker plays it (tests/test_ray_tournament.py runs real clusters)."""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena import ray_shard
+from arena.cli import main
+from arena.config import load_config
+from arena.deals import DealKey
+from arena.ray_cluster import INSTALL_HINT
+from arena.ray_runner import RayRunError, _Failures, check_config, runtime_env
+from arena.ray_shard import GameResult, Shard, ShardError, play_shard
+from arena.results import GameKey, GameRow
+from arena.tournament import schedule
+from tests.test_run_faults import BROKEN
+from tests.test_tournament import write_config
+
+ROOT = Path(__file__).resolve().parent.parent
+HEURISTIC = "python3 -m sample_bots.heuristic_bot"
+HIGHEST = f"python3 {ROOT / 'examples' / 'highest_card_bot.py'}"
+
+
+@pytest.fixture(autouse=True)
+def no_frozen_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker freezes its heap once (arena.server.tune_garbage_collector): not pytest's."""
+    monkeypatch.setattr(ray_shard, "_prepared", True)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    return write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["run", *args])
+    return code, capsys.readouterr().err
+
+
+def test_without_ray_the_flag_says_how_to_install_it(
+    config: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    code, err = run(capsys, str(config), "--ray", "local")
+    assert code == 2
+    assert err.strip() == f"arena run: --ray: {INSTALL_HINT}"
+    assert "pip install -e '.[ray]'" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ray", "local", "--spectator-token"], "--spectator-token: with --ray the tables run"),
+        (["--ray", "local", "--port", "5000"], "--host and --port: with --ray each shard"),
+        (["--ray", "10.0.0.5"], "--ray: a Ray address is 'auto', 'local' or HOST:PORT"),
+        (["--ray", "ray://head:10001"], "Ray Client address, which cannot stream"),
+        (["--ray-shard-deals", "3"], "--ray-shard-deals and --ray-working-dir go with --ray"),
+    ],
+)
+def test_options_that_cannot_go_with_ray_are_refused_with_the_reason(
+    config: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, err = run(capsys, str(config), *args)
+    assert code == 2 and message in err
+    assert not (config.parent / "results.sqlite").exists()  # refused before anything began
+
+
+def test_an_external_bot_cannot_play_on_ray(tmp_path: Path) -> None:
+    path = write_config(
+        tmp_path / "t.toml", bots={"inside": HEURISTIC, "outside": {"token": "a-secret-token"}}
+    )
+    with pytest.raises(RayRunError, match=r"'outside' is an external bot .* give it a command"):
+        check_config(load_config(path))
+
+
+def test_code_goes_to_the_nodes_at_this_path_unless_a_folder_is_shipped(
+    config: Path, tmp_path: Path
+) -> None:
+    loaded = load_config(config)
+    env, folder = runtime_env(loaded, None)
+    assert folder is None
+    roots = env.get("env_vars", {}).get("PYTHONPATH", "").split(":")
+    import arena
+
+    checkout = str(Path(arena.__file__).resolve().parent.parent)
+    assert checkout in roots or "site-packages" in checkout
+    env, folder = runtime_env(loaded, tmp_path.parent)
+    assert env["working_dir"] == str(tmp_path.parent.resolve())
+    assert folder == tmp_path.name
+    assert f"/{tmp_path.name}/results.sqlite" in env["excludes"]
+    with pytest.raises(RayRunError, match="must hold the config's folder"):
+        runtime_env(loaded, ROOT / "docs")
+
+
+def row(key: GameKey, void: str | None = None, crashes_b: int = 0) -> GameRow:
+    return GameRow(
+        key, None if void else 1.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, crashes_b, None, "",
+        "", 0.1, void,
+    )  # fmt: skip
+
+
+def test_the_driver_stops_a_bot_that_fails_in_games_from_several_shards() -> None:
+    failures = _Failures()
+    void = "b (seat 1, game a-b-d1-a) exited before connecting (exit code 3): missing weights.bin"
+    assert failures.check(row(GameKey("a", "b", 1, 0), void)) is None
+    assert failures.check(row(GameKey("a", "b", 2, 0), void)) is None
+    assert failures.check(row(GameKey("a", "b", 3, 0))) is None  # played through: again
+    assert failures.check(row(GameKey("a", "b", 4, 0), void)) is None
+    assert failures.check(row(GameKey("a", "b", 5, 0), void)) is None
+    stop = failures.check(row(GameKey("a", "b", 6, 0), void))
+    assert stop is not None and stop.startswith("bot 'b' failed to start 3 games in a row")
+    assert "missing weights.bin" in stop
+
+
+def shard_of(path: Path, games: int | None = None, **options: object) -> Shard:
+    config = load_config(path)
+    keys = schedule(config)[:games]
+    return Shard(0, config, DealKey.new(), tuple(keys), str(path.parent / "logs"), **options)  # type: ignore[arg-type]
+
+
+def test_a_shard_yields_every_game_in_order_with_its_replay(tmp_path: Path) -> None:
+    """As on a Ray worker (this test runs on the main thread, as a task does): a table server
+    and the bots' sessions here, one result per game, in the shard's order."""
+    path = write_config(
+        tmp_path / "t.toml", seeds=2, replays="replays", bots={"a": HEURISTIC, "b": HIGHEST}
+    )
+    shard = shard_of(path)
+    results: list[GameResult] = list(play_shard(shard))
+    assert [r.key for r in results] == list(shard.games)
+    assert [r.index for r in results] == [0, 1, 2, 3]
+    assert all(r.row is not None and r.row.void is None and r.stopped is None for r in results)
+    assert all(r.row is not None and r.row.key == r.key for r in results)
+    for result in results:
+        assert result.replay is not None
+        assert zlib.decompress(result.replay).startswith(b"{")
+    assert results[-1].processes >= 2 and not any(r.processes for r in results[:-1])
+    assert not (tmp_path / "replays").exists()  # the driver writes them, not the node
+    assert (tmp_path / "logs" / "shard-0").is_dir()
+
+
+def test_a_shard_whose_bot_keeps_failing_stops_and_still_yields_one_result_per_game(
+    tmp_path: Path,
+) -> None:
+    path = write_config(
+        tmp_path / "t.toml", seeds=4, concurrency=1, bots={"good": HIGHEST, "broken": BROKEN}
+    )
+    results = list(play_shard(shard_of(path)))
+    assert len(results) == 8
+    played = [r for r in results if r.row is not None]
+    assert len(played) == 3 and all(r.row is not None and r.row.void for r in played)
+    rest = [r for r in results if r.row is None]
+    assert rest and all(r.stopped and "failed to start 3 games in a row" in r.stopped for r in rest)
+    assert "missing weights.bin" in (rest[0].stopped or "")
+
+
+def test_a_shard_says_when_its_folder_is_missing_on_the_node(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    shard = shard_of(path)
+    elsewhere = replace(shard, config=replace(shard.config, folder=tmp_path / "gone"))
+    with pytest.raises(ShardError, match="does not exist on Ray node local: install the project"):
+        list(play_shard(elsewhere))
+    with pytest.raises(ShardError, match="the shipped working_dir does not hold it"):
+        list(play_shard(replace(shard, folder="no/such/folder")))
