@@ -20,6 +20,7 @@ decision, a bot that keeps failing on a node, Ctrl-C or SIGTERM cancel every sha
 from __future__ import annotations
 
 import collections
+import importlib
 import math
 import os
 import signal
@@ -164,7 +165,10 @@ def _code_roots() -> list[str]:
     }
     roots: list[str] = []
     for name in ("arena", "engine", "chaodipi_bot", "sample_bots", "chaodipi"):
-        module = sys.modules.get(name) or __import__(name)
+        try:
+            module = sys.modules.get(name) or importlib.import_module(name)
+        except ImportError:
+            continue
         where = getattr(module, "__file__", None)
         if where is None:
             continue
