@@ -233,7 +233,8 @@ def run_on_ray(
     project and the bots must be at the same path on every node.
 
     Raises :class:`RayRunError` (a config or option that cannot run on Ray),
-    :class:`arena.ray_cluster.RayMissingError`, and what :class:`ResultsDB` raises."""
+    :class:`arena.ray_cluster.RayMissingError`, ``ConnectionError`` (no cluster at
+    ``address``), and what :class:`ResultsDB` raises."""
     check_config(config)
     if deals_per_shard is not None and deals_per_shard < 1:
         raise RayRunError(f"--ray-shard-deals must be at least 1, not {deals_per_shard}")
