@@ -22,6 +22,7 @@ docs/ray-groundwork.md for what was measured.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -121,6 +122,23 @@ def _is_loopback(address: str) -> bool:
     return host in ("localhost", "::1") or host.startswith("127.")
 
 
+REACH_TIMEOUT_S = 5.0
+"""How long ``connect`` waits for a HOST:PORT to accept a connection before saying nothing
+answers there (Ray itself would retry for minutes, printing warnings)."""
+
+
+def _answers(address: str) -> None:
+    """``ConnectionError`` unless something accepts TCP connections at HOST:PORT."""
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT_S).close()
+    except OSError as err:
+        raise ConnectionError(
+            f"nothing answers at {address} ({err.strerror or err}): is `ray start --head` "
+            "running there, and is that the head's GCS port (6379 by default)?"
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class Connection:
     """This process, connected to a cluster as its driver (one per process, as Ray allows)."""
@@ -172,8 +190,8 @@ def connect(
     uses a token in ``~/.ray/auth_token`` unless it is ``disabled``).
 
     Raises :class:`RayMissingError` without ray, ``ValueError`` for a malformed address,
-    ``RuntimeError`` if this process is connected already, and Ray's ``ConnectionError``
-    when no cluster answers."""
+    ``RuntimeError`` if this process is connected already, and ``ConnectionError`` when no
+    cluster answers (for HOST:PORT, within :data:`REACH_TIMEOUT_S`)."""
     address = parse_address(address)
     started_here = address == "local"
     if started_here or _is_loopback(address):
@@ -182,6 +200,8 @@ def connect(
         for name, value in QUIET_ENVIRONMENT.items():
             os.environ.setdefault(name, value)
     ray = import_ray()
+    if address not in ("auto", "local"):
+        _answers(address)
     if ray.is_initialized():
         raise RuntimeError("this process is connected to Ray already (close that connection)")
     options: dict[str, Any] = {

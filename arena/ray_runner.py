@@ -20,6 +20,7 @@ decision, a bot that keeps failing on a node, Ctrl-C or SIGTERM cancel every sha
 from __future__ import annotations
 
 import collections
+import importlib
 import math
 import os
 import signal
@@ -164,7 +165,10 @@ def _code_roots() -> list[str]:
     }
     roots: list[str] = []
     for name in ("arena", "engine", "chaodipi_bot", "sample_bots", "chaodipi"):
-        module = sys.modules.get(name) or __import__(name)
+        try:
+            module = sys.modules.get(name) or importlib.import_module(name)
+        except ImportError:
+            continue
         where = getattr(module, "__file__", None)
         if where is None:
             continue
@@ -229,7 +233,8 @@ def run_on_ray(
     project and the bots must be at the same path on every node.
 
     Raises :class:`RayRunError` (a config or option that cannot run on Ray),
-    :class:`arena.ray_cluster.RayMissingError`, and what :class:`ResultsDB` raises."""
+    :class:`arena.ray_cluster.RayMissingError`, ``ConnectionError`` (no cluster at
+    ``address``), and what :class:`ResultsDB` raises."""
     check_config(config)
     if deals_per_shard is not None and deals_per_shard < 1:
         raise RayRunError(f"--ray-shard-deals must be at least 1, not {deals_per_shard}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import ray_shard
+from arena import ray_cluster, ray_shard
 from arena.cli import main
 from arena.config import load_config
 from arena.deals import DealKey
@@ -168,3 +168,28 @@ def test_a_shard_says_when_its_folder_is_missing_on_the_node(tmp_path: Path) -> 
         list(play_shard(elsewhere))
     with pytest.raises(ShardError, match="the shipped working_dir does not hold it"):
         list(play_shard(replace(shard, folder="no/such/folder")))
+
+
+def test_an_address_where_nothing_answers_is_named_at_once() -> None:
+    """Ray itself would retry for minutes; connect says so within seconds."""
+    with pytest.raises(ConnectionError, match=r"nothing answers at 127\.0\.0\.1:1 .*ray start"):
+        ray_cluster._answers("127.0.0.1:1")
+
+
+def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
+    """What a shard run again by Ray could send: the driver stores each game once."""
+    from arena.recorder import Outcome, Recorder
+    from arena.results import ResultsDB
+
+    config = load_config(
+        write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    )
+    db = ResultsDB(config.database)
+    db.claim(config.fingerprint(), resume=False)
+    outcome = Outcome()
+    seen: list[int] = []
+    recorder = Recorder(config, db, outcome, on_game=lambda row, done, total: seen.append(done))
+    game = row(recorder.pending[0])
+    assert recorder.keep(game) is False and recorder.keep(game) is False
+    assert (outcome.played, outcome.duplicates, seen, db.count()) == (1, 1, [1], 1)
+    db.close()

@@ -463,3 +463,36 @@ def test_a_bot_that_cannot_start_on_the_nodes_stops_the_run_with_its_stderr(
     assert "missing weights.bin" in done.stderr  # the tail of its stderr, from the node
     stored = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert stored and all(row.void for row in stored) and len(stored) < 10
+
+
+WHERE_BOT = """\
+import os, runpy, sys
+with open(sys.argv.pop(1), "a") as out:
+    print(os.getcwd(), file=out)
+runpy.run_path(sys.argv.pop(1), run_name="__main__")
+"""
+
+
+def test_a_shipped_working_dir_is_where_bot_commands_run(
+    two_nodes: TwoNodes, tmp_path: Path
+) -> None:
+    """--ray-working-dir: Ray unpacks the folder on each node, and bot commands run in the
+    config's folder inside that copy (a bot with a relative path finds its files there)."""
+    shipped = tmp_path / "shipped"
+    (shipped / "league" / "bots").mkdir(parents=True)
+    (shipped / "league" / "bots" / "where.py").write_text(WHERE_BOT, encoding="utf-8")
+    highest = (ROOT / "examples" / "highest_card_bot.py").read_text(encoding="utf-8")
+    (shipped / "league" / "bots" / "highest.py").write_text(highest, encoding="utf-8")
+    record = tmp_path / "cwds.txt"
+    command = f"python3 bots/where.py {record} bots/highest.py"
+    config = write_config(
+        shipped / "league", seeds=1, bots={"heuristic": BOTS["heuristic"], "highest": command}
+    )
+    done = arena(
+        "run", str(config), "--ray", two_nodes.address, "--ray-working-dir", str(shipped),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "2 games played now" in done.stderr
+    cwds = set(record.read_text().split())
+    assert cwds and all(cwd.endswith("/league") for cwd in cwds)
+    assert not any(cwd.startswith(str(shipped)) for cwd in cwds)  # Ray's copy, not ours
