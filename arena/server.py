@@ -541,6 +541,13 @@ def _grpc_thread(
         failure.append(err)
         ready.set()
     finally:
+        # streams still open when the server stopped (a run interrupted mid-game): end their
+        # tasks here, or asyncio reports each as "destroyed but pending" on stderr
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.close()
 
 
