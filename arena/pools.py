@@ -164,26 +164,24 @@ class Players:
         nursery: trio.Nursery,
         log_dir: Path,
         *,
-        on_death: Callable[[Player, int | None], None] | None = None,
         detach: bool = True,
     ) -> None:
-        """``on_death(player, exit_code)``: a process died while it held seats (not one the
-        arena ended). ``detach``: start processes in a session of their own (False in a Ray
+        """``detach``: start processes in a session of their own (False in a Ray
         worker, whose process group Ray kills with it)."""
         self.config = config
         self.server = server
         self.nursery = nursery
         self.log_dir = log_dir
-        self.on_death = on_death
         self.detach = detach
         self.started = 0
         """Processes started in this run."""
         self._fresh: set[Player] = set()
         self._changed = trio.Event()
-        seats = seats_per_deal(config)
+        self._seats_per_deal = seats_per_deal(config)
         self._pools: dict[str, _Pool] = {}
         for spec in config.bots:
-            limit = spec.processes or max(2, min(seats[spec.name], MAX_DEFAULT_PROCESSES))
+            seats = self._seats_per_deal[spec.name]
+            limit = spec.processes or max(2, min(seats, MAX_DEFAULT_PROCESSES))
             pool = self._pools[spec.name] = _Pool(spec, limit)
             if spec.token is not None:
                 pool.door = server.open_door(
@@ -323,8 +321,6 @@ class Players:
             get_logger(session=player.name).info(
                 "process_exited", code=code, open_seats=len(player.holding)
             )
-            if self.on_death is not None and player.holding:
-                self.on_death(player, code)
         held = list(player.holding.items())
         if any(table.seats[seat].stats.decisions > 0 for (_, seat), (table, _) in held):
             player.played = True  # in one of its games: it crashed, in all of them
@@ -371,7 +367,7 @@ class Players:
     def _too_few_sessions(self, spec: BotSpec, deal: int) -> str:
         pool = self._pools[spec.name]
         open_now = sum(1 for p in pool.live() if p.session is not None and p.session.connected)
-        needed = seats_per_deal(self.config)[spec.name]
+        needed = self._seats_per_deal[spec.name]
         return (
             f"external bot {spec.name!r}: no session free for this game's deal after "
             f"{self.config.connect_timeout:g} s ({open_now} open; a process is never given two "

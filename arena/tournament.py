@@ -212,7 +212,7 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
     for seat, player in enumerate(players):
         game.players[seat] = player
         get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
-        player.hold(table, seat, functools.partial(_gone, game, seat))
+        player.hold(table, seat, functools.partial(game.player_gone, seat))
     for seat, player in enumerate(players):
         try:
             ticket = table.ticket(seat) if player.spec.fresh else None
@@ -221,10 +221,6 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
             run.players.retire(player, "it could not be started")
             game.never_played(seat, f"could not start: {err}", None)
             return
-
-
-def _gone(game: _Game, seat: int, player: Player, code: int | None) -> None:
-    game.player_gone(seat, player, code)
 
 
 def _count_failures(run: _Run, game: _Game) -> None:
