@@ -231,7 +231,7 @@ class Table:
                     preset=config.preset.name,
                     protocol_version=PROTOCOL_VERSION,
                     decision_ms=config.decision_ms,
-                    bank_ms=int(state.bank_s * 1000),
+                    bank_ms=int(self._clock(seat)[1] * 1000),
                     max_strikes=config.max_strikes,
                     max_hands=config.max_hands or 0,
                     resumed=state.stats.connects > 1,
@@ -464,20 +464,32 @@ class Table:
         decision = self._decision
         assert decision is not None
         seat = decision.seat
-        left = max(0.0, decision.budget_s - (trio.current_time() - decision.opened))
-        decision_s = self.config.decision_ms / 1000
+        deadline_s, bank_s = self._clock(seat)
         self._convert_events()
         cursor = self.match.log.cursor
         message = pb.Decision(
             decision_id=decision.id,
             events=self._news(seat),
             legal=decision.legal_message,
-            deadline_ms=int(min(left, decision_s) * 1000),
-            bank_ms=int(max(0.0, left - decision_s) * 1000),
+            deadline_ms=int(deadline_s * 1000),
+            bank_ms=int(bank_s * 1000),
             strikes=self.seats[seat].stats.strikes,
             cursor=cursor,
         )
         self._send(seat, pb.PlayResponse(decision=message))
+
+    def _clock(self, seat: int) -> tuple[float, float]:
+        """What is left now of ``seat``'s clock: (per-decision time, match bank), in seconds.
+        While a decision of the seat is open, its time runs: the per-decision allowance first,
+        then the bank (so a Decision sent again after a reconnect, and the Welcome before it,
+        say what is left at that moment, not what there was when the decision opened)."""
+        state = self.seats[seat]
+        decision = self._decision
+        decision_s = self.config.decision_ms / 1000
+        if decision is None or decision.seat != seat:
+            return decision_s, state.bank_s
+        used = trio.current_time() - decision.opened
+        return max(0.0, decision_s - used), max(0.0, min(state.bank_s, decision.budget_s - used))
 
     def _news(self, seat: int) -> list[pb.Event]:
         """The events ``seat`` may see that it has not been sent, as messages; from now on it
