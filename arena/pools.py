@@ -13,7 +13,11 @@ every live process has held a seat of the deal and the pool is full, an idle one
 (its session ends and it is killed) and a fresh process takes its place: a fresh process has
 seen nothing. A bot with ``fresh = true`` gets a new process for every seat (with a ticket).
 An external bot's pool is the sessions its processes opened with its token; a game waits for
-enough of them.
+enough of them. When an external session's stream ends with seats open, those seats are
+offered to another live session of the same bot that has held no seat of their deal (a
+process its operator restarted enters with a new instance id and is such a session); the
+session itself gets them back if it returns first. Meanwhile the seat's clock runs, and only
+if no session takes it before its strikes run out does its team forfeit.
 
 A process that dies is replaced when a seat next needs it; the games it held seats in are
 told (:meth:`Player.hold`'s callback), and decide between a void game and a forfeit.
@@ -67,6 +71,16 @@ def seats_per_deal(config: TournamentConfig) -> Counter[str]:
     return seats
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A seat a player holds: the table, the seat, the deal, and whom to tell if it goes."""
+
+    table: Table
+    seat: int
+    deal: int
+    on_exit: OnExit
+
+
 @dataclass(eq=False, slots=True)
 class Player:
     """One bot process (or one session of an external bot) that plays seats."""
@@ -81,8 +95,8 @@ class Player:
     stderr: Path | None = None
     deals: set[int] = field(default_factory=set)
     """Every deal it has held a seat of."""
-    holding: dict[tuple[str, int], tuple[Table, OnExit]] = field(default_factory=dict)
-    """Its open seats, by (table name, seat): the table, and whom to tell if it goes."""
+    holding: dict[tuple[str, int], Held] = field(default_factory=dict)
+    """Its open seats, by (table name, seat)."""
     played: bool = False
     """It has made a decision in some game: if it dies now, it crashed (it did start)."""
     promised: int = 0
@@ -113,13 +127,13 @@ class Player:
         """Seats it holds or was promised."""
         return len(self.holding) + self.promised
 
-    def hold(self, table: Table, seat: int, on_exit: OnExit) -> None:
-        """Play ``seat`` of ``table`` (one it was promised): offered on its session (or given
-        as the ticket when a fresh process starts)."""
-        self.promised = max(0, self.promised - 1)
-        self.holding[(table.name, seat)] = (table, on_exit)
+    def hold(self, held: Held) -> None:
+        """Play a seat: offered on its session (or given as the ticket when a fresh process
+        starts)."""
+        self.holding[(held.table.name, held.seat)] = held
+        self.deals.add(held.deal)
         if self.session is not None:
-            self.session.offer(table, seat)
+            self.session.offer(held.table, held.seat)
 
     def let_go(self, table: Table, seat: int) -> None:
         """The seat's game is over."""
@@ -176,6 +190,9 @@ class Players:
         self.started = 0
         """Processes started in this run."""
         self._fresh: set[Player] = set()
+        self._holders: dict[tuple[str, int], Player] = {}
+        self._orphans: list[tuple[Player, Held]] = []
+        """Seats whose external session left, waiting for a session that may take them."""
         self._changed = trio.Event()
         self._seats_per_deal = seats_per_deal(config)
         self._pools: dict[str, _Pool] = {}
@@ -189,7 +206,7 @@ class Players:
                     spec.name,
                     single=False,
                     on_enter=self._external_entered(pool),
-                    on_leave=lambda _session: self._change(),
+                    on_leave=self._external_left(pool),
                 )
 
     # -- seating ------------------------------------------------------------------------------
@@ -321,11 +338,11 @@ class Players:
             get_logger(session=player.name).info(
                 "process_exited", code=code, open_seats=len(player.holding)
             )
-        held = list(player.holding.items())
-        if any(table.seats[seat].stats.decisions > 0 for (_, seat), (table, _) in held):
+        held = list(player.holding.values())
+        if any(h.table.seats[h.seat].stats.decisions > 0 for h in held):
             player.played = True  # in one of its games: it crashed, in all of them
-        for _, (_, on_exit) in held:
-            on_exit(player, code)
+        for h in held:
+            h.on_exit(player, code)
         if player.session is not None and player.process is not None:
             self.server.close_door(player.session.door)
         self._change()
@@ -341,8 +358,21 @@ class Players:
         if player.process is not None:
             self.nursery.start_soon(player.process.kill)
 
-    def let_go(self, player: Player, table: Table, seat: int) -> None:
-        """A seat's game is over: the player may be seated again (a fresh process is ended)."""
+    def hold(self, player: Player, table: Table, seat: int, deal: int, on_exit: OnExit) -> None:
+        """``player`` (chosen by :meth:`seat` for ``deal``) plays ``seat`` of ``table``."""
+        player.promised = max(0, player.promised - 1)
+        player.hold(Held(table, seat, deal, on_exit))
+        self._holders[(table.name, seat)] = player
+
+    def holder(self, table: Table, seat: int) -> Player | None:
+        """Who plays ``seat`` of ``table`` now (it may have moved to another session)."""
+        return self._holders.get((table.name, seat))
+
+    def let_go(self, table: Table, seat: int) -> None:
+        """A seat's game is over: its player may be seated again (a fresh process is ended)."""
+        player = self._holders.pop((table.name, seat), None)
+        if player is None:
+            return
         player.let_go(table, seat)
         if player.spec.fresh:
             player.retired = player.gone = True
@@ -360,7 +390,56 @@ class Players:
 
         return entered
 
+    def _external_left(self, pool: _Pool) -> Callable[[Session], None]:
+        def left(session: Session) -> None:
+            player = next((p for p in pool.players if p.session is session), None)
+            if player is not None:
+                for held in player.holding.values():
+                    if held.table.result is None:
+                        self._orphans.append((player, held))
+                get_logger(session=session.name).info(
+                    "session_left_seats", open_seats=len(player.holding)
+                )
+            self._change()
+
+        return left
+
+    def _rehome(self) -> None:
+        """Offer each orphaned seat to a live session of its bot that has held no seat of its
+        deal (never two seats of one deal per process); a seat whose own session came back
+        stays with it."""
+        waiting: list[tuple[Player, Held]] = []
+        for owner, held in self._orphans:
+            key = (held.table.name, held.seat)
+            if held.table.result is not None or self._holders.get(key) is not owner:
+                continue  # its game is over, or it moved already
+            if owner.session is not None and owner.session.connected:
+                continue  # the session came back and was offered its seats again
+            pool = self._pools[owner.spec.name]
+            taker = next(
+                (
+                    p
+                    for p in pool.live()
+                    if p.session is not None and p is not owner and p.can_take(held.deal)
+                ),
+                None,
+            )
+            if taker is None:
+                waiting.append((owner, held))
+                continue
+            owner.holding.pop(key, None)
+            if owner.session is not None:
+                owner.session.seat_over(held.table, held.seat)
+            taker.hold(held)
+            self._holders[key] = taker
+            get_logger(table=held.table.name, seat=held.seat).info(
+                "seat_moved", session=taker.name, left=owner.name
+            )
+        self._orphans = waiting
+
     def _change(self) -> None:
+        if self._orphans:
+            self._rehome()
         self._changed.set()
         self._changed = trio.Event()
 

@@ -201,7 +201,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
     finally:
         for seat, player in enumerate(game.players):
             if player is not None:
-                run.players.let_go(player, table, seat)
+                run.players.let_go(table, seat)
     _count_failures(run, game)
     return _row(key, team0, result, game, time.perf_counter() - started), table
 
@@ -212,7 +212,9 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
     for seat, player in enumerate(players):
         game.players[seat] = player
         get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
-        player.hold(table, seat, functools.partial(game.player_gone, seat))
+        run.players.hold(
+            player, table, seat, game.key.seed, functools.partial(game.player_gone, seat)
+        )
     for seat, player in enumerate(players):
         try:
             ticket = table.ticket(seat) if player.spec.fresh else None

@@ -20,6 +20,8 @@ from arena.config import BotSpec, TournamentConfig, parse_config
 from arena.pools import NoSeat, Player, Players, seats_per_deal
 from arena.sessions import Door
 from arena.tournament import schedule
+from chaodipi.arena.v2 import arena_pb2 as pb
+from tests.table_support import ListConnection
 
 
 @dataclass
@@ -40,6 +42,7 @@ class FakeServer:
 
 class FakeTable:
     config = SimpleNamespace(preset=SimpleNamespace(name="classic"))
+    result = None
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -78,11 +81,11 @@ async def play_schedule(
                 table = FakeTable(f"g{number}")
                 for seat, player in enumerate(seated):
                     given.append((player.name, deal, table.name, seat))
-                    player.hold(table, seat, lambda p, c: None)  # type: ignore[arg-type]
+                    players.hold(player, table, seat, deal, lambda p, c: None)  # type: ignore[arg-type]
                 for _ in range(rng.randrange(1, 30)):
                     await trio.lowlevel.checkpoint()
-                for seat, player in enumerate(seated):
-                    players.let_go(player, table, seat)  # type: ignore[arg-type]
+                for seat in range(4):
+                    players.let_go(table, seat)  # type: ignore[arg-type]
 
         for number, key in enumerate(schedule(cfg)):
             nursery.start_soon(game, number, key.bot_a, key.bot_b, key.seed, key.swapped)
@@ -167,3 +170,87 @@ def test_a_player_that_held_a_deal_is_not_offered_it_again_even_when_idle() -> N
     assert player.can_take(5)
     player = replace(player, gone=True)
     assert not player.can_take(5)
+
+
+def _enter(door: Door, instance: str) -> ListConnection:
+    """A process enters through ``door`` with its instance id; its stream, as a list."""
+    connection = ListConnection()
+    request = pb.EnterRequest(token=door.token, capacity=4, instance=instance, bot_name="x")
+    door.enter(connection, request)  # type: ignore[arg-type]
+    return connection
+
+
+def _offered(connection: ListConnection) -> list[str]:
+    return [m.seat.ticket for m in connection.sent if m.WhichOneof("message") == "seat"]
+
+
+def test_an_external_sessions_open_seat_goes_to_a_restarted_process_never_to_one_on_its_deal() -> (
+    None
+):
+    """docs/trust.md's one-deal rule and issue 19: a session (``a``) that dies holding a seat
+    of deal 1 gets a new instance id when its operator restarts it. Its seat is offered to a
+    live session of the same bot that has held no seat of deal 1 (``d``, the restarted
+    process), never to one that holds a seat of that deal (``b``), and is not offered again
+    to ``a``'s old instance."""
+    data = {
+        "seeds": 1,
+        "bots": {"mine": {"command": "python3 -m nothing"}, "theirs": {"token": "secret-123"}},
+    }
+    cfg = parse_config(data, Path("."))
+    server = FakeServer()
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+            door = next(d for d in server.doors if d.token == "secret-123")
+            streams = {name: _enter(door, name) for name in ("a", "b")}
+            theirs = cfg.bots[1]
+            specs = [cfg.bots[0], theirs, cfg.bots[0], theirs]
+            seated = await players.seat(1, specs, wait_s=5)
+            table = FakeTable("g1")
+            for seat, player in enumerate(seated):
+                players.hold(player, table, seat, 1, lambda p, c: None)  # type: ignore[arg-type]
+            by_stream = {
+                name: next(s for s in (1, 3) if _offered(stream) == [table.ticket(s)])
+                for name, stream in streams.items()
+            }
+            dead = by_stream["a"]
+            door.leave(streams["a"])  # type: ignore[arg-type]
+            assert _offered(streams["b"]) == [table.ticket(by_stream["b"])]  # not its deal's twin
+            restarted = _enter(door, "a-restarted")
+            assert _offered(restarted) == [table.ticket(dead)]
+            assert players.holder(table, dead) is not seated[dead]  # type: ignore[arg-type]
+            again = _enter(door, "a")  # the old instance comes back too late: not offered it
+            assert _offered(again) == []
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_a_session_that_comes_back_first_keeps_its_seat() -> None:
+    data = {
+        "seeds": 1,
+        "bots": {"mine": {"command": "python3 -m nothing"}, "theirs": {"token": "secret-123"}},
+    }
+    cfg = parse_config(data, Path("."))
+    server = FakeServer()
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+            door = next(d for d in server.doors if d.token == "secret-123")
+            streams = {name: _enter(door, name) for name in ("a", "b")}
+            theirs = cfg.bots[1]
+            seated = await players.seat(1, [cfg.bots[0], theirs, cfg.bots[0], theirs], wait_s=5)
+            table = FakeTable("g1")
+            for seat, player in enumerate(seated):
+                players.hold(player, table, seat, 1, lambda p, c: None)  # type: ignore[arg-type]
+            mine = _offered(streams["a"])
+            door.leave(streams["a"])  # type: ignore[arg-type]
+            back = _enter(door, "a")  # a dropped stream, the same process: its seats again
+            assert _offered(back) == mine
+            newcomer = _enter(door, "c")
+            assert _offered(newcomer) == []
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))

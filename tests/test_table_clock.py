@@ -16,7 +16,9 @@ def test_after_a_reconnect_the_welcome_and_the_decision_say_what_is_left_of_the_
     (0 s of the decision's own time, 26 s of bank), not the full allowances."""
 
     async def main() -> None:
-        table = Table("t", TableConfig(PRESETS["classic"], seed=5, decision_ms=1000, bank_ms=30_000))
+        table = Table(
+            "t", TableConfig(PRESETS["classic"], seed=5, decision_ms=1000, bank_ms=30_000)
+        )
         connections = [ListConnection() for _ in range(4)]
         async with trio.open_nursery() as nursery:
             nursery.start_soon(table.run)
