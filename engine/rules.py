@@ -184,6 +184,6 @@ class MatchRules:
     """Level drops for a kitty dug with the level card (明炒 J到底; 001 §2.2)."""
 
     jump_to_ace: bool = False
-    """跳级: holding the defenders to 0 or taking 200 jumps the winners to A, and from J up
-    wins the match; in the first hand, 打大光 or 80 with the kitty dug wins the match
-    (001 §2.3, §2.4; the hefei preset)."""
+    """跳级: 打大光 (the defenders won no point card) or the defenders' 200 jumps the winners
+    to A, and in a hand played at J or above wins the match; in the first hand, 打大光 or 80
+    with the kitty dug wins the match (001 §2.3, §2.4; the hefei preset)."""
