@@ -26,14 +26,18 @@ class CardRules:
     ace_low_tractors: bool = True
     """An A pair may start a tractor as 1: AA22 (000, 003 「A对既可以作为1形成…AA22」)."""
 
-    skip_gaps: bool = True
-    """Pairs either side of a rank that left the suit (the level rank; the ♥5) are adjacent
-    (扛旗 room 「可以跳过级牌的数字形成连对」;
-    001 「当轮级牌为6，则梅花对5与梅花对7也可组成连对」)."""
+    skip_level_rank: bool = False
+    """Pairs either side of the level rank are adjacent in a suit its level pair has left
+    (扛旗 room 「但可以跳过级牌的数字形成连对」;
+    001 「当轮级牌为6，则梅花对5与梅花对7也可组成连对」).
+    False: tractors are pairs of adjacent face ranks only (000/003 「凡牌点数相邻」), so the
+    level rank leaves a hole. No text skips the hole the ♥5 leaves in hearts: ♥44♥66 is never
+    a tractor while the ♥5 is the red five."""
 
-    trump_level_in_suit_tractor: bool = False
+    trump_level_in_suit_tractor: bool = True
     """The trump suit's level pair sits inside trump-suit tractors at its face rank
-    (000 「级牌形成的连对中级牌仅以实际点数参与比较大小」, as read in docs/rules.md)."""
+    (000 「级牌形成的连对中级牌仅以实际点数参与比较大小」; 003 「凡牌點數相鄰且花色相同」,
+    as read in docs/rules.md)."""
 
     top_trump_tractors: bool = False
     """The top trump pairs chain into tractors: LJ pair – trump level pair – other level pair –
