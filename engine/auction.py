@@ -125,6 +125,8 @@ class Auction:
         self.fry_penalty = 0
         """Signed change to the defenders' points from failed fries (暗炒)."""
         self.used_pairs: set[tuple[int, Card]] = set()
+        """(seat, card) of each pair a seat has bid with: with ``fry_by_order`` it bids with that
+        pair no more (001 §1.1 「一对牌只能炒一次」). A single call uses up no pair."""
         self.trump: Trump | None = None
         self._deck: list[Card] = []
         self._first_seat = 0
@@ -301,7 +303,9 @@ class Auction:
         rules = self.preset.bid
         if rules.fry_by_order:
             stood = True
-            self.used_pairs.add((seat, bid.cards[0]))
+            if bid.kind is not BidKind.SINGLE:
+                # 001 §1.1 「一对牌只能炒一次」: a pair is used up, a single call is not
+                self.used_pairs.add((seat, bid.cards[0]))
         else:
             stood = self.in_force is None or self._rank(bid) > self._rank(self.in_force[1])
         if not self.bids and bid.kind is BidKind.SINGLE:

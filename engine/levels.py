@@ -5,7 +5,9 @@ A team's place in the match is its *progress*: ``circuit * 13 + level`` where le
 
 >>> from engine.rules import ScoreRules
 >>> [levels_for(p, ScoreRules()) for p in (0, 20, 40, 60, 80, 120, 200)]
-[(False, 3), (False, 2), (False, 1), (True, 0), (True, 1), (True, 3), (True, 6)]
+[(False, 2), (False, 2), (False, 1), (True, 0), (True, 1), (True, 3), (True, 6)]
+>>> levels_for(0, ScoreRules(), shut_out=True)  # 大光: the defenders won no point card
+(False, 3)
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ __all__ = [
 _TAKE_TABLE = ((200, 6), (180, 5), (150, 4), (120, 3), (100, 2), (80, 1))
 
 
-def levels_for(points: int, rules: ScoreRules) -> tuple[bool, int]:
+def levels_for(points: int, rules: ScoreRules, *, shut_out: bool = False) -> tuple[bool, int]:
     """(do the defenders take the deal, levels gained by the side that climbs).
 
-    Below the take-over mark the dealers climb: 0 or less +3, under half the mark +2, else +1
-    (docs/rules.md: the seeds are silent; this is 升级's custom scaled to the mark). With a
-    ``level_step`` (001 §2.1) every full step beyond the mark, either way, is a level.
+    ``points`` is the defenders' total; ``shut_out`` says they won no point card (大光,
+    :attr:`HandResult.shut_out`). Below the take-over mark the dealers climb: 大光 +3, under
+    half the mark +2, else +1 (docs/rules.md: the seeds are silent; this is 升级's custom scaled
+    to the mark). With a ``level_step`` (001 §2.1) every full step beyond the mark, either way,
+    is a level.
     """
     mark = rules.take_over
     if rules.level_step:
@@ -46,7 +50,7 @@ def levels_for(points: int, rules: ScoreRules) -> tuple[bool, int]:
         return False, (mark - points) // rules.level_step
     if points >= mark:
         return True, next((gain for floor, gain in _TAKE_TABLE if points >= floor), 0)
-    if points <= 0:
+    if shut_out:
         return False, 3
     return False, 2 if points < mark // 2 else 1
 
@@ -151,13 +155,16 @@ def settle(
     played: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset()),
 ) -> Settlement:
     """Move the teams' levels for a finished hand (``dealers`` is the dealing team, 0 or 1;
-    ``total`` the defenders' points after floors; ``played`` each team's must-play levels
-    played, this hand's included). The rules applied, in order: the 扛旗 hand, 上天入地, Hefei's
-    first hand, demotions for a kitty dug with the level card, 跳级, and the ordinary table."""
+    ``level`` the hand's level, the dealers'; ``total`` the defenders' points after floors;
+    ``played`` each team's must-play levels played, this hand's included). 打大光 is read from
+    ``result`` (:attr:`HandResult.shut_out`: no point card won), not from ``total``. The rules
+    applied, in order: the 扛旗 hand, 上天入地, Hefei's first hand, demotions for a kitty dug
+    with the level card, 跳级, and the ordinary table."""
     rules = preset.match
     end = progress_end(rules)
     defenders = 1 - dealers
     new = list(progress)
+    shut_out = result.shut_out
 
     def done(
         take: bool, note: str, winner: int | None = None, heaven_earth: int | None = None
@@ -179,7 +186,7 @@ def settle(
             heaven_earth=rewarded,
         )
     if rules.jump_to_ace and first_hand:
-        if total <= 0:
+        if shut_out:
             return done(False, "first hand 打大光: the dealers win", dealers)
         if result.trick_points >= 80 and last_by_defenders:
             return done(True, "first hand: 80 and the kitty dug: the defenders win", defenders)
@@ -193,19 +200,21 @@ def settle(
             )
         ):
             new[dealers] -= new[dealers] % 13 - demotion.to
-            _take, gain = levels_for(total, preset.score)
+            _take, gain = levels_for(total, preset.score, shut_out=shut_out)
             new[defenders] = climb(
                 new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
             )
             return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
-    if rules.jump_to_ace and not first_hand and (total <= 0 or total >= 200):
-        # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand
-        team = dealers if total <= 0 else defenders
-        if new[team] % 13 >= Rank.JACK:
-            return done(team == defenders, "跳级 from J or above: the match is won", team)
+    if rules.jump_to_ace and not first_hand and (shut_out or total >= 200):
+        # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand. 「若打“J\Q\K\A”时遇到跳级
+        # 则本局胜」: 打 is the hand's level (the dealers'), not the jumping team's own: the
+        # text's example has the defenders at J jump to A when the hand is played at 5.
+        team = dealers if shut_out else defenders
+        if level is not None and level >= Rank.JACK:
+            return done(team == defenders, f"跳级 in a hand at {level}: the match is won", team)
         new[team] += Rank.ACE - new[team] % 13
         return done(team == defenders, "跳级 to A")
-    take, gain = levels_for(total, preset.score)
+    take, gain = levels_for(total, preset.score, shut_out=shut_out)
     team = defenders if take else dealers
     new[team] = climb(new[team], gain, dealing=not take, rules=rules, played=played[team])
     if new[team] >= end and not rules.kangqi:

@@ -57,7 +57,7 @@ _ALL = (
         "anchao",
         "000 暗炒房间",
         "hidden bidding (暗炒) with 回头望 and failed fries, 逼红5/保红5, three circuits",
-        CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
+        CardRules(skip_level_rank=False, trump_level_in_suit_tractor=True),
         BidRules(pair_order=(_C, _D, _S, _H), huitouwang=True, hidden=True),
         ScoreRules(red_five_bonus=50, heaven_earth=HeavenEarth.EXACT, heaven_earth_reward=16),
         MatchRules(circuits=3, must_play=(_A,), must_play_last_circuit_only=True),
@@ -66,7 +66,9 @@ _ALL = (
         "kangqi",
         "000 扛旗房间",
         "open bidding, pairs skip the level rank, the no-trump 扛旗 hand after A",
-        CardRules(skip_gaps=True, trump_level_in_suit_tractor=True, red_five_in_hearts_ftk=False),
+        CardRules(
+            skip_level_rank=True, trump_level_in_suit_tractor=True, red_five_in_hearts_ftk=False
+        ),
         BidRules(pair_order=(_D, _C, _H, _S)),
         ScoreRules(heaven_earth=HeavenEarth.CONTAINS, heaven_earth_defenders_only=True),
         MatchRules(must_play=(_A,), kangqi=True),
@@ -75,7 +77,7 @@ _ALL = (
         "mingchao",
         "000 明炒房间",
         "open bidding with 回头望 on top, J到底, J and A must be played",
-        CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
+        CardRules(skip_level_rank=False, trump_level_in_suit_tractor=True),
         BidRules(pair_order=(_D, _C, _H, _S), huitouwang=True),
         ScoreRules(
             heaven_earth=HeavenEarth.CONTAINS,
@@ -97,7 +99,8 @@ _ALL = (
         CardRules(
             red_five=False,
             ace_low_tractors=False,
-            skip_gaps=True,
+            skip_level_rank=True,
+            trump_level_in_suit_tractor=False,
             top_trump_tractors=True,
             five_ten_king=False,
             ftk_answer_highest=False,
@@ -125,7 +128,9 @@ _ALL = (
         "classic",
         "003 炒地皮",
         "the general description: open bidding, 抄底 without limit, the 60-200 score table",
-        CardRules(ftk_answer_highest=False),
+        CardRules(
+            skip_level_rank=False, trump_level_in_suit_tractor=True, ftk_answer_highest=False
+        ),
         BidRules(pair_order=(_D, _C, _H, _S)),
         ScoreRules(heaven_earth=HeavenEarth.EXACT),
         MatchRules(must_play=(_A,)),

@@ -26,14 +26,18 @@ class CardRules:
     ace_low_tractors: bool = True
     """An A pair may start a tractor as 1: AA22 (000, 003 「A对既可以作为1形成…AA22」)."""
 
-    skip_gaps: bool = True
-    """Pairs either side of a rank that left the suit (the level rank; the ♥5) are adjacent
-    (扛旗 room 「可以跳过级牌的数字形成连对」;
-    001 「当轮级牌为6，则梅花对5与梅花对7也可组成连对」)."""
+    skip_level_rank: bool = False
+    """Pairs either side of the level rank are adjacent in a suit its level pair has left
+    (扛旗 room 「但可以跳过级牌的数字形成连对」;
+    001 「当轮级牌为6，则梅花对5与梅花对7也可组成连对」).
+    False: tractors are pairs of adjacent face ranks only (000/003 「凡牌点数相邻」), so the
+    level rank leaves a hole. No text skips the hole the ♥5 leaves in hearts: ♥44♥66 is never
+    a tractor while the ♥5 is the red five."""
 
-    trump_level_in_suit_tractor: bool = False
+    trump_level_in_suit_tractor: bool = True
     """The trump suit's level pair sits inside trump-suit tractors at its face rank
-    (000 「级牌形成的连对中级牌仅以实际点数参与比较大小」, as read in docs/rules.md)."""
+    (000 「级牌形成的连对中级牌仅以实际点数参与比较大小」; 003 「凡牌點數相鄰且花色相同」,
+    as read in docs/rules.md)."""
 
     top_trump_tractors: bool = False
     """The top trump pairs chain into tractors: LJ pair – trump level pair – other level pair –
@@ -184,6 +188,6 @@ class MatchRules:
     """Level drops for a kitty dug with the level card (明炒 J到底; 001 §2.2)."""
 
     jump_to_ace: bool = False
-    """跳级: holding the defenders to 0 or taking 200 jumps the winners to A, and from J up
-    wins the match; in the first hand, 打大光 or 80 with the kitty dug wins the match
-    (001 §2.3, §2.4; the hefei preset)."""
+    """跳级: 打大光 (the defenders won no point card) or the defenders' 200 jumps the winners
+    to A, and in a hand played at J or above wins the match; in the first hand, 打大光 or 80
+    with the kitty dug wins the match (001 §2.3, §2.4; the hefei preset)."""

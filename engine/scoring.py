@@ -48,6 +48,29 @@ class HandResult:
         return self.kitty_points * self.kitty_multiplier
 
     @property
+    def captured(self) -> int:
+        """The points the defenders won in cards: their tricks and the kitty they dug (抠底,
+        multiplied). Penalties and bonuses are not cards won."""
+        return self.trick_points + self.kitty_bonus
+
+    @property
+    def shut_out(self) -> bool:
+        """打大光: the defenders won no point card, in tricks or in a dug kitty, whatever the
+        penalties did to their total (docs/rules.md, "what 打大光 is").
+
+        >>> from engine.cards import parse_cards
+        >>> played = dict(dealer=0, kitty_points=0, kitty_multiplier=0, fry_penalty=0,
+        ...     red_five=0, heaven_earth=None, last_winner=0, last_play=tuple(parse_cards("♦3")),
+        ...     floor_at_zero=True)
+        >>> took_30 = HandResult(trick_points=30, throw_penalty=-40, **played)
+        >>> took_30.total, took_30.shut_out
+        (0, False)
+        >>> HandResult(trick_points=0, throw_penalty=0, **played).shut_out
+        True
+        """
+        return self.captured == 0
+
+    @property
     def raw_total(self) -> int:
         return (
             self.trick_points

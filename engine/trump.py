@@ -108,11 +108,17 @@ class Trump:
                     )
                 ):
                     in_chain.append((rank + 1, code))
+            # Places are face ranks (000/003 「凡牌点数相邻」): a rank missing from the chain
+            # leaves a hole, except the level rank where ``skip_level_rank`` closes it up.
+            level = self.level
+            level_face = -1
+            if rules.skip_level_rank and level is not None:
+                level_face = -1 if any(c % 13 == level for _f, c in in_chain) else level + 1
             if rules.ace_low_tractors and in_chain and in_chain[-1][1] % 13 == Rank.ACE:
                 in_chain.insert(0, (0, in_chain[-1][1]))
             number = 0
-            for i, (face, code) in enumerate(in_chain):
-                number = i if rules.skip_gaps else face
+            for face, code in in_chain:
+                number = face - 1 if 0 <= level_face < face else face
                 positions[code] = (*positions[code], number)
             if suit == self.suit:
                 top_of_trump_suit = number

@@ -323,6 +323,50 @@ def test_hefei_caller_and_dealer_fry_only_after_someone_else() -> None:
     assert state.phase is Phase.PLAY
 
 
+def test_hefei_a_single_call_does_not_use_up_the_pair_for_frying() -> None:
+    """001 §1.1 「一对牌只能炒一次」 with 「如果第一轮除叫牌者和庄家外无人炒底，则叫牌者和庄家均不能炒底」:
+    only a pair bid with is used up; a single call shows one card, not a pair.
+
+    Position: the first Hefei hand at level 2. Seat 1 holds ♠2♠2 and calls with a single ♠2;
+    everyone passes, so seat 1 deals and buries. Seat 2 passes, seat 3 fries with ♥22, seat 0
+    passes. Verdict: seat 1 (caller and dealer) may now fry, and is offered ♠22; frying with it
+    makes spades trump."""
+    state = new_hand("hefei", {1: "♠22", 3: "♥22"})
+    state.apply(0, Pass())
+    state.apply(1, Declare(bid("♠2")))
+    pass_until(state, Phase.BURY)
+    assert state.to_play == 1
+    state.apply(1, Bury(tuple(state.hand(1)[-8:])))  # keeps ♠2♠2, the lowest cards
+    state.apply(2, Pass())
+    state.apply(3, Fry(bid("♥22")))
+    bury_any(state)
+    state.apply(0, Pass())
+    assert state.to_play == 1 and offered(state) == ["♠22"]
+    state.apply(1, Fry(bid("♠22")))
+    bury_any(state)
+    pass_until(state, Phase.PLAY)
+    assert state.trump is not None and state.trump.suit is Suit.SPADES
+
+
+def test_hefei_a_caller_of_a_single_may_show_its_pair_later_in_the_deal() -> None:
+    """001 §1.1 「一对牌只能炒一次」: a single call uses no pair up.
+
+    Position: the first Hefei hand at level 2; seat 1's first packet holds ♦2♦2. It calls ♦2;
+    the others pass; the next packet comes. Verdict: at its next turn seat 1 is offered ♦22;
+    once it has shown ♦22 it is offered it no more."""
+    state = new_hand("hefei", {1: "♦22"})
+    state.apply(0, Pass())
+    state.apply(1, Declare(bid("♦2")))
+    state.apply(2, Pass())
+    state.apply(3, Pass())
+    state.apply(0, Pass())
+    assert state.to_play == 1 and offered(state) == ["♦22"]
+    state.apply(1, Declare(bid("♦22")))
+    for seat in (2, 3, 0):
+        state.apply(seat, Pass())
+    assert state.to_play == 1 and offered(state) == []
+
+
 def test_bury_exactly_eight_cards_you_hold() -> None:
     state = new_hand("classic", {0: "♠22"})
     state.apply(0, Declare(bid("♠22")))

@@ -83,19 +83,72 @@ def test_the_003_table(points: int, expected: tuple[bool, int]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("points", "expected"),
+    ("points", "shut_out", "expected"),
     [
-        (55, (False, 1)),
-        (30, (False, 1)),
-        (25, (False, 2)),
-        (5, (False, 2)),
-        (0, (False, 3)),
-        (-80, (False, 3)),
+        (55, False, (False, 1)),
+        (30, False, (False, 1)),
+        (25, False, (False, 2)),
+        (5, False, (False, 2)),
+        (0, True, (False, 3)),
+        (0, False, (False, 2)),
+        (-80, False, (False, 2)),
+        (10, True, (False, 3)),
     ],
 )
-def test_dealers_below_the_mark(points: int, expected: tuple[bool, int]) -> None:
-    """Seeds silent (docs/rules.md "dealers below 60"): 升级's custom scaled to the 60 mark."""
-    assert levels_for(points, PRESETS["classic"].score) == expected
+def test_dealers_below_the_mark(points: int, shut_out: bool, expected: tuple[bool, int]) -> None:
+    """Seeds silent (docs/rules.md "dealers below 60"): 升级's custom scaled to the 60 mark, its
+    +3 for 大光 (the defenders won no point card, whatever penalties did to their total: 0 after
+    penalties is +2; 10 from the dealers' failed throw with no card won is still 大光)."""
+    assert levels_for(points, PRESETS["classic"].score, shut_out=shut_out) == expected
+
+
+def hand_result(
+    tricks: int, *, throws: int = 0, kitty: int = 0, multiplier: int = 0, floor: bool = True
+) -> HandResult:
+    """A hand the dealers (team 0, seat 0) won the last trick of unless ``multiplier``."""
+    return HandResult(
+        dealer=0,
+        trick_points=tricks,
+        kitty_points=kitty,
+        kitty_multiplier=multiplier,
+        throw_penalty=throws,
+        fry_penalty=0,
+        red_five=0,
+        heaven_earth=None,
+        last_winner=1 if multiplier else 0,
+        last_play=tuple(cards("♦3")),
+        floor_at_zero=floor,
+    )
+
+
+def settle_result(
+    preset: str, progress: tuple[int, int], hand: HandResult, *, first_hand: bool = False
+) -> Settlement:
+    """Team 0 deals at its level; the defenders (team 1) scored ``hand``."""
+    return settle(
+        PRESETS[preset],
+        progress,
+        dealers=0,
+        last_by_defenders=hand.last_winner == 1,
+        level=Rank(progress[0] % 13),
+        kangqi_hand=False,
+        first_hand=first_hand,
+        result=hand,
+        total=hand.total,
+    )
+
+
+def test_classic_da_guang_is_no_point_card_won() -> None:
+    """The dealers' +3 is 升级's 大光 (docs/rules.md "what 打大光 is": the defenders won no point
+    card), not a total of 0 or less.
+
+    Positions (classic, team 0 deals at 5, team 1 at 3): (a) the defenders won 20 in tricks and
+    failed a throw of three cards (-30): total -10, verdict +2 for the dealers (under half the
+    mark), to 7; (b) they won no point card: +3, to 8."""
+    took_20 = settle_result("classic", (Rank.FIVE, 1), hand_result(20, throws=-30, floor=False))
+    assert took_20.progress == (Rank.SEVEN, 1) and not took_20.defenders_take
+    took_none = settle_result("classic", (Rank.FIVE, 1), hand_result(0, floor=False))
+    assert took_none.progress == (Rank.EIGHT, 1)
 
 
 @pytest.mark.parametrize(
@@ -316,6 +369,51 @@ def test_hefei_no_jump_in_the_first_hand() -> None:
         )
         assert s.defenders_take and s.progress == (0, 0) and not s.finished, s
         assert "跳级" not in s.note
+
+
+def test_hefei_jump_from_j_wins_by_the_level_the_hand_is_played_at() -> None:
+    """001 §2.4 「主叫方打“5”时（防守方打“J”） 防守方抓200分则防守方直接打“A”；若打“J\\Q\\K\\A”时遇到
+    跳级则本局胜」: 打 is the level of the hand (the dealers'), as the example shows.
+
+    Positions (a later hand, team 0 deals): (a) the text's example, dealers at 5, defenders at J,
+    the defenders take 200: they go to A and the match goes on; (b) its mirror, the hand played
+    at J, defenders at 5 take 200: the jump wins them the match; (c) the dealers' 打大光 reads
+    the same way: at J it wins, at 5 with the defenders at K it goes to A."""
+    example = settle_at("hefei", (Rank.FIVE, Rank.JACK), 200)
+    assert example.progress == (Rank.FIVE, Rank.ACE) and example.defenders_take
+    assert not example.finished
+    mirror = settle_at("hefei", (Rank.JACK, Rank.FIVE), 200)
+    assert mirror.finished and mirror.winner == 1
+    dealers_at_j = settle_at("hefei", (Rank.JACK, Rank.FIVE), 0)
+    assert dealers_at_j.finished and dealers_at_j.winner == 0
+    dealers_at_5 = settle_at("hefei", (Rank.FIVE, Rank.KING), 0)
+    assert dealers_at_5.progress == (Rank.ACE, Rank.KING) and not dealers_at_5.finished
+
+
+def test_hefei_da_guang_is_no_point_card_won_not_a_total_of_zero() -> None:
+    """001 §2.3 「首局主叫方打大光…判胜」, §2.4 「主叫方打大光则跳级」 with §4.1 「台下罚分罚至0分为止」:
+    打大光 is the defenders winning no point card (docs/rules.md "what 打大光 is"), not their
+    total floored at 0.
+
+    Positions (team 0 deals at 5, team 1 at 3):
+    - the defenders won 30 in tricks and failed throws for -40: the total is 0, not 大光; no
+      跳级: the dealers climb 8 levels and stop at J, a must-play level (later hand); in the
+      first hand (both at 2) they climb 8 levels to 10, and the match goes on;
+    - they won 0 in tricks but dug a 10-point kitty with a single (×2): not 大光;
+    - they won no point card and failed a throw (-20): 大光, the dealers jump to A; in the first
+      hand they win the match."""
+    penalised = hand_result(30, throws=-40)
+    assert penalised.total == 0
+    later = settle_result("hefei", (Rank.FIVE, 1), penalised)
+    assert later.progress == (Rank.JACK, 1) and not later.finished and "跳级" not in later.note
+    first = settle_result("hefei", (0, 0), penalised, first_hand=True)
+    assert first.progress == (Rank.TEN, 0) and not first.finished
+    dug = settle_result("hefei", (Rank.FIVE, 1), hand_result(0, kitty=10, multiplier=2))
+    assert "跳级" not in dug.note and dug.progress == (Rank.JACK, 1)
+    none = hand_result(0, throws=-20)
+    assert settle_result("hefei", (Rank.FIVE, 1), none).progress == (Rank.ACE, 1)
+    won = settle_result("hefei", (0, 0), none, first_hand=True)
+    assert won.finished and won.winner == 0
 
 
 def test_jump_to_ace() -> None:

@@ -51,7 +51,8 @@ from engine.units import decompose, pairs_of, structure_score
 RULE_VARIANTS: tuple[CardRules, ...] = (
     CardRules(),
     CardRules(red_five=False, five_ten_king=False, ace_low_tractors=False, top_trump_tractors=True),
-    CardRules(skip_gaps=False, trump_level_in_suit_tractor=True),
+    CardRules(skip_level_rank=True, trump_level_in_suit_tractor=True),
+    CardRules(skip_level_rank=True, trump_level_in_suit_tractor=False),
     CardRules(red_five_in_hearts_ftk=False),
     CardRules(ftk_answer_highest=False),
 )

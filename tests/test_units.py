@@ -7,7 +7,25 @@ import pytest
 from engine import CardRules, IllegalPlay, PlayKind
 from engine.units import decompose, decompose_format
 
-from .support import ANCHAO, CLASSIC, HEFEI, KANGQI, cards, lead, trick_winner, trump
+from .support import (
+    ANCHAO,
+    CLASSIC,
+    HEFEI,
+    KANGQI,
+    MINGCHAO,
+    cards,
+    lead,
+    trick_winner,
+    trump,
+)
+
+PRESET_RULES = {
+    "anchao": ANCHAO,
+    "kangqi": KANGQI,
+    "mingchao": MINGCHAO,
+    "hefei": HEFEI,
+    "classic": CLASSIC,
+}
 
 
 def units(text: str, level: str | None, suit: str | None, rules: CardRules = CLASSIC) -> list[str]:
@@ -77,6 +95,35 @@ def test_pairs_either_side_of_the_level_rank() -> None:
     assert not is_tractor("♣55 ♣77", "6", "♠", ANCHAO)
 
 
+@pytest.mark.parametrize(
+    ("preset", "skips"),
+    [("anchao", False), ("kangqi", True), ("mingchao", False), ("hefei", True), ("classic", False)],
+)
+def test_only_kangqi_and_hefei_skip_the_level_rank(preset: str, skips: bool) -> None:
+    """000/003 「凡牌点数相邻且花色相同的对子称为连对」: face ranks adjacent. Only the 扛旗 room
+    (「但可以跳过级牌的数字形成连对」) and 001 (「当轮级牌为6，则梅花对5与梅花对7也可组成连对」) skip
+    the level rank; 003 and the 暗炒/明炒 rooms do not (docs/rules.md, "no skip where the text
+    does not say so").
+
+    Position: level 7, hearts trump; the lead ♠66 ♠88. Verdict: a tractor in kangqi and hefei;
+    two pairs (a throw) in anchao, mingchao and classic."""
+    t = trump("7", "♥", PRESET_RULES[preset])
+    assert (lead(t, "♠66 ♠88").kind is PlayKind.TRACTOR) is skips
+    assert decompose_format(t, cards("♠66 ♠88")).tractors == ((2,) if skips else ())
+
+
+def test_classic_chains_the_trump_suit_by_face_rank() -> None:
+    """003 「凡牌點數相鄰且花色相同的對子稱為連對」, read as written (docs/rules.md): at level 7 with
+    spades trump, ♠66 ♠77 ♠88 are pairs of one suit on adjacent face ranks, so a tractor; the
+    level rank is not skipped, so ♠66 ♠88 is two pairs; another suit's level pair is a trump,
+    so ♣66 ♣77 mixes suits."""
+    t = trump("7", "♠", CLASSIC)
+    assert lead(t, "♠66 ♠77 ♠88").kind is PlayKind.TRACTOR
+    assert lead(t, "♠66 ♠88").kind is PlayKind.THROW
+    with pytest.raises(IllegalPlay, match="mixes suits"):
+        lead(t, "♣66 ♣77")
+
+
 def test_kangqi_skips_the_level_rank_only_where_the_level_pair_cannot_stand() -> None:
     """扛旗 room 「级牌对不能形成副牌的连对。但可以跳过级牌的数字形成连对」 (docs/rules.md, "the level
     gap in the trump suit"): the skip is the 但 of the sentence before, about side suits, where
@@ -89,25 +136,45 @@ def test_kangqi_skips_the_level_rank_only_where_the_level_pair_cannot_stand() ->
     assert is_tractor("♠55 ♠66 ♠77", "6", "♠", KANGQI)
     assert not is_tractor("♠55 ♠77", "6", "♠", KANGQI)
     assert lead(trump("6", "♠", KANGQI), "♠55 ♠77").kind is PlayKind.THROW
-    # where the trump level pair never stands in the suit (classic, hefei), the trump suit skips
-    assert is_tractor("♠55 ♠77", "6", "♠", CLASSIC)
+    # where the trump level pair never stands in the suit (hefei), the trump suit skips
     assert is_tractor("♠55 ♠77", "6", "♠", HEFEI)
 
 
-def test_the_gap_the_red_five_leaves_in_hearts() -> None:
-    """Seeds silent (docs/rules.md, "♥5 gap"): the ♥5 left hearts the way a level card does, so
-    ♥44♥66 is a tractor exactly where pairs either side of the level rank are."""
-    assert is_tractor("♥44 ♥66", "2", "♠", KANGQI)
-    assert not is_tractor("♥44 ♥66", "2", "♠", ANCHAO)
-    assert not is_tractor("♥44 ♥66", "2", "♠", HEFEI)  # no red five: ♥5 is still a heart
+@pytest.mark.parametrize("preset", ["anchao", "kangqi", "mingchao", "hefei", "classic"])
+def test_no_tractor_across_the_gap_the_red_five_leaves(preset: str) -> None:
+    """000/003 「凡牌点数相邻」 and 「红桃5对不能与其他对形成连对」; the only skip the texts allow is
+    the level rank's (扛旗 「但可以跳过级牌的数字形成连对」), so nothing closes the hole the ♥5
+    leaves in hearts (docs/rules.md, "the ♥5 gap"). In hefei the ♥5 is a plain heart (001 §3),
+    and ♥44 ♥66 are not adjacent either.
+
+    Positions: level 2, hearts a side suit (spades trump) and hearts trump. Verdict in every
+    preset: ♥44 ♥66 is two pairs, not a tractor."""
+    rules = PRESET_RULES[preset]
+    assert not is_tractor("♥44 ♥66", "2", "♠", rules)
+    assert not is_tractor("♥44 ♥66", "2", "♥", rules)
+
+
+def test_at_level_five_the_gap_in_hearts_is_the_level_ranks() -> None:
+    """扛旗 room 「但可以跳过级牌的数字形成连对」 (docs/rules.md, "level 5" and "the ♥5 gap"): at level
+    5 the 5 is the level rank, so where the level rank is skipped ♥44 ♥66 is a tractor, with
+    hearts trump (the trump level pair would be the ♥5 pair, which joins no tractor) or not;
+    where it is not skipped it is two pairs.
+
+    Positions: level 5, spades trump and hearts trump. Verdict: a tractor in kangqi, not in
+    anchao."""
+    for suit in ("♠", "♥"):
+        assert is_tractor("♥44 ♥66", "5", suit, KANGQI)
+        assert not is_tractor("♥44 ♥66", "5", suit, ANCHAO)
 
 
 def test_trump_level_pair_in_a_trump_suit_tractor_at_face_rank() -> None:
     """000 「级牌形成的连对中级牌仅以实际点数参与比较大小」 (docs/rules.md, reading 1): in the seed
-    000 rooms the trump suit's level pair sits in trump-suit tractors at its face rank."""
+    000 rooms (and classic, 003 「凡牌點數相鄰且花色相同」) the trump suit's level pair sits in
+    trump-suit tractors at its face rank."""
     assert is_tractor("♠66 ♠77", "7", "♠", ANCHAO)
     assert is_tractor("♠66 ♠77 ♠88", "7", "♠", ANCHAO)
-    assert not is_tractor("♠66 ♠77", "7", "♠", CLASSIC)
+    assert is_tractor("♠66 ♠77", "7", "♠", CLASSIC)  # 003 read as written, the same way
+    assert not is_tractor("♠66 ♠77", "7", "♠", HEFEI)  # 001: the level pair chains at the top
     # It compares by its face rank: ♠8899 beats ♠6677 although ♠7 outranks ♠9 as a single.
     t = trump("7", "♠", ANCHAO)
     assert trick_winner(t, "♠6677", "♠8899", "♦3456", "♦89JQ") == 1
