@@ -46,10 +46,19 @@ P_FLOOR = 1e-6
 one-in-a-million draw."""
 
 
+KANGQI_HAND = "kangqi/扛旗"
+"""Not a preset: the kangqi preset's 扛旗 hand (after the dealers' A; 27 cards a seat, no
+kitty, no trump), reached by starting a match there."""
+
+
 def points_of_games(preset: str, seeds: range, every: int) -> Iterator[Match]:
     """Random whole matches (two hands each), stopping every ``every`` actions."""
     for seed in seeds:
-        match = Match(PRESETS[preset], seed=seed, max_hands=2)
+        if preset == KANGQI_HAND:
+            match = Match(PRESETS["kangqi"], seed=seed, max_hands=1, progress=[13, 0], dealer=0)
+            assert match.hand.kangqi_hand
+        else:
+            match = Match(PRESETS[preset], seed=seed, max_hands=2)
         rng = random.Random(f"{preset}/{seed}")
         step = 0
         while not match.over:
@@ -156,11 +165,11 @@ def problems(view: SeatView, deal: Deal) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", [*sorted(PRESETS), KANGQI_HAND])
 def test_every_sample_is_consistent_and_so_is_the_truth(preset: str) -> None:
     rng = random.Random(preset)
     points = 0
-    for match in points_of_games(preset, range(3), every=7):
+    for match in points_of_games(preset, range(3 if preset != KANGQI_HAND else 6), every=7):
         real = truth(match)
         for seat in range(4):
             view = observe(match, seat)
@@ -180,7 +189,7 @@ def test_every_sample_is_consistent_and_so_is_the_truth(preset: str) -> None:
                 assert len(deal.kitty) == len(real.kitty)
                 assert len(deal.undealt) == len(real.undealt)
             points += 1
-    assert points > 100
+    assert points > 80
 
 
 def _cards_in(deal: Deal, place: int) -> tuple[Card, ...]:
@@ -221,7 +230,7 @@ def swap_hidden(match: Match, seat: int, rng: random.Random) -> bool:
     return True
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", [*sorted(PRESETS), KANGQI_HAND])
 def test_samples_do_not_depend_on_hidden_cards(preset: str) -> None:
     rng = random.Random(preset)
     changed = 0
@@ -406,7 +415,7 @@ def _play_out(state: object, rng: random.Random) -> None:
         state.apply(seat, state.legal_actions(seat).sample(rng))
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", [*sorted(PRESETS), KANGQI_HAND])
 def test_the_true_deal_as_a_position_plays_on_like_the_real_hand(preset: str) -> None:
     checked = 0
     for match in points_of_games(preset, range(2), every=13):
