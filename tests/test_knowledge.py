@@ -170,3 +170,20 @@ def test_hidden_bids_count_only_once_revealed() -> None:
         assert any(maker in b.places for b in known.bounds)
         return
     raise AssertionError("no hidden declaration in 30 seeds")
+
+
+def test_failed_fries_count_in_the_position_as_they_do_in_the_hand() -> None:
+    """000 暗炒 「如果是庄家方炒底失败1次，则抓分方加80分;如果是抓分方炒底失败一次，扣80分」: once
+    the bids are revealed every seat knows which fries failed, so a position built from a
+    deal scores them as the real hand does."""
+    for seed, penalty in ((9, 80), (24, -80)):
+        match = Match(PRESETS["anchao"], seed=seed, max_hands=1)
+        rng = random.Random(seed)
+        while match.hand.phase is not Phase.PLAY:
+            match.apply(match.to_play, match.legal_actions().sample(rng))
+        assert match.hand.fry_penalty == penalty
+        for seat in range(4):
+            view = observe(match, seat)
+            assert infer(view).fry_penalty == penalty
+            sampler = DealSampler(view)
+            assert sampler.hand_state(sampler.sample(rng)).fry_penalty == penalty
