@@ -9,6 +9,9 @@ The public vocabulary, re-exported here:
 * a trick: :class:`Trick`, :class:`Lead`, :class:`PlayKind`;
 * legal plays: :class:`LegalPlays`, :class:`Option`, :func:`legal_plays`, :func:`check_play`;
 * the card play of a hand: :class:`CardPlay`.
+
+What a seat knows of the cards it cannot see, and complete deals drawn uniformly among those
+it allows (for bots that search): :mod:`engine.knowledge` and :mod:`engine.sampling`.
 """
 
 from engine.cards import (

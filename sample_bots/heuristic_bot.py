@@ -24,12 +24,12 @@ from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
 from engine.bidding import Bid
 from engine.cards import Card, Suit
 from engine.events import Declared, Fried, KittyTurned
+from engine.knowledge import Knowledge, infer
 from engine.phase import Phase
 from engine.throws import beats_unit
 from engine.trump import TRUMP, Trump
 from engine.units import decompose
 from engine.view import SeatView
-from sample_bots.knowledge import Knowledge, read
 
 __all__ = ["candidates", "card_value", "decide", "main"]
 
@@ -146,7 +146,7 @@ def _lead(knowledge: Knowledge) -> tuple[Card, ...]:
 
 def _follow(knowledge: Knowledge, legal: LegalActions) -> tuple[Card, ...]:
     trump = knowledge.trump
-    trick = knowledge.trick
+    trick = knowledge.trick()
     assert trump is not None and trick is not None
     me, partner = knowledge.seat, knowledge.partner
     last = len(trick.plays) == 3
@@ -177,10 +177,11 @@ def decide(view: SeatView) -> Action:
         return _choose_bid(view, legal)
     if legal.phase is Phase.BURY:
         return _bury(view)
-    knowledge = read(view)
-    if knowledge.trick is None:
+    knowledge = infer(view)
+    trick = knowledge.trick()
+    if trick is None:
         return Play(candidates(legal, knowledge.trump)[0])
-    if not knowledge.trick.plays:
+    if not trick.plays:
         return Play(_lead(knowledge))
     return Play(_follow(knowledge, legal))
 

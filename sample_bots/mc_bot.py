@@ -1,10 +1,10 @@
 """The Monte-Carlo bot: samples the hidden hands, plays candidates out with the engine, keeps
 the best on average.
 
-For each of a handful of candidate plays (the heuristic bot's), it deals the cards it has not
-seen to the other seats (and the kitty it did not bury) consistently with everything it saw:
-how many cards each seat holds, every void a seat has shown, and the cards a seat showed in
-its bids and has not played. It then plays the hand on
+For each of a handful of candidate plays (the heuristic bot's), it draws deals of the cards it
+has not seen to the other seats (and the kitty it did not bury), uniformly among those
+consistent with everything it saw (:mod:`engine.sampling`: hand sizes, voids, cards shown in
+bids, throws), and builds each as an engine position. It then plays the hand on
 in-process for a few tricks (to the end near the end, where the kitty counts too) with a fast
 policy that leads like the heuristic bot and follows by winning when it can, feeding a winning
 partner, or else giving up no points and no trumps; it scores the points its team takes minus
@@ -24,27 +24,26 @@ GIL): in a session it asks for one game at a time unless given ``--capacity``.
 
 from __future__ import annotations
 
-import copy
 import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 
 from chaodipi_bot import bot_arguments, run_bot
 from engine.actions import Action, Play
 from engine.cards import Card, points_of
 from engine.phase import Phase
 from engine.playing import CardPlay
-from engine.presets import PRESETS
+from engine.sampling import Deal, DealSampler
 from engine.scoring import kitty_multiplier
 from engine.throws import beats_unit
 from engine.trump import TRUMP
 from engine.units import decompose
 from engine.view import SeatView
 from sample_bots import heuristic_bot
-from sample_bots.knowledge import Knowledge, read
 
-__all__ = ["decide", "sample_world"]
+__all__ = ["decide"]
 
 MAX_CANDIDATES = 6
 ROLLOUT_TRICKS = 4
@@ -54,46 +53,6 @@ LEAD_NOISE = 0.1
 MARGIN = 2.0
 """Points a candidate must gain on average (beyond two standard errors) to replace the
 heuristic's play."""
-
-
-def sample_world(
-    knowledge: Knowledge, rng: random.Random
-) -> tuple[list[list[Card]], list[Card]] | None:
-    """Hidden hands for the other seats (index = seat; this seat's is its own) and the unknown
-    kitty, consistent with hand sizes, shown voids and the cards seats showed in their bids
-    (each still holds them); None if voids cannot all be kept."""
-    trump = knowledge.trump
-    assert trump is not None
-    left = knowledge.unseen()
-    capacity = {s: knowledge.hand_sizes[s] for s in range(4) if s != knowledge.seat}
-    kitty_size = left.total() - sum(capacity.values())
-    pinned: dict[int, list[Card]] = {s: [] for s in capacity}
-    for seat, shown in knowledge.shown.items():
-        for card, count in shown.items():
-            for _ in range(min(count, left[card])):
-                if len(pinned[seat]) < capacity[seat]:
-                    pinned[seat].append(card)
-                    left[card] -= 1
-    unseen = [c for c, n in left.items() for _ in range(n)]
-    for _attempt in range(20):
-        rng.shuffle(unseen)
-        room = {s: capacity[s] - len(pinned[s]) for s in capacity}
-        room[-1] = max(0, kitty_size)
-        hands: dict[int, list[Card]] = {s: list(pinned.get(s, ())) for s in room}
-        ok = True
-        for card in unseen:
-            suit = trump.suit_of[card]
-            seats = [s for s, r in room.items() if r > 0 and suit not in knowledge.voids.get(s, ())]
-            if not seats:
-                ok = False
-                break
-            seat = rng.choices(seats, weights=[room[s] for s in seats])[0]
-            hands[seat].append(card)
-            room[seat] -= 1
-        if ok:
-            full = [list(knowledge.hand) if s == knowledge.seat else hands[s] for s in range(4)]
-            return full, hands[-1]
-    return None
 
 
 def _rollout_lead(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
@@ -151,36 +110,34 @@ def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[
 
 
 def _rollout(
-    knowledge: Knowledge,
-    world: list[list[Card]],
-    kitty: list[Card],
+    state: CardPlay,
+    seat: int,
+    kitty: Sequence[Card],
+    kitty_by_unit: bool,
     cards: tuple[Card, ...],
     rng: random.Random,
 ) -> float:
-    trump = knowledge.trump
-    trick = knowledge.trick
-    assert trump is not None and trick is not None
-    state = CardPlay(trump, world, knowledge.dealer, leader=trick.leader)
-    state.trick = copy.deepcopy(trick)
-    state.push(knowledge.seat, cards)
+    """Play ``cards`` in this sampled position, then a few tricks more with the fast policy;
+    the points ``seat``'s team takes in them minus the other team's (with the kitty, if the
+    last trick is reached)."""
+    state.push(seat, cards)
+    first = len(state.tricks)
     # play out this trick and a few more: the play's effect is mostly near, and short rollouts
     # buy many more samples inside the budget
-    while not state.is_over and len(state.tricks) < ROLLOUT_TRICKS:
-        seat = state.to_play
-        state.push(seat, _rollout_play(state, seat, rng))
-    mine = {knowledge.seat, knowledge.partner}
+    while not state.is_over and len(state.tricks) - first < ROLLOUT_TRICKS:
+        to_play = state.to_play
+        state.push(to_play, _rollout_play(state, to_play, rng))
+    mine = {seat, (seat + 2) % 4}
     score = 0.0
-    for finished in state.tricks:  # every trick this rollout ended
+    for finished in state.tricks[first:]:  # every trick this rollout ended
         score += finished.points if finished.winner in mine else -finished.points
+    defending = not state.is_dealer_side(seat)
     if state.is_over:  # the last trick was reached: the kitty counts too, if defenders take it
         last = state.tricks[-1]
-        if (last.winner in mine) == knowledge.defending():
-            winning = next(cards for seat, cards in last.plays if seat == last.winner)
-            by_unit = PRESETS[knowledge.preset].score.kitty_by_unit
-            bonus = points_of(kitty or knowledge.my_kitty) * kitty_multiplier(
-                trump, winning, by_unit
-            )
-            score += bonus if knowledge.defending() else -bonus
+        if (last.winner in mine) == defending:
+            winning = next(c for s, c in last.plays if s == last.winner)
+            bonus = points_of(kitty) * kitty_multiplier(state.trump, winning, kitty_by_unit)
+            score += bonus if defending else -bonus
     return score
 
 
@@ -191,9 +148,9 @@ def decide(view: SeatView, rng: random.Random, budget_s: float) -> Action:
     if legal is None or legal.phase is not Phase.PLAY or not isinstance(preferred, Play):
         return preferred
     started = time.monotonic()
-    knowledge = read(view)
-    trump = knowledge.trump
-    if trump is None or knowledge.trick is None:
+    sampler = DealSampler(view)
+    trump = sampler.knowledge.trump
+    if trump is None or not sampler.count:
         return preferred
     choices = heuristic_bot.candidates(legal, trump)
     preferred_cards = tuple(sorted(preferred.cards))
@@ -203,19 +160,20 @@ def decide(view: SeatView, rng: random.Random, budget_s: float) -> Action:
     choices = [preferred_cards, *[c for c in choices if c != preferred_cards][: MAX_CANDIDATES - 1]]
     # paired differences against the heuristic's play, world by world
     gains: dict[tuple[Card, ...], list[float]] = {c: [] for c in choices[1:]}
+    by_unit = view.preset.score.kitty_by_unit
+
+    def rollout(deal: Deal, cards: tuple[Card, ...], dice: float) -> float:
+        state = sampler.card_play(deal)
+        return _rollout(state, view.seat, deal.kitty, by_unit, cards, random.Random(dice))
+
     while time.monotonic() - started < budget_s:
-        world = sample_world(knowledge, rng)
-        if world is None:
-            break
-        hands, kitty = world
-        # common random numbers: every candidate meets the same world and the same rollout
+        deal = sampler.sample(rng)
+        # common random numbers: every candidate meets the same deal and the same rollout
         # choices, so a difference measures the candidate rather than the dice
         dice = rng.random()
-        base = _rollout(knowledge, hands, kitty, preferred_cards, random.Random(dice))
+        base = rollout(deal, preferred_cards, dice)
         for cards in choices[1:]:
-            gains[cards].append(
-                _rollout(knowledge, hands, kitty, cards, random.Random(dice)) - base
-            )
+            gains[cards].append(rollout(deal, cards, dice) - base)
     best, best_mean = preferred_cards, 0.0
     for cards, diffs in gains.items():
         if len(diffs) < 4:

@@ -6,19 +6,18 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from chaodipi_bot import Action, MatchResult, SeatView, run_bot
 from engine.cards import Rank, Suit, format_cards, parse_cards
 from engine.match import Match
 from engine.playing import CardPlay
 from engine.presets import PRESETS
-from engine.trick import Trick
 from engine.trump import Trump
 from engine.view import observe
 from sample_bots import heuristic_bot, mc_bot
-from sample_bots.knowledge import Knowledge, read
 
 from .server_support import Recording, config, delivered_events, random_bot, run_tables
 
@@ -163,49 +162,32 @@ def test_rollout_scores_the_kitty_with_the_presets_multiplier() -> None:
     # the last trick: dealer seat 0 led ♠33; defender seat 1 wins it with ♠AA, a pair, so the
     # kitty's 25 points count ×4 for the defenders (003: ×4 when the winning play holds a pair)
     trump = Trump(Rank.TWO, Suit.HEARTS)
-    trick = Trick(trump, 0)
-    trick.add(0, parse_cards("♠33"))
-    knowledge = Knowledge(
-        seat=1,
-        preset="classic",
-        hand=parse_cards("♠AA"),
-        trump=trump,
-        dealer=0,
-        trick=trick,
-    )
-    world = [[], parse_cards("♠AA"), parse_cards("♠44"), parse_cards("♠66")]
+    hands = [[], parse_cards("♠AA"), parse_cards("♠44"), parse_cards("♠66")]
+    state = CardPlay(trump, [parse_cards("♠33"), *hands[1:]], dealer=0)
+    state.push(0, tuple(parse_cards("♠33")))
     kitty = parse_cards("♦10 ♦K ♣5 ♣3 ♣4 ♣6 ♣7 ♣8")
     cards = tuple(parse_cards("♠AA"))
-    assert mc_bot._rollout(knowledge, world, kitty, cards, _NoNoise()) == 25 * 4
+    assert mc_bot._rollout(state, 1, kitty, False, cards, _NoNoise()) == 25 * 4
 
 
-def _view_after(seed: int, tricks: int) -> tuple[SeatView, Match]:
-    """Random play of a classic hand up to the given trick; the view of the seat to play."""
-    match = Match(PRESETS["classic"], seed=seed)
-    rng = random.Random(seed)
-    while match.hand.phase.value != "play" or len(match.hand.play.tricks) < tricks:  # type: ignore[union-attr]
-        match.apply(match.to_play, match.legal_actions().sample(rng))
-    return observe(match, match.to_play), match
-
-
-def test_samples_keep_the_cards_seats_showed_in_their_bids() -> None:
-    # seed 3: seat 0 declared with one ♦2 and seat 2 fried with the pair of small jokers; seat 3
-    # is to play in the third trick and has seen both bids, so every world it samples gives
-    # them those cards
-    view, match = _view_after(3, 2)
-    knowledge = read(view)
-    assert knowledge.seat == 3
-    assert knowledge.shown == {0: Counter(parse_cards("♦2")), 2: Counter(parse_cards("LJ LJ"))}
-    rng = random.Random(0)
-    for _ in range(30):
-        world = mc_bot.sample_world(knowledge, rng)
-        assert world is not None
-        hands, _kitty = world
-        assert hands[0].count(parse_cards("♦2")[0]) >= 1
-        assert hands[2].count(parse_cards("LJ")[0]) == 2
-        play = match.hand.play
-        assert play is not None
-        assert [len(h) for h in hands] == [sum(play.hands[s].values()) for s in range(4)]
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_montecarlo_plays_legally_in_sampled_worlds(preset: str) -> None:
+    """In-process, at every play of a hand: its choice is legal, worlds drawn by the engine's
+    sampler (engine.sampling), with a budget short enough to run many decisions."""
+    match = Match(PRESETS[preset], seed=8, max_hands=1)
+    rng = random.Random(8)
+    decided = 0
+    while not match.over:
+        seat = match.to_play
+        view = observe(match, seat)
+        assert view.legal is not None
+        if view.phase.value == "play" and decided < 30:
+            action = mc_bot.decide(view, rng, 0.01)
+            decided += 1
+        else:
+            action = view.legal.sample(rng)
+        match.apply(seat, action)  # raises on an illegal action
+    assert decided == 30
 
 
 HIGHEST = Path(__file__).resolve().parents[1] / "examples" / "highest_card_bot.py"
