@@ -9,6 +9,9 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
+
+from arena.processes import bot_environment
 from arena.results import ResultsDB
 from tests.test_tournament import arena, write_config
 
@@ -117,3 +120,15 @@ def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path) -> None
             assert not any(secret in word for secret in secrets), argv
             assert not any(secret.rpartition("/")[2] in word for secret in secrets), argv
             assert not word.startswith(("--token", "--ticket")), argv
+
+
+def test_a_bot_is_handed_one_secret_and_never_a_stray_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token or ticket the arena's own user has in its environment is not passed on: a
+    session bot given a stray ARENA_TICKET would play that seat instead (a ticket wins)."""
+    monkeypatch.setenv("ARENA_TICKET", "stray/0/ticket")
+    monkeypatch.setenv("ARENA_TOKEN", "stray-token")
+    session = bot_environment("127.0.0.1:7", token="the-session-token")
+    assert session["ARENA_TOKEN"] == "the-session-token" and "ARENA_TICKET" not in session
+    fresh = bot_environment("127.0.0.1:7", ticket="t1/2/the-ticket")
+    assert fresh["ARENA_TICKET"] == "t1/2/the-ticket" and "ARENA_TOKEN" not in fresh
+    assert session["ARENA_ADDRESS"] == fresh["ARENA_ADDRESS"] == "127.0.0.1:7"
