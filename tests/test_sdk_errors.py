@@ -109,6 +109,8 @@ def test_a_bot_started_before_the_arena_listens_enters_once_it_does() -> None:
             assert process.stderr is not None
             try:
                 said.append(await first_line(process.stderr))
+                waiting = f"no arena at {address} yet (UNAVAILABLE): trying again for up to 30 s"
+                assert said == [waiting], said
                 async with open_server(address) as server:
                     entered = trio.Event()
 
@@ -126,7 +128,6 @@ def test_a_bot_started_before_the_arena_listens_enters_once_it_does() -> None:
                 await process.wait()
 
     trio.run(main)
-    assert said[0] == f"no arena at {address} yet (UNAVAILABLE): trying again for up to 30 s"
     assert len(sessions) == 1 and sessions[0].bot_name == "random"
     assert "entered session early (up to 4 games at once)" in said, said
     assert said[-1] == "session early over: 0 games played", said
