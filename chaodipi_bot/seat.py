@@ -129,7 +129,9 @@ class Retries:
         self.clock = clock
         self.sleep = sleep
         self.attempt = 0
-        """Retries in a row so far."""
+        """Retries in a row so far (after the arena answered)."""
+        self.waits = 0
+        """Tries while the arena did not listen yet."""
         self.since: float | None = None
         """When the first refused connection was seen (before the arena ever answered)."""
 
@@ -151,15 +153,15 @@ class Retries:
             left = self.wait_s - self.waited_s()
             if left <= 0:
                 return False
-            if self.attempt == 0:
+            if self.waits == 0:
                 print(
                     f"no arena at {self.address} yet (UNAVAILABLE): trying again for up to "
                     f"{self.wait_s:g} s",
                     file=sys.stderr,
                     flush=True,
                 )
-            self.attempt += 1
-            self.sleep(min(backoff(self.attempt), WAITING_BACKOFF_S, left))
+            self.waits += 1
+            self.sleep(min(backoff(self.waits), WAITING_BACKOFF_S, left))
             return True
         if (code is not None and code not in RETRY) or self.attempt >= self.reconnects:
             return False
