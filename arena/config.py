@@ -18,21 +18,23 @@ command = "python3 -m sample_bots.random_bot"   # or a list of arguments
 command = ["python3", "-m", "sample_bots.heuristic_bot"]
 ```
 
-A bot command is started as a small pool of long-lived processes, each with ``--address ADDRESS
---token TOKEN`` appended (and ``ARENA_ADDRESS``, ``ARENA_TOKEN`` in its environment): each opens
-a session and is offered seats game after game, never two seats of one deal
-(:mod:`arena.pools`). ``processes = N`` caps a bot's pool (default: the seats it plays on one
-deal, at most 16). ``fresh = true`` starts the command once per seat and game instead, with
-``--address ADDRESS --ticket TICKET`` (``ARENA_TICKET``), for a bot that can play only one game
-per process. A command runs in the config file's folder, with the arena's own environment (its
-``PATH`` included); a command whose first word is ``python3`` or ``python`` runs with the
-interpreter that runs the arena (so it has the project's packages), and any other spelling
-(``/usr/bin/python3``, ``python3.12``) is kept.
+A bot command is started as a small pool of long-lived processes, each with ``--address
+ADDRESS`` appended (also in ``ARENA_ADDRESS``) and its session token in its environment only,
+``ARENA_TOKEN`` (a command line is readable by every user of the machine, an environment by its
+own user only): each opens a session and is offered seats game after game, never two seats of
+one deal (:mod:`arena.pools`). ``processes = N`` caps a bot's pool (default: the seats it plays
+on one deal, at most 16). ``fresh = true`` starts the command once per seat and game instead,
+with ``--address ADDRESS`` and the seat's ticket in ``ARENA_TICKET``, for a bot that can play
+only one game per process. A command runs in the config file's folder, with the arena's own
+environment (its ``PATH`` included); a command whose first word is ``python3`` or ``python``
+runs with the interpreter that runs the arena (so it has the project's packages), and any other
+spelling (``/usr/bin/python3``, ``python3.12``) is kept.
 A seat whose bot has not connected ``connect_timeout`` seconds after the game's start (default
 10) was not played: its game is void, not a loss. A bot that runs elsewhere is declared with
 ``token = "a secret of 8+ characters"`` instead of a command: its processes connect to the
 address ``arena run`` prints (``--port`` fixes it) and each opens a session with the token
-(``--token``); a game waits (up to ``connect_timeout``) for a session that may take its seat.
+(``$ARENA_TOKEN`` or ``--token-file`` for the Python SDK); a game waits (up to
+``connect_timeout``) for a session that may take its seat.
 """
 
 from __future__ import annotations

@@ -286,7 +286,7 @@ class Players:
             self._fresh.add(player)
         else:
             pool.players.append(player)
-            token = secrets.token_hex(24)  # never starts with "-", as an option would
+            token = secrets.token_hex(24)  # handed to the process in its environment only
             player.session = self.server.open_door(token, player.name).session()
         return player
 

@@ -1,12 +1,15 @@
 """Command bots as processes: start one, know when it exits, read its stderr's tail.
 
 A bot command runs in the config file's folder with the arena's environment, plus
-``--address`` and ``--token`` (a session) or ``--ticket`` (one seat) and the same in
-``ARENA_ADDRESS``/``ARENA_TOKEN``/``ARENA_TICKET``; its stdout is discarded and its stderr goes
-to a file of its own in the run's log folder. It runs in a
-session of its own, so a Ctrl-C at the terminal reaches the arena alone, which then kills it;
-in a Ray worker it stays in the worker's process group instead (``new_session=False``), which
-Ray kills with the worker, so that a lost worker leaves no bot behind.
+``--address ADDRESS`` on its command line and in ``ARENA_ADDRESS``, and its secret in the
+environment only: ``ARENA_TOKEN`` (a session) or ``ARENA_TICKET`` (one seat). A command line
+is world-readable (``ps``, ``/proc/PID/cmdline``); a process's environment is readable by its
+own user only (``/proc/PID/environ``), so a bot run as another OS user (docs/trust.md) cannot
+read an honest bot's token and take its seats. Its stdout is discarded and its stderr goes
+to a file of its own in the run's log folder. It runs in a session of its own, so a Ctrl-C at
+the terminal reaches the arena alone, which then kills it; in a Ray worker it stays in the
+worker's process group instead (``new_session=False``), which Ray kills with the worker, so
+that a lost worker leaves no bot behind.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import trio
 
 from arena.config import BotSpec
 
-__all__ = ["BotFailures", "BotProcess", "launch", "stderr_tail"]
+__all__ = ["BotFailures", "BotProcess", "bot_environment", "launch", "stderr_tail"]
 
 STDERR_TAIL = 2000
 """Characters of a bot's stderr quoted when it fails."""
@@ -63,24 +66,45 @@ async def launch(
     ticket: str | None = None,
     new_session: bool = True,
 ) -> BotProcess:
-    """Start ``spec``'s command with a session ``token`` (``--token``, ``$ARENA_TOKEN``) or a
-    seat's ``ticket`` (``--ticket``, ``$ARENA_TICKET``); ``OSError`` if it cannot even be
-    started. ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
-    if (token is None) == (ticket is None):
-        raise ValueError("launch a bot with a session token or a seat's ticket")
-    option, value = ("token", token) if token is not None else ("ticket", ticket)
-    assert value is not None
+    """Start ``spec``'s command with ``--address address`` and a session ``token``
+    (``$ARENA_TOKEN``) or a seat's ``ticket`` (``$ARENA_TICKET``), the secret in its
+    environment only (:func:`bot_environment`); ``OSError`` if it cannot even be started.
+    ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
+    env = bot_environment(address, token=token, ticket=ticket)
     with stderr.open("ab") as err:
         process = await trio.lowlevel.open_process(
-            [*spec.argv(), "--address", address, f"--{option}", value],
+            [*spec.argv(), "--address", address],
             cwd=folder,
-            env={**os.environ, "ARENA_ADDRESS": address, f"ARENA_{option.upper()}": value},
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=err,
             start_new_session=new_session,
         )
     return BotProcess(spec, process, stderr)
+
+
+def bot_environment(
+    address: str, *, token: str | None = None, ticket: str | None = None
+) -> dict[str, str]:
+    """A bot's environment: the arena's own, with ``ARENA_ADDRESS`` and exactly one secret,
+    ``ARENA_TOKEN`` or ``ARENA_TICKET`` (one the arena's user happens to have set is dropped,
+    so that a session bot is never handed a stray ticket, nor a fresh one a stray token).
+
+    >>> env = bot_environment("127.0.0.1:5", ticket="t1/2/secret")
+    >>> env["ARENA_ADDRESS"], env["ARENA_TICKET"], "ARENA_TOKEN" in env
+    ('127.0.0.1:5', 't1/2/secret', False)
+    """
+    if (token is None) == (ticket is None):
+        raise ValueError("launch a bot with a session token or a seat's ticket")
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_TOKEN", "ARENA_TICKET")}
+    env["ARENA_ADDRESS"] = address
+    if token is not None:
+        env["ARENA_TOKEN"] = token
+    else:
+        assert ticket is not None
+        env["ARENA_TICKET"] = ticket
+    return env
 
 
 _SECRETS = re.compile(

@@ -16,9 +16,10 @@ from arena.config import ConfigError, TournamentConfig, load_config
 from arena.logs import configure_logging
 from arena.ray_cluster import RayMissingError, import_ray, parse_address
 from arena.ray_runner import RayRunError, run_on_ray
-from arena.recorder import Outcome
+from arena.recorder import Outcome, prepare_log_dir
 from arena.report import Report, build_report, print_report, report_csv
 from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
+from arena.serve import add_spectator_token_option, publish_spectator_token
 from arena.server import new_spectator_token, tune_garbage_collector
 from arena.stats import SprtTest
 from arena.tournament import run_tournament, schedule
@@ -91,9 +92,15 @@ def run_command(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    spectator_token = new_spectator_token() if args.spectator_token else None
-    if spectator_token is not None:
-        print(f"arena run: spectator token {spectator_token}", file=sys.stderr, flush=True)
+    spectator_token = None
+    if args.spectator_token is not None:
+        spectator_token = new_spectator_token()
+        given = args.spectator_token
+        path = given if isinstance(given, Path) else _spectator_token_path(config)
+        try:
+            publish_spectator_token(spectator_token, path, "run")
+        except OSError as err:
+            return _fail("run", f"cannot write the spectator token: {err}")
     tune_garbage_collector()
     try:
         with progress:
@@ -126,6 +133,12 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"arena run: {stored}", file=sys.stderr)
     bad = any(b.crashes or b.forfeits for b in report.bots) or bool(outcome.problems)
     return 1 if bad or outcome.stopped or outcome.void else 0
+
+
+def _spectator_token_path(config: TournamentConfig) -> Path:
+    """Where ``arena run --spectator-token`` writes the token by default: the run's private
+    log folder (``<database stem>-logs``, mode 0700)."""
+    return prepare_log_dir(config, None) / "spectator-token"
 
 
 def _say(line: str) -> None:
@@ -171,7 +184,7 @@ def _ray_problem(args: argparse.Namespace) -> str | None:
         if args.ray_shard_deals is not None or args.ray_working_dir is not None:
             return "--ray-shard-deals and --ray-working-dir go with --ray ADDRESS"
         return None
-    if args.spectator_token:
+    if args.spectator_token is not None:
         return (
             "--spectator-token: with --ray the tables run on the cluster's nodes, where no "
             "spectator can reach them; run without --ray to watch"
@@ -246,15 +259,17 @@ a config file, every key with its default:
                                      #   seats it plays on one deal, at most 16)
   [bots.oneshot]
   command = "./one_game_bot"
-  fresh = true                       # a new process per seat and game, given --ticket
+  fresh = true                       # a new process per seat and game, given ARENA_TICKET
   [bots.visitor]
   token = "a-secret-of-8+-chars"     # its processes connect by themselves to the address printed
 
-a command bot runs as a pool of long-lived processes started with --address ADDRESS --token
-TOKEN (and ARENA_ADDRESS, ARENA_TOKEN): each opens a session (Arena.Enter) and is offered seats
-game after game, several at once if it asks; a process is never given two seats of one deal, so
-it may remember what it saw. A process that dies is replaced; one that dies or fails to start in
-3 games in a row stops the run. Each process's stderr goes to DATABASE-logs/NAME#N.stderr.
+a command bot runs as a pool of long-lived processes started with --address ADDRESS (also in
+ARENA_ADDRESS) and its session token in the environment only, ARENA_TOKEN (never on the command
+line, which every user of the machine can read; a fresh = true bot gets ARENA_TICKET): each
+opens a session (Arena.Enter) and is offered seats game after game, several at once if it asks;
+a process is never given two seats of one deal, so it may remember what it saw. A process that
+dies is replaced; one that dies or fails to start in 3 games in a row stops the run. Each
+process's stderr goes to DATABASE-logs/NAME#N.stderr.
 
 bot commands run in the config file's folder, with the arena's environment (PATH included); a
 command starting with python3 (or python) runs with the interpreter running the arena, so it
@@ -266,6 +281,11 @@ never played (it could not start, exited before its first decision or did not co
 connect_timeout seconds) is void: kept out of the statistics and played again on --resume.
 Ctrl-C stops cleanly (exit code 130):
 the games in flight are dropped, and --resume goes on.
+
+--spectator-token writes an operator token for Arena.Watch to a file readable by you only and
+prints the file's name, never the token (as arena serve does); a spectator sees a table only
+once every game of the run on its deal has ended, and each table's name is logged as
+game_started (--log-level info).
 """
 
 
@@ -275,7 +295,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         help="run a tournament from a TOML config and print the report",
         description="Run a tournament: every pairing plays the same deals, each twice with "
         "the teams' seats swapped (duplicate deals). Bots are commands the arena keeps running as "
-        "pools of processes that play game after game in sessions (--address and --token), or "
+        "pools of processes that play game after game in sessions (--address, and ARENA_TOKEN "
+        "in their environment), or "
         "external bots whose processes connect with a token. Results go to SQLite as each game "
         "ends.",
         epilog=CONFIG_HELP,
@@ -291,13 +312,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "--host", default="127.0.0.1", help="address to serve on (bots with a token connect here)"
     )
     run.add_argument("--port", type=int, default=0, help="port to serve on (default: any free)")
-    run.add_argument(
-        "--spectator-token",
-        action="store_true",
-        help="make and print an operator token for Arena.Watch (bots never get it); a spectator "
-        "sees a table only once every game of the run on its deal has ended; each table's name "
-        "is logged as game_started (--log-level info). Without this flag nobody may watch",
-    )
+    add_spectator_token_option(run, "spectator-token in the run's <database stem>-logs folder")
     ray = run.add_argument_group(
         "Ray",
         "play the games on a Ray cluster (docs/running-on-ray.md; needs the ray extra: "

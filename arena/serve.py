@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,13 @@ from arena.table import Table, TableConfig, TableResult
 from engine.match import Ending
 from engine.presets import PRESETS, preset
 
-__all__ = ["add_command", "serve_command"]
+__all__ = [
+    "add_command",
+    "add_spectator_token_option",
+    "publish_spectator_token",
+    "serve_command",
+    "write_private",
+]
 
 DESCRIPTION = """\
 Serve TABLES tables of the chosen preset over gRPC. Each seat has a ticket (a secret): the
@@ -40,7 +47,9 @@ work out the other hands from its own cards. The key is printed nowhere: --deal-
 it (readable by you only) so that --reuse-deal-key can deal the very same cards again later.
 
 Spectators (`Arena.Watch`) need an operator token, which bots never get: --spectator-token
-makes one for this run. Without it, Watch is refused."""
+makes one for this run and writes it to a file readable by you only (PATH, beside the tickets
+file, or a temporary file), printing only its name, as `arena run --spectator-token` does.
+Without it, Watch is refused."""
 
 
 def add_command(commands: Any) -> None:
@@ -85,12 +94,9 @@ def add_command(commands: Any) -> None:
         help="deal from the key saved by an earlier run's --deal-key-file: table i gets the "
         "same cards as that run's table i (bots that played that run have seen them)",
     )
-    serve.add_argument(
-        "--spectator-token",
-        action="store_true",
-        help="make an operator token for Arena.Watch (WatchRequest.token): printed on stderr, "
-        "or with --tickets written beside them to TICKETS.spectator (readable by you only). "
-        "Without it nobody may watch",
+    add_spectator_token_option(
+        serve,
+        "TICKETS.spectator beside --tickets, or a new temporary file without it",
     )
     serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
     serve.set_defaults(run=serve_command)
@@ -214,7 +220,8 @@ async def _serve(
             for s in range(4)
         ]
         if spectator_token is not None:  # first: the tickets file says the server is ready
-            _publish_spectator_token(spectator_token, args.tickets)
+            path = _spectator_token_path(args.spectator_token, args.tickets)
+            publish_spectator_token(spectator_token, path, "serve")
         _publish(lines, args.tickets)
         results: list[TableResult | None] = [None] * len(tables)
         async with trio.open_nursery() as nursery:
@@ -252,14 +259,43 @@ def _publish(lines: list[str], path: Path | None) -> None:
     print(f"arena serve: {len(lines)} tickets written to {path}", file=sys.stderr, flush=True)
 
 
-def _publish_spectator_token(token: str, tickets: Path | None) -> None:
-    """The operator's Watch token: beside the tickets file, or on stderr."""
-    if tickets is None:
-        print(f"arena serve: spectator token {token}", file=sys.stderr, flush=True)
-        return
-    path = tickets.with_name(tickets.name + ".spectator")
+def add_spectator_token_option(parser: argparse.ArgumentParser, default_place: str) -> None:
+    """``--spectator-token [PATH]``, the same for ``arena serve`` and ``arena run``: the value
+    is None (no token), True (write it to ``default_place``) or the PATH given."""
+    parser.add_argument(
+        "--spectator-token",
+        nargs="?",
+        type=Path,
+        const=True,
+        default=None,
+        metavar="PATH",
+        help="make an operator token for Arena.Watch (WatchRequest.token; bots never get it) "
+        f"and write it to PATH (default: {default_place}), a file readable by you only; "
+        "only the file's name is printed, never the token. Without it nobody may watch",
+    )
+
+
+def publish_spectator_token(token: str, path: Path, command: str) -> None:
+    """Write the operator's Watch token to ``path`` (readable by its owner only, replacing
+    what was there) and say where on stderr: the token itself is never printed."""
     write_private(path, token + "\n", replace=True)
-    print(f"arena serve: spectator token written to {path}", file=sys.stderr, flush=True)
+    print(
+        f"arena {command}: spectator token written to {path} (readable by you only)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _spectator_token_path(given: Path | bool, tickets: Path | None) -> Path:
+    """Where ``arena serve`` writes the spectator token: PATH, beside the tickets file, or
+    a new temporary file (made readable by its owner only)."""
+    if isinstance(given, Path):
+        return given
+    if tickets is not None:
+        return tickets.with_name(tickets.name + ".spectator")
+    descriptor, name = tempfile.mkstemp(prefix="arena-serve-", suffix=".spectator")
+    os.close(descriptor)
+    return Path(name)
 
 
 def _summary(result: TableResult) -> dict[str, object]:

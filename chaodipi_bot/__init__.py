@@ -11,20 +11,24 @@ events, the score so far) with ``view.legal``, the engine's :class:`LegalActions
 it, test an action with ``in``). Answer with :class:`Pass`, :class:`Declare`, :class:`Fry`,
 :class:`Bury` or :class:`Play`.
 
-The same program plays however the arena starts it. Given ``--token`` (``$ARENA_TOKEN``) it
-holds a session: it is offered seats game after game, several at once, and ``decide`` is
-called for all of them (from several threads; pass ``new_game=`` instead of ``decide`` for a
-fresh ``decide`` per game); :func:`run_bot` returns a :class:`SessionResult` once the arena
-wants no more games. Given ``--ticket`` (``$ARENA_TICKET``) it plays that one seat and returns
-its :class:`MatchResult`. docs/writing-a-bot.md walks through it; :mod:`chaodipi_bot.wire` is
-the protocol's one conversion module, shared with the server.
+The same program plays however the arena starts it. Given a session token (``$ARENA_TOKEN``,
+as the arena hands it, or ``--token-file``) it holds a session: it is offered seats game after
+game, several at once, and ``decide`` is called for all of them (from several threads; pass
+``new_game=`` instead of ``decide`` for a fresh ``decide`` per game); :func:`run_bot` returns a
+:class:`SessionResult` once the arena wants no more games. Given a ticket (``$ARENA_TICKET``)
+it plays that one seat and returns its :class:`MatchResult`. When the arena refuses it or
+cannot be reached, it exits with one line saying why (a :class:`BotError`: a
+:class:`SessionError` or a :class:`SeatError`). docs/writing-a-bot.md walks through it;
+:mod:`chaodipi_bot.wire` is the protocol's one conversion module, shared with the server.
 """
 
 from chaodipi_bot.client import Decide as Decide
 from chaodipi_bot.client import bot_arguments as bot_arguments
 from chaodipi_bot.client import run_bot as run_bot
+from chaodipi_bot.errors import BotError as BotError
+from chaodipi_bot.errors import SeatError as SeatError
+from chaodipi_bot.errors import SessionError as SessionError
 from chaodipi_bot.seat import MatchResult as MatchResult
-from chaodipi_bot.session import SessionError as SessionError
 from chaodipi_bot.session import SessionResult as SessionResult
 from engine.actions import Action as Action
 from engine.actions import Bury as Bury

@@ -1,9 +1,10 @@
 """One seat of one match over a ``Play`` stream: the view, the deadline guard, the answers.
 
-:func:`play_seat` plays a seat to its end with reconnects; :class:`Seat` is one seat's state
-across them (the view rebuilt from each Snapshot and carried forward by the events each
-Decision brings, the open decision, the refusals answered). :func:`chaodipi_bot.run_bot` uses
-both, for its one ticket or for each seat a session is offered.
+:func:`play_seat` plays a seat to its end with reconnects (:class:`Retries` says when to try
+again); :class:`Seat` is one seat's state across them (the view rebuilt from each Snapshot and
+carried forward by the events each Decision brings, the open decision, the refusals answered).
+:func:`chaodipi_bot.run_bot` uses both, for its one ticket or for each seat a session is
+offered.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import grpc
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi_bot.errors import SeatError, status_text, unreachable
 from chaodipi_bot.wire import (
     action_message,
     event_from_message,
@@ -30,7 +32,16 @@ from engine.follow import follow
 from engine.match import Ending
 from engine.view import SeatView
 
-__all__ = ["Decide", "MatchResult", "Seat", "backoff", "open_channel", "play_seat"]
+__all__ = [
+    "Decide",
+    "MatchResult",
+    "Retries",
+    "Seat",
+    "backoff",
+    "open_channel",
+    "play_seat",
+    "retried",
+]
 
 Decide = Callable[[SeatView], Action]
 """What a bot writes: the seat's view (``view.legal`` set) in, a legal action out."""
@@ -71,28 +82,147 @@ def backoff(attempt: int) -> float:
     return min(2.0, 0.1 * 2.0**attempt)
 
 
+WAITING_BACKOFF_S = 1.0
+"""The longest wait between two tries while the arena does not listen yet."""
+
+CHANNEL_OPTIONS = [
+    # gRPC waits longer and longer (up to 2 minutes) before connecting again to an address
+    # that refused: keep it short, so that an arena that starts (or restarts) is seen at once
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
+
+
 def open_channel(address: str, root_certificate: bytes | None) -> grpc.Channel:
     """A channel to the arena: TLS when ``root_certificate`` is given, plaintext otherwise."""
     if root_certificate is not None:
-        return grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificate))
-    return grpc.insecure_channel(address)
+        credentials = grpc.ssl_channel_credentials(root_certificate)
+        return grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
 
 
-def play_seat(play_once: Callable[[], MatchResult], reconnects: int) -> MatchResult:
-    """``play_once()`` until the match is over: a dropped stream is opened again (with the same
-    ticket) up to ``reconnects`` times; a refusal is raised (``grpc.RpcError``)."""
-    attempt = 0
+class Retries:
+    """When a stream that failed is opened again. Until the arena has answered once, a
+    refused connection (``UNAVAILABLE``) is tried again for up to ``wait_s`` seconds: the arena
+    may not listen yet (``arena run`` takes a few seconds to start); the first such retry says
+    so on stderr. After that, a dropped stream is opened again up to ``reconnects`` times in a
+    row (:meth:`answered` starts the count again).
+
+    >>> naps = []
+    >>> retries = Retries(reconnects=2, wait_s=0, address="h:1", sleep=naps.append)
+    >>> [retries.again(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)], naps
+    ([True, True, False], [0.2, 0.4])
+    """
+
+    def __init__(
+        self,
+        *,
+        reconnects: int,
+        wait_s: float,
+        address: str,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
+        self.reconnects = reconnects
+        self.wait_s = wait_s
+        self.address = address
+        self.clock = clock
+        self.sleep = sleep
+        self.attempt = 0
+        """Retries in a row so far (after the arena answered)."""
+        self.waits = 0
+        """Tries while the arena did not listen yet."""
+        self.since: float | None = None
+        """When the first refused connection was seen (before the arena ever answered)."""
+
+    def answered(self) -> None:
+        """The stream got through: the next failure is the first in a row."""
+        self.attempt = 0
+
+    def waited_s(self) -> float:
+        """Seconds since the first refused connection (0 if none)."""
+        return 0.0 if self.since is None else self.clock() - self.since
+
+    def again(self, code: grpc.StatusCode | None, *, reached: bool) -> bool:
+        """After a failure with ``code`` (``None``: the stream ended early without a status),
+        sleep and return True to try again, or return False to give up. ``reached``: the arena
+        has answered once."""
+        if not reached and code == grpc.StatusCode.UNAVAILABLE:
+            if self.since is None:
+                self.since = self.clock()
+            left = self.wait_s - self.waited_s()
+            if left <= 0:
+                return False
+            if self.waits == 0:
+                print(
+                    f"no arena at {self.address} yet (UNAVAILABLE): trying again for up to "
+                    f"{self.wait_s:g} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            self.waits += 1
+            self.sleep(min(backoff(self.waits), WAITING_BACKOFF_S, left))
+            return True
+        if (code is not None and code not in RETRY) or self.attempt >= self.reconnects:
+            return False
+        self.attempt += 1
+        self.sleep(backoff(self.attempt))
+        return True
+
+
+_SEAT_HINTS = {
+    grpc.StatusCode.UNAUTHENTICATED: "check the ticket in $ARENA_TICKET: each seat of each table "
+    "has its own",
+    grpc.StatusCode.NOT_FOUND: "a ticket plays one match: ask for a ticket of a table still open",
+}
+
+
+def play_seat(
+    play_once: Callable[[], MatchResult], seat: Seat, retries: Retries, *, contacted: bool
+) -> MatchResult:
+    """``play_once()`` (a stream of ``seat``) until the match is over: a dropped stream is
+    opened again (with the same ticket) as ``retries`` says; a refusal, or a stream that keeps
+    failing, is a :class:`SeatError`. ``contacted``: the arena has answered already (a
+    session's seat), so a refused connection is a drop, not an arena that does not listen
+    yet."""
     while True:
+        before = seat.messages
         try:
             return play_once()
         except grpc.RpcError as err:
-            if err.code() not in RETRY or attempt >= reconnects:
-                raise
-        except ConnectionError:
-            if attempt >= reconnects:
-                raise
-        attempt += 1
-        time.sleep(backoff(attempt))
+            error: grpc.RpcError | ConnectionError = err
+            code: grpc.StatusCode | None = err.code()
+        except ConnectionError as err:
+            error, code = err, None
+        if seat.messages > before:
+            retries.answered()  # it got through this time: a new count of drops in a row
+        reached = contacted or seat.messages > 0
+        if not retries.again(code, reached=reached):
+            raise seat_error(error, retries, reached) from None
+
+
+def seat_error(
+    error: grpc.RpcError | ConnectionError, retries: Retries, reached: bool
+) -> SeatError:
+    """What a seat's stream that ended with ``error`` for good means, in one line."""
+    if isinstance(error, ConnectionError):
+        what = f"the seat's stream at {retries.address} kept ending early {retried(retries)}"
+        return SeatError(f"{what} ({error})")
+    code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE and not reached:
+        return unreachable(SeatError, retries.address, error, retries.waited_s())
+    if code in RETRY:
+        what = f"the seat's stream at {retries.address} kept failing {retried(retries)}"
+        return SeatError(f"{what} ({status_text(error)})", code)
+    hint = _SEAT_HINTS.get(code)
+    message = f"the arena at {retries.address} refused the ticket ({status_text(error)})"
+    return SeatError(message + (f": {hint}" if hint else ""), code)
+
+
+def retried(retries: Retries) -> str:
+    """``after 3 retries``, or ``with no retry``."""
+    count = retries.attempt
+    return f"after {count} retr{'y' if count == 1 else 'ies'}" if count else "with no retry"
 
 
 class Seat:
@@ -111,6 +241,8 @@ class Seat:
         self.open: tuple[int, LegalActions] | None = None
         self.thinker = _Thinker()
         self.refused: set[int] = set()
+        self.messages = 0
+        """Messages the server sent this seat, over all its streams."""
 
     def play_once(self, channel: grpc.Channel, hello: pb.Hello) -> MatchResult:
         """One ``Play`` stream on ``channel``, from Hello to MatchOver (``grpc.RpcError`` or
@@ -125,6 +257,7 @@ class Seat:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         try:
             for message in stub.Play(requests()):
+                self.messages += 1
                 if self.on_message is not None:
                     self.on_message(message)
                 answer = self.read(message)

@@ -8,6 +8,9 @@ stream of its own, each in a thread of its own with a fresh :class:`~chaodipi_bo
 
 * The stream ends with status OK: the arena wants no more games from this process. The seats
   in hand are played to their end, then the call returns a :class:`SessionResult`.
+* Nothing listens at the address yet (``UNAVAILABLE`` before the first ``Entered``): Enter is
+  tried again, with a line on stderr, for up to ``wait_s`` seconds (``arena run`` takes a few
+  seconds to start listening), then :class:`SessionError`.
 * The stream drops (``UNAVAILABLE`` and the like): it is opened again with backoff, with the
   same token and instance id, and the server offers the seats still open again. A seat being
   played is never opened twice: offers are kept by ticket, in play and finished.
@@ -16,7 +19,8 @@ stream of its own, each in a thread of its own with a fresh :class:`~chaodipi_bo
   later Enter they mean the arena closed the session's run while the stream was down: the
   seats in hand are finished and the call returns.
 * A seat whose stream fails past its retries (or whose table is gone, ``NOT_FOUND``) is given
-  up with a line on stderr; the session goes on. An exception from ``decide`` (a bug in the
+  up with a line on stderr (its :class:`~chaodipi_bot.errors.SeatError`); the session goes
+  on. An exception from ``decide`` (a bug in the
   bot) ends the whole session and is raised, as it would end a one-seat run.
 """
 
@@ -26,7 +30,6 @@ import queue
 import secrets
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TypeAlias
@@ -35,7 +38,8 @@ import grpc
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.seat import RETRY, Decide, MatchResult, Seat, backoff, open_channel, play_seat
+from chaodipi_bot.errors import SeatError, SessionError, status_text, unreachable
+from chaodipi_bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat, retried
 from chaodipi_bot.wire import PROTOCOL_VERSION
 
 __all__ = ["SessionError", "SessionResult", "play_session"]
@@ -65,14 +69,6 @@ class SessionResult:
         return f"session {self.session} over: {games} game{'s' * (games != 1)} played{lost}"
 
 
-class SessionError(Exception):
-    """The arena refused the session, or it was lost; ``code`` is the gRPC status."""
-
-    def __init__(self, message: str, code: grpc.StatusCode | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 @dataclass(frozen=True, slots=True)
 class _EnterEnded:
     """The session's stream ended: ``error`` None for status OK."""
@@ -92,9 +88,9 @@ class _SeatEnded:
 _Item: TypeAlias = "pb.EnterResponse | _EnterEnded | _SeatEnded"
 
 _HINTS = {
-    grpc.StatusCode.UNAUTHENTICATED: "check the token given with --token or $ARENA_TOKEN",
+    grpc.StatusCode.UNAUTHENTICATED: "check the token in $ARENA_TOKEN (or the file given with "
+    "--token-file)",
     grpc.StatusCode.ABORTED: "another process entered with the same token",
-    grpc.StatusCode.UNAVAILABLE: "is the arena running at that address?",
 }
 
 
@@ -107,6 +103,7 @@ def play_session(
     capacity: int,
     root_certificate: bytes | None = None,
     reconnects: int = 5,
+    wait_s: float = 30.0,
     margin_ms: int = 150,
     on_message: Callable[[pb.PlayResponse], None] | None = None,
 ) -> SessionResult:
@@ -114,15 +111,17 @@ def play_session(
 
     ``new_decide()`` is called once per seat, in that seat's thread: the ``decide`` for that
     game. ``capacity`` is how many seats this process asks to play at once; every seat offered
-    is played at once (the arena offers at most that many). The Enter stream and each seat's
-    stream are retried up to ``reconnects`` times in a row. Raises :class:`SessionError` when
-    the arena refuses the token or the session is lost (after the seats in hand are over)."""
+    is played at once (the arena offers at most that many). Until the arena first answers, a
+    refused connection is tried again for up to ``wait_s`` seconds; after, the Enter stream
+    and each seat's stream are retried up to ``reconnects`` times in a row. Raises
+    :class:`SessionError` when the arena refuses the token, cannot be reached or the session
+    is lost (after the seats in hand are over)."""
     session = _Session(
         new_decide,
         address=address,
         name=name,
         margin_s=margin_ms / 1000,
-        reconnects=reconnects,
+        retries=Retries(reconnects=reconnects, wait_s=wait_s, address=address),
         on_message=on_message,
     )
     request = pb.EnterRequest(
@@ -146,14 +145,15 @@ class _Session:
         address: str,
         name: str,
         margin_s: float,
-        reconnects: int,
+        retries: Retries,
         on_message: Callable[[pb.PlayResponse], None] | None,
     ) -> None:
         self.new_decide = new_decide
         self.address = address
         self.name = name
         self.margin_s = margin_s
-        self.reconnects = reconnects
+        self.retries = retries
+        """For the Enter stream (each seat counts its own)."""
         self.on_message = on_message
         self.items: queue.Queue[_Item] = queue.Queue()
         self.session = ""
@@ -168,7 +168,7 @@ class _Session:
     def run(self, channel: grpc.Channel, request: pb.EnterRequest) -> SessionResult:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         self._enter(stub, request)
-        open_, attempt = True, 0
+        open_ = True
         failure: SessionError | None = None
         while open_ or self.in_play:
             item = self.items.get()
@@ -180,15 +180,13 @@ class _Session:
                     open_ = False
                 elif not isinstance(error, grpc.RpcError):
                     raise error
-                elif error.code() in RETRY and attempt < self.reconnects:
-                    attempt += 1
-                    time.sleep(backoff(attempt))
+                elif self.retries.again(error.code(), reached=bool(self.session)):
                     self._enter(stub, request)
                 else:
                     open_ = False
-                    failure = self._failure(error, attempt)
+                    failure = self._failure(error)
             elif item.WhichOneof("message") == "entered":
-                attempt = 0
+                self.retries.answered()
                 again = "re-entered" if self.session else "entered"
                 self.session = item.entered.session
                 print(
@@ -217,7 +215,7 @@ class _Session:
         else:
             self.items.put(_EnterEnded(None))
 
-    def _failure(self, error: grpc.RpcError, retries: int) -> SessionError | None:
+    def _failure(self, error: grpc.RpcError) -> SessionError | None:
         """What an Enter stream that ended with ``error`` means (None: the run is over)."""
         code, details = error.code(), error.details() or ""
         refused = code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.FAILED_PRECONDITION)
@@ -229,15 +227,16 @@ class _Session:
                 flush=True,
             )
             return None
+        if code == grpc.StatusCode.UNAVAILABLE and not self.session:
+            return unreachable(SessionError, self.address, error, self.retries.waited_s())
         hint = _HINTS.get(code)
-        tries = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if code in RETRY else ""
         if refused:
             what = f"the arena at {self.address} refused the session"
         elif self.session:
-            what = f"session {self.session} was lost{tries}"
+            what = f"session {self.session} at {self.address} was lost {retried(self.retries)}"
         else:
-            what = f"could not enter the arena at {self.address}{tries}"
-        message = f"{what} ({code.name}: {details})" + (f": {hint}" if hint else "")
+            what = f"could not enter the arena at {self.address} {retried(self.retries)}"
+        message = f"{what} ({status_text(error)})" + (f": {hint}" if hint else "")
         return SessionError(message, code)
 
     # -- seats --------------------------------------------------------------------------------
@@ -257,7 +256,10 @@ class _Session:
             hello = pb.Hello(
                 ticket=offer.ticket, protocol_version=PROTOCOL_VERSION, bot_name=self.name
             )
-            result = play_seat(lambda: seat.play_once(channel, hello), self.reconnects)
+            retries = Retries(reconnects=self.retries.reconnects, wait_s=0, address=self.address)
+            result = play_seat(
+                lambda: seat.play_once(channel, hello), seat, retries, contacted=True
+            )
         except BaseException as err:  # handed to the main thread
             self.items.put(_SeatEnded(offer.ticket, None, err))
         else:
@@ -271,18 +273,14 @@ class _Session:
             # a long session plays thousands of games: keep how each ended, not its view
             self.games.append(replace(ended.result, view=None))
             return
-        if isinstance(error, grpc.RpcError):
-            if error.code() == grpc.StatusCode.NOT_FOUND:
-                self.finished.add(ended.ticket)  # the table is over and gone
-            why = f"{error.code().name}: {error.details()}"
-        elif isinstance(error, ConnectionError):
-            why = str(error)
-        else:
+        if not isinstance(error, SeatError):
             assert error is not None
             raise error  # decide() or new_game() raised: a bug in the bot ends the session
+        if error.code == grpc.StatusCode.NOT_FOUND:
+            self.finished.add(ended.ticket)  # the table is over and gone
         self.lost += 1
         print(
-            f"session {self.session}: a seat's stream failed ({why}); that seat is given up",
+            f"session {self.session}: {error}; that seat is given up",
             file=sys.stderr,
             flush=True,
         )

@@ -8,8 +8,8 @@
 * follows: wins the trick cheaply when it can and it matters, feeds points to a partner who is
   winning, and otherwise sheds its least valuable cards; it remembers who showed a void.
 
-    python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051 --token TOKEN
-    python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051 --ticket TICKET
+    ARENA_TOKEN=TOKEN python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051
+    ARENA_TICKET=TICKET python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051
 """
 
 from __future__ import annotations

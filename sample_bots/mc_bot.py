@@ -18,8 +18,8 @@ heuristic bot's.
 Its budget is thinking time, which games played at once would share (one core, under the
 GIL): in a session it asks for one game at a time unless given ``--capacity``.
 
-    python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --token TOKEN [--budget-ms 300]
-    python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 --ticket TICKET [--budget-ms 300]
+    ARENA_TOKEN=TOKEN python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 [--budget-ms 300]
+    ARENA_TICKET=TICKET python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 [--budget-ms 300]
 """
 
 from __future__ import annotations

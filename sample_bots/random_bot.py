@@ -1,7 +1,9 @@
 """The random bot: every move uniformly at random among the legal ones.
 
-python3 -m sample_bots.random_bot --address 127.0.0.1:50051 --token TOKEN [--seed N]
-python3 -m sample_bots.random_bot --address 127.0.0.1:50051 --ticket TICKET [--seed N]
+ARENA_TOKEN=TOKEN python3 -m sample_bots.random_bot --address 127.0.0.1:50051 [--seed N]
+ARENA_TICKET=TICKET python3 -m sample_bots.random_bot --address 127.0.0.1:50051 [--seed N]
+
+(the arena sets ARENA_TOKEN or ARENA_TICKET itself when it starts the bot).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 the bot is a command line run as a subprocess; the arena is a real server in trio (the other
 seats played by Python bots in threads), or a scripted one (a refusal, a dropped session).
 
-Every wait here is for an event (the bot entered, the seats connected, the process exited);
-the timeouts only catch a hang."""
+A bot is handed its token or ticket as the arena hands it: in the environment (``ARENA_TOKEN``,
+``ARENA_TICKET``), never on its command line. Every wait here is for an event (the bot entered,
+the seats connected, the process exited); the timeouts only catch a hang."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import grpc
 import trio
 
+from arena.processes import bot_environment
 from arena.server import open_server
 from arena.sessions import Session
 from arena.table import TableResult
@@ -31,9 +33,9 @@ HANG_S = 120.0
 """Far longer than anything here takes: only a hang gets near it."""
 
 
-async def run_process(command: list[str]) -> Done:
+async def run_process(command: list[str], env: dict[str, str]) -> Done:
     """Run a bot to its end in trio (killed if the test is cancelled), its stderr as text."""
-    done = await trio.run_process(command, capture_stderr=True, check=False)
+    done = await trio.run_process(command, env=env, capture_stderr=True, check=False)
     stderr = done.stderr.decode(errors="replace")
     return subprocess.CompletedProcess(command, done.returncode, stdout=None, stderr=stderr)
 
@@ -54,8 +56,8 @@ class SessionRun:
 
 
 def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> SessionRun:
-    """Run ``command`` (a bot with ``--address`` and ``--token`` still to come) against a real
-    server and offer it one seat at each of ``len(seats)`` tables (Python random bots in the
+    """Run ``command`` (a bot with ``--address`` still to come, and its token in
+    ``ARENA_TOKEN``) against a real server and offer it one seat at each of ``len(seats)`` tables (Python random bots in the
     other seats), each table on its own deal. The door closes as soon as the offers are out,
     while the bot holds every seat; the tables start once all their seats are connected. So
     the bot must play the seats in hand to their end after its session is over, then exit."""
@@ -91,12 +93,13 @@ def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> Sessi
             ]
             for thread in threads:
                 thread.start()
-            full = [*command, "--address", server.address, "--token", TOKEN]
+            full = [*command, "--address", server.address]
+            env = bot_environment(server.address, token=TOKEN)
             with trio.fail_after(HANG_S):
                 async with trio.open_nursery() as nursery:
 
                     async def run_the_bot() -> None:
-                        process = await run_process(full)
+                        process = await run_process(full, env)
                         done.append(process)
                         # gone while a table of its is still in play: fail now, not at the
                         # timeout
@@ -125,16 +128,17 @@ def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> Sessi
 
 
 def run_with_a_wrong_token(command: list[str]) -> Done:
-    """Run ``command`` (``--address`` and ``--token`` still to come) against a real server that
-    knows a session token, with a token it does not know."""
+    """Run ``command`` (``--address`` still to come) against a real server that knows a session
+    token, with a token it does not know (in ``ARENA_TOKEN``)."""
     done: list[Done] = []
 
     async def main() -> None:
         async with open_server("127.0.0.1:0") as server:
             server.open_door(TOKEN, "session-bot")
-            full = [*command, "--address", server.address, "--token", TOKEN[:-3] + "xyz"]
+            full = [*command, "--address", server.address]
+            env = bot_environment(server.address, token=TOKEN[:-3] + "xyz")
             with trio.fail_after(HANG_S):
-                done.append(await run_process(full))
+                done.append(await run_process(full, env))
 
     trio.run(main)
     return done[0]
@@ -186,24 +190,33 @@ class DroppingArena(arena_pb2_grpc.ArenaServiceServicer):
         self._played[hello.ticket].set()
 
 
-def run_against(servicer: arena_pb2_grpc.ArenaServiceServicer, command: list[str]) -> Done:
-    """Run ``command`` (with ``--address`` still to come) against a scripted arena."""
+def run_against(
+    servicer: arena_pb2_grpc.ArenaServiceServicer,
+    command: list[str],
+    *,
+    token: str | None = None,
+    ticket: str | None = None,
+) -> Done:
+    """Run ``command`` (with ``--address`` still to come) against a scripted arena, with a
+    ``token`` or a ``ticket`` in its environment."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        full = [*command, "--address", f"127.0.0.1:{port}"]
-        return subprocess.run(full, capture_output=True, text=True, timeout=HANG_S)
+        address = f"127.0.0.1:{port}"
+        env = bot_environment(address, token=token, ticket=ticket)
+        full = [*command, "--address", address]
+        return subprocess.run(full, env=env, capture_output=True, text=True, timeout=HANG_S)
     finally:
         server.stop(grace=None)
 
 
 def run_against_a_dropping_arena(command: list[str]) -> tuple[Done, DroppingArena]:
-    """Run ``command`` (``--address`` and ``--token`` still to come) against
+    """Run ``command`` (``--address`` still to come) with a session token against
     :class:`DroppingArena`."""
     arena = DroppingArena()
-    return run_against(arena, [*command, "--token", TOKEN]), arena
+    return run_against(arena, command, token=TOKEN), arena
 
 
 def check_the_session(run: SessionRun, name: str, capacity: int) -> None:
@@ -279,10 +292,10 @@ class RefusingArena(arena_pb2_grpc.ArenaServiceServicer):
 
 
 def run_against_a_refusing_arena(command: list[str]) -> tuple[Done, RefusingArena]:
-    """Run ``command`` (``--address`` and ``--ticket`` still to come) against
+    """Run ``command`` (``--address`` still to come) with a ticket against
     :class:`RefusingArena`."""
     arena = RefusingArena()
-    return run_against(arena, [*command, "--ticket", "a-ticket", "--seed", "3"]), arena
+    return run_against(arena, [*command, "--seed", "3"], ticket="a-ticket"), arena
 
 
 def check_the_refusals(done: Done, arena: RefusingArena, name: str) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.processes import bot_environment
 from arena.server import open_server
 from engine.match import Ending
 from engine.presets import PRESETS
@@ -62,8 +63,10 @@ def cpp_bot_executable() -> Path:
 
 
 def run_cpp_bot(address: str, ticket: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    command = [str(BOT), "--address", address, "--ticket", ticket, *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    """The bot on one seat, its ticket in $ARENA_TICKET (as the arena hands it)."""
+    command = [str(BOT), "--address", address, *extra]
+    env = bot_environment(address, ticket=ticket)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
 def play_with_cpp_bots(preset: str, max_hands: int | None) -> None:

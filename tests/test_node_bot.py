@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.processes import bot_environment
 from arena.server import open_server
 
 from .process_bots import (
@@ -69,8 +70,10 @@ def _packages_resolve(executable: str) -> bool:
 
 
 def run_node_bot(address: str, ticket: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    command = [node(), str(BOT), "--address", address, "--ticket", ticket, *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    """The bot on one seat, its ticket in $ARENA_TICKET (as the arena hands it)."""
+    command = [node(), str(BOT), "--address", address, *extra]
+    env = bot_environment(address, ticket=ticket)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
 def test_node_bot_plays_a_whole_match() -> None:

@@ -274,3 +274,20 @@ def test_a_bot_whose_processes_keep_dying_stops_the_run(tmp_path: Path) -> None:
     assert "out of memory, say" in done.stderr and "crasher.py" in done.stderr
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 3 and all(r.forfeit == "crasher" and r.void is None for r in rows)
+
+
+def test_the_spectator_token_goes_to_a_private_file_never_to_stderr(tmp_path: Path) -> None:
+    """``arena run --spectator-token`` writes the token into the run's private log folder
+    (readable by its owner only) and prints the file's name; the token is on no output."""
+    config = write_config(
+        tmp_path / "t.toml", seeds=1, bots={"alpha": BOT, "beta": BOT + " --name beta"}
+    )
+    done = arena("run", str(config), "--spectator-token")
+    assert done.returncode == 0, done.stderr[-3000:]
+    path = tmp_path / "results-logs" / "spectator-token"
+    assert f"arena run: spectator token written to {path} (readable by you only)" in done.stderr
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    token = path.read_text(encoding="utf-8").strip()
+    assert len(token) >= 32, token
+    assert token not in done.stderr + done.stdout

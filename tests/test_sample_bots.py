@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.processes import bot_environment
 from chaodipi_bot import Action, MatchResult, SeatView, run_bot
 from engine.cards import Rank, Suit, format_cards, parse_cards
 from engine.match import Match
@@ -204,7 +205,8 @@ def test_the_shortest_bot_plays_and_is_quoted_whole_in_the_docs() -> None:
 
     def highest(address: str, ticket: str, seat: int, recording: Recording) -> None:
         done = subprocess.run(
-            [sys.executable, str(HIGHEST), "--address", address, "--ticket", ticket],
+            [sys.executable, str(HIGHEST), "--address", address],
+            env=bot_environment(address, ticket=ticket),
             capture_output=True,
             text=True,
             timeout=120,

@@ -235,6 +235,7 @@ def test_a_wrong_session_token_is_a_clear_error() -> None:
                     address=server.address,
                     token="not-the-token",
                     argv=[],
+                    exit_on_error=False,
                 )
             )
             with trio.fail_after(HANG):
@@ -281,16 +282,17 @@ def test_an_arena_that_cannot_be_reached_is_a_clear_error() -> None:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         address = f"127.0.0.1:{probe.getsockname()[1]}"
-    with pytest.raises(
-        SessionError, match=r"could not enter the arena at .* after 1 retry \(UNAVAILABLE"
-    ):
+    with pytest.raises(SessionError, match=r"^no arena answered at .* \(UNAVAILABLE: ") as caught:
         run_bot(
             lambda view: view.legal.default(),
             address=address,
             token=TOKEN,
-            reconnects=1,
+            wait_for_arena=0,
             argv=[],
+            exit_on_error=False,
         )
+    assert caught.value.code == grpc.StatusCode.UNAVAILABLE
+    assert "start the arena first" in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_an_exception_in_decide_ends_the_session_and_is_raised() -> None:
@@ -337,9 +339,10 @@ def test_run_bot_takes_decide_or_new_game_not_both() -> None:
 
 
 def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -> None:
-    """``python3 -m sample_bots.random_bot --token``, ``examples/highest_card_bot.py`` (which
-    calls ``run_bot(decide)`` alone) and ``examples/per_game_bot.py`` (``new_game``) each hold a
-    session, play the seat offered, and exit 0 once their door closes."""
+    """``python3 -m sample_bots.random_bot``, ``examples/highest_card_bot.py`` (which calls
+    ``run_bot(decide)`` alone) and ``examples/per_game_bot.py`` (``new_game``), each given a
+    token in ``ARENA_TOKEN`` as the arena gives it, hold a session, play the seat offered, and
+    exit 0 once their door closes, with no warning."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "proto")])}
     env.pop("ARENA_TICKET", None)
     commands = {
@@ -365,9 +368,12 @@ def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -
             ]
 
             async def play(token: str, argv: list[str]) -> None:
-                address = ["--address", server.address, "--token", token]
                 finished[token] = await trio.run_process(
-                    [*argv, *address], env=env, cwd=ROOT, capture_stderr=True, check=False
+                    [*argv, "--address", server.address],
+                    env={**env, "ARENA_TOKEN": token},
+                    cwd=ROOT,
+                    capture_stderr=True,
+                    check=False,
                 )
 
             with trio.fail_after(HANG):
@@ -389,7 +395,7 @@ def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -
     for done in finished.values():
         stderr = done.stderr.decode()
         assert done.returncode == 0, stderr
-        assert "entered session tester" in stderr
+        assert "entered session tester" in stderr and "warning" not in stderr
     # the sample bot prints what run_bot returned
     assert (
         "session tester over: 1 game played" in finished["random-token-for-tests"].stderr.decode()
@@ -404,8 +410,8 @@ def test_the_sample_bots_help_lists_the_session_options() -> None:
         text=True,
         check=True,
     )
-    assert "--token" in done.stdout and "--capacity" in done.stdout
-    assert "--ticket" in done.stdout
+    assert "--token-file" in done.stdout and "--capacity" in done.stdout
+    assert "--wait-for-arena" in done.stdout and "$ARENA_TICKET" in done.stdout
 
 
 def test_a_ticket_still_plays_one_seat_and_returns_its_match_result() -> None:

@@ -136,6 +136,51 @@ def test_serve_makes_a_spectator_token_only_when_asked(tmp_path: Path) -> None:
     assert events[-1].match_over.reason == "played to the end"
 
 
+def test_serve_without_a_tickets_file_writes_the_spectator_token_to_a_private_file() -> None:
+    """The tickets go to stdout; the spectator token goes to a new file readable by its owner
+    only, whose name is printed on stderr. The token is on neither output."""
+    command = [sys.executable, "-m", "arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
+    server = subprocess.Popen(
+        [*command, "--spectator-token"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None and server.stderr is not None
+    said: list[str] = []
+    try:
+        for line in server.stderr:  # up to the line about the token (or the end of stderr)
+            said.append(line)
+            if "spectator token" in line:
+                break
+        tickets = [server.stdout.readline() for _ in range(4)]  # printed after the token
+    finally:
+        server.kill()
+    out, err = server.communicate(timeout=60)
+    assert said and "arena serve: spectator token written to " in said[-1], said
+    path = Path(said[-1].split("written to ", 1)[1].removesuffix(" (readable by you only)\n"))
+    try:
+        assert oct(path.stat().st_mode & 0o777) == "0o600"
+        token = path.read_text(encoding="utf-8").strip()
+    finally:
+        path.unlink()
+    assert len(token) >= 32 and all(json.loads(t)["ticket"] for t in tickets)
+    assert token not in "".join(said) + err + out + "".join(tickets)
+
+
+def test_serve_writes_the_spectator_token_to_the_path_given(tmp_path: Path) -> None:
+    path = tmp_path / "watch.token"
+    server = _serve(tmp_path / "tickets.jsonl", "--spectator-token", str(path))
+    try:
+        assert oct(path.stat().st_mode & 0o777) == "0o600"  # written before the tickets
+        token = path.read_text(encoding="utf-8").strip()
+    finally:
+        server.kill()
+    out, err = server.communicate(timeout=60)
+    assert f"spectator token written to {path} (readable by you only)" in err
+    assert len(token) >= 32 and token not in out + err
+
+
 def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     server = _serve(tmp_path / "tickets.jsonl")
     server.send_signal(signal.SIGTERM)
@@ -155,3 +200,5 @@ def test_serve_help_says_how_deals_and_spectators_work() -> None:
     for option in ("--deal-key-file", "--reuse-deal-key", "--spectator-token"):
         assert option in done.stdout
     assert "--seed" not in done.stdout
+    words = " ".join(done.stdout.split())  # as argparse wrapped it
+    assert "--spectator-token [PATH]" in words and "never the token" in words

@@ -9,6 +9,9 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
+
+from arena.processes import bot_environment
 from arena.results import ResultsDB
 from tests.test_tournament import arena, write_config
 
@@ -83,3 +86,49 @@ def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
             assert row.forfeit == "hanger" and row.strikes_a + row.strikes_b >= 1
         else:
             assert row.forfeit is None and row.strikes_a == row.strikes_b == 0
+
+
+SNOOP_BOT = f"{sys.executable} {Path(__file__).parent / 'bots' / 'snoop_bot.py'}"
+
+
+def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path) -> None:
+    """Every bot process reads, at its first decision of each game (all four seats' processes
+    are alive then), the command line of every other bot process of the run, as any user of
+    the machine could (/proc/PID/cmdline): neither a session token nor a fresh bot's ticket is
+    on any of them. Each process records the secret it was handed in its environment; every
+    process is seen by another one."""
+    record = tmp_path / "record"
+    record.mkdir()
+    bot = f"{SNOOP_BOT} --record {record}"
+    config = write_config(
+        tmp_path / "t.toml",
+        seeds=2,
+        concurrency=2,
+        bots={"pooled": bot, "oneshot": {"command": bot, "fresh": True}},
+    )
+    done = arena("run", str(config))
+    assert done.returncode == 0, done.stderr[-3000:]
+    handed = [line.split(" ", 1) for line in (record / "secrets.txt").read_text().splitlines()]
+    secrets = {secret for _, secret in handed}
+    assert len(handed) >= 4 + 8 and all(secrets)  # 4 games: 2 fresh seats each, sessions
+    seen = [json.loads(line) for line in (record / "cmdlines.jsonl").read_text().splitlines()]
+    assert {int(pid) for pid, _ in handed} <= {process["pid"] for process in seen}
+    for process in seen:
+        argv = process["argv"]
+        assert "--address" in argv, argv  # a bot process of this run
+        for word in argv:
+            assert not any(secret in word for secret in secrets), argv
+            assert not any(secret.rpartition("/")[2] in word for secret in secrets), argv
+            assert not word.startswith(("--token", "--ticket")), argv
+
+
+def test_a_bot_is_handed_one_secret_and_never_a_stray_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token or ticket the arena's own user has in its environment is not passed on: a
+    session bot given a stray ARENA_TICKET would play that seat instead (a ticket wins)."""
+    monkeypatch.setenv("ARENA_TICKET", "stray/0/ticket")
+    monkeypatch.setenv("ARENA_TOKEN", "stray-token")
+    session = bot_environment("127.0.0.1:7", token="the-session-token")
+    assert session["ARENA_TOKEN"] == "the-session-token" and "ARENA_TICKET" not in session
+    fresh = bot_environment("127.0.0.1:7", ticket="t1/2/the-ticket")
+    assert fresh["ARENA_TICKET"] == "t1/2/the-ticket" and "ARENA_TOKEN" not in fresh
+    assert session["ARENA_ADDRESS"] == fresh["ARENA_ADDRESS"] == "127.0.0.1:7"

@@ -1,14 +1,15 @@
 // A random bot for the 炒地皮 arena, in C++17: every move drawn at random among the legal ones.
 //
 //   make -C sample_bots/cpp               (generates the stubs from the .proto, then compiles)
-//   sample_bots/cpp/build/bot --address 127.0.0.1:50051 --token TOKEN [--capacity N]
-//   sample_bots/cpp/build/bot --address 127.0.0.1:50051 --ticket TICKET
+//   ARENA_TOKEN=TOKEN sample_bots/cpp/build/bot --address 127.0.0.1:50051 [--capacity N]
+//   ARENA_TICKET=TICKET sample_bots/cpp/build/bot --address 127.0.0.1:50051
 //   (both take [--seed N] [--name NAME])
 //
-// With a session token (--token, or $ARENA_TOKEN) the bot holds a session and plays every seat
-// the arena offers it, up to --capacity (default 4) at once, each on a thread of its own; with
-// a ticket (--ticket, or $ARENA_TICKET) it plays that one seat and exits. The address may also
-// come from $ARENA_ADDRESS. The contract is proto/chaodipi/arena/v2/arena.proto. In short:
+// With a session token ($ARENA_TOKEN) the bot holds a session and plays every seat the arena
+// offers it, up to --capacity (default 4) at once, each on a thread of its own; with a ticket
+// ($ARENA_TICKET) it plays that one seat and exits. The arena sets them itself when it starts
+// the bot. --token and --ticket work too, with a warning: every user of the machine can read a
+// command line (ps, /proc). The address may also come from $ARENA_ADDRESS. The contract is proto/chaodipi/arena/v2/arena.proto. In short:
 //   0. a session: call ArenaService.Enter with an EnterRequest {token, protocol_version 2,
 //      capacity, instance}; the server answers Entered, then sends a SeatOffer for each seat
 //      to play: play it with its ticket as below, on a stream of its own, while the others go
@@ -38,6 +39,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -288,7 +290,7 @@ int PlaySession(v2::ArenaService::Stub& stub, const Options& options) {
                   Describe(status) + " (no arena at " + options.address + "?)");
     } else {
       bool token = status.error_code() == grpc::StatusCode::UNAUTHENTICATED;
-      Log("", "session refused: " + Describe(status) + (token ? " (check --token)" : ""));
+      Log("", "session refused: " + Describe(status) + (token ? " (check $ARENA_TOKEN)" : ""));
     }
     refused = true;
     break;
@@ -306,8 +308,8 @@ int PlaySession(v2::ArenaService::Stub& stub, const Options& options) {
 
 [[noreturn]] void Usage(const std::string& problem) {
   std::cerr << problem
-            << "\nusage: bot [--address HOST:PORT] (--token TOKEN [--capacity N] | --ticket "
-               "TICKET) [--seed N] [--name NAME]\n";
+            << "\nusage: [ARENA_TOKEN=TOKEN | ARENA_TICKET=TICKET] bot [--address HOST:PORT] "
+               "[--capacity N] [--seed N] [--name NAME]\n";
   std::exit(2);
 }
 
@@ -343,6 +345,13 @@ Options ParseOptions(int argc, char** argv) {
   }
   if (ticket_flag && token_flag)
     Usage("pass either --ticket (one seat) or --token (a session), not both");
+  for (auto [given, flag, variable] : {std::make_tuple(token_flag, "token", "ARENA_TOKEN"),
+                                       std::make_tuple(ticket_flag, "ticket", "ARENA_TICKET")}) {
+    if (given)
+      std::cerr << "warning: --" << flag << " puts a secret on the command line, which every "
+                << "user of this machine can read (ps, /proc): pass it in $" << variable
+                << " instead" << std::endl;
+  }
   auto env = [](const char* name) -> std::string {
     const char* value = std::getenv(name);
     return value ? value : "";
@@ -352,7 +361,7 @@ Options ParseOptions(int argc, char** argv) {
   if (!ticket_flag && !token_flag) options.ticket = env("ARENA_TICKET");
   if (options.ticket.empty() && !token_flag) options.token = env("ARENA_TOKEN");
   if (options.ticket.empty() && options.token.empty())
-    Usage("no ticket or token: pass --ticket or --token, or set ARENA_TICKET or ARENA_TOKEN");
+    Usage("no ticket or token: set ARENA_TICKET or ARENA_TOKEN");
   if (options.capacity < 1)
     Usage("--capacity must be a whole number of seats, 1 or more (not " +
           std::to_string(options.capacity) + ")");

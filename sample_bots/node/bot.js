@@ -1,14 +1,15 @@
 // A random bot for the 炒地皮 arena, in Node.js: every move drawn at random among the legal ones.
 //
 //   npm ci --prefix sample_bots/node          (once: @grpc/grpc-js and @grpc/proto-loader)
-//   node sample_bots/node/bot.js --address 127.0.0.1:50051 --token TOKEN [--capacity N]
-//   node sample_bots/node/bot.js --address 127.0.0.1:50051 --ticket TICKET
+//   ARENA_TOKEN=TOKEN node sample_bots/node/bot.js --address 127.0.0.1:50051 [--capacity N]
+//   ARENA_TICKET=TICKET node sample_bots/node/bot.js --address 127.0.0.1:50051
 //   (both take [--seed N] [--name NAME])
 //
-// With a session token (--token, or $ARENA_TOKEN) the bot holds a session and plays every seat
-// the arena offers it, up to --capacity (default 4) at once; with a ticket (--ticket, or
-// $ARENA_TICKET) it plays that one seat and exits. The address may also come from
-// $ARENA_ADDRESS. The contract is proto/chaodipi/arena/v2/arena.proto, loaded at run time (no
+// With a session token ($ARENA_TOKEN) the bot holds a session and plays every seat the arena
+// offers it, up to --capacity (default 4) at once; with a ticket ($ARENA_TICKET) it plays that
+// one seat and exits. The arena sets them itself when it starts the bot. --token and --ticket
+// work too, with a warning: every user of the machine can read a command line (ps, /proc).
+// The address may also come from $ARENA_ADDRESS. The contract is proto/chaodipi/arena/v2/arena.proto, loaded at run time (no
 // code generation). In short:
 //   0. a session: call ArenaService.Enter with {token, protocol_version: 2, capacity, instance};
 //      the server answers `entered`, then sends a `seat` offer (a SeatOffer) for each seat to
@@ -41,8 +42,8 @@ const PROTO = path.join(__dirname, '..', '..', 'proto', 'chaodipi', 'arena', 'v2
 const ENTER_ATTEMPTS = 10; // Enters in a row that may fail with UNAVAILABLE before giving up
 const CHANNEL_OPTIONS = { // ping an idle connection, so that a dead one is noticed (and re-entered)
   'grpc.keepalive_time_ms': 30000, 'grpc.keepalive_timeout_ms': 10000 };
-const USAGE = 'usage: node bot.js [--address HOST:PORT] (--token TOKEN [--capacity N] | ' +
-  '--ticket TICKET) [--seed N] [--name NAME]';
+const USAGE = 'usage: [ARENA_TOKEN=TOKEN | ARENA_TICKET=TICKET] node bot.js ' +
+  '[--address HOST:PORT] [--capacity N] [--seed N] [--name NAME]';
 
 // Flags beat the environment; from the environment alone, a ticket beats a token.
 function parseArgs(argv) {
@@ -58,6 +59,12 @@ function parseArgs(argv) {
   if (flags.ticket !== undefined && flags.token !== undefined) {
     usage('pass either --ticket (one seat) or --token (a session), not both');
   }
+  for (const [flag, variable] of [['token', 'ARENA_TOKEN'], ['ticket', 'ARENA_TICKET']]) {
+    if (flags[flag] !== undefined) {
+      console.error(`warning: --${flag} puts a secret on the command line, which every user ` +
+        `of this machine can read (ps, /proc): pass it in $${variable} instead`);
+    }
+  }
   const env = process.env;
   const args = {
     address: flags.address || env.ARENA_ADDRESS || '127.0.0.1:50051',
@@ -69,7 +76,7 @@ function parseArgs(argv) {
   };
   if (!args.ticket && !args.token) args.token = env.ARENA_TOKEN || '';
   if (!args.ticket && !args.token) {
-    usage('no ticket or token: pass --ticket or --token, or set ARENA_TICKET or ARENA_TOKEN');
+    usage('no ticket or token: set ARENA_TICKET or ARENA_TOKEN');
   }
   if (!Number.isInteger(args.capacity) || args.capacity < 1) {
     usage(`--capacity must be a whole number of seats, 1 or more (not ${flags.capacity})`);
@@ -236,7 +243,7 @@ async function playSession(client, args) {
       log('', `gave up entering after ${ENTER_ATTEMPTS} tries: ${describe(status)} ` +
         `(no arena at ${args.address}?)`);
     } else {
-      const hint = status.code === grpc.status.UNAUTHENTICATED ? ' (check --token)' : '';
+      const hint = status.code === grpc.status.UNAUTHENTICATED ? ' (check $ARENA_TOKEN)' : '';
       log('', `session refused: ${describe(status)}${hint}`);
     }
     break;

@@ -3,9 +3,10 @@ can be told to hang in some games. Each offered seat is played by the SDK's one-
 ``run_bot`` in a thread (random legal moves), except seats numbered ``--hang-seat``, whose
 stream it reads without ever answering.
 
-    python3 tests/bots/session_bot.py --address A --token T [--record DIR] [--hang-seat 2]
+    ARENA_TOKEN=T python3 tests/bots/session_bot.py --address A [--record DIR] [--hang-seat 2]
 
-``--record DIR``: one line per offer, ``pid table seat``, appended to ``DIR/offers.txt``.
+The session token comes from ``$ARENA_TOKEN``, as the arena hands it (never on the command
+line). ``--record DIR``: one line per offer, ``pid table seat``, appended to ``DIR/offers.txt``.
 """
 
 from __future__ import annotations
@@ -42,14 +43,16 @@ def hang(address: str, ticket: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--address", required=True)
-    parser.add_argument("--token", required=True)
     parser.add_argument("--record", type=Path)
     parser.add_argument("--hang-seat", type=int)
     args = parser.parse_args()
     rng = random.Random()
     lock = threading.Lock()
     threads = []
-    request = pb.EnterRequest(token=args.token, protocol_version=2, bot_name="test", capacity=4)
+    token = os.environ.get("ARENA_TOKEN")
+    if not token:
+        parser.error("no session token: set ARENA_TOKEN")
+    request = pb.EnterRequest(token=token, protocol_version=2, bot_name="test", capacity=4)
     with grpc.insecure_channel(args.address) as channel:
         for message in arena_pb2_grpc.ArenaServiceStub(channel).Enter(request):
             if message.WhichOneof("message") != "seat":

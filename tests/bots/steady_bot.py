@@ -2,7 +2,7 @@
 seeded, per game, by the first hand it is dealt. The same deal and seat give the same game,
 whichever process or machine plays it (runs on Ray are compared with local ones).
 
-    python3 tests/bots/steady_bot.py --address A --token T [--delay-ms 5]
+    ARENA_TOKEN=T python3 tests/bots/steady_bot.py --address A [--delay-ms 5]
 
 ``--delay-ms``: sleep this long before each decision, so a run lasts a while on any machine.
 """
