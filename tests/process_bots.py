@@ -188,7 +188,9 @@ class DroppingArena(arena_pb2_grpc.ArenaServiceServicer):
 
 def run_against(servicer: arena_pb2_grpc.ArenaServiceServicer, command: list[str]) -> Done:
     """Run ``command`` (with ``--address`` still to come) against a scripted arena."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)]
+    )
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
