@@ -103,6 +103,7 @@ BAD_ARGUMENTS = [
     (["run", "{config}", "--ray-shard-deals", "4"], "go with --ray ADDRESS"),
     (["run", "{config}", "--ray-working-dir", "{tmp}"], "go with --ray ADDRESS"),
     (["run", "{config}", "--ray", "local", "--spectator-token"], "--spectator-token: with"),
+    (["run", "{config}", "--ray", "nonsense:x"], "--ray: a Ray address is"),
     (["run", "{config}", "--ray", "local", "--port", "5"], "--host and --port: with --ray"),
     (["run", "{config}", "--preset", "nope"], "preset: no preset 'nope'"),
     (["run", "{config}", "--hands", "-1"], "argument --hands: must be a whole number of at"),
