@@ -148,12 +148,12 @@ def _why_not_clean(report: Report, outcome: Outcome) -> list[str]:
         faults = [(bot.forfeits, "forfeits"), (bot.crashes, "crashes")]
         if any(n for n, _ in faults):
             why.append(f"{bot.bot}: " + ", ".join(f"{n} {what}" for n, what in faults if n))
-    if outcome.problems:
-        why.append(f"{len(outcome.problems)} problems (above)")
     if outcome.void:
         why.append(f"{outcome.void} void games, to play again with --resume")
     if outcome.stopped is not None:
         why.append("the run was stopped before its end (above)")
+    if outcome.problems and not why:  # (a game's problems are its crashes and why it is void)
+        why.append(f"{len(outcome.problems)} problems (above)")
     return why
 
 
