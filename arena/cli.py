@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
+from arena.arguments import ArenaParser, whole
 from arena.selfplay import play_random_match
 from engine.presets import PRESETS, preset
 
@@ -22,7 +23,7 @@ def _presets(args: argparse.Namespace) -> int:
         try:
             console.print(preset(args.name).describe(), markup=False, highlight=False)
         except ValueError as err:
-            Console(stderr=True).print(f"arena presets: {err}", markup=False, style="red")
+            print(f"arena presets: {err}", file=sys.stderr)  # one line, never wrapped
             return 2
         return 0
     table = Table(title="Rule presets (arena presets NAME lists every option)")
@@ -40,7 +41,7 @@ def _selfplay(args: argparse.Namespace) -> int:
     try:
         rules = preset(args.preset)
     except ValueError as err:
-        Console(stderr=True).print(f"arena selfplay: {err}", markup=False, style="red")
+        print(f"arena selfplay: {err}", file=sys.stderr)
         return 2
     started = time.perf_counter()
     stats = [play_random_match(rules, args.seed + i, args.hands) for i in range(args.matches)]
@@ -77,10 +78,28 @@ def _version() -> str:
         return "(not installed)"
 
 
+PRESETS_EXIT_CODES = """\
+exit codes:
+  0    listed
+  2    no preset of that NAME (the line on stderr lists them), or another bad argument"""
+
+SELFPLAY_EXIT_CODES = """\
+exit codes:
+  0    played, and the summary printed
+  2    the command line cannot run (the line on stderr says why)
+  130  interrupted (Ctrl-C)"""
+
+TOP_EPILOG = """\
+every command's --help lists its options with their defaults and its exit codes. All of them
+exit 2 on a command line they cannot run, with one line on stderr naming what is wrong, and
+130 when interrupted (Ctrl-C) before they could stop cleanly."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArenaParser(
         prog="arena",
         description="The arena where 炒地皮 (Chao Dipi) bots play.",
+        epilog=TOP_EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -89,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the rule presets, or every option of one",
         description="List the rule presets (one per seed room or text), or with NAME every "
         "option of that preset.",
+        epilog=PRESETS_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     presets.add_argument("name", nargs="?", help="a preset name, e.g. anchao")
     presets.set_defaults(run=_presets)
@@ -97,13 +118,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="play random matches in-process and print what happened",
         description="Play whole matches between four random players in-process, every action "
         "checked by the rules engine, and print a summary.",
+        epilog=SELFPLAY_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     selfplay.add_argument(
         "--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)} (default classic)"
     )
-    selfplay.add_argument("--matches", type=int, default=20, help="matches to play (default 20)")
     selfplay.add_argument(
-        "--hands", type=int, default=10, help="cut each match after this many hands (default 10)"
+        "--matches", type=whole(1), default=20, help="matches to play (default 20)"
+    )
+    selfplay.add_argument(
+        "--hands",
+        type=whole(1),
+        default=10,
+        help="cut each match after this many hands (default 10)",
     )
     selfplay.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
     selfplay.set_defaults(run=_selfplay)

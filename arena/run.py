@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ import trio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from arena.addresses import AddressError, check_can_listen
+from arena.arguments import LOG_LEVELS, host, output_file, output_folder, whole
 from arena.config import ConfigError, TournamentConfig, load_config
 from arena.logs import configure_logging
 from arena.ray_cluster import RayMissingError, import_ray, parse_address
@@ -33,6 +36,8 @@ def _fail(command: str, message: str) -> int:
 def _parse_sprt(text: str) -> SprtTest:
     try:
         elo0, elo1, alpha, beta = (float(x) for x in text.split(","))
+        if not all(math.isfinite(x) for x in (elo0, elo1, alpha, beta)):
+            raise ValueError("not finite")
     except ValueError:
         raise ValueError(
             f"--sprt {text!r}: write elo0,elo1,alpha,beta, e.g. 0,50,0.05,0.05"
@@ -61,6 +66,11 @@ def run_command(args: argparse.Namespace) -> int:
     problem = _ray_problem(args)
     if problem is not None:
         return _fail("run", problem)
+    if args.ray is None:
+        try:
+            check_can_listen(_address(args))
+        except AddressError as err:
+            return _fail("run", f"--host/--port: {err}")
     configure_logging(args.log_level)
     total = len(schedule(config))
     console = Console(stderr=True)
@@ -105,7 +115,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         with progress:
             outcome = _play(args, config, sprt, spectator_token, on_game)
-    except (ResumeError, DatabaseError, RayMissingError, RayRunError) as err:
+    except (ResumeError, DatabaseError, RayMissingError, RayRunError, AddressError) as err:
         return _fail("run", str(err))
     except ConnectionError as err:  # no Ray cluster answered
         return _fail("run", f"--ray {args.ray}: no Ray cluster there ({err})")
@@ -131,8 +141,32 @@ def run_command(args: argparse.Namespace) -> int:
     if outcome.stopped is not None:
         print(f"arena run: stopped: {outcome.stopped}", file=sys.stderr)
     print(f"arena run: {stored}", file=sys.stderr)
-    bad = any(b.crashes or b.forfeits for b in report.bots) or bool(outcome.problems)
-    return 1 if bad or outcome.stopped or outcome.void else 0
+    why = _why_not_clean(report, outcome)
+    if why:
+        print(f"arena run: exit code 1: {'; '.join(why)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _why_not_clean(report: Report, outcome: Outcome) -> list[str]:
+    """What keeps a finished run from exit code 0, one item each (empty: nothing)."""
+    why = []
+    for bot in report.bots:
+        faults = [(bot.forfeits, "forfeits"), (bot.crashes, "crashes")]
+        if any(n for n, _ in faults):
+            why.append(f"{bot.bot}: " + ", ".join(f"{n} {what}" for n, what in faults if n))
+    if outcome.void:
+        why.append(f"{outcome.void} void games, to play again with --resume")
+    if outcome.stopped is not None:
+        why.append("the run was stopped before its end (above)")
+    if outcome.problems and not why:  # (a game's problems are its crashes and why it is void)
+        why.append(f"{len(outcome.problems)} problems (above)")
+    return why
+
+
+def _address(args: argparse.Namespace) -> str:
+    """Where the local run serves (``--host``, ``--port``)."""
+    return f"{args.host}:{args.port}"
 
 
 def _spectator_token_path(config: TournamentConfig) -> Path:
@@ -168,7 +202,7 @@ def _play(
     return trio.run(
         lambda: run_tournament(
             config,
-            address=f"{args.host}:{args.port}",
+            address=_address(args),
             on_listening=lambda address: _say(f"serving on {address}"),
             spectator_token=spectator_token,
             resume=args.resume,
@@ -266,10 +300,10 @@ a config file, every key with its default:
 a command bot runs as a pool of long-lived processes started with --address ADDRESS (also in
 ARENA_ADDRESS) and its session token in the environment only, ARENA_TOKEN (never on the command
 line, which every user of the machine can read; a fresh = true bot gets ARENA_TICKET): each
-opens a session (Arena.Enter) and is offered seats game after game, several at once if it asks;
+opens a session (ArenaService.Enter) and is offered seats game after game, several at once if it asks;
 a process is never given two seats of one deal, so it may remember what it saw. A process that
 dies is replaced; one that dies or fails to start in 3 games in a row stops the run. Each
-process's stderr goes to DATABASE-logs/NAME#N.stderr.
+process's stderr goes to <database stem>-logs/NAME#N.stderr.
 
 bot commands run in the config file's folder, with the arena's environment (PATH included); a
 command starting with python3 (or python) runs with the interpreter running the arena, so it
@@ -282,11 +316,29 @@ connect_timeout seconds) is void: kept out of the statistics and played again on
 Ctrl-C stops cleanly (exit code 130):
 the games in flight are dropped, and --resume goes on.
 
---spectator-token writes an operator token for Arena.Watch to a file readable by you only and
+--spectator-token writes an operator token for ArenaService.Watch to a file readable by you only and
 prints the file's name, never the token (as arena serve does); a spectator sees a table only
 once every game of the run on its deal has ended, and each table's name is logged as
 game_started (--log-level info).
 """
+
+
+RUN_EXIT_CODES = """\
+exit codes:
+  0    the run is complete: every game played, none void, no bot crashed or forfeited
+  1    the run ended, but not cleanly: a bot crashed or forfeited a game (the games stored,
+       this run's and earlier ones', count), a problem was reported, void games are left to
+       play with --resume, or the run was stopped (a bot kept failing to start or dying); the
+       last line on stderr says which
+  2    the command line, the config or the database cannot run (the line on stderr says why),
+       or the server cannot listen on --host/--port; nothing was played
+  130  interrupted (Ctrl-C, SIGTERM): the games in flight were dropped; --resume goes on"""
+
+REPORT_EXIT_CODES = """\
+exit codes:
+  0    the report was printed (and the files asked for written)
+  2    the database cannot be read or holds no games, the plots cannot be made, or another
+       bad argument (the line on stderr says why)"""
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -299,19 +351,38 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "in their environment), or "
         "external bots whose processes connect with a token. Results go to SQLite as each game "
         "ends.",
-        epilog=CONFIG_HELP,
+        epilog=CONFIG_HELP + "\n" + RUN_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("config", type=Path, help="the tournament's TOML file")
     run.add_argument("--resume", action="store_true", help="continue an interrupted tournament")
-    run.add_argument("--sprt", help="elo0,elo1,alpha,beta: stop a two-bot match once decided")
-    run.add_argument("--json", action="store_true", help="print the report as JSON")
-    run.add_argument("--csv", type=Path, help="also write the report as CSV to this file")
-    run.add_argument("--log-level", default="warning", help="debug, info, warning or error")
     run.add_argument(
-        "--host", default="127.0.0.1", help="address to serve on (bots with a token connect here)"
+        "--sprt", help="elo0,elo1,alpha,beta: stop a two-bot match once decided (default: none)"
     )
-    run.add_argument("--port", type=int, default=0, help="port to serve on (default: any free)")
+    run.add_argument("--json", action="store_true", help="print the report as JSON")
+    run.add_argument(
+        "--csv",
+        type=output_file,
+        help="also write the report as CSV to this file (default: none)",
+    )
+    run.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="warning",
+        help="how much to log, on stderr (default warning)",
+    )
+    run.add_argument(
+        "--host",
+        type=host,
+        default="127.0.0.1",
+        help="address to serve on; bots with a token connect here (default 127.0.0.1)",
+    )
+    run.add_argument(
+        "--port",
+        type=whole(0, 65535),
+        default=0,
+        help="port to serve on (default 0: any free one)",
+    )
     add_spectator_token_option(run, "spectator-token in the run's <database stem>-logs folder")
     ray = run.add_argument_group(
         "Ray",
@@ -322,11 +393,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "--ray",
         metavar="ADDRESS",
         help="auto (the cluster `ray start` runs on this machine, or $RAY_ADDRESS), local (start "
-        "one here for the run) or HOST:PORT of the head node",
+        "one here for the run) or HOST:PORT of the head node (default: no Ray, the games run here)",
     )
     ray.add_argument(
         "--ray-shard-deals",
-        type=int,
+        type=whole(1),
         metavar="N",
         help="deals per shard, the unit of work a node plays with bot processes of its own "
         "(default: about 3 shards per slot, 16 to 100 deals each)",
@@ -340,22 +411,34 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
         "and the bots are at the same path on every node",
     )
     overrides = run.add_argument_group(
-        "config overrides", "these win over the config file's keys of the same name"
+        "config overrides",
+        "these win over the config file's keys of the same name (default: the file's value)",
     )
     overrides.add_argument("--preset", help="rule preset (see `arena presets`)")
-    overrides.add_argument("--hands", type=int, help="hands per game; 0 plays whole matches")
-    overrides.add_argument("--seeds", type=int, help="deals, each played twice (seats swapped)")
-    overrides.add_argument("--concurrency", type=int, help="games at once")
+    overrides.add_argument("--hands", type=whole(0), help="hands per game; 0 plays whole matches")
+    overrides.add_argument(
+        "--seeds", type=whole(1), help="deals, each played twice (seats swapped)"
+    )
+    overrides.add_argument("--concurrency", type=whole(1), help="games at once")
     run.set_defaults(run=run_command)
     report = commands.add_parser(
         "report",
         help="print the report of a results database",
         description="Reprint a tournament's report from its SQLite results.",
+        epilog=REPORT_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     report.add_argument("database", type=Path, help="the results file (config key database)")
     report.add_argument("--json", action="store_true", help="print the report as JSON")
-    report.add_argument("--csv", type=Path, help="also write the report as CSV to this file")
     report.add_argument(
-        "--plot", type=Path, metavar="DIR", help="write PNG plots (ratings, head to head) here"
+        "--csv",
+        type=output_file,
+        help="also write the report as CSV to this file (default: none)",
+    )
+    report.add_argument(
+        "--plot",
+        type=output_folder,
+        metavar="DIR",
+        help="write PNG plots (ratings, head to head) into this folder (default: none)",
     )
     report.set_defaults(run=report_command)

@@ -21,6 +21,16 @@ from typing import Any
 
 import trio
 
+from arena.addresses import AddressError, check_can_listen
+from arena.arguments import (
+    LOG_LEVELS,
+    listen_address,
+    milliseconds,
+    output_file,
+    output_folder,
+    seconds,
+    whole,
+)
 from arena.deals import DealKey
 from arena.logs import configure_logging
 from arena.server import ArenaServer, new_spectator_token, open_server, tune_garbage_collector
@@ -33,23 +43,38 @@ __all__ = [
     "add_spectator_token_option",
     "publish_spectator_token",
     "serve_command",
+    "start_when_seated",
     "write_private",
 ]
 
 DESCRIPTION = """\
 Serve TABLES tables of the chosen preset over gRPC. Each seat has a ticket (a secret): the
-tickets are printed as JSON lines (or written to --tickets). Bots connect with `Arena.Play` and
-present their seat's ticket. The server exits when every table's match is over (or on Ctrl-C),
-printing each result; each table is released from memory as it ends.
+tickets are printed as JSON lines (or written to --tickets). Bots connect with
+`ArenaService.Play` and present their seat's ticket. A table begins once its four seats are
+connected; a table with a seat that has not connected within --connect-timeout seconds is void:
+it ends undecided at once ("void: seat 3 did not connect within 60 s", MatchOver ending
+ENDING_STOPPED to the seats that came), as a game in `arena run` whose bot never connected. The
+server exits when every table's match is over (or on Ctrl-C), printing each result as a JSON
+line ("void": true for a void table); each table is released from memory as it ends, and a
+ticket of a table whose match is over gets NOT_FOUND.
 
 Deals come from a secret key made for this run (table i plays deal i of the key), so no bot can
 work out the other hands from its own cards. The key is printed nowhere: --deal-key-file saves
 it (readable by you only) so that --reuse-deal-key can deal the very same cards again later.
 
-Spectators (`Arena.Watch`) need an operator token, which bots never get: --spectator-token
+Spectators (`ArenaService.Watch`) need an operator token, which bots never get: --spectator-token
 makes one for this run and writes it to a file readable by you only (PATH, beside the tickets
 file, or a temporary file), printing only its name, as `arena run --spectator-token` does.
 Without it, Watch is refused."""
+
+EXIT_CODES = """\
+exit codes:
+  0    every table's match was played to its end
+  1    some table's was not: a forfeit, a void table, the server stopped (Ctrl-C, SIGTERM) or
+       a table failed; a line on stderr names each such table and why
+  2    the command line cannot run (a bad option, unreadable TLS files, an address the server
+       cannot listen on, such as a port another server holds); nothing was served
+  130  interrupted before serving began"""
 
 
 def add_command(commands: Any) -> None:
@@ -58,47 +83,90 @@ def add_command(commands: Any) -> None:
         "serve",
         help="serve tables that bots join over gRPC",
         description=DESCRIPTION,
+        epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    serve.add_argument("--address", default="127.0.0.1:50051", help="host:port to listen on")
-    serve.add_argument("--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)}")
-    serve.add_argument("--tables", type=int, default=1, help="tables to open (default 1)")
-    serve.add_argument("--hands", type=int, default=0, help="cut matches after N hands (0: no)")
-    serve.add_argument("--decision-ms", type=int, default=1000, help="time per decision")
-    serve.add_argument("--bank-ms", type=int, default=30_000, help="time bank per seat and match")
-    serve.add_argument("--max-strikes", type=int, default=3, help="timeouts before a forfeit")
     serve.add_argument(
-        "--connect-timeout", type=float, default=60.0, help="seconds to wait for four bots"
+        "--address",
+        type=listen_address,
+        default="127.0.0.1:50051",
+        help="HOST:PORT to listen on; port 0: any free one (default 127.0.0.1:50051)",
     )
-    serve.add_argument("--tls-cert", type=Path, help="PEM server certificate (with --tls-key)")
-    serve.add_argument("--tls-key", type=Path, help="PEM private key of the certificate")
+    serve.add_argument(
+        "--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)} (default classic)"
+    )
+    serve.add_argument("--tables", type=whole(1), default=1, help="tables to open (default 1)")
+    serve.add_argument(
+        "--hands", type=whole(0), default=0, help="cut matches after N hands (default 0: never)"
+    )
+    serve.add_argument(
+        "--decision-ms",
+        type=milliseconds(1),
+        default=1000,
+        help="time per decision, in ms (default 1000)",
+    )
+    serve.add_argument(
+        "--bank-ms",
+        type=milliseconds(0),
+        default=30_000,
+        help="time bank per seat and match, in ms (default 30000)",
+    )
+    serve.add_argument(
+        "--max-strikes", type=whole(1), default=3, help="timeouts before a forfeit (default 3)"
+    )
+    serve.add_argument(
+        "--connect-timeout",
+        type=seconds,
+        default=60.0,
+        help="seconds for a table's four bots to connect; a table with a seat still missing "
+        "then is void (default 60)",
+    )
+    serve.add_argument(
+        "--tls-cert", type=Path, help="PEM server certificate (with --tls-key; default: none)"
+    )
+    serve.add_argument(
+        "--tls-key", type=Path, help="PEM private key of the certificate (default: none)"
+    )
     serve.add_argument(
         "--plaintext", action="store_true", help="serve without TLS (only for trusted networks)"
     )
     serve.add_argument(
-        "--tickets", type=Path, help="write the tickets here (readable by you only), not stdout"
+        "--tickets",
+        type=output_file,
+        help="write the tickets here (readable by you only; default: stdout)",
     )
-    serve.add_argument("--replays", type=Path, help="write each table's replay (JSON lines) here")
+    serve.add_argument(
+        "--replays",
+        type=output_folder,
+        help="write each table's replay (JSON lines) into this folder (default: none)",
+    )
     keys = serve.add_mutually_exclusive_group()
     keys.add_argument(
         "--deal-key-file",
-        type=Path,
+        type=output_file,
         metavar="PATH",
         help="save this run's secret deal key to PATH (a new file, readable by you only), to "
-        "deal the same cards again with --reuse-deal-key; never give it to a bot",
+        "deal the same cards again with --reuse-deal-key; never give it to a bot (default: not "
+        "saved)",
     )
     keys.add_argument(
         "--reuse-deal-key",
         type=Path,
         metavar="PATH",
         help="deal from the key saved by an earlier run's --deal-key-file: table i gets the "
-        "same cards as that run's table i (bots that played that run have seen them)",
+        "same cards as that run's table i (bots that played that run have seen them; default: "
+        "a new key)",
     )
     add_spectator_token_option(
         serve,
         "TICKETS.spectator beside --tickets, or a new temporary file without it",
     )
-    serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="how much to log, on stderr (default info)",
+    )
     serve.set_defaults(run=serve_command)
 
 
@@ -107,8 +175,7 @@ class _Refused(Exception):
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """Run ``arena serve``: 0 when every match was played to its end, 1 otherwise, 2 when the
-    command line cannot run."""
+    """Run ``arena serve`` (its exit codes: :data:`EXIT_CODES`)."""
     try:
         configs, tls = _prepare(args)
     except _Refused as err:
@@ -124,7 +191,15 @@ def serve_command(args: argparse.Namespace) -> int:
         return 2
     for result in results:
         print(json.dumps(_summary(result), ensure_ascii=False))
-    return 0 if all(r.ending is Ending.PLAYED_OUT for r in results) else 1
+    unfinished = [r for r in results if r.ending is not Ending.PLAYED_OUT]
+    if not unfinished:
+        return 0
+    print(
+        f"arena serve: exit code 1: {len(unfinished)} of {len(results)} tables did not play "
+        "to the end: " + "; ".join(f"{r.table} ({r.reason})" for r in unfinished),
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _prepare(
@@ -143,12 +218,19 @@ def _prepare(
             "no TLS certificate given: pass --tls-cert and --tls-key, or --plaintext to serve "
             "without encryption (fine on 127.0.0.1)"
         )
-    if args.tables < 1:
-        raise _Refused("--tables must be at least 1")
     try:
         tls = (args.tls_cert.read_bytes(), args.tls_key.read_bytes()) if args.tls_cert else None
     except OSError as err:
         raise _Refused(f"cannot read the TLS files: {err}") from None
+    try:
+        check_can_listen(args.address)  # before a file is written
+    except AddressError as err:
+        raise _Refused(str(err)) from None
+    if args.replays is not None:
+        try:
+            args.replays.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise _Refused(f"--replays {args.replays}: {err.strerror}") from None
     key = _deal_key(args)
     configs = [
         TableConfig(
@@ -211,7 +293,8 @@ async def _serve(
         tls_key=key,
         spectator_token=spectator_token,
     ) as server:
-        tables = [server.start_table(config) for config in configs]
+        starts = [trio.Event() for _ in configs]
+        tables = [server.start_table(c, start=e) for c, e in zip(configs, starts, strict=True)]
         lines = [
             json.dumps(
                 {"table": t.name, "seat": s, "ticket": t.ticket(s), "address": server.address}
@@ -226,11 +309,31 @@ async def _serve(
         results: list[TableResult | None] = [None] * len(tables)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_stop_on_signal, tables)
+            for table, start in zip(tables, starts, strict=True):
+                nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
             async with trio.open_nursery() as waiting:
                 for i, table in enumerate(tables):
                     waiting.start_soon(_wait_and_release, server, table, results, i)
             nursery.cancel_scope.cancel()
         return [r for r in results if r is not None]
+
+
+VOID = "void: "
+"""How a void table's reason begins."""
+
+
+async def start_when_seated(table: Table, start: trio.Event, timeout_s: float) -> None:
+    """Let the table begin once its four seats are connected; if a seat has not connected
+    within ``timeout_s``, the table is void (ended undecided, before any play), by the rule of
+    ``arena run``: a game whose bot never connected is no result."""
+    with trio.move_on_after(timeout_s):
+        await table.connected.wait()
+    never = [seat for seat, state in enumerate(table.seats) if state.stats.connects == 0]
+    if not never:
+        start.set()  # (a seat that connected and dropped may still come back: its clock runs)
+        return
+    seats = f"seat {never[0]}" if len(never) == 1 else f"seats {', '.join(map(str, never))}"
+    table.stop(f"{VOID}{seats} did not connect within {timeout_s:g} s")
 
 
 async def _stop_on_signal(tables: list[Table]) -> None:
@@ -269,7 +372,7 @@ def add_spectator_token_option(parser: argparse.ArgumentParser, default_place: s
         const=True,
         default=None,
         metavar="PATH",
-        help="make an operator token for Arena.Watch (WatchRequest.token; bots never get it) "
+        help="make an operator token for ArenaService.Watch (WatchRequest.token; bots never get it) "
         f"and write it to PATH (default: {default_place}), a file readable by you only; "
         "only the file's name is printed, never the token. Without it nobody may watch",
     )
@@ -306,6 +409,7 @@ def _summary(result: TableResult) -> dict[str, object]:
         "progress": list(result.progress),
         "forfeited_by": result.forfeited_by,
         "reason": result.reason,
+        "void": result.ending is Ending.STOPPED and result.reason.startswith(VOID),
         "strikes": [s.strikes for s in result.seats],
         "illegal": [s.illegal for s in result.seats],
         "replay": None if result.replay is None else str(result.replay),

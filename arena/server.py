@@ -8,7 +8,14 @@
 
 ``open_server`` owns a nursery: every table it starts lives there, and leaving the block stops
 the gRPC server and cancels what is still running. A failure inside one table is logged and
-ends that table alone (its result says so); the others play on.
+ends that table alone (its result says so); the others play on. An address the server cannot
+listen on (taken by another server, not this machine's, not ``HOST:PORT``) raises
+:class:`arena.addresses.AddressError` before anything starts: the server never shares a port
+(grpc's ``SO_REUSEPORT`` is off), so a second server on a port fails instead of taking half
+the bots.
+
+The handlers are in :mod:`arena.servicer`; the caps on streams and the first-message deadline
+in :mod:`arena.admission`.
 """
 
 from __future__ import annotations
@@ -22,27 +29,26 @@ import secrets
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
 
 import grpc
 import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.bridge import Bridge, Closing, Connection, FloodGuard
+from arena.addresses import AddressError, check_can_listen
+from arena.admission import (
+    FIRST_MESSAGE_S,
+    MAX_STREAMS,
+    MAX_STREAMS_PER_CONNECTION,
+    Admission,
+    StreamLimits,
+)
+from arena.bridge import Bridge
 from arena.logs import get_logger
+from arena.servicer import SERVICE_NAME, add_servicer
 from arena.sessions import Door, Session
 from arena.spectators import released_message
-from arena.table import (
-    FLOOD_BURST,
-    FLOOD_REFILL_PER_S,
-    Table,
-    TableConfig,
-    TableResult,
-)
-from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.wire import PROTOCOL_VERSION
+from arena.table import Table, TableConfig, TableResult
 
 __all__ = [
     "SERVICE_NAME",
@@ -53,15 +59,8 @@ __all__ = [
     "tune_garbage_collector",
 ]
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
-HELLO_TIMEOUT_S = 10.0
-OUTBOX_SIZE = 256
-SPECTATOR_OUTBOX_SIZE = 1024
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_PENDING_STREAMS = 10_000
-MAX_BACKLOG = 1000
-"""Messages a bot may have sent that its table has not read yet; past this it is cut off (an
-honest bot has one or two in flight: it waits for its next Decision)."""
 MAX_SPECTATORS_PER_TABLE = 16
 MAX_SPECTATORS = 256
 RELEASED_NAMES_KEPT = 10_000
@@ -103,6 +102,8 @@ class ServerOptions:
     """The operator's credential for Watch (None: nobody may watch)."""
     max_spectators_per_table: int = MAX_SPECTATORS_PER_TABLE
     max_spectators: int = MAX_SPECTATORS
+    limits: StreamLimits = field(default_factory=StreamLimits)
+    """The caps on open streams and the first-message deadline (:mod:`arena.admission`)."""
 
 
 @dataclass(slots=True)
@@ -111,7 +112,8 @@ class ArenaServer:
 
     options: ServerOptions
     bridge: Bridge
-    nursery: trio.Nursery
+    nursery: trio.Nursery | None = None
+    """Where the tables run (set by :func:`open_server` once the server listens)."""
     tables: dict[str, Table] = field(default_factory=dict)
     port: int = 0
     doors: dict[str, Door] = field(default_factory=dict)
@@ -120,7 +122,12 @@ class ArenaServer:
     """The names of the last released tables (at most ``RELEASED_NAMES_KEPT``)."""
     watching: collections.Counter[str] = field(default_factory=collections.Counter)
     """Spectators per table name (owned by the gRPC thread)."""
+    admission: Admission = field(init=False)
+    """The streams open now, by connection (owned by the gRPC thread: read it for figures)."""
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def __post_init__(self) -> None:
+        self.admission = Admission(self.options.limits)
 
     def open_door(
         self,
@@ -139,7 +146,7 @@ class ArenaServer:
 
     def close_door(self, door: Door) -> None:
         """End the door's sessions (status OK). The token stays known: a process entering
-        again with it later is told at once that no more games come (its stream ends OK)."""
+        again with it later is told at once that no more games come (FAILED_PRECONDITION)."""
         door.close()
 
     def start_table(
@@ -156,6 +163,7 @@ class ArenaServer:
         With ``spectators_after``, spectators receive nothing of the table until that event is
         set (a tournament sets it once every game on the same deal is over); they then get
         the public events held back, and the rest live."""
+        assert self.nursery is not None, "start tables inside `async with open_server(...)`"
         name = name or f"t{next(self._names)}"
         if name in self.tables:
             raise ValueError(f"a table named {name!r} exists already")
@@ -169,8 +177,9 @@ class ArenaServer:
 
     def release(self, table: Table) -> None:
         """Forget a finished table: call once its result (``wait``) and replay are kept. A
-        later Play or Watch naming it gets NOT_FOUND ("… is over and released"), its
-        spectators' streams end, and nothing of it stays in the server."""
+        later Watch naming it gets NOT_FOUND ("… is over and released"), as a Play has since
+        the match ended; its spectators' streams end, and nothing of it stays in the
+        server."""
         if table.result is None:
             raise ValueError(
                 f"table {table.name!r} is still playing: await server.wait(table) (or "
@@ -205,326 +214,6 @@ class ArenaServer:
     def address(self) -> str:
         host = self.options.address.rsplit(":", 1)[0]
         return f"{host}:{self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class Unparsable:
-    """What the request deserializer gives for bytes that are not a message (so the handler,
-    not grpc, decides the status: INVALID_ARGUMENT with the reason)."""
-
-    error: str
-
-
-def _parse(message_class: Any) -> Any:
-    """A request deserializer that returns :class:`Unparsable` instead of raising."""
-
-    def parse(data: bytes) -> Any:
-        try:
-            return message_class.FromString(data)
-        except Exception as err:  # DecodeError, or invalid UTF-8 in a string field
-            return Unparsable(f"{type(err).__name__}: {err}"[:200])
-
-    return parse
-
-
-class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
-    """The gRPC side (asyncio thread): checks tickets and moves messages across the bridge."""
-
-    def __init__(self, server: ArenaServer) -> None:
-        self.server = server
-
-    def _find_seat(self, ticket: str) -> tuple[Table, int] | None:
-        table_name, _, rest = ticket.partition("/")
-        seat_text, _, secret = rest.partition("/")
-        table = self.server.tables.get(table_name)
-        if table is None or seat_text not in ("0", "1", "2", "3"):
-            return None
-        seat = int(seat_text)
-        return (table, seat) if table.check_secret(seat, secret) else None
-
-    @staticmethod
-    async def _refuse(
-        context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, **bound: Any
-    ) -> NoReturn:
-        """End a call that is refused, and log it (the peer and the reason: never a ticket
-        or a token)."""
-        get_logger(**bound).warning("refused", peer=context.peer(), code=code.name, reason=reason)
-        await context.abort(code, reason)
-        raise AssertionError("context.abort returns only by raising")
-
-    async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
-        """The first message, which must be a Hello of our protocol version."""
-        try:
-            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
-        except TimeoutError:
-            await self._refuse(
-                context, grpc.StatusCode.FAILED_PRECONDITION, "no Hello within 10 s", rpc="Play"
-            )
-        if isinstance(first, Unparsable):
-            await self._refuse(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the first message does not parse as a PlayRequest ({first.error})",
-                rpc="Play",
-            )
-        if first is grpc.aio.EOF or first.WhichOneof("request") != "hello":
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "the first message must be a Hello",
-                rpc="Play",
-            )
-        hello: pb.Hello = first.hello
-        if hello.protocol_version != PROTOCOL_VERSION:
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {hello.protocol_version} is not supported; "
-                f"this server speaks {PROTOCOL_VERSION}",
-                rpc="Play",
-            )
-        return hello
-
-    async def _seat(self, context: grpc.aio.ServicerContext, ticket: str) -> tuple[Table, int]:
-        """The seat a ticket names, or the call is refused."""
-        found = self._find_seat(ticket)
-        if found is not None:
-            return found
-        name = ticket.partition("/")[0]
-        if name in self.server.released:
-            await self._refuse(
-                context, grpc.StatusCode.NOT_FOUND, released_message(name), rpc="Play", table=name
-            )
-        known = name if name in self.server.tables else None  # never log what a bot made up
-        await self._refuse(
-            context,
-            grpc.StatusCode.UNAUTHENTICATED,
-            "unknown or wrong ticket",
-            rpc="Play",
-            table=known,
-        )
-
-    async def Enter(
-        self, request: pb.EnterRequest | Unparsable, context: grpc.aio.ServicerContext
-    ) -> None:
-        if isinstance(request, Unparsable):
-            await self._refuse(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the request does not parse as an EnterRequest ({request.error})",
-                rpc="Enter",
-            )
-        if request.protocol_version != PROTOCOL_VERSION:
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {request.protocol_version} is not supported; "
-                f"this server speaks {PROTOCOL_VERSION}",
-                rpc="Enter",
-            )
-        door = self._door(request.token)
-        if door is None:
-            await self._refuse(
-                context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc="Enter"
-            )
-        bridge = self.server.bridge
-        connection = Connection(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
-        bridge.to_trio(door.enter, connection, request)
-        try:
-            await self._write(context, connection)
-        finally:
-            bridge.to_trio(door.leave, connection)
-
-    def _door(self, token: str) -> Door | None:
-        for known, door in list(self.server.doors.items()):
-            if secrets.compare_digest(known.encode(), token.encode()):
-                return door
-        return None
-
-    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
-        hello = await self._hello(context)
-        table, seat = await self._seat(context, hello.ticket)
-        bridge = self.server.bridge
-        connection = Connection(
-            bridge,
-            asyncio.Queue(OUTBOX_SIZE),
-            peer=context.peer(),
-            flood=FloodGuard(FLOOD_BURST, FLOOD_REFILL_PER_S),
-        )
-        bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
-        reader = asyncio.ensure_future(self._read(context, table, seat, connection))
-        try:
-            await self._write(context, connection)
-        finally:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)  # its end is not news
-            bridge.to_trio(table.detach, seat, connection)
-
-    async def _read(
-        self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: Connection
-    ) -> None:
-        """Hand each message to the table; end the stream (with a status, and a log line) on
-        bytes that do not parse, a backlog that shows a flood, or a read that fails."""
-        log = get_logger(table=table.name, seat=seat)
-        try:
-            await self._read_messages(context, table, seat, connection, log)
-        except Exception as err:  # the stream broke: say so instead of going quiet
-            log.warning("read_failed", peer=connection.peer, error=f"{type(err).__name__}: {err}")
-            connection._offer_close(
-                Closing(
-                    grpc.StatusCode.INTERNAL,
-                    f"reading your stream failed ({type(err).__name__}); reconnect with your "
-                    "ticket",
-                )
-            )
-
-    async def _read_messages(
-        self,
-        context: grpc.aio.ServicerContext,
-        table: Table,
-        seat: int,
-        connection: Connection,
-        log: Any,
-    ) -> None:
-        bridge = self.server.bridge
-        while True:
-            message = await context.read()
-            if message is grpc.aio.EOF:
-                return
-            if isinstance(message, Unparsable):
-                log.warning("unparsable_message", peer=connection.peer, error=message.error)
-                connection._offer_close(
-                    Closing(
-                        grpc.StatusCode.INVALID_ARGUMENT,
-                        f"a message does not parse as a PlayRequest ({message.error}): this "
-                        "stream is ended; reconnect with your ticket",
-                    )
-                )
-                return
-            connection.handed += 1
-            if connection.handed - connection.handled > MAX_BACKLOG:
-                log.warning("flood_cut_off", peer=connection.peer, backlog=MAX_BACKLOG)
-                connection._offer_close(
-                    Closing(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"flooding: {MAX_BACKLOG} messages sent that the table has not read "
-                        "yet: cut off. Send one answer per Decision",
-                    )
-                )
-                return
-            bridge.to_trio(table.receive, seat, connection, message)
-
-    async def _write(self, context: grpc.aio.ServicerContext, connection: Connection) -> None:
-        while True:
-            item = await connection.outbox.get()
-            if isinstance(item, Closing):
-                if item.code is not None:
-                    await context.abort(item.code, item.details)
-                return
-            await context.write(item)
-
-    async def _spectated_table(
-        self, request: pb.WatchRequest | Unparsable, context: grpc.aio.ServicerContext
-    ) -> Table:
-        """The table a Watch may follow: the spectator token checked, the caps kept."""
-        server = self.server
-        expected = server.options.spectator_token
-        if isinstance(request, Unparsable):
-            await self._refuse(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the request does not parse as a WatchRequest ({request.error})",
-                rpc="Watch",
-            )
-        if expected is None:
-            await self._refuse(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                "watching is off on this server: start it with a spectator token "
-                "(arena serve --spectator-token) and send that token in WatchRequest.token",
-                rpc="Watch",
-            )
-        if not secrets.compare_digest(expected.encode(), request.token.encode()):
-            await self._refuse(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "wrong or missing spectator token (WatchRequest.token)",
-                rpc="Watch",
-            )
-        table = server.tables.get(request.table)
-        if table is None:
-            await self._refuse(
-                context,
-                grpc.StatusCode.NOT_FOUND,
-                server.missing_table_message(request.table),
-                rpc="Watch",
-            )
-        if server.watching[table.name] >= server.options.max_spectators_per_table:
-            await self._refuse(
-                context,
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"table {table.name!r} has {server.options.max_spectators_per_table} "
-                "spectators already, the most it takes",
-                rpc="Watch",
-                table=table.name,
-            )
-        if server.watching.total() >= server.options.max_spectators:
-            await self._refuse(
-                context,
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"the server has {server.options.max_spectators} spectators already, the "
-                "most it takes",
-                rpc="Watch",
-                table=table.name,
-            )
-        return table
-
-    async def Watch(
-        self, request: pb.WatchRequest | Unparsable, context: grpc.aio.ServicerContext
-    ) -> None:
-        table = await self._spectated_table(request, context)
-        server = self.server
-        bridge = server.bridge
-        connection = Connection(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
-        server.watching[table.name] += 1
-        bridge.to_trio(table.watch, connection)
-        try:
-            # the spectator may read these as "you are in": its stream is attached before any
-            # bot's connection made after this
-            await context.send_initial_metadata(())
-            await self._write(context, connection)
-        finally:
-            server.watching[table.name] -= 1
-            if server.watching[table.name] <= 0:
-                del server.watching[table.name]
-            bridge.to_trio(table.unwatch, connection)
-
-
-def _add_servicer(servicer: _Servicer, grpc_server: grpc.aio.Server) -> None:
-    """Register the service as the generated ``add_ArenaServiceServicer_to_server`` does,
-    except that requests are read with :func:`_parse`: bytes that do not parse reach the
-    handler, which ends the call with INVALID_ARGUMENT and the reason (the generated
-    registration would let grpc end it with UNKNOWN, saying nothing)."""
-    handlers = {
-        "Enter": grpc.unary_stream_rpc_method_handler(
-            servicer.Enter,
-            request_deserializer=_parse(pb.EnterRequest),
-            response_serializer=pb.EnterResponse.SerializeToString,
-        ),
-        "Play": grpc.stream_stream_rpc_method_handler(
-            servicer.Play,
-            request_deserializer=_parse(pb.PlayRequest),
-            response_serializer=pb.PlayResponse.SerializeToString,
-        ),
-        "Watch": grpc.unary_stream_rpc_method_handler(
-            servicer.Watch,
-            request_deserializer=_parse(pb.WatchRequest),
-            response_serializer=pb.WatchResponse.SerializeToString,
-        ),
-    }
-    generic = grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
-    grpc_server.add_generic_rpc_handlers((generic,))
-    grpc_server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
 
 def _grpc_thread(
@@ -566,8 +255,13 @@ async def _grpc_main(
         ("grpc.server.max_pending_requests", MAX_PENDING_STREAMS),
         ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_STREAMS),
     ]
-    grpc_server = grpc.aio.server(options=channel_options)
-    _add_servicer(_Servicer(server), grpc_server)
+    channel_options += [
+        # never share a port with another server: with SO_REUSEPORT (grpc's default) a second
+        # server on the same port starts as if all were well, and takes half the bots
+        ("grpc.so_reuseport", 0),
+    ]
+    grpc_server = grpc.aio.server(options=channel_options, interceptors=[server.admission])
+    add_servicer(server, grpc_server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, grpc_server)
     reflection.enable_server_reflection(
@@ -599,11 +293,20 @@ async def open_server(
     spectator_token: str | None = None,
     max_spectators_per_table: int = MAX_SPECTATORS_PER_TABLE,
     max_spectators: int = MAX_SPECTATORS,
+    first_message_s: float = FIRST_MESSAGE_S,
+    max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
+    max_streams: int = MAX_STREAMS,
 ) -> AsyncIterator[ArenaServer]:
     """Serve the Arena service on ``address`` for the duration of the block.
 
     ``spectator_token``: the credential a Watch must carry (``WatchRequest.token``); give it
-    to operators, never to bots. None (the default) turns Watch off (PERMISSION_DENIED)."""
+    to operators, never to bots. None (the default) turns Watch off (PERMISSION_DENIED).
+    ``first_message_s``, ``max_streams_per_connection`` and ``max_streams``: the deadline for
+    every rpc's first message and the caps on open streams (:mod:`arena.admission`).
+
+    Raises :class:`~arena.addresses.AddressError` (one line, naming the address) when the
+    server cannot listen on ``address``: another server holds the port, the host is not this
+    machine's, or it is not ``HOST:PORT``."""
     if not plaintext and (tls_cert is None or tls_key is None):
         raise ValueError("TLS needs both a certificate and a key (or ask for plaintext)")
     if spectator_token is not None and len(spectator_token) < 16:
@@ -618,29 +321,34 @@ async def open_server(
         spectator_token=spectator_token,
         max_spectators_per_table=max_spectators_per_table,
         max_spectators=max_spectators,
+        limits=StreamLimits(first_message_s, max_streams_per_connection, max_streams),
     )
+    check_can_listen(address)  # grpc alone would only say "Failed to bind"
     bridge = Bridge(trio.lowlevel.current_trio_token())
-    async with trio.open_nursery() as nursery:
-        server = ArenaServer(options, bridge, nursery)
-        ready = threading.Event()
-        stop: list[asyncio.Event] = []
-        failure: list[BaseException] = []
-        thread = threading.Thread(
-            target=_grpc_thread, args=(server, ready, stop, failure), name="grpc", daemon=True
-        )
-        thread.start()
-        await trio.to_thread.run_sync(ready.wait)
-        if failure:
-            raise RuntimeError(f"the gRPC server did not start on {address}: {failure[0]}")
-        if server.port == 0:
-            raise RuntimeError(f"could not listen on {address}")
-        log = get_logger()
-        log.info("serving", address=server.address, tls=not plaintext)
-        try:
-            yield server
-        finally:
-            nursery.cancel_scope.cancel()
-            if stop and bridge.loop is not None and not bridge.loop.is_closed():
-                bridge.to_asyncio(stop[0].set)
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(thread.join, 5.0)
+    server = ArenaServer(options, bridge)
+    ready = threading.Event()
+    stop: list[asyncio.Event] = []
+    failure: list[BaseException] = []
+    thread = threading.Thread(
+        target=_grpc_thread, args=(server, ready, stop, failure), name="grpc", daemon=True
+    )
+    thread.start()
+    await trio.to_thread.run_sync(ready.wait)
+    if failure or server.port == 0:  # taken in the moment since the check, say
+        await trio.to_thread.run_sync(thread.join)
+        why = f": {failure[0]}" if failure else ""
+        raise AddressError(f"cannot listen on {address}{why}")
+    try:
+        async with trio.open_nursery() as nursery:
+            server.nursery = nursery
+            get_logger().info("serving", address=server.address, tls=not plaintext)
+            try:
+                yield server
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        # the tables have ended (their last messages are on their way): stop serving
+        if stop and bridge.loop is not None and not bridge.loop.is_closed():
+            bridge.to_asyncio(stop[0].set)
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(thread.join, 5.0)

@@ -30,10 +30,15 @@ from arena.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi_bot.wire import PROTOCOL_VERSION
 
-__all__ = ["MAX_CAPACITY", "Door", "Session"]
+__all__ = ["CLOSED_MESSAGE", "MAX_CAPACITY", "Door", "Session"]
 
 MAX_CAPACITY = 64
 """The most seats one session is given at once, whatever it asks for."""
+CLOSED_MESSAGE = (
+    "the arena wants no more games with this token (its run, or this process's part in it, "
+    "is over): exit"
+)
+"""What an Enter is told once its token's door has closed (status FAILED_PRECONDITION)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -86,7 +91,7 @@ class Session:
         resumed = self.entered.is_set()
         log.info("session_entered", bot=bot_name, peer=connection.peer, resumed=resumed)
         if self.over:
-            connection.close()
+            connection.close(grpc.StatusCode.FAILED_PRECONDITION, CLOSED_MESSAGE)
             return
         connection.send(
             pb.EnterResponse(
@@ -136,7 +141,8 @@ class Door:
         return found
 
     def close(self) -> None:
-        """No more sessions through this door: every open one ends (status OK)."""
+        """No more sessions through this door: every open one ends (status OK), and a later
+        Enter with its token is refused (FAILED_PRECONDITION, :data:`CLOSED_MESSAGE`)."""
         self.closed = True
         for session in self.sessions.values():
             session.end()
@@ -144,7 +150,10 @@ class Door:
     def enter(self, connection: Connection, request: pb.EnterRequest) -> None:
         """From the bridge: a process presented this door's token."""
         if self.closed:
-            connection.close()  # the run wants no more games from it: the stream ends OK
+            # the run wants no more games with this token: a session open then ended OK, and
+            # one that comes now is told why it is turned away
+            get_logger(session=self.label).info("session_refused", peer=connection.peer)
+            connection.close(grpc.StatusCode.FAILED_PRECONDITION, CLOSED_MESSAGE)
             return
         session = self.session(request.instance[:64])
         first = not session.entered.is_set()

@@ -47,6 +47,8 @@ from engine.presets import PRESETS
 
 HERE = Path(__file__).resolve().parent
 ECHO = "/bench.Echo/Echo"
+NO_PORT_SHARING = [("grpc.so_reuseport", 0)]
+"""As the arena's server: a port another server holds is an error, never shared."""
 V1_OVERHEAD = 3.1
 """v1's per-decision overhead ÷ echo p50 (issue 13, a quiet machine)."""
 V1_THROUGHPUT = 0.25
@@ -89,7 +91,7 @@ def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[typ
             async for request in requests:
                 yield request
 
-        server = grpc.aio.server()
+        server = grpc.aio.server(options=NO_PORT_SHARING)
         handler = grpc.method_handlers_generic_handler(
             "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
         )
@@ -124,7 +126,7 @@ def _bridged_echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ig
             finally:
                 reader.cancel()
 
-        server = grpc.aio.server()
+        server = grpc.aio.server(options=NO_PORT_SHARING)
         handler = grpc.method_handlers_generic_handler(
             "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
         )

@@ -199,7 +199,9 @@ def run_against(
 ) -> Done:
     """Run ``command`` (with ``--address`` still to come) against a scripted arena, with a
     ``token`` or a ``ticket`` in its environment."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=8), options=[("grpc.so_reuseport", 0)]
+    )
     arena_pb2_grpc.add_ArenaServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
+import pytest
+import trio
+
+from arena import cli
+from arena.cli import build_parser, main
 from engine.presets import PRESETS
 
 
@@ -38,3 +46,123 @@ def test_selfplay_prints_a_summary() -> None:
     done = arena("selfplay", "--matches", "2", "--hands", "1", "--preset", "anchao")
     assert done.returncode == 0, done.stderr
     assert "hands played" in done.stdout and "actions/s" in done.stdout
+
+
+# -- every argument of every command: a bad value is one line and exit code 2 ------------------
+
+BAD_ARGUMENTS = [
+    (["presets", "nope"], "no preset 'nope'"),
+    (["selfplay", "--preset", "nope"], "no preset 'nope'"),
+    (["selfplay", "--matches", "-1"], "argument --matches: must be a whole number of at least 1"),
+    (["selfplay", "--matches", "many"], "argument --matches: must be a whole number"),
+    (["selfplay", "--hands", "0"], "argument --hands: must be a whole number of at least 1"),
+    (["selfplay", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+    (["selfplay", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+    (["nope"], "argument COMMAND: invalid choice: 'nope'"),
+    ([], "the following arguments are required: COMMAND"),
+    (["serve", "--address", "nonsense"], "argument --address: 'nonsense' is not HOST:PORT"),
+    (["serve", "--address", "127.0.0.1:99999"], "the port must be a number from 0 to 65535"),
+    (["serve", "--address", "::1:50051"], "write an IPv6 host in brackets"),
+    (["serve", "--plaintext", "--preset", "nope"], "no preset 'nope'"),
+    (["serve", "--tables", "0"], "argument --tables: must be a whole number of at least 1"),
+    (["serve", "--hands", "-1"], "argument --hands: must be a whole number of at least 0"),
+    (["serve", "--decision-ms", "0"], "argument --decision-ms: must be a whole number from 1"),
+    (["serve", "--bank-ms", "-1"], "argument --bank-ms: must be a whole number from 0"),
+    (["serve", "--bank-ms", "99999999999"], "argument --bank-ms: must be a whole number from 0"),
+    (["serve", "--max-strikes", "0"], "argument --max-strikes: must be a whole number of at"),
+    (["serve", "--connect-timeout", "nan"], "argument --connect-timeout: must be a positive"),
+    (["serve", "--connect-timeout", "0"], "argument --connect-timeout: must be a positive"),
+    (["serve", "--connect-timeout", "inf"], "argument --connect-timeout: must be a positive"),
+    (["serve"], "--plaintext"),
+    (["serve", "--tls-cert", "cert.pem"], "give both --tls-cert and --tls-key"),
+    (["serve", "--tls-cert", "/nope/c", "--tls-key", "/nope/k"], "cannot read the TLS files"),
+    (["serve", "--tickets", "/nope/tickets.jsonl"], "argument --tickets: /nope/tickets.jsonl"),
+    (["serve", "--tickets", "{tmp}"], "is a folder, not a file"),
+    (["serve", "--replays", "{file}/replays"], "argument --replays:"),
+    (["serve", "--deal-key-file", "/nope/key"], "argument --deal-key-file: /nope/key"),
+    (
+        ["serve", "--plaintext", "--address", "127.0.0.1:0", "--reuse-deal-key", "/nope/key"],
+        "cannot read the deal key",
+    ),
+    (
+        ["serve", "--deal-key-file", "{tmp}/k", "--reuse-deal-key", "{tmp}/k"],
+        "not allowed with argument",
+    ),
+    (["serve", "--log-level", "loud"], "argument --log-level: invalid choice: 'loud'"),
+    (["serve", "--plaintext", "--address", "no-such-host.invalid:5"], "no such host"),
+    (["run", "{tmp}/nope.toml"], "cannot read"),
+    (["run", "{config}", "--sprt", "1,2"], "elo0,elo1,alpha,beta"),
+    (["run", "{config}", "--sprt", "nan,50,0.05,0.05"], "elo0,elo1,alpha,beta"),
+    (["run", "{config}", "--csv", "/nope/r.csv"], "argument --csv: /nope/r.csv"),
+    (["run", "{config}", "--log-level", "loud"], "argument --log-level: invalid choice"),
+    (["run", "{config}", "--host", "a b"], "argument --host: 'a b' is not a host name"),
+    (["run", "{config}", "--host", "no-such-host.invalid"], "--host/--port: cannot listen"),
+    (["run", "{config}", "--port", "70000"], "argument --port: must be a whole number from 0"),
+    (["run", "{config}", "--port", "-1"], "argument --port: must be a whole number from 0"),
+    (["run", "{config}", "--ray-shard-deals", "0"], "argument --ray-shard-deals: must be"),
+    (["run", "{config}", "--ray-shard-deals", "4"], "go with --ray ADDRESS"),
+    (["run", "{config}", "--ray-working-dir", "{tmp}"], "go with --ray ADDRESS"),
+    (["run", "{config}", "--ray", "local", "--spectator-token"], "--spectator-token: with"),
+    (["run", "{config}", "--ray", "nonsense:x"], "--ray: a Ray address is"),
+    (["run", "{config}", "--ray", "local", "--port", "5"], "--host and --port: with --ray"),
+    (["run", "{config}", "--preset", "nope"], "preset: no preset 'nope'"),
+    (["run", "{config}", "--hands", "-1"], "argument --hands: must be a whole number of at"),
+    (["run", "{config}", "--seeds", "0"], "seeds: must be a whole number of at least 1"),
+    (["run", "{config}", "--concurrency", "0"], "argument --concurrency: must be a whole"),
+    (["report", "{tmp}/nope.sqlite"], "report:"),
+    (["report", "{tmp}/r.sqlite", "--csv", "/nope/r.csv"], "argument --csv: /nope/r.csv"),
+    (["report", "{tmp}/r.sqlite", "--plot", "{file}"], "is a file, not a folder"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"), BAD_ARGUMENTS, ids=[" ".join(a) or "(none)" for a, _ in BAD_ARGUMENTS]
+)
+def test_a_bad_argument_is_one_line_and_exit_code_2(
+    argv: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """Checked before anything starts: the command never gets to serve or play."""
+    config = tmp_path / "t.toml"
+    config.write_text(
+        'seeds = 1\n[bots.a]\ncommand = "python3 a.py"\n[bots.b]\ncommand = "python3 b.py"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    argv = [a.format(tmp=tmp_path, file=tmp_path / "file", config=config) for a in argv]
+
+    def no_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the command started with a bad argument")
+
+    monkeypatch.setattr(trio, "run", no_run)
+    monkeypatch.setattr(cli, "play_random_match", no_run)
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert message in err, err
+
+
+def test_every_option_shows_its_default_and_every_command_its_exit_codes() -> None:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in commands.choices.items():
+        text = command.format_help()
+        assert "exit codes:\n  0 " in text and "\n  2 " in text, name
+        for group in command._action_groups:
+            for action in group._group_actions:
+                if not action.option_strings or action.nargs == 0 or action.dest == "help":
+                    continue  # positional arguments, flags
+                said = f"{action.help} {group.description}".lower()
+                assert "default" in said, (name, action.option_strings)
+    for name in ("serve", "run"):
+        assert "\n  1 " in commands.choices[name].format_help(), name
+
+
+def test_the_help_texts_name_the_service_as_it_is() -> None:
+    text = arena("serve", "--help").stdout
+    assert "ArenaService.Play" in text and "ArenaService.Watch" in text
+    assert "`Arena.Play`" not in text

@@ -59,6 +59,8 @@ def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
     for row in rows:
         assert row.void is not None and "sleeper" in row.void
         assert "did not connect within 2 s" in row.void
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == "arena run: exit code 1: 2 void games, to play again with --resume", last
 
 
 def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
@@ -165,7 +167,8 @@ def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2 and all(r.hands == 1 for r in rows)
     bad = arena("run", str(config), "--seeds", "0")
-    assert bad.returncode == 2 and "seeds: must be at least 1" in bad.stderr
+    assert bad.returncode == 2
+    assert "argument --seeds: must be a whole number of at least 1" in bad.stderr
     wrong = arena("run", str(config), "--preset", "nope")
     assert wrong.returncode == 2 and "preset: no preset 'nope'" in wrong.stderr
 
@@ -214,6 +217,9 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
         assert row.crashes_b >= 1 and row.strikes_b == 0  # no clock ran out
         assert "crasher" in row.reason and "crashed" in row.reason
     assert "out of memory, say" in done.stderr
+    # exit code 1 says why, last (it used to end the run without a word)
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("arena run: exit code 1: crasher: 2 forfeits, "), last
 
 
 ONCE_CRASHER = """\

@@ -11,11 +11,17 @@ import time
 from pathlib import Path
 
 import grpc
+import trio
 
 from arena.deals import DealKey
+from arena.serve import start_when_seated
+from arena.server import open_server
+from arena.table import TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
+from engine.match import Ending
 
+from .server_support import RawClient, config, until
 from .test_cli import arena
 
 
@@ -105,7 +111,9 @@ def test_serve_saves_its_deal_key_only_when_asked_and_can_deal_the_same_cards_ag
     _play(tmp_path / "b.jsonl", again)
     assert [_replay_seed(tmp_path / "b" / f"t{i + 1}.jsonl") for i in range(2)] == seeds
 
-    refused = arena("serve", "--plaintext", "--deal-key-file", str(key_file))
+    refused = arena(
+        "serve", "--plaintext", "--address", "127.0.0.1:0", "--deal-key-file", str(key_file)
+    )
     assert refused.returncode == 2 and "exists" in refused.stderr
     assert "--reuse-deal-key" in refused.stderr
 
@@ -202,3 +210,67 @@ def test_serve_help_says_how_deals_and_spectators_work() -> None:
     assert "--seed" not in done.stdout
     words = " ".join(done.stdout.split())  # as argparse wrapped it
     assert "--spectator-token [PATH]" in words and "never the token" in words
+
+
+def test_a_second_serve_on_a_taken_port_fails_at_once_naming_it(tmp_path: Path) -> None:
+    """grpc's SO_REUSEPORT used to let both start ("serving"), each taking part of the bots."""
+    tickets = tmp_path / "tickets.jsonl"
+    first = _serve(tickets)
+    try:
+        address = json.loads(tickets.read_text(encoding="utf-8").splitlines()[0])["address"]
+        second = arena("serve", "--plaintext", "--address", address)
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=60)
+    assert second.returncode == 2, second.stderr
+    assert second.stderr.strip().splitlines() == [
+        f"arena serve: cannot listen on {address}: the address is in use (another server "
+        "listens there: stop it, or choose another port)"
+    ]
+    assert second.stdout == ""  # no tickets for a server that is not there
+
+
+def test_a_table_whose_seats_never_connect_is_void_and_the_exit_code_says_why(
+    tmp_path: Path,
+) -> None:
+    """As in `arena run`: nothing is played for seats nobody took (with these clocks the table
+    used to play by itself and end in a forfeit after its strikes)."""
+    done = arena(
+        *("serve", "--plaintext", "--address", "127.0.0.1:0", "--tickets", str(tmp_path / "t")),
+        *("--connect-timeout", "0.5", "--decision-ms", "10", "--bank-ms", "0"),
+        *("--max-strikes", "1"),
+    )
+    assert done.returncode == 1, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    reason = "void: seats 0, 1, 2, 3 did not connect within 0.5 s"
+    assert summary["void"] is True and summary["reason"] == reason, summary
+    assert summary["winner"] is None and summary["forfeited_by"] is None and summary["hands"] == 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f"arena serve: exit code 1: 1 of 1 tables did not play to the end: t1 ({reason})"
+
+
+def test_the_seats_that_came_are_told_their_table_is_void() -> None:
+    """Three seats connect, the fourth never does: once the connect timeout passes the three
+    get MatchOver, ending ENDING_STOPPED with the reason, and nothing was played."""
+
+    async def main() -> tuple[TableResult, list[pb.PlayResponse]]:
+        async with open_server("127.0.0.1:0") as server:
+            start = trio.Event()
+            table = server.start_table(config(), start=start)
+            clients = [RawClient(server.address) for _ in range(3)]
+            for seat, client in enumerate(clients):
+                client.hello(table.ticket(seat))
+            await until(lambda: sum(s.stats.connects for s in table.seats) == 3)
+            await start_when_seated(table, start, 0.1)
+            result = await server.wait(table)
+            ends = [await trio.to_thread.run_sync(client.next, "match_over") for client in clients]
+            for client in clients:
+                client.close()
+            return result, ends
+
+    result, ends = trio.run(main)
+    reason = "void: seat 3 did not connect within 0.1 s"
+    assert result.reason == reason and result.ending is Ending.STOPPED and result.hands == 0
+    assert all(s.decisions == 0 for s in result.seats)
+    for end in ends:
+        assert end.match_over.ending == pb.ENDING_STOPPED and end.match_over.reason == reason

@@ -57,7 +57,8 @@ class ArenaServiceServicer:
     """
 
     def Enter(self, request, context):
-        """A bot process's session: seats offered game after game (see the file comment).
+        """A bot process's session: seats offered game after game (see the file comment). The
+        request must come within 10 s of opening the stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
