@@ -59,7 +59,8 @@ def game_label(key: GameKey) -> str:
 
 
 def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:
-    """The folder for the bots' stderr files (``<database stem>-logs`` beside it unless given), made private."""
+    """The folder for the bots' stderr files (``<database stem>-logs`` beside the database
+    unless given), made private."""
     log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_dir.chmod(0o700)  # other users need not read what the bots wrote

@@ -300,10 +300,10 @@ a config file, every key with its default:
 a command bot runs as a pool of long-lived processes started with --address ADDRESS (also in
 ARENA_ADDRESS) and its session token in the environment only, ARENA_TOKEN (never on the command
 line, which every user of the machine can read; a fresh = true bot gets ARENA_TICKET): each
-opens a session (ArenaService.Enter) and is offered seats game after game, several at once if it asks;
-a process is never given two seats of one deal, so it may remember what it saw. A process that
-dies is replaced; one that dies or fails to start in 3 games in a row stops the run. Each
-process's stderr goes to <database stem>-logs/NAME#N.stderr.
+opens a session (ArenaService.Enter) and is offered seats game after game, several at once if
+it asks; a process is never given two seats of one deal, so it may remember what it saw. A
+process that dies is replaced; one that dies or fails to start in 3 games in a row stops the
+run. Each process's stderr goes to <database stem>-logs/NAME#N.stderr.
 
 bot commands run in the config file's folder, with the arena's environment (PATH included); a
 command starting with python3 (or python) runs with the interpreter running the arena, so it

@@ -372,8 +372,8 @@ def add_spectator_token_option(parser: argparse.ArgumentParser, default_place: s
         const=True,
         default=None,
         metavar="PATH",
-        help="make an operator token for ArenaService.Watch (WatchRequest.token; bots never get it) "
-        f"and write it to PATH (default: {default_place}), a file readable by you only; "
+        help="make an operator token for ArenaService.Watch (WatchRequest.token; bots never get "
+        f"it) and write it to PATH (default: {default_place}), a file readable by you only; "
         "only the file's name is printed, never the token. Without it nobody may watch",
     )
 
