@@ -251,6 +251,36 @@ def check_the_second_enter(done: Done, arena: DroppingArena, name: str, capacity
     assert done.stderr.count("match over:") == 2, done.stderr
 
 
+class EndedArena(arena_pb2_grpc.ArenaServiceServicer):
+    """A scripted arena whose run ends while the session is away: the first Enter is answered,
+    then drops (UNAVAILABLE); the next is refused with FAILED_PRECONDITION, as the arena
+    refuses an Enter once its token's run is over (docs/writing-a-bot.md)."""
+
+    def __init__(self) -> None:
+        self.enters: list[pb.EnterRequest] = []
+
+    def Enter(
+        self, request: pb.EnterRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.EnterResponse]:
+        self.enters.append(request)
+        if len(self.enters) > 1:
+            context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "the arena wants no more games with this token: its run is over",
+            )
+        entered = pb.Entered(session="scripted", capacity=request.capacity, protocol_version=2)
+        yield pb.EnterResponse(entered=entered)
+        context.abort(grpc.StatusCode.UNAVAILABLE, "scripted drop")
+
+
+def check_a_run_that_ended_while_away(command: list[str]) -> None:
+    """A bot that re-enters after a drop and hears the run is over exits 0: nothing failed."""
+    arena = EndedArena()
+    done = run_against(arena, command, token=TOKEN)
+    assert len(arena.enters) == 2, done.stderr
+    assert done.returncode == 0, done.stderr
+
+
 # -- one seat: refusals -----------------------------------------------------------------------
 
 BID = pb.Bid(kind=pb.BID_KIND_SUIT_PAIR, cards=[pb.CARD_CLUBS_2] * 2, suit=pb.SUIT_CLUBS)

@@ -21,6 +21,7 @@ from engine.match import Ending
 from engine.presets import PRESETS
 
 from .process_bots import (
+    check_a_run_that_ended_while_away,
     check_the_refusals,
     check_the_second_enter,
     check_the_session,
@@ -149,3 +150,8 @@ def test_cpp_bot_enters_again_after_a_dropped_session_and_plays_each_seat_once()
     command = [str(cpp_bot_executable()), "--name", "cpp-session"]
     done, arena = run_against_a_dropping_arena(command)
     check_the_second_enter(done, arena, name="cpp-session", capacity=4)
+
+
+def test_cpp_bot_whose_run_ends_while_it_is_away_exits_0() -> None:
+    """Re-entering after a drop, it is told FAILED_PRECONDITION (the run is over): a normal end."""
+    check_a_run_that_ended_while_away([str(cpp_bot_executable())])

@@ -18,6 +18,7 @@ from arena.processes import bot_environment
 from arena.server import open_server
 
 from .process_bots import (
+    check_a_run_that_ended_while_away,
     check_the_refusals,
     check_the_second_enter,
     check_the_session,
@@ -135,3 +136,8 @@ def test_node_bot_enters_again_after_a_dropped_session_and_plays_each_seat_once(
 def test_node_bot_answers_again_after_a_refusal_and_not_after_a_stale_one() -> None:
     done, arena = run_against_a_refusing_arena([node(), str(BOT), "--name", "scripted"])
     check_the_refusals(done, arena, name="scripted")
+
+
+def test_node_bot_whose_run_ends_while_it_is_away_exits_0() -> None:
+    """Re-entering after a drop, it is told FAILED_PRECONDITION (the run is over): a normal end."""
+    check_a_run_that_ended_while_away([node(), str(BOT)])

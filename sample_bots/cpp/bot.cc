@@ -261,6 +261,7 @@ int PlaySession(v2::ArenaService::Stub& stub, const Options& options) {
   request.set_instance(RandomInstance());
   Seats seats(stub, options.name, options.seed);
   bool refused = false;
+  bool entered = false;  // once entered, FAILED_PRECONDITION on a re-Enter means "run over"
   for (int failed_enters = 0;;) {  // failed in a row
     grpc::ClientContext context;
     auto reader = stub.Enter(&context, request);
@@ -268,6 +269,7 @@ int PlaySession(v2::ArenaService::Stub& stub, const Options& options) {
     while (reader->Read(&message)) {
       if (message.has_entered()) {
         failed_enters = 0;
+        entered = true;
         Log("", "entered session " + message.entered().session() + ": up to " +
                     std::to_string(message.entered().capacity()) + " seats at once");
       } else if (message.has_seat()) {
@@ -276,6 +278,10 @@ int PlaySession(v2::ArenaService::Stub& stub, const Options& options) {
     }
     grpc::Status status = reader->Finish();
     if (status.ok()) break;
+    if (entered && status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      Log("", "the arena wants no more games: " + Describe(status));  // the run ended meanwhile
+      break;
+    }
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE &&
         failed_enters + 1 < kEnterAttempts) {
       ++failed_enters;

@@ -202,6 +202,7 @@ async function playSession(client, args) {
   let started = 0; // streams opened (each seat's random moves are seeded --seed + this)
   let failedEnters = 0; // in a row
   let refusal = null; // the status that ended the session, unless it was OK
+  let entered = false; // once entered, FAILED_PRECONDITION on a re-Enter means "run over"
 
   const offered = (offer) => {
     if (inHand.has(offer.ticket)) return; // a re-sent offer for a seat still being played
@@ -224,6 +225,7 @@ async function playSession(client, args) {
     const status = await enter(client, request, (message) => {
       if (message.message === 'entered') {
         failedEnters = 0;
+        entered = true;
         const e = message.entered;
         log('', `entered session ${e.session}: up to ${e.capacity} seats at once`);
       } else if (message.message === 'seat') {
@@ -231,6 +233,10 @@ async function playSession(client, args) {
       }
     });
     if (status.code === grpc.status.OK) break;
+    if (entered && status.code === grpc.status.FAILED_PRECONDITION) { // the run ended meanwhile
+      log('', `the arena wants no more games: ${describe(status)}`);
+      break;
+    }
     if (status.code === grpc.status.UNAVAILABLE && failedEnters + 1 < ENTER_ATTEMPTS) {
       failedEnters += 1;
       const delay = Math.min(5000, 250 * 2 ** (failedEnters - 1));
