@@ -42,9 +42,10 @@ from chaodipi_bot.wire import (
 from engine.actions import Action, LegalActions, Pass
 from engine.errors import IllegalAction
 from engine.events import HandOver
-from engine.match import Ending, HandRecord, Match, team_of
+from engine.match import Ending, HandRecord, Match
 from engine.presets import Preset
 from engine.replay import replay_lines
+from engine.seats import team_of
 from engine.view import observe
 
 _ILLEGAL, _MALFORMED = pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED

@@ -26,8 +26,9 @@ from arena.stats import wilson_interval
 from arena.table import default_action, forced_action
 from chaodipi_bot import Action, SeatView
 from engine.errors import IllegalAction
-from engine.match import Match, team_of
+from engine.match import Match
 from engine.presets import PRESETS
+from engine.seats import other_team, team_of
 from engine.view import observe
 from sample_bots import heuristic_bot, mc_bot
 
@@ -86,7 +87,7 @@ def _job(
     bots = [make_bot(name, seed * 4 + seat, budget_s) for seat, name in enumerate(names)]
     winner, progress, seconds, first_hand = play_game(preset, seed, hands, bots)
     team = 1 if swapped else 0
-    margin = progress[team] - progress[1 - team]
+    margin = progress[team] - progress[other_team(team)]
     if winner is None:
         return -1, margin, seconds, first_hand
     return int(winner == team), margin, seconds, first_hand

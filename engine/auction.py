@@ -55,6 +55,7 @@ from engine.events import (
 from engine.legal import LegalPlays, Option
 from engine.phase import Phase
 from engine.presets import Preset
+from engine.seats import next_seat, partner
 from engine.trick import check_holds
 from engine.trump import Trump
 
@@ -202,7 +203,7 @@ class Auction:
     def dealer_side(self) -> frozenset[int]:
         if self.dealer is None:
             return frozenset()
-        return frozenset((self.dealer, (self.dealer + 2) % 4))
+        return frozenset((self.dealer, partner(self.dealer)))
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's cards, low to high."""
@@ -335,7 +336,7 @@ class Auction:
 
     def _pass_turn(self, *, counts_as_pass: bool) -> None:
         self.passes = self.passes + 1 if counts_as_pass else 0
-        self.to_act = (self.to_act + 1) % 4
+        self.to_act = next_seat(self.to_act)
         if self.phase is Phase.FRY:
             if self.passes >= 3:
                 self._end_frying()
@@ -384,14 +385,14 @@ class Auction:
             self._finish(self.trump)
             return
         self.phase = Phase.FRY
-        self.to_act = (seat + 1) % 4
+        self.to_act = next_seat(seat)
         self.passes = 0
         if (
             self.preset.bid.fry_by_order
             and self.to_act == self.declarer
             and not any(r.stage is Phase.FRY for r in self.bids)
         ):
-            self.to_act = (self.to_act + 1) % 4
+            self.to_act = next_seat(self.to_act)
 
     def _end_frying(self) -> None:
         assert self.in_force is not None

@@ -31,7 +31,6 @@ __all__ = [
     "CardParseError",
     "Rank",
     "Suit",
-    "card_names",
     "format_cards",
     "parse_cards",
     "points_of",
@@ -196,11 +195,6 @@ POINTS: Final = tuple(
 """Counting value of each card code."""
 DECK: Final = tuple(card for card in CARDS for _copy in range(2))
 """The 108-card shoe: every kind twice, in code order."""
-
-
-def card_names(cards: Iterable[int]) -> list[str]:
-    """Each card's name, in order: the form events and the protocol use (``["♠9", "BJ"]``)."""
-    return [_NAMES[c] for c in cards]
 
 
 def points_of(cards: Iterable[int]) -> int:

@@ -303,9 +303,6 @@ class Event:
         """Every seat (and every spectator) may see it."""
         return self.audience == EVERYONE
 
-    def visible_to(self, seat: int) -> bool:
-        return seat in self.audience
-
 
 class EventLog:
     """A match's events, append-only, numbered from 1 in the order they happened."""

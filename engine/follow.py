@@ -48,8 +48,9 @@ from engine.events import (
     TrickWon,
     TrumpFixed,
 )
-from engine.match import HandRecord, hand_level, must_play_dealt, team_of
+from engine.match import HandRecord, hand_level, must_play_dealt
 from engine.phase import Phase
+from engine.seats import same_team, team_of
 from engine.trump import Trump
 from engine.view import SeatView, TableTrick
 
@@ -125,7 +126,7 @@ def follow(
                 penalties += penalty
             case TrickWon(seat=who, points=won):
                 tricks_done += 1
-                if dealer is not None and (who - dealer) % 2:
+                if dealer is not None and not same_team(who, dealer):
                     points += won
                 leader, plays = who, []
             case HandOver() as over:

@@ -76,6 +76,7 @@ from engine.events import (
 from engine.hand import KITTY_SIZE
 from engine.phase import Phase
 from engine.presets import Preset
+from engine.seats import next_seat, partner, same_team
 from engine.trick import Lead, PlayKind, Trick, classify_lead, trump_ftk_in
 from engine.trump import TRUMP, Trump
 from engine.view import SeatView, TableTrick
@@ -149,11 +150,11 @@ class Knowledge:
 
     @property
     def partner(self) -> int:
-        return (self.seat + 2) % 4
+        return partner(self.seat)
 
     def defending(self) -> bool:
         """Is this seat on the defenders' side (the dealer's opponents)?"""
-        return self.dealer is not None and (self.seat - self.dealer) % 2 == 1
+        return self.dealer is not None and not same_team(self.seat, self.dealer)
 
     def hidden_places(self) -> tuple[int, ...]:
         """The places holding cards this seat cannot see, in order."""
@@ -319,7 +320,7 @@ class _Reader:
         for record in bids:
             if record.stage is Phase.FRY and not record.stood:
                 amount = rules.failed_fry_penalty
-                dealers = (record.seat - dealer) % 2 == 0
+                dealers = same_team(record.seat, dealer)
                 self.fry_penalty += amount if dealers else -amount
 
     def _played(self, event: Played) -> None:
@@ -340,7 +341,7 @@ class _Reader:
                 self._throw_stood(seat, self.lead)
         else:
             self._followed(seat, cards)
-        self.in_trick = (self.in_trick + 1) % 4
+        self.in_trick = next_seat(self.in_trick)
 
     def _throw_stood(self, thrower: int, lead: Lead) -> None:
         """No other seat held a higher single of the suit, nor a higher pair (engine.throws)."""

@@ -29,8 +29,9 @@ from engine.hand import HandState, LegalActions
 from engine.levels import is_must_play, settle
 from engine.presets import Preset
 from engine.scoring import HandResult
+from engine.seats import next_seat, partner, team_of
 
-__all__ = ["Ending", "HandRecord", "Match", "hand_level", "must_play_dealt", "team_of"]
+__all__ = ["Ending", "HandRecord", "Match", "hand_level", "must_play_dealt"]
 
 
 class Ending(Enum):
@@ -44,10 +45,6 @@ class Ending(Enum):
     """Stopped before its end (the server shut down): undecided."""
     FAILED = "failed"
     """The table running it failed: undecided."""
-
-
-def team_of(seat: int) -> int:
-    return seat % 2
 
 
 def hand_level(preset: Preset, progress: Sequence[int], dealer: int | None) -> Rank | None:
@@ -142,7 +139,11 @@ class Match:
 
     @property
     def to_play(self) -> int:
-        return -1 if self.over else self.hand.to_play
+        """The seat to act; ``IllegalAction`` once the match is over (nobody acts then: a
+        view says so with ``to_act`` None)."""
+        if self.over:
+            raise IllegalAction("the match is over: nobody is to play")
+        return self.hand.to_play
 
     @property
     def number(self) -> int:
@@ -208,7 +209,7 @@ class Match:
         if settled.heaven_earth_team is not None:
             team = settled.heaven_earth_team
             self.heaven_earth_rewards[team] = rules.score.heaven_earth_reward
-        next_dealer = (dealer + 1) % 4 if take else (dealer + 2) % 4
+        next_dealer = next_seat(dealer) if take else partner(dealer)
         trump = hand.trump
         self.records.append(
             HandRecord(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from engine.cards import CARDS, Card, format_cards
 from engine.errors import IllegalPlay
 from engine.legal import LegalPlays, follow_options, lead_options
+from engine.seats import same_team
 from engine.throws import ThrowFailure, check_throw, throw_penalty
 from engine.trick import (
     Lead,
@@ -97,7 +98,7 @@ class CardPlay:
         return not self.trick.plays and not any(self.hands[0].values())
 
     def is_dealer_side(self, seat: int) -> bool:
-        return (seat - self.dealer) % 2 == 0
+        return same_team(seat, self.dealer)
 
     def hand(self, seat: int) -> list[Card]:
         """A seat's cards, arranged by suit (trumps last), low to high."""

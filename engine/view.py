@@ -30,6 +30,7 @@ from engine.events import Event
 from engine.match import HandRecord, Match
 from engine.phase import Phase
 from engine.presets import Preset
+from engine.seats import partner, team_of
 from engine.trump import Trump
 
 __all__ = ["SeatView", "TableTrick", "observe"]
@@ -93,11 +94,11 @@ class SeatView:
 
     @property
     def partner(self) -> int:
-        return (self.seat + 2) % 4
+        return partner(self.seat)
 
     @property
     def team(self) -> int:
-        return self.seat % 2
+        return team_of(self.seat)
 
     @property
     def my_turn(self) -> bool:

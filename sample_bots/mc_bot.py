@@ -37,6 +37,8 @@ from engine.phase import Phase
 from engine.playing import CardPlay
 from engine.sampling import Deal, DealSampler
 from engine.scoring import kitty_multiplier
+from engine.seats import opponents as seat_opponents
+from engine.seats import partner
 from engine.throws import beats_unit
 from engine.trump import TRUMP
 from engine.units import decompose
@@ -67,7 +69,7 @@ def _rollout_lead(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[
     if rng.random() < LEAD_NOISE:
         suit = rng.choice(list(by_suit))
         return tuple(sorted(rng.choice(decompose(trump, by_suit[suit])).cards))
-    opponents = [play_state.hands[(seat + 1) % 4], play_state.hands[(seat + 3) % 4]]
+    opponents = [play_state.hands[s] for s in seat_opponents(seat)]
     sides = sorted((s for s in by_suit if s != TRUMP), key=lambda s: -len(by_suit[s]))
     for suit in sides:
         for unit in decompose(trump, by_suit[suit]):
@@ -94,7 +96,7 @@ def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[
         return _rollout_lead(play_state, seat, rng)
     option = rng.choice(play_state.legal_plays(seat).options)
     k = option.k_min
-    partner_winning = trick.winner == (seat + 2) % 4
+    partner_winning = trick.winner == partner(seat)
     if partner_winning:
         by_points = sorted(option.pool, key=lambda c: (-c.points, trump.order[c]))
         return tuple(sorted(option.forced + tuple(by_points[:k])))
@@ -127,7 +129,7 @@ def _rollout(
     while not state.is_over and len(state.tricks) - first < ROLLOUT_TRICKS:
         to_play = state.to_play
         state.push(to_play, _rollout_play(state, to_play, rng))
-    mine = {seat, (seat + 2) % 4}
+    mine = {seat, partner(seat)}
     score = 0.0
     for finished in state.tricks[first:]:  # every trick this rollout ended
         score += finished.points if finished.winner in mine else -finished.points

@@ -246,9 +246,9 @@ def _anchao_to_frying() -> HandState:
 def test_anchao_bids_are_hidden_until_frying_ends() -> None:
     """暗炒 「即亮主、反主等过程出现的主牌不公开显示，只有亮牌者自己知道。直到炒底结束后，公布所有玩家的炒底经过」."""
     state = _anchao_to_frying()
-    seen_by_0 = [e.payload for e in state.events if e.kind is EventKind.DECLARE and e.visible_to(0)]
+    seen_by_0 = [e.payload for e in state.events if e.kind is EventKind.DECLARE and 0 in e.audience]
     assert seen_by_0 == [Declared(1, None), Declared(2, None)]
-    seen_by_2 = [e.payload for e in state.events if e.kind is EventKind.DECLARE and e.visible_to(2)]
+    seen_by_2 = [e.payload for e in state.events if e.kind is EventKind.DECLARE and 2 in e.audience]
     assert Declared(2, bid("♥22")) in seen_by_2 and Declared(1, bid("♠2")) not in seen_by_2
 
 

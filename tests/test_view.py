@@ -70,8 +70,8 @@ def test_a_view_holds_only_events_for_its_seat(preset: str) -> None:
     while not match.over:
         for seat in range(4):
             view = observe(match, seat)
-            assert all(e.visible_to(seat) for e in view.events)
-            assert view.events == tuple(e for e in match.hand.events if e.visible_to(seat))
+            assert all(seat in e.audience for e in view.events)
+            assert view.events == tuple(e for e in match.hand.events if seat in e.audience)
             assert view.cursor == match.log.cursor
             assert (view.legal is not None) == (view.to_act == seat)
         advance(match, rng, 1)
@@ -153,7 +153,7 @@ def test_events_since_a_cursor_are_what_is_new() -> None:
         while not match.over and match.number == 0 and match.hand.phase is not Phase.PLAY:
             advance(match, rng, 1)
         new = match.events_since(view.cursor, seat)
-        assert all(e.seq > view.cursor and e.visible_to(seat) for e in new)
+        assert all(e.seq > view.cursor and seat in e.audience for e in new)
         assert view.events + tuple(new) == observe(match, seat).events
     sequence = [e.seq for e in match.log]
     assert sequence == list(range(1, len(sequence) + 1))
