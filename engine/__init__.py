@@ -1,57 +1,135 @@
 """The 炒地皮 rules engine: pure, deterministic game logic (no I/O, no clocks).
 
-The public vocabulary, re-exported here:
+Its public vocabulary is this package's ``__all__`` (``tests/test_exports.py`` keeps it so):
 
-* cards: :class:`Card`, :class:`Suit`, :class:`Rank`, :func:`parse_cards`, :func:`format_cards`;
-* trump and options: :class:`Trump`, :class:`CardRules`;
-* errors (:mod:`engine.errors`): :class:`CardParseError`, :class:`IllegalAction`,
-  :class:`IllegalPlay`;
-* a trick: :class:`Trick`, :class:`Lead`, :class:`PlayKind`;
-* legal plays: :class:`LegalPlays`, :class:`Option`, :func:`legal_plays`, :func:`check_play`;
-* the card play of a hand: :class:`CardPlay`.
+* cards: :class:`Card`, :class:`Suit`, :class:`Rank`, :data:`DECK`, :func:`parse_cards`,
+  :func:`format_cards`, :func:`points_of`;
+* seats and teams: :data:`SEATS`, :func:`team_of`, :func:`partner`, :func:`next_seat`;
+* the rules: :data:`PRESETS`, :func:`preset`, :class:`Preset`, :class:`Trump`, :class:`Phase`;
+* a match: :class:`Match` (``legal_actions``, ``apply``), :class:`Ending`, :class:`HandRecord`;
+* actions: :class:`Action` = :class:`Pass` | :class:`Declare` | :class:`Fry` | :class:`Bury` |
+  :class:`Play`, :class:`Bid`, :class:`BidKind`, :func:`parse_action`, and the legal set
+  :class:`LegalActions` (iterate it, test an action with ``in``; its card plays are a
+  :class:`LegalPlays` of :class:`Option`\\ s);
+* what a seat may know: :func:`observe` → :class:`SeatView`, carried forward by the events it
+  sees (:class:`Event`, :class:`EventKind`) with :func:`follow`;
+* the cards a seat cannot see: :func:`infer` → :class:`Knowledge`, and complete deals drawn
+  uniformly among those it allows: :class:`DealSampler`, :func:`sample_deals`,
+  :func:`count_deals`, :class:`Deal`;
+* errors, by kind: :class:`ParseError` (:class:`CardParseError`, :class:`ActionParseError`,
+  :class:`BidParseError`), :class:`IllegalAction` (:class:`IllegalPlay`),
+  :class:`ReplayError`.
 
-What a seat knows of the cards it cannot see, and complete deals drawn uniformly among those
-it allows (for bots that search): :mod:`engine.knowledge` and :mod:`engine.sampling`.
+The modules hold the rest (trick resolution, throws, scoring, levels, the auction) for those
+who need the rules' parts; their names may change, these do not.
+
+>>> from engine import Match, PRESETS, observe
+>>> match = Match(PRESETS["classic"], seed=1)
+>>> view = observe(match, match.to_play)
+>>> view.legal is not None and len(view.hand)
+5
 """
 
-from engine.cards import (
-    BIG_JOKER as BIG_JOKER,
-)
-from engine.cards import (
-    DECK as DECK,
-)
-from engine.cards import (
-    SMALL_JOKER as SMALL_JOKER,
-)
-from engine.cards import (
-    Card as Card,
-)
-from engine.cards import (
-    Rank as Rank,
-)
-from engine.cards import (
-    Suit as Suit,
-)
-from engine.cards import (
-    format_cards as format_cards,
-)
-from engine.cards import (
-    parse_cards as parse_cards,
-)
+from engine.actions import Action as Action
+from engine.actions import Bury as Bury
+from engine.actions import Declare as Declare
+from engine.actions import Fry as Fry
+from engine.actions import LegalActions as LegalActions
+from engine.actions import Pass as Pass
+from engine.actions import Play as Play
+from engine.actions import parse_action as parse_action
+from engine.bidding import Bid as Bid
+from engine.bidding import BidKind as BidKind
+from engine.cards import DECK as DECK
+from engine.cards import Card as Card
+from engine.cards import Rank as Rank
+from engine.cards import Suit as Suit
+from engine.cards import format_cards as format_cards
+from engine.cards import parse_cards as parse_cards
+from engine.cards import points_of as points_of
+from engine.errors import ActionParseError as ActionParseError
+from engine.errors import BidParseError as BidParseError
 from engine.errors import CardParseError as CardParseError
 from engine.errors import IllegalAction as IllegalAction
 from engine.errors import IllegalPlay as IllegalPlay
+from engine.errors import ParseError as ParseError
+from engine.errors import ReplayError as ReplayError
+from engine.events import Event as Event
+from engine.events import EventKind as EventKind
+from engine.follow import follow as follow
+from engine.knowledge import Knowledge as Knowledge
+from engine.knowledge import infer as infer
 from engine.legal import LegalPlays as LegalPlays
 from engine.legal import Option as Option
-from engine.playing import CardPlay as CardPlay
-from engine.playing import PlayResult as PlayResult
-from engine.playing import check_play as check_play
-from engine.playing import legal_plays as legal_plays
-from engine.rules import CardRules as CardRules
-from engine.trick import Lead as Lead
-from engine.trick import PlayKind as PlayKind
-from engine.trick import Trick as Trick
-from engine.trump import TRUMP as TRUMP
+from engine.match import Ending as Ending
+from engine.match import HandRecord as HandRecord
+from engine.match import Match as Match
+from engine.phase import Phase as Phase
+from engine.presets import PRESETS as PRESETS
+from engine.presets import Preset as Preset
+from engine.presets import preset as preset
+from engine.sampling import Deal as Deal
+from engine.sampling import DealSampler as DealSampler
+from engine.sampling import count_deals as count_deals
+from engine.sampling import sample_deals as sample_deals
+from engine.seats import SEATS as SEATS
+from engine.seats import next_seat as next_seat
+from engine.seats import partner as partner
+from engine.seats import team_of as team_of
 from engine.trump import Trump as Trump
+from engine.view import SeatView as SeatView
+from engine.view import observe as observe
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DECK",
+    "PRESETS",
+    "SEATS",
+    "Action",
+    "ActionParseError",
+    "Bid",
+    "BidKind",
+    "BidParseError",
+    "Bury",
+    "Card",
+    "CardParseError",
+    "Deal",
+    "DealSampler",
+    "Declare",
+    "Ending",
+    "Event",
+    "EventKind",
+    "Fry",
+    "HandRecord",
+    "IllegalAction",
+    "IllegalPlay",
+    "Knowledge",
+    "LegalActions",
+    "LegalPlays",
+    "Match",
+    "Option",
+    "ParseError",
+    "Pass",
+    "Phase",
+    "Play",
+    "Preset",
+    "Rank",
+    "ReplayError",
+    "SeatView",
+    "Suit",
+    "Trump",
+    "count_deals",
+    "follow",
+    "format_cards",
+    "infer",
+    "next_seat",
+    "observe",
+    "parse_action",
+    "parse_cards",
+    "partner",
+    "points_of",
+    "preset",
+    "sample_deals",
+    "team_of",
+]

@@ -7,8 +7,9 @@ from math import comb
 
 import pytest
 
-from engine import Card, CardPlay, IllegalPlay, format_cards
+from engine import Card, IllegalPlay, format_cards
 from engine.legal import follow_options, lead_options
+from engine.playing import CardPlay
 from engine.trick import check_follow
 
 from .support import ANCHAO, cards, hand, lead, trump

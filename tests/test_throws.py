@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine import CardPlay
+from engine.playing import CardPlay
 from engine.throws import check_throw
 
 from .support import cards, hand, lead, trick_winner, trump

@@ -266,7 +266,7 @@ def test_same_suit_five_ten_king_lead_is_never_a_throw() -> None:
     """docs/rules.md "a same-suit 5-10-K lead is the 5-10-K": ♣5 ♣10 ♣K leads as the special
     play even when, read as a throw, a ♣A elsewhere would beat it; without the rule (hefei) it
     is a throw."""
-    from engine import PlayKind
+    from engine.trick import PlayKind
 
     from .support import HEFEI
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import CardRules, IllegalPlay, PlayKind
+from engine import IllegalPlay
+from engine.rules import CardRules
+from engine.trick import PlayKind
 from engine.units import decompose, decompose_format
 
 from .support import (
