@@ -39,9 +39,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import DECK, Card, CardPlay, CardRules, Rank, Suit, Trump
+from engine import DECK, Card, Rank, Suit, Trump
 from engine.match import Match
+from engine.playing import CardPlay
 from engine.presets import PRESETS, Preset
+from engine.rules import CardRules
 from engine.trick import Trick
 
 HAND_SIZE = 25
