@@ -123,22 +123,18 @@ class ReplayStore:
         self._left = Counter(key.seed for key in games)
         self._held: dict[int, list[tuple[GameKey, bytes]]] = {}
 
-    def add(self, key: GameKey, replay: bytes | None) -> list[Path]:
-        """A game of ``key``'s deal is stored; returns the replays written now."""
+    def add(self, key: GameKey, replay: bytes | None) -> None:
+        """A game of ``key``'s deal is stored (with its replay, or None without one)."""
         deal = key.seed
         if self.folder is not None and replay is not None:
             self._held.setdefault(deal, []).append((key, replay))
         self._left[deal] -= 1
         if self._left[deal] > 0:
-            return []
-        written = []
+            return
         for game, compressed in self._held.pop(deal, []):
             assert self.folder is not None
             self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.folder / f"{game_label(game)}.jsonl"
-            path.write_bytes(zlib.decompress(compressed))
-            written.append(path)
-        return written
+            (self.folder / f"{game_label(game)}.jsonl").write_bytes(zlib.decompress(compressed))
 
 
 def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:
@@ -224,5 +220,5 @@ class _Run:
 
     def _interrupt(self) -> None:
         self.outcome.interrupted = True
-        self.log.warning("run_interrupted")
+        self.log.info("run_interrupted")
         self.scope.cancel()
