@@ -49,9 +49,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.results import GameKey
 from engine.presets import PRESETS
 
-__all__ = ["BotSpec", "ConfigError", "TournamentConfig", "load_config", "parse_config"]
+__all__ = [
+    "BotSpec",
+    "ConfigError",
+    "TournamentConfig",
+    "load_config",
+    "parse_config",
+    "schedule",
+]
 
 _KNOWN = {
     "preset",
@@ -147,6 +155,23 @@ class TournamentConfig:
         return hashlib.sha256(json.dumps(key, default=str, sort_keys=True).encode()).hexdigest()[
             :16
         ]
+
+
+def schedule(config: TournamentConfig) -> list[GameKey]:
+    """Every game of the tournament, deal after deal: deals × pairings × (as dealt, swapped).
+
+    >>> bots = (BotSpec("a", ("x",)), BotSpec("b", ("y",)))
+    >>> config = TournamentConfig("classic", 1, 2, 1, "round-robin", None, 1000, 30000, 3,
+    ...                           Path("r.sqlite"), None, 5, bots)
+    >>> [(key.seed, key.swapped) for key in schedule(config)]
+    [(5, 0), (5, 1), (6, 0), (6, 1)]
+    """
+    return [
+        GameKey(a, b, config.seed_base + deal, swapped)
+        for deal in range(config.seeds)
+        for a, b in config.pairings()
+        for swapped in (0, 1)
+    ]
 
 
 def _int(data: dict[str, Any], key: str, default: int, minimum: int) -> int:

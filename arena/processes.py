@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import signal
 import subprocess
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ import trio
 
 from arena.config import BotSpec
 
-__all__ = ["BotFailures", "BotProcess", "bot_environment", "launch", "stderr_tail"]
+__all__ = ["BotProcess", "bot_environment", "launch", "stderr_tail"]
 
 STDERR_TAIL = 2000
 """Characters of a bot's stderr quoted when it fails."""
@@ -43,10 +42,6 @@ class BotProcess:
     @property
     def exit_code(self) -> int | None:
         return self.process.returncode
-
-    def crashed(self) -> bool:
-        """It exited on its own with an error (not killed by the arena)."""
-        return self.process.returncode not in (None, 0, -signal.SIGKILL)
 
     async def kill(self) -> None:
         """Kill it if it still runs, and reap it (safe to call from a cancelled scope)."""
@@ -130,37 +125,3 @@ def stderr_tail(path: Path) -> str:
 
 def _redact(found: re.Match[str]) -> str:
     return (found.group("option") or found.group("seat")) + "…"
-
-
-class BotFailures:
-    """Counts, per bot, the games in a row in which it failed to start, or in which one of its
-    processes died; a bot that failed ``limit`` times in a row stops the run (as cutechess-cli
-    and fastchess stop on an engine that cannot start or keeps crashing), rather than filling
-    the database with void games and forfeits. A game it played through resets the count."""
-
-    def __init__(self, limit: int = 3) -> None:
-        self.limit = limit
-        self._in_a_row: dict[str, int] = {}
-
-    def failed(
-        self, spec: BotSpec, why: str, stderr: Path | None, *, started: bool = False
-    ) -> str | None:
-        """Record a failure (``started``: it played, then died); return the message that
-        stops the run once there are too many."""
-        count = self._in_a_row.get(spec.name, 0) + 1
-        self._in_a_row[spec.name] = count
-        if count < self.limit:
-            return None
-        how = f"command: {shlex.join(spec.argv())}" if spec.command else "an external bot"
-        tail = f"; the tail of its stderr:\n{stderr_tail(stderr)}" if stderr is not None else ""
-        what = "kept dying: it died in" if started else "failed to start"
-        hint = ""
-        if spec.command and not spec.fresh and not started:
-            hint = (
-                " (if this bot can play only one game per process, give it `fresh = true` in "
-                "the config)"
-            )
-        return f"bot {spec.name!r} {what} {count} games in a row ({why}; {how}){hint}{tail}"
-
-    def played(self, spec: BotSpec) -> None:
-        self._in_a_row[spec.name] = 0

@@ -16,7 +16,7 @@ ValueError: a Ray address is 'auto', 'local' or HOST:PORT ... not '10.0.0.5'
 
 A cluster started here with ``connect("local")`` listens on 127.0.0.1 only (no interface of
 the machine is opened), reports no usage statistics, and runs without a dashboard; see
-docs/ray-groundwork.md for what was measured.
+docs/running-on-ray.md for why each setting, and what was measured.
 """
 
 from __future__ import annotations

@@ -1,48 +1,47 @@
-"""``arena run CONFIG --ray ADDRESS``: a tournament's games played on a Ray cluster, its
-results stored here as they arrive.
+"""The Ray backend: ``arena run CONFIG --ray ADDRESS`` plays a tournament's games on a Ray
+cluster, and the driver (:mod:`arena.driver`, this process) stores them as they arrive.
 
-The driver (this process) does what the local runner does, less the games: it claims the
-database (``--resume`` skips what is stored), cuts the games still to play into **shards of
-whole deals** (:func:`plan_shards`), and sends each shard to the cluster as a streaming task
+:class:`RayBackend` connects to the cluster, cuts the games the driver asks for into **shards
+of whole deals** (:func:`plan_shards`), and sends each shard to the cluster as a streaming task
 (:func:`arena.ray_shard.play_shard`: a table server and the bots' sessions on its node). It
-reads every shard's results with ``ray.wait`` as games end and hands each to the same
-:class:`arena.recorder.Recorder` as the local runner: the same rows, progress, SPRT and report.
-Only the driver writes SQLite.
+reads every shard's results with ``ray.wait`` (in a worker thread, so that the driver's trio
+loop, and its Ctrl-C, go on meanwhile) and hands each game's
+:class:`arena.backend.GameResult` to the driver, as the local backend does: the same rows,
+replays, failure count, progress, SPRT and report. Only the driver writes SQLite.
 
 Faults: a shard whose worker or node is lost is run again by Ray (``max_retries``), and Ray
-drops the results the driver already has; a result for a game stored already is not stored
-again. A shard that fails for good (out of retries, or an error in it) stops the run with its
-reason; what is stored stays, and ``--resume`` (on Ray or not) plays the rest. An SPRT
-decision, a bot that keeps failing on a node, Ctrl-C or SIGTERM cancel every shard in flight
-(their workers are killed, and their bots with them).
+drops the results the driver already has; the driver stores a game once however often it
+comes. A shard that fails for good (out of retries, or an error in it) stops the run with its
+reason (:class:`arena.backend.BackendFailed`); what is stored stays, and ``--resume`` (on Ray
+or not) plays the rest. When the driver stops the run (an SPRT decision, a bot that keeps
+failing on any node, Ctrl-C or SIGTERM) it cancels this backend, which cancels every shard in
+flight (their workers are killed, and their bots with them).
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import importlib
 import math
 import os
-import signal
 import site
 import sys
 import sysconfig
-import threading
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
+import trio
+
+from arena.backend import Assignment, BackendFailed, OnResult
 from arena.config import TournamentConfig
 from arena.logs import get_logger
-from arena.processes import BotFailures
 from arena.ray_cluster import connect, import_ray
-from arena.ray_shard import GameResult, Shard, ShardError, play_shard
-from arena.recorder import Outcome, Recorder, prepare_log_dir
-from arena.results import GameKey, GameRow, ResultsDB
-from arena.stats import SprtTest
+from arena.ray_shard import Shard, ShardError, ShardResult, play_shard
+from arena.results import GameKey
 
 __all__ = [
     "IN_FLIGHT_PER_SLOT",
@@ -50,11 +49,11 @@ __all__ = [
     "MAX_SHARD_DEALS",
     "MIN_SHARD_DEALS",
     "SHARDS_PER_SLOT",
-    "Driver",
+    "WAIT_S",
     "Plan",
+    "RayBackend",
     "RayRunError",
     "plan_shards",
-    "run_on_ray",
 ]
 
 MAX_RETRIES = 3
@@ -75,9 +74,9 @@ that the slots end at about the same time (the last shard to start is a third of
 work). With one slot the shards run one after the other: one shard, up to
 :data:`MAX_SHARD_DEALS`."""
 IN_FLIGHT_PER_SLOT = 2
-WAIT_S = 0.05
-"""The driver collects the results ready within this time at once (its only latency)."""
 """Shards submitted per slot: the next one waits in Ray's queue while one plays."""
+WAIT_S = 0.05
+"""The backend collects the results ready within this time at once (its only latency)."""
 
 
 class RayRunError(ValueError):
@@ -213,168 +212,142 @@ def _node_cpus(ray: Any) -> list[float]:
     ]
 
 
-def run_on_ray(
-    config: TournamentConfig,
-    address: str,
-    *,
-    resume: bool = False,
-    sprt_test: SprtTest | None = None,
-    on_game: Callable[[GameRow, int, int], None] | None = None,
-    on_start: Callable[[str], None] | None = None,
-    deals_per_shard: int | None = None,
-    working_dir: Path | None = None,
-    log_level: str = "warning",
-    log_dir: Path | None = None,
-) -> Outcome:
-    """Play every game not yet stored on the Ray cluster at ``address`` (``auto``, ``local``
-    or HOST:PORT, :func:`arena.ray_cluster.connect`); ``on_game(row, done, total)`` after
-    each stored game, ``on_start(line)`` once the shards are planned. ``working_dir``: a
-    folder holding the config's to ship to the nodes (Ray's ``runtime_env``); without it the
-    project and the bots must be at the same path on every node.
+class RayBackend:
+    """The games played on the Ray cluster at ``address`` (``auto``, ``local`` or HOST:PORT,
+    :func:`arena.ray_cluster.connect`); ``on_start(line)`` once the shards are planned.
+    ``working_dir``: a folder holding the config's to ship to the nodes (Ray's
+    ``runtime_env``); without it the project and the bots must be at the same path on every
+    node. ``task``: what plays a shard on a node (a benchmark passes one that plays nothing,
+    to measure the driver alone).
 
-    Raises :class:`RayRunError` (a config or option that cannot run on Ray),
-    :class:`arena.ray_cluster.RayMissingError`, ``ConnectionError`` (no cluster at
-    ``address``), and what :class:`ResultsDB` raises."""
-    check_config(config)
-    if deals_per_shard is not None and deals_per_shard < 1:
-        raise RayRunError(f"--ray-shard-deals must be at least 1, not {deals_per_shard}")
-    ray = import_ray()
-    env, folder = runtime_env(config, working_dir)
-    db = ResultsDB(config.database)
-    try:
-        db.claim(config.fingerprint(), resume=resume)
-        outcome = Outcome()
-        recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
-        log_dir = prepare_log_dir(config, log_dir)
-        if not recorder.pending:
-            return outcome
-        deal_key = db.deal_key()
-        with connect(address, runtime_env=env) as connection:
+    Made before the run claims its database, it refuses at once (:class:`RayRunError`) a
+    config or an option that cannot run on Ray, and raises
+    :class:`arena.ray_cluster.RayMissingError` without ray; connecting (when the run opens it,
+    if any game is left to play) raises ``ConnectionError`` when no cluster answers."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        address: str,
+        *,
+        on_start: Callable[[str], None] | None = None,
+        deals_per_shard: int | None = None,
+        working_dir: Path | None = None,
+        log_level: str = "warning",
+        task: Callable[[Shard], Iterator[ShardResult]] = play_shard,
+    ) -> None:
+        check_config(config)
+        if deals_per_shard is not None and deals_per_shard < 1:
+            raise RayRunError(f"--ray-shard-deals must be at least 1, not {deals_per_shard}")
+        self.ray = import_ray()
+        self.address = address
+        self.env, self.folder = runtime_env(config, working_dir)
+        self.on_start = on_start
+        self.deals_per_shard = deals_per_shard
+        self.log_level = log_level
+        self.task = task
+
+    @asynccontextmanager
+    async def open(self, assignment: Assignment) -> AsyncIterator[_Shards]:
+        config = assignment.config
+        log = get_logger(database=str(config.database))
+        if not assignment.games:  # nothing to play: no cluster needed
+            yield _Shards(self.ray, None, [], self.task, log)
+            return
+        with connect(self.address, runtime_env=self.env) as connection:
             plan = plan_shards(
-                recorder.pending, config.concurrency, _node_cpus(ray), deals_per_shard
+                assignment.games, config.concurrency, _node_cpus(self.ray), self.deals_per_shard
             )
-            if on_start is not None:
-                on_start(
+            if self.on_start is not None:
+                self.on_start(
                     f"on Ray at {connection.address} ({connection.nodes} nodes, "
-                    f"{connection.cpus:g} CPUs): {len(recorder.pending)} games in "
+                    f"{connection.cpus:g} CPUs): {len(assignment.games)} games in "
                     f"{len(plan.shards)} shards of {plan.deals_per_shard} deals, "
                     f"{plan.slots} at once ({config.concurrency} games and "
                     f"{plan.cpus_per_shard} CPUs each)"
                 )
             shards = [
-                Shard(i, config, deal_key, games, str(log_dir), folder, log_level)
+                Shard(
+                    i,
+                    config,
+                    assignment.deal_key,
+                    games,
+                    str(assignment.log_dir),
+                    self.folder,
+                    self.log_level,
+                )
                 for i, games in enumerate(plan.shards)
             ]
-            Driver(ray, plan, shards, recorder).run()
-        return outcome
-    finally:
-        db.close()
+            playing = _Shards(self.ray, plan, shards, self.task, log)
+            try:
+                yield playing
+            finally:
+                playing.cancel()
 
 
-class _Failures:
-    """A bot that fails in ``limit`` games in a row stops the run, as in a local run, counted
-    here over every node's games (a shard counts only its own): a game is failed for a bot
-    that never played in it (the void reason's lines start with the bot's name) or whose
-    process died in it; one it played through resets the count."""
-
-    def __init__(self, limit: int = BotFailures().limit) -> None:
-        self.limit = limit
-        self.in_a_row: dict[str, int] = {}
-
-    def check(self, row: GameRow) -> str | None:
-        """Count a stored game; the message that stops the run, once a bot failed too often."""
-        key = row.key
-        lines = (row.void or "").splitlines()
-        for bot, crashes in ((key.bot_a, row.crashes_a), (key.bot_b, row.crashes_b)):
-            mine = [line for line in lines if line.startswith(f"{bot} (seat ")]
-            if not mine and not crashes:
-                if row.void is None:
-                    self.in_a_row[bot] = 0
-                continue
-            count = self.in_a_row[bot] = self.in_a_row.get(bot, 0) + 1
-            if count >= self.limit:
-                what = "failed to start" if mine else "kept dying: it died in"
-                died = [line for line in row.errors.splitlines() if line.startswith(f"{bot} (")]
-                last = (mine or died or [""])[0]
-                return (
-                    f"bot {bot!r} {what} {count} games in a row on the cluster (the last: {last})"
-                )
-        return None
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-class Driver:
-    """The loop: keep ``plan.in_flight`` shards submitted, hand each result to the recorder as
-    it comes. ``task``: what plays a shard on a node (a benchmark passes one that plays
-    nothing, to measure the driver alone)."""
+class _Shards:
+    """The loop: keep ``plan.in_flight`` shards submitted, hand each game's result on as it
+    comes."""
 
     def __init__(
         self,
         ray: Any,
-        plan: Plan,
+        plan: Plan | None,
         shards: list[Shard],
-        recorder: Recorder,
-        task: Callable[[Shard], Iterator[GameResult]] = play_shard,
+        task: Callable[[Shard], Iterator[ShardResult]],
+        log: Any,
     ) -> None:
         self.ray = ray
-        self.plan = plan
+        self.in_flight = 0 if plan is None else plan.in_flight
         self.waiting = collections.deque(shards)
-        self.recorder = recorder
-        self.outcome = recorder.outcome
         self.streams: dict[Any, Shard] = {}
         self.nodes: dict[int, set[str]] = {}
-        self.stopping = False
-        self.failures = _Failures()
-        self.task = ray.remote(task).options(
-            num_cpus=plan.cpus_per_shard,
-            num_returns="streaming",
-            max_retries=MAX_RETRIES,
-            retry_exceptions=False,
-            scheduling_strategy="SPREAD",
-        )
-        self.log = get_logger(database=str(recorder.config.database))
+        self.processes = 0
+        self.log = log
+        self.task: Any = None
+        if plan is not None:
+            self.task = ray.remote(task).options(
+                num_cpus=plan.cpus_per_shard,
+                num_returns="streaming",
+                max_retries=MAX_RETRIES,
+                retry_exceptions=False,
+                scheduling_strategy="SPREAD",
+            )
 
-    def run(self) -> None:
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
-        try:
-            while self.streams or (self.waiting and not self.stopping):
-                while (
-                    self.waiting and not self.stopping and len(self.streams) < self.plan.in_flight
-                ):
-                    self._submit(self.waiting.popleft())
-                # every stream with a result ready, at most WAIT_S from now: ray.wait costs
-                # about 1 µs per stream in flight, spread over all the results it finds
-                streams = list(self.streams)
-                ready, _ = self.ray.wait(streams, num_returns=len(streams), timeout=WAIT_S)
-                for stream in ready:
-                    self._drain(stream)
-        except KeyboardInterrupt:
-            self.outcome.interrupted = True
-            self.log.warning("run_interrupted", shards_in_flight=len(self.streams))
-        finally:
-            self._cancel()
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+    async def play(self, on_result: OnResult) -> None:
+        while self.streams or self.waiting:
+            while self.waiting and len(self.streams) < self.in_flight:
+                self._submit(self.waiting.popleft())
+            # every stream with a result ready, at most WAIT_S from now: ray.wait costs about
+            # 1 µs per stream in flight, spread over all the results it finds
+            streams = list(self.streams)
+            wait = functools.partial(
+                self.ray.wait, streams, num_returns=len(streams), timeout=WAIT_S
+            )
+            ready, _ = await trio.to_thread.run_sync(wait)
+            for stream in ready:
+                await self._drain(stream, on_result)
 
     def _submit(self, shard: Shard) -> None:
+        assert self.task is not None
         self.streams[self.task.remote(shard)] = shard
         first, last = shard.deals
         self.log.info(
             "shard_submitted", shard=shard.index, games=len(shard.games), deals=[first, last]
         )
 
-    def _drain(self, stream: Any) -> None:
-        """Read the stream's results while one is ready."""
+    async def _drain(self, stream: Any, on_result: OnResult) -> None:
+        """Hand on the stream's results while one is ready (and the driver wants them)."""
         while stream in self.streams:
-            self._read(stream)
+            item = self._read(stream)
+            if item is not None:
+                await trio.lowlevel.checkpoint_if_cancelled()
+                on_result(item.result)
             if stream not in self.streams or not self.ray.wait([stream], timeout=0)[0]:
                 return
 
-    def _read(self, stream: Any) -> None:
+    def _read(self, stream: Any) -> ShardResult | None:
+        """The stream's next result; None when it has ended."""
         shard = self.streams[stream]
         try:
             ref = next(stream)
@@ -383,33 +356,18 @@ class Driver:
             self.log.info(
                 "shard_done", shard=shard.index, nodes=sorted(self.nodes.get(shard.index, ()))
             )
-            return
+            return None
         try:
-            result: GameResult = self.ray.get(ref)
+            item: ShardResult = self.ray.get(ref)
         except self.ray.exceptions.RayError as err:
             del self.streams[stream]
-            self._failed(shard, err)
-            return
-        self.nodes.setdefault(shard.index, set()).add(result.node)
-        self.outcome.processes += result.processes
-        if result.row is None:  # the shard stopped: a bot kept failing on its node
-            if not self.stopping:
-                self.recorder.stop(result.stopped or f"shard {shard.index} stopped")
-                self.stopping = True
-                self._cancel(keep=stream)  # this one's last results are on their way
-            return
-        replay = zlib.decompress(result.replay) if result.replay is not None else None
-        duplicates = self.outcome.duplicates
-        decided = self.recorder.keep(result.row, replay=replay)  # the SPRT
-        stored = self.outcome.duplicates == duplicates
-        failing = self.failures.check(result.row) if stored else None
-        if failing is not None and not self.stopping:
-            self.recorder.stop(failing)
-        if decided or failing is not None:
-            self.stopping = True
-            self._cancel()
+            raise BackendFailed(self._failed(shard, err)) from None
+        self.nodes.setdefault(shard.index, set()).add(item.node)
+        self.processes += item.processes
+        return item
 
-    def _failed(self, shard: Shard, err: Exception) -> None:
+    def _failed(self, shard: Shard, err: Exception) -> str:
+        """Why the run stops: the shard failed for good."""
         cause = getattr(err, "cause", None)
         if isinstance(cause, ShardError):
             why = str(cause)
@@ -420,18 +378,16 @@ class Driver:
                 why = f"{type(cause).__name__}: {cause} (the node's Ray worker log has more)"
         first, last = shard.deals
         self.log.error("shard_failed", shard=shard.index, error=why)
-        self.recorder.stop(
+        return (
             f"shard {shard.index} (deals {first}-{last}) failed on the cluster: {why}; the "
             "games stored stay, and --resume plays the others"
         )
-        self.stopping = True
-        self._cancel()
 
-    def _cancel(self, keep: Any = None) -> None:
-        """Stop every shard in flight but ``keep``: its worker is killed, its bots with it."""
+    def cancel(self) -> None:
+        """Stop every shard in flight: its worker is killed, its bots with it."""
+        if self.streams:
+            self.log.info("shards_cancelled", shards_in_flight=len(self.streams))
         for stream in list(self.streams):
-            if stream is keep:
-                continue
             del self.streams[stream]
             try:
                 self.ray.cancel(stream, force=True)

@@ -1,24 +1,25 @@
-"""A shard of a tournament, played on a Ray node: the body of the task :mod:`arena.ray_runner`
-sends to the cluster.
+"""A shard of a tournament, played on a Ray node: the body of the task the Ray backend
+(:mod:`arena.ray_runner`) sends to the cluster.
 
 A :class:`Shard` is every game still to play on a run of whole deals (every pairing that
 plays them, both seatings), so the rule that no bot process ever holds two seats of one deal
 (:mod:`arena.pools`) holds on each node as it does in a local run: the node's own pools play
 all of a deal's games. :func:`play_shard` runs, on the node, a table server on 127.0.0.1 and
-the bots' sessions (:func:`arena.tournament.play_games`, the local runner's own code): the
-games never cross the network, only one small :class:`GameResult` per game does.
+the bots' sessions (:func:`arena.tournament.play_games`, the local backend's own code): the
+games never cross the network, only one small :class:`ShardResult` per game does, carrying the
+game's :class:`arena.backend.GameResult` (its row, its compressed replay, its bots' failures).
+The shard counts nothing and stores nothing: the driver does, for every shard at once.
 
 Ray runs the shard as a streaming generator task and, when its worker or node is lost, runs
 it again elsewhere and drops the results the driver has already received. So a shard yields
 **the same games in the same order, and as many, on every attempt**: one result per game, in
-the shard's order (deal after deal; a game's result is sent once every game of its deal has
-ended, with its replay), and when a bot keeps failing and the shard stops, a result without a
-row for each game it did not play, carrying the reason.
+the shard's order (deal after deal), each as soon as it and every game before it have ended.
 
 trio runs on the worker's main thread, in guest mode with this generator as its host loop
 (:func:`trio_items`): the tables keep playing between the generator's yields. Bot processes
 stay in the worker's process group (Ray kills the group with the worker) and are killed when
-the shard ends. ``ray`` itself is imported only inside functions.
+the shard ends. Nothing here touches signals: Ray owns SIGTERM in its workers. ``ray`` itself
+is imported only inside functions.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import os
 import queue
 import tempfile
 import threading
-import zlib
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,14 +37,15 @@ from typing import TypeVar
 import outcome
 import trio
 
+from arena.backend import GameResult
 from arena.config import TournamentConfig
 from arena.deals import DealKey
 from arena.logs import configure_logging, get_logger
-from arena.results import GameKey, GameRow
+from arena.results import GameKey
 from arena.server import open_server, tune_garbage_collector
 from arena.tournament import play_games
 
-__all__ = ["GameResult", "Shard", "ShardError", "play_shard", "trio_items"]
+__all__ = ["Shard", "ShardError", "ShardResult", "play_shard", "trio_items"]
 
 T = TypeVar("T")
 
@@ -78,19 +79,13 @@ class Shard:
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
+class ShardResult:
     """What a node sends back for one game of a shard."""
 
     shard: int
     index: int
     """The game's place in the shard."""
-    key: GameKey
-    row: GameRow | None
-    """None when the shard stopped before playing it (``stopped`` says why)."""
-    replay: bytes | None = None
-    """The game's replay (JSON lines, zlib-compressed), when the config keeps replays."""
-    stopped: str | None = None
-    """Why the shard stopped early: a bot kept failing (the run must stop)."""
+    result: GameResult
     node: str = ""
     processes: int = 0
     """Bot processes the shard started (on its last result; 0 on the others)."""
@@ -193,8 +188,8 @@ def _node_log_dir(shard: Shard) -> Path:
     raise ShardError(f"no folder for the bots' stderr on this node ({shard.log_dir}, or $TMPDIR)")
 
 
-def play_shard(shard: Shard) -> Iterator[GameResult]:
-    """Play the shard's games here and yield one :class:`GameResult` per game, in order: the
+def play_shard(shard: Shard) -> Iterator[ShardResult]:
+    """Play the shard's games here and yield one :class:`ShardResult` per game, in order: the
     body of the Ray task (a sync task runs on the worker's main thread, which trio needs)."""
     if threading.current_thread() is not threading.main_thread():
         raise ShardError("a shard runs trio on the main thread: run it as a task, not an actor")
@@ -206,7 +201,7 @@ def play_shard(shard: Shard) -> Iterator[GameResult]:
         "shard_started", games=len(shard.games), deals=shard.deals, pid=os.getpid()
     )
 
-    def run(emit: Callable[[GameResult], None]) -> Awaitable[None]:
+    def run(emit: Callable[[ShardResult], None]) -> Awaitable[None]:
         return _play(shard, config, log_dir, node, emit)
 
     yield from trio_items(run)
@@ -217,76 +212,39 @@ async def _play(
     config: TournamentConfig,
     log_dir: Path,
     node: str,
-    emit: Callable[[GameResult], None],
+    emit: Callable[[ShardResult], None],
 ) -> None:
     games = shard.games
     index = {key: i for i, key in enumerate(games)}
-    rows: dict[int, GameRow] = {}
-    replays: dict[int, bytes | None] = {}
+    ended: dict[int, GameResult] = {}
     sent = 0
-    stopped: list[str] = []
 
-    def send(upto: int, processes: int = 0, reason: str | None = None) -> None:
-        """Send the results of games ``sent`` to ``upto - 1``."""
+    def send(upto: int, processes: int = 0) -> None:
+        """Send the results of games ``sent`` to ``upto - 1``, which have all ended."""
         nonlocal sent
         while sent < upto:
             last = sent == len(games) - 1
-            emit(
-                GameResult(
-                    shard=shard.index,
-                    index=sent,
-                    key=games[sent],
-                    row=rows.get(sent),
-                    replay=replays.get(sent),
-                    stopped=reason if sent not in rows else None,
-                    node=node,
-                    processes=processes if last else 0,
-                )
-            )
+            result = ended.pop(sent)
+            emit(ShardResult(shard.index, sent, result, node, processes if last else 0))
             sent += 1
 
-    def flush() -> None:
-        """Send, in order, every game whose deal is over; the last waits for the count of
-        processes."""
+    def on_result(result: GameResult) -> None:
+        """Send, in order, every game that has ended with all those before it; the last waits
+        for the count of processes."""
+        ended[index[result.row.key]] = result
         upto = sent
-        while upto < len(games) - 1 and upto in replays:
+        while upto < len(games) - 1 and upto in ended:
             upto += 1
         send(upto)
 
-    def on_game(row: GameRow) -> None:
-        rows[index[row.key]] = row
-
-    def on_deal_over(files: dict[GameKey, Path | None]) -> None:
-        for key, path in files.items():
-            keep = config.replays is not None and path is not None
-            replays[index[key]] = zlib.compress(path.read_bytes()) if path and keep else None
-        flush()
-
-    processes = 0  # unknown when the shard stops early
     async with open_server("127.0.0.1:0") as server:
-        with trio.CancelScope() as scope:
-
-            def stop(message: str) -> None:
-                stopped.append(message)
-                scope.cancel()
-
-            processes = await play_games(
-                config,
-                shard.deal_key,
-                games,
-                server=server,
-                log_dir=log_dir,
-                on_game=on_game,
-                stop=stop,
-                on_deal_over=on_deal_over,
-                detach_bots=False,
-            )
-    if stopped:
-        get_logger(shard=shard.index, node=node).error(
-            "shard_stopped", reason=stopped[0].splitlines()[0]
+        processes = await play_games(
+            config,
+            shard.deal_key,
+            games,
+            server=server,
+            log_dir=log_dir,
+            on_result=on_result,
+            detach_bots=False,
         )
-        # what was played is sent (its deal unfinished: without replays), then the rest
-        # without rows: as many results as games, whatever happens
-        send(len(games), processes, stopped[0])
-        return
     send(len(games), processes)

@@ -1,24 +1,22 @@
-"""What a tournament's driver does with each finished game, wherever it was played.
+"""The driver's bookkeeping of rows (:mod:`arena.driver`), wherever the games were played.
 
-The local runner (:mod:`arena.tournament`) and the Ray driver (:mod:`arena.ray_runner`) share
-one :class:`Recorder`: it lists the games still to play (``--resume`` skips the stored ones),
-stores each finished game's row in the results database (the driver is its only writer),
-counts it, logs it, reports progress, and checks the SPRT after every complete duplicate pair.
-A game whose row this run has stored already (a shard that Ray ran again) is not stored twice.
+A :class:`Recorder` lists the games still to play (``--resume`` skips the stored ones), stores
+each finished game's row in the results database (the driver is its only writer), counts it,
+logs it, reports progress, and checks the SPRT after every complete duplicate pair. A game
+whose row this run has stored already (a shard that Ray ran again) is not stored twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from arena.config import TournamentConfig
+from arena.config import TournamentConfig, schedule
 from arena.logs import get_logger
-from arena.results import GameKey, GameRow, ResultsDB
+from arena.results import GameRow, ResultsDB, game_label
 from arena.stats import SprtResult, SprtTest, pentanomial, sprt
 
-__all__ = ["Outcome", "Recorder", "game_label", "prepare_log_dir", "schedule"]
+__all__ = ["Outcome", "Recorder"]
 
 
 @dataclass(slots=True)
@@ -33,38 +31,14 @@ class Outcome:
     sprt: SprtResult | None = None
     """The SPRT's decision, when one was asked and it decided."""
     stopped: str | None = None
-    """Why the run stopped before its schedule ended (a bot that cannot start)."""
+    """Why the run stopped before its schedule ended (a bot that keeps failing, a shard that
+    failed on the cluster)."""
     interrupted: bool = False
     """Stopped by Ctrl-C or SIGTERM: the games in flight were dropped."""
     processes: int = 0
     """Bot processes started."""
     duplicates: int = 0
     """Results received for a game this run had stored already, and not stored again."""
-
-
-def schedule(config: TournamentConfig) -> list[GameKey]:
-    """Every game of the tournament: deals × pairings × (as dealt, swapped)."""
-    return [
-        GameKey(a, b, config.seed_base + deal, swapped)
-        for deal in range(config.seeds)
-        for a, b in config.pairings()
-        for swapped in (0, 1)
-    ]
-
-
-def game_label(key: GameKey) -> str:
-    """A game's name in logs, replays and messages: ``alpha-beta-d3-a`` (``b``: seats
-    swapped). Not the table's name, which no bot can guess."""
-    return f"{key.bot_a}-{key.bot_b}-d{key.seed}-{'b' if key.swapped else 'a'}"
-
-
-def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:
-    """The folder for the bots' stderr files (``<database stem>-logs`` beside the database
-    unless given), made private."""
-    log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log_dir.chmod(0o700)  # other users need not read what the bots wrote
-    return log_dir
 
 
 @dataclass(slots=True)
@@ -120,10 +94,10 @@ class Recorder:
             self._pairs.add(stored)
         self.log = get_logger(database=str(config.database))
 
-    def keep(self, row: GameRow, *, replay: bytes | None = None) -> bool:
-        """Store a finished game (and its ``replay``, JSON lines, in the replays folder if the
-        config has one). Returns True when the SPRT has decided: play no more. A game stored
-        already by this run is skipped (and counted in ``outcome.duplicates``)."""
+    def keep(self, row: GameRow) -> bool:
+        """Store a finished game; False (and counted in ``outcome.duplicates``) for one this run
+        has stored already. Once a complete pair lets the SPRT decide, ``outcome.sprt`` holds
+        its verdict: play no more."""
         outcome = self.outcome
         if row.key in self._kept:
             outcome.duplicates += 1
@@ -138,9 +112,6 @@ class Recorder:
             outcome.played += 1
         if row.errors:
             outcome.problems.append(row.errors)
-        if replay is not None and self.config.replays is not None:
-            self.config.replays.mkdir(parents=True, exist_ok=True)
-            (self.config.replays / f"{game_label(row.key)}.jsonl").write_bytes(replay)
         self.log.info(
             "game_over",
             game=game_label(row.key),
@@ -151,16 +122,15 @@ class Recorder:
         )
         if self.on_game is not None:
             self.on_game(row, self.finished, self.total)
-        if self._pairs.add(row) and self.sprt_test is not None:
+        if self._pairs.add(row) and self.sprt_test is not None and outcome.sprt is None:
             # checked after every complete pair, whichever of its games ended last
             result = self._pairs.sprt(self.sprt_test)
             if result.verdict is not None:
                 outcome.sprt = result
-                return True
-        return False
+        return True
 
     def stop(self, message: str) -> None:
-        """The run stops early (a bot keeps failing): the first reason is the one reported."""
+        """The run stops early: the first reason is the one reported."""
         if self.outcome.stopped is None:
             self.outcome.stopped = message
             self.log.error("run_stopped", reason=message.splitlines()[0])

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from arena.deals import DealKey
 
-__all__ = ["DatabaseError", "GameKey", "GameRow", "ResultsDB", "ResumeError"]
+__all__ = ["DatabaseError", "GameKey", "GameRow", "ResultsDB", "ResumeError", "game_label"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,6 +60,16 @@ class GameKey:
     seed: int
     """The deal number (its cards come from the tournament's deal key)."""
     swapped: int
+
+
+def game_label(key: GameKey) -> str:
+    """A game's name in logs, replays and messages (``b``: seats swapped). Not the table's
+    name, which no bot can guess.
+
+    >>> game_label(GameKey("alpha", "beta", 3, 0))
+    'alpha-beta-d3-a'
+    """
+    return f"{key.bot_a}-{key.bot_b}-d{key.seed}-{'b' if key.swapped else 'a'}"
 
 
 @dataclass(frozen=True, slots=True)

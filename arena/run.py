@@ -15,17 +15,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from arena.addresses import AddressError, check_can_listen
 from arena.arguments import LOG_LEVELS, host, output_file, output_folder, whole
-from arena.config import ConfigError, TournamentConfig, load_config
+from arena.backend import Backend
+from arena.config import ConfigError, TournamentConfig, load_config, schedule
+from arena.driver import prepare_log_dir, run_tournament
 from arena.logs import configure_logging
 from arena.ray_cluster import RayMissingError, import_ray, parse_address
-from arena.ray_runner import RayRunError, run_on_ray
-from arena.recorder import Outcome, prepare_log_dir
+from arena.ray_runner import RayBackend, RayRunError
+from arena.recorder import Outcome
 from arena.report import Report, build_report, print_report, report_csv
 from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
 from arena.serve import add_spectator_token_option, publish_spectator_token
 from arena.server import new_spectator_token, tune_garbage_collector
 from arena.stats import SprtTest
-from arena.tournament import run_tournament, schedule
+from arena.tournament import LocalBackend
 
 
 def _fail(command: str, message: str) -> int:
@@ -187,28 +189,24 @@ def _play(
     on_game: Callable[[GameRow, int, int], None],
 ) -> Outcome:
     """The run itself: on this machine, or on Ray with ``--ray``."""
+    backend: Backend
     if args.ray is not None:
-        return run_on_ray(
+        backend = RayBackend(
             config,
             args.ray,
-            resume=args.resume,
-            sprt_test=sprt,
-            on_game=on_game,
             on_start=_say,
             deals_per_shard=args.ray_shard_deals,
             working_dir=args.ray_working_dir,
             log_level=args.log_level,
         )
-    return trio.run(
-        lambda: run_tournament(
-            config,
-            address=_address(args),
+    else:
+        backend = LocalBackend(
+            _address(args),
             on_listening=lambda address: _say(f"serving on {address}"),
             spectator_token=spectator_token,
-            resume=args.resume,
-            sprt_test=sprt,
-            on_game=on_game,
         )
+    return trio.run(
+        lambda: run_tournament(config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game)
     )
 
 

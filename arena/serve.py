@@ -11,9 +11,9 @@ replay written, and nothing else of it stays in memory.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -34,6 +34,7 @@ from arena.arguments import (
 from arena.deals import DealKey
 from arena.logs import configure_logging
 from arena.server import ArenaServer, new_spectator_token, open_server, tune_garbage_collector
+from arena.signals import stop_on_signals
 from arena.table import Table, TableConfig, TableResult
 from engine.match import Ending
 from engine.presets import PRESETS, preset
@@ -308,7 +309,7 @@ async def _serve(
         _publish(lines, args.tickets)
         results: list[TableResult | None] = [None] * len(tables)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_stop_on_signal, tables)
+            await nursery.start(stop_on_signals, functools.partial(_stop_tables, tables))
             for table, start in zip(tables, starts, strict=True):
                 nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
             async with trio.open_nursery() as waiting:
@@ -336,14 +337,11 @@ async def start_when_seated(table: Table, start: trio.Event, timeout_s: float) -
     table.stop(f"{VOID}{seats} did not connect within {timeout_s:g} s")
 
 
-async def _stop_on_signal(tables: list[Table]) -> None:
-    """On SIGINT or SIGTERM, stop every table (each still reports its result)."""
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            print("arena serve: stopping", file=sys.stderr)
-            for table in tables:
-                table.stop("the server was stopped")
-            return
+def _stop_tables(tables: list[Table]) -> None:
+    """On SIGINT or SIGTERM: stop every table (each still reports its result)."""
+    print("arena serve: stopping", file=sys.stderr)
+    for table in tables:
+        table.stop("the server was stopped")
 
 
 async def _wait_and_release(

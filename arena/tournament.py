@@ -1,74 +1,71 @@
-"""The tournament runner: duplicate deals, bot sessions, one table per game, results to SQLite.
+"""The local backend: a tournament's games played here, on one table server, by the bots' pools.
 
 Every pairing plays the same deals, and each deal twice with the teams' seats swapped, so card
 luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
-tournament's secret key (:mod:`arena.deals`), kept in its database: no bot can guess them from
-the deal number, and ``--resume`` deals them again. A game starts a table on the in-process
-server and seats four players from the bots' pools of long-lived processes
-(:mod:`arena.pools`: a process is never given two seats of one deal). It waits for the match,
-then stores one row before the next game needs the slot (``concurrency`` games at once).
+tournament's secret key (:mod:`arena.deals`), which the driver (:mod:`arena.driver`) hands
+over with the games to play. A game starts a table on the in-process server and seats four
+players from the bots' pools of long-lived processes (:mod:`arena.pools`: a process is never
+given two seats of one deal). When the match ends, :func:`play_games` hands the driver the
+game's :class:`arena.backend.GameResult` (its row, its replay, its bots' failures) before the
+next game takes the slot (``concurrency`` games at once). The driver stores it; this module
+stores and counts nothing.
 
 A game in which a bot never played (it could not start, exited before its first decision, or
-did not connect in time) is void: stored with the reason, left out of every statistic, played
-again on ``--resume``. A process that dies mid-game forfeits the games it held seats in and is
-replaced. A bot that fails to start, or dies, in several games in a row stops the run.
+did not connect in time) is void: its row says why, and it is played again on ``--resume``. A
+process that dies mid-game forfeits the games it held seats in and is replaced. Each of these
+is a :class:`arena.backend.BotFailure` in the game's result.
 
-Nothing of a deal leaves the run while a game on that deal still plays: a table's replay is
-moved into the replays folder, and spectators see the table, only once every game of this run
-on its deal has ended.
+Spectators see a table only once every game of these games on its deal has ended, and the
+tables of a deal are released then. A Ray node plays its shard through :func:`play_games` too
+(:mod:`arena.ray_shard`).
 """
 
 from __future__ import annotations
 
 import functools
 import secrets
-import signal
 import tempfile
-import threading
 import time
+import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
+from arena.backend import Assignment, BotFailure, GameResult, OnResult
 from arena.config import BotSpec, TournamentConfig
 from arena.deals import DealKey
 from arena.logs import get_logger
 from arena.pools import NoSeat, Player, Players
-from arena.processes import BotFailures, stderr_tail
-from arena.recorder import Outcome, Recorder, game_label, prepare_log_dir, schedule
-from arena.results import GameKey, GameRow, ResultsDB
+from arena.processes import stderr_tail
+from arena.results import GameKey, GameRow, game_label
 from arena.server import ArenaServer, open_server
-from arena.stats import SprtTest
 from arena.table import Table, TableConfig, TableResult
 from engine.match import Ending
 from engine.presets import PRESETS
 
-__all__ = ["DealOver", "Outcome", "game_label", "play_games", "run_tournament", "schedule"]
-
-DealOver = Callable[[dict[GameKey, Path | None]], None]
-"""Told once every game of a deal has ended, with each game's replay file (None without one;
-the file is deleted when the call returns)."""
+__all__ = ["LocalBackend", "play_games"]
 
 
 @dataclass(slots=True)
 class _Deals:
-    """Which deals still have games playing in this run; spectators and replays of a deal wait
-    for all of them."""
+    """Which deals still have games playing; the spectators and the tables of a deal wait for
+    all of them."""
 
     left: Counter[int]
     over: dict[int, trio.Event] = field(default_factory=dict)
-    ended: dict[int, list[tuple[Table, GameKey]]] = field(default_factory=dict)
+    ended: dict[int, list[Table]] = field(default_factory=dict)
 
     def spectators_after(self, deal: int) -> trio.Event:
         return self.over.setdefault(deal, trio.Event())
 
-    def game_ended(self, table: Table, key: GameKey) -> list[tuple[Table, GameKey]]:
+    def game_ended(self, table: Table, key: GameKey) -> list[Table]:
         """Record a finished game; return the deal's tables once its last game has ended."""
         deal = key.seed
-        self.ended.setdefault(deal, []).append((table, key))
+        self.ended.setdefault(deal, []).append(table)
         self.left[deal] -= 1
         if self.left[deal] > 0:
             return []
@@ -86,10 +83,9 @@ class _Run:
     deal_key: DealKey
     staging: Path
     deals: _Deals
-    failures: BotFailures
-    stop: Callable[[str], None]
-    deaths: set[str] = field(default_factory=set)
-    """Players whose death was counted already (a process may die holding several seats)."""
+    instance: str = field(default_factory=lambda: secrets.token_hex(6))
+    """Tells this call's processes from those of other shards (a process's name is unique only
+    in its pools)."""
 
 
 @dataclass(slots=True)
@@ -100,20 +96,20 @@ class _Game:
     specs: list[BotSpec]
     table: Table
     label: str
+    instance: str
     players: list[Player | None] = field(default_factory=lambda: [None] * 4)
     void: list[str] = field(default_factory=list)
     """Why the game is not a result, one line per seat whose bot never played."""
-    failed: dict[str, tuple[BotSpec, str, Path | None]] = field(default_factory=dict)
+    failures: list[BotFailure] = field(default_factory=list)
     crashes: list[int] = field(default_factory=lambda: [0, 0])
-    crashed: dict[int, Player] = field(default_factory=dict)
-    """Seats whose process died mid-game."""
     problems: list[str] = field(default_factory=list)
 
     def never_played(self, seat: int, why: str, stderr: Path | None) -> None:
         spec = self.specs[seat]
-        tail = "" if stderr is None else f": {stderr_tail(stderr)}"
-        self.void.append(f"{spec.name} (seat {seat}, game {self.label}) {why}{tail}")
-        self.failed.setdefault(spec.name, (spec, why, stderr))
+        tail = None if stderr is None else stderr_tail(stderr)
+        line = f"{spec.name} (seat {seat}, game {self.label}) {why}"
+        self.void.append(line if tail is None else f"{line}: {tail}")
+        self.failures.append(BotFailure(spec.name, had_played=False, why=why, stderr=tail))
         self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
 
     def player_gone(self, seat: int, player: Player, code: int | None) -> None:
@@ -129,13 +125,35 @@ class _Game:
             self.never_played(seat, f"{what} (exit code {code})", player.stderr)
             return
         self.crashes[seat % 2] += 1
-        self.crashed[seat] = player
-        tail = "(no stderr)" if player.stderr is None else stderr_tail(player.stderr)
+        tail = None if player.stderr is None else stderr_tail(player.stderr)
+        self.failures.append(
+            BotFailure(
+                player.spec.name,
+                had_played=True,
+                why=f"{player.name}, exit code {code}",
+                stderr=tail,
+                process=f"{player.name}@{self.instance}",
+            )
+        )
         self.problems.append(
             f"{player.spec.name} ({player.name}, seat {seat}, game {self.label}) crashed "
-            f"mid-game, exit code {code}: {tail}"
+            f"mid-game, exit code {code}: {tail or '(no stderr)'}"
         )
         table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
+
+    def result(self, row: GameRow) -> GameResult:
+        """The game's result for the driver, its replay read (and its file removed)."""
+        path = self.table.result.replay if self.table.result is not None else None
+        replay = None
+        if path is not None:
+            replay = zlib.compress(path.read_bytes())
+            path.unlink()
+        played = {
+            spec.name
+            for seat, spec in enumerate(self.specs)
+            if self.table.seats[seat].stats.decisions > 0
+        }
+        return GameResult(row, replay, tuple(self.failures), frozenset(played))
 
 
 async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
@@ -156,7 +174,7 @@ async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
                 run.players.retire(player, "it did not connect its seat in time")
 
 
-async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
+async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     config = run.config
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if key.swapped == 0 else (key.bot_b, key.bot_a)
@@ -185,7 +203,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
         name=f"g{secrets.token_urlsafe(12)}",
         spectators_after=run.deals.spectators_after(key.seed),
     )
-    game = _Game(key, specs, table, label)
+    game = _Game(key, specs, table, label, run.instance)
     log = get_logger(table=table.name)
     log.info("game_started", game=label)  # the name, for spectators
     started = time.perf_counter()
@@ -202,8 +220,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameRow, Table]:
         for seat, player in enumerate(game.players):
             if player is not None:
                 run.players.let_go(table, seat)
-    _count_failures(run, game)
-    return _row(key, team0, result, game, time.perf_counter() - started), table
+    return game.result(_row(key, team0, result, game, time.perf_counter() - started)), table
 
 
 async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
@@ -223,34 +240,6 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
             run.players.retire(player, "it could not be started")
             game.never_played(seat, f"could not start: {err}", None)
             return
-
-
-def _count_failures(run: _Run, game: _Game) -> None:
-    """Feed the failure counter; stop the run when a bot keeps failing to start or dying."""
-    for spec, why, stderr in game.failed.values():
-        message = run.failures.failed(spec, why, stderr)
-        if message is not None:
-            run.stop(message)
-            return
-    for player in game.crashed.values():
-        if player.name in run.deaths:
-            continue  # one process dying in several games at once is one failure
-        run.deaths.add(player.name)
-        code = None if player.process is None else player.process.exit_code
-        message = run.failures.failed(
-            player.spec, f"{player.name}, exit code {code}", player.stderr, started=True
-        )
-        if message is not None:
-            run.stop(message)
-            return
-    died = {player.spec.name for player in game.crashed.values()}
-    for seat, spec in enumerate(game.specs):
-        if (
-            spec.name not in game.failed
-            and spec.name not in died
-            and game.table.seats[seat].stats.decisions > 0
-        ):
-            run.failures.played(spec)  # a game it played through: the count starts again
 
 
 def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
@@ -297,70 +286,6 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
     )
 
 
-def _release_deal(
-    run: _Run, tables: list[tuple[Table, GameKey]], on_deal_over: DealOver | None
-) -> None:
-    """Every game on a deal has ended: its replays may be seen now (moved to the replays
-    folder, or handed to ``on_deal_over``)."""
-    replays = run.config.replays
-    files: dict[GameKey, Path | None] = {}
-    for table, key in tables:
-        replay = table.result.replay if table.result is not None else None
-        files[key] = replay
-        if on_deal_over is None and replays is not None and replay is not None:
-            replays.mkdir(parents=True, exist_ok=True)
-            replay.replace(replays / f"{game_label(key)}.jsonl")
-    if on_deal_over is not None:
-        on_deal_over(files)
-    for table, _ in tables:
-        run.server.release(table)
-
-
-async def _stop_on_signal(outcome: Outcome, scope: trio.CancelScope) -> None:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            outcome.interrupted = True
-            scope.cancel()
-            return
-
-
-async def run_tournament(
-    config: TournamentConfig,
-    *,
-    address: str = "127.0.0.1:0",
-    on_listening: Callable[[str], None] | None = None,
-    spectator_token: str | None = None,
-    resume: bool = False,
-    sprt_test: SprtTest | None = None,
-    on_game: Callable[[GameRow, int, int], None] | None = None,
-    log_dir: Path | None = None,
-) -> Outcome:
-    """Play every game not yet stored; ``on_game(row, done, total)`` after each one.
-
-    ``spectator_token``: the operator's credential for ``Watch`` (None: nobody may watch). A
-    spectator sees nothing of a table until every game of the run on its deal has ended.
-
-    Ctrl-C (SIGINT) or SIGTERM, when this runs in the main thread, drops the games in flight
-    and returns with ``interrupted`` set; what was stored stays, and ``--resume`` goes on."""
-    db = ResultsDB(config.database)
-    try:
-        db.claim(config.fingerprint(), resume=resume)
-        deal_key = db.deal_key()
-        return await _run(
-            config,
-            db,
-            deal_key,
-            address,
-            spectator_token,
-            on_listening,
-            sprt_test,
-            on_game,
-            log_dir,
-        )
-    finally:
-        db.close()
-
-
 async def play_games(
     config: TournamentConfig,
     deal_key: DealKey,
@@ -368,19 +293,16 @@ async def play_games(
     *,
     server: ArenaServer,
     log_dir: Path,
-    on_game: Callable[[GameRow], None],
-    stop: Callable[[str], None],
-    on_deal_over: DealOver | None = None,
+    on_result: OnResult,
     detach_bots: bool = True,
 ) -> int:
     """Play ``keys`` on ``server``, ``config.concurrency`` at a time and started in their
-    order, with the bots' pools (:mod:`arena.pools`); ``on_game(row)`` as each game ends (void
-    ones too), before the next game takes its slot. ``stop(message)`` is called when a bot
-    keeps failing: it should cancel the caller's scope. Replays and spectators of a deal wait
-    until every game of ``keys`` on that deal has ended; then the replays are moved into
-    ``config.replays``, or handed to ``on_deal_over`` if given. ``detach_bots=False`` keeps
-    the bot processes in this process's group (a Ray worker). Returns the bot processes
-    started. The local runner and a Ray worker both play their games through this."""
+    order, with the bots' pools (:mod:`arena.pools`); ``on_result(result)`` as each game ends
+    (void ones too), before the next game takes its slot. Spectators of a deal wait until
+    every game of ``keys`` on that deal has ended; its tables are released then.
+    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker).
+    Returns the bot processes started. Cancel it to stop: the games in flight are dropped and
+    every bot process ends."""
     slots = trio.Semaphore(config.concurrency)
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
         async with trio.open_nursery() as nursery:
@@ -392,17 +314,16 @@ async def play_games(
                 deal_key,
                 Path(staging),
                 _Deals(Counter(k.seed for k in keys)),
-                BotFailures(),
-                stop,
             )
 
             async def one(key: GameKey) -> None:
                 try:
-                    row, table = await _play_game(run, key)
+                    result, table = await _play_game(run, key)
                 finally:
                     slots.release()
-                on_game(row)
-                _release_deal(run, run.deals.game_ended(table, key), on_deal_over)
+                on_result(result)
+                for done in run.deals.game_ended(table, key):
+                    server.release(done)
 
             try:
                 async with trio.open_nursery() as playing:
@@ -418,47 +339,37 @@ async def play_games(
     return players.started
 
 
-async def _run(
-    config: TournamentConfig,
-    db: ResultsDB,
-    deal_key: DealKey,
-    address: str,
-    spectator_token: str | None,
-    on_listening: Callable[[str], None] | None,
-    sprt_test: SprtTest | None,
-    on_game: Callable[[GameRow, int, int], None] | None,
-    log_dir: Path | None,
-) -> Outcome:
-    outcome = Outcome()
-    recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
-    log_dir = prepare_log_dir(config, log_dir)
-    async with (
-        open_server(address, spectator_token=spectator_token) as server,
-        trio.open_nursery() as nursery,
-    ):
-        if on_listening is not None:
-            on_listening(server.address)
-        if threading.current_thread() is threading.main_thread():
-            nursery.start_soon(_stop_on_signal, outcome, nursery.cancel_scope)
+@dataclass(slots=True)
+class LocalBackend:
+    """The games played here (:func:`play_games`) on a table server at ``address``
+    (``on_listening(address)`` once it listens; ``spectator_token``: the operator's credential
+    for ``Watch``, None: nobody may watch)."""
 
-        def stop(message: str) -> None:
-            recorder.stop(message)
-            nursery.cancel_scope.cancel()
+    address: str = "127.0.0.1:0"
+    on_listening: Callable[[str], None] | None = None
+    spectator_token: str | None = None
 
-        def keep(row: GameRow) -> None:
-            if recorder.keep(row):  # the SPRT has decided
-                nursery.cancel_scope.cancel()
+    @asynccontextmanager
+    async def open(self, assignment: Assignment) -> AsyncIterator[_LocalGames]:
+        async with open_server(self.address, spectator_token=self.spectator_token) as server:
+            if self.on_listening is not None:
+                self.on_listening(server.address)
+            yield _LocalGames(assignment, server)
 
-        try:
-            outcome.processes = await play_games(
-                config,
-                deal_key,
-                recorder.pending,
-                server=server,
-                log_dir=log_dir,
-                on_game=keep,
-                stop=stop,
-            )
-        finally:
-            nursery.cancel_scope.cancel()  # every game ended: stop listening for signals
-    return outcome
+
+@dataclass(slots=True)
+class _LocalGames:
+    assignment: Assignment
+    server: ArenaServer
+    processes: int = 0
+
+    async def play(self, on_result: OnResult) -> None:
+        work = self.assignment
+        self.processes = await play_games(
+            work.config,
+            work.deal_key,
+            work.games,
+            server=self.server,
+            log_dir=work.log_dir,
+            on_result=on_result,
+        )

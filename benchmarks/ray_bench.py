@@ -12,7 +12,7 @@ cost per stored game, and a JSON line.
 
 ``--driver-games N`` then measures the driver alone: shards that play nothing and yield N
 results as fast as they can (on the same cluster, so on the same cores as the driver), read
-and stored by the real driver loop and recorder: the games/s one driver can store at most.
+by the Ray backend and stored by the real driver: the games/s one driver can store at most.
 """
 
 from __future__ import annotations
@@ -29,15 +29,17 @@ from typing import Any
 
 import trio
 
+from arena.backend import GameResult
 from arena.config import TournamentConfig, parse_config
 from arena.deals import DealKey
+from arena.driver import run_tournament
 from arena.logs import configure_logging
-from arena.ray_cluster import connect, import_ray
-from arena.ray_runner import Driver, plan_shards, run_on_ray
-from arena.ray_shard import GameResult, Shard
+from arena.ray_cluster import import_ray
+from arena.ray_runner import RayBackend
+from arena.ray_shard import Shard, ShardResult
 from arena.recorder import Outcome, Recorder
 from arena.results import GameRow, ResultsDB
-from arena.tournament import run_tournament
+from arena.tournament import LocalBackend
 
 
 def make_config(folder: Path, args: argparse.Namespace) -> TournamentConfig:
@@ -88,13 +90,15 @@ class Clock:
 
 def local(config: TournamentConfig) -> tuple[Outcome, Clock]:
     clock = Clock()
-    outcome = trio.run(lambda: run_tournament(config, on_listening=clock.start, on_game=clock.game))
+    backend = LocalBackend(on_listening=clock.start)
+    outcome = trio.run(lambda: run_tournament(config, backend, on_game=clock.game))
     return outcome, clock
 
 
 def on_ray(config: TournamentConfig) -> tuple[Outcome, Clock]:
     clock = Clock()
-    outcome = run_on_ray(config, "local", on_start=clock.start, on_game=clock.game)
+    backend = RayBackend(config, "local", on_start=clock.start)
+    outcome = trio.run(lambda: run_tournament(config, backend, on_game=clock.game))
     return outcome, clock
 
 
@@ -125,13 +129,13 @@ def driver_cost(config: TournamentConfig, games: int) -> float:
     return elapsed * 1000 / max(1, len(rows))
 
 
-def instant_shard(shard: Shard) -> Iterator[GameResult]:
+def instant_shard(shard: Shard) -> Iterator[ShardResult]:
     """A shard that plays nothing: a finished game's result for each of its games at once."""
     for index, key in enumerate(shard.games):
         row = GameRow(
             key, 1.0, 1, 1, 0, 0, 0, 1, 60, 0, 0, 0, 0, 0, 0, None, "played to the end", "", 0.3
         )
-        yield GameResult(shard.index, index, key, row, node="bench")
+        yield ShardResult(shard.index, index, GameResult(row), node="bench")
 
 
 def driver_limit(games: int) -> dict[str, float]:
@@ -139,24 +143,17 @@ def driver_limit(games: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         args = argparse.Namespace(seeds=games // 2, hands=1, concurrency=1)
         config = make_config(Path(folder), args)
-        db = ResultsDB(config.database)
-        db.claim(config.fingerprint(), resume=False)
-        outcome = Outcome()
-        recorder = Recorder(config, db, outcome)
         ray = import_ray()
         if instant_shard.__module__ != "__main__":  # imported: the nodes cannot import it
             ray.cloudpickle.register_pickle_by_value(sys.modules[instant_shard.__module__])
-        with connect("local"):
-            plan = plan_shards(recorder.pending, 1, [2.0], deals_per_shard=250)
-            shards = [
-                Shard(i, config, DealKey.new(), keys, folder) for i, keys in enumerate(plan.shards)
-            ]
-            cpu, main_thread = time.process_time(), time.thread_time()
-            started = time.perf_counter()
-            Driver(ray, plan, shards, recorder, task=instant_shard).run()
-            elapsed = time.perf_counter() - started
-            cpu, main_thread = time.process_time() - cpu, time.thread_time() - main_thread
-        db.close()
+        clock = Clock()  # from the shards' planning (the cluster is up) to the last game stored
+        backend = RayBackend(
+            config, "local", on_start=clock.start, deals_per_shard=250, task=instant_shard
+        )
+        outcome = trio.run(lambda: run_tournament(config, backend, on_game=clock.game))
+        elapsed = clock.last - clock.playing
+        cpu = clock.cpu_last - clock.cpu_playing
+        main_thread = clock.main_last - clock.main_playing
     stored = outcome.played
     if outcome.stopped or not stored:
         raise SystemExit(f"the driver's run failed: {outcome.stopped}")

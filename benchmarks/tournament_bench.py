@@ -26,9 +26,9 @@ import trio
 
 from arena.config import TournamentConfig, parse_config
 from arena.deals import DealKey
+from arena.driver import run_tournament
 from arena.logs import configure_logging
 from arena.results import ResultsDB
-from arena.tournament import run_tournament
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bot_duel

@@ -12,8 +12,8 @@ import trio
 
 from arena.config import load_config
 from arena.deals import DealKey
+from arena.driver import run_tournament
 from arena.results import GameRow, ResultsDB
-from arena.tournament import run_tournament
 from engine.match import Match
 from engine.presets import PRESETS
 from tests.test_tournament import BOT, write_config

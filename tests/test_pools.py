@@ -16,10 +16,9 @@ import pytest
 import trio
 import trio.testing
 
-from arena.config import BotSpec, TournamentConfig, parse_config
+from arena.config import BotSpec, TournamentConfig, parse_config, schedule
 from arena.pools import NoSeat, Player, Players, seats_per_deal
 from arena.sessions import Door
-from arena.tournament import schedule
 from chaodipi.arena.v2 import arena_pb2 as pb
 from tests.table_support import ListConnection
 

@@ -1,5 +1,5 @@
 """arena.ray_cluster without a cluster: addresses, and the message when ray is missing (these
-run in the normal suite; tests/test_ray_groundwork.py starts clusters)."""
+run in the normal suite; tests/test_ray_tournament.py starts clusters)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,27 @@
 """``arena run --ray`` without a cluster (the normal suite): the options it refuses and why, how
-it ships code and files, the driver's count of failing bots, and a shard played in this
-process as a Ray worker plays it (tests/test_ray_tournament.py runs real clusters)."""
+it ships code and files, and a shard played in this process as a Ray worker plays it
+(tests/test_ray_tournament.py runs real clusters; tests/test_driver.py the driver that counts
+and stores what the shards send)."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import zlib
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
 from arena import ray_cluster, ray_shard
 from arena.cli import main
-from arena.config import load_config
+from arena.config import load_config, schedule
 from arena.deals import DealKey
 from arena.ray_cluster import INSTALL_HINT
-from arena.ray_runner import RayRunError, _Failures, check_config, runtime_env
-from arena.ray_shard import GameResult, Shard, ShardError, play_shard
+from arena.ray_runner import RayRunError, check_config, runtime_env
+from arena.ray_shard import Shard, ShardError, ShardResult, play_shard
 from arena.results import GameKey, GameRow
-from arena.tournament import schedule
 from tests.test_run_faults import BROKEN
 from tests.test_tournament import write_config
 
@@ -106,19 +108,6 @@ def row(key: GameKey, void: str | None = None, crashes_b: int = 0) -> GameRow:
     )  # fmt: skip
 
 
-def test_the_driver_stops_a_bot_that_fails_in_games_from_several_shards() -> None:
-    failures = _Failures()
-    void = "b (seat 1, game a-b-d1-a) exited before connecting (exit code 3): missing weights.bin"
-    assert failures.check(row(GameKey("a", "b", 1, 0), void)) is None
-    assert failures.check(row(GameKey("a", "b", 2, 0), void)) is None
-    assert failures.check(row(GameKey("a", "b", 3, 0))) is None  # played through: again
-    assert failures.check(row(GameKey("a", "b", 4, 0), void)) is None
-    assert failures.check(row(GameKey("a", "b", 5, 0), void)) is None
-    stop = failures.check(row(GameKey("a", "b", 6, 0), void))
-    assert stop is not None and stop.startswith("bot 'b' failed to start 3 games in a row")
-    assert "missing weights.bin" in stop
-
-
 def shard_of(path: Path, games: int | None = None, **options: object) -> Shard:
     config = load_config(path)
     keys = schedule(config)[:games]
@@ -132,32 +121,52 @@ def test_a_shard_yields_every_game_in_order_with_its_replay(tmp_path: Path) -> N
         tmp_path / "t.toml", seeds=2, replays="replays", bots={"a": HEURISTIC, "b": HIGHEST}
     )
     shard = shard_of(path)
-    results: list[GameResult] = list(play_shard(shard))
-    assert [r.key for r in results] == list(shard.games)
+    results: list[ShardResult] = list(play_shard(shard))
+    assert [r.result.row.key for r in results] == list(shard.games)
     assert [r.index for r in results] == [0, 1, 2, 3]
-    assert all(r.row is not None and r.row.void is None and r.stopped is None for r in results)
-    assert all(r.row is not None and r.row.key == r.key for r in results)
-    for result in results:
-        assert result.replay is not None
-        assert zlib.decompress(result.replay).startswith(b"{")
+    assert all(r.result.row.void is None and not r.result.failures for r in results)
+    assert all(r.result.played == {"a", "b"} for r in results)
+    for item in results:
+        assert item.result.replay is not None
+        assert zlib.decompress(item.result.replay).startswith(b"{")
     assert results[-1].processes >= 2 and not any(r.processes for r in results[:-1])
     assert not (tmp_path / "replays").exists()  # the driver writes them, not the node
     assert (tmp_path / "logs" / "shard-0").is_dir()
 
 
-def test_a_shard_whose_bot_keeps_failing_stops_and_still_yields_one_result_per_game(
-    tmp_path: Path,
-) -> None:
+def test_a_shard_counts_no_failure_and_sends_each_one_as_a_fact(tmp_path: Path) -> None:
+    """A bot that cannot start: the shard plays on (the driver counts, over every shard, and
+    cancels it), and every game's result names the bot, that it never played, why, and the
+    tail of its stderr read on the node."""
     path = write_config(
-        tmp_path / "t.toml", seeds=4, concurrency=1, bots={"good": HIGHEST, "broken": BROKEN}
+        tmp_path / "t.toml", seeds=2, concurrency=1, bots={"good": HIGHEST, "broken": BROKEN}
     )
     results = list(play_shard(shard_of(path)))
-    assert len(results) == 8
-    played = [r for r in results if r.row is not None]
-    assert len(played) == 3 and all(r.row is not None and r.row.void for r in played)
-    rest = [r for r in results if r.row is None]
-    assert rest and all(r.stopped and "failed to start 3 games in a row" in r.stopped for r in rest)
-    assert "missing weights.bin" in (rest[0].stopped or "")
+    assert len(results) == 4 and all(r.result.row.void for r in results)
+    for item in results:
+        failures = item.result.failures
+        assert failures and {f.bot for f in failures} == {"broken"}
+        assert not any(f.had_played for f in failures)
+        assert all(f.stderr == "missing weights.bin" for f in failures)
+        assert all(f.why.endswith("(exit code 3)") for f in failures)
+        assert "broken" not in item.result.played
+
+
+def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> None:
+    """Ray owns SIGTERM in a worker (its handler ends the worker): a shard installs none of its
+    own, while it plays or after (the driver alone watches signals, arena.signals)."""
+    path = write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+
+    def rays(signum: int, frame: FrameType | None) -> None:
+        raise AssertionError("not called")
+
+    previous = signal.signal(signal.SIGTERM, rays)
+    try:
+        seen = [signal.getsignal(signal.SIGTERM) for _ in play_shard(shard_of(path))]
+        seen.append(signal.getsignal(signal.SIGTERM))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert len(seen) == 3 and all(handler is rays for handler in seen)
 
 
 def test_a_shard_says_when_its_folder_is_missing_on_the_node(tmp_path: Path) -> None:
@@ -177,7 +186,7 @@ def test_an_address_where_nothing_answers_is_named_at_once() -> None:
 
 
 def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
-    """What a shard run again by Ray could send: the driver stores each game once."""
+    """What a shard run again by Ray could send: the recorder stores each game once."""
     from arena.recorder import Outcome, Recorder
     from arena.results import ResultsDB
 
@@ -190,6 +199,6 @@ def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
     seen: list[int] = []
     recorder = Recorder(config, db, outcome, on_game=lambda row, done, total: seen.append(done))
     game = row(recorder.pending[0])
-    assert recorder.keep(game) is False and recorder.keep(game) is False
+    assert recorder.keep(game) is True and recorder.keep(game) is False
     assert (outcome.played, outcome.duplicates, seen, db.count()) == (1, 1, [1], 1)
     db.close()

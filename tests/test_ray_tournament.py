@@ -2,7 +2,8 @@
 nodes of one CPU): the same games, report and replays as a local run on the same deals; a
 killed worker and a lost node cost no game and store none twice; a run interrupted on Ray
 resumes locally and the other way round; the SPRT stops the cluster; a bot that cannot start
-on the nodes stops the run with its stderr.
+on the nodes stops the run with its stderr, as a local run does. And a cluster that
+``--ray local`` starts listens on loopback alone.
 
 The bots are deterministic (the heuristic bot, examples/highest_card_bot.py and
 tests/bots/steady_bot.py, which seeds its moves from its hand), so a game's row depends on its
@@ -29,10 +30,9 @@ from typing import Any
 import pytest
 
 from arena import ray_cluster
-from arena.config import load_config
-from arena.ray_cluster import INSTALL_HINT, loopback_only
+from arena.config import load_config, schedule
+from arena.ray_cluster import INSTALL_HINT, connect, loopback_only
 from arena.results import ResultsDB
-from arena.tournament import schedule
 from tests.test_tournament import stored_games
 
 RAY_MISSING = importlib.util.find_spec("ray") is None
@@ -81,6 +81,47 @@ def ray_environment() -> Iterator[None]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+def listening() -> set[tuple[str, int]]:
+    """The TCP sockets listening on this machine: (local address in hex, port)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as lines:
+            next(lines)
+            for line in lines:
+                fields = line.split()
+                if fields[3] == "0A":  # LISTEN
+                    host, port = fields[1].split(":")
+                    found.add((host, int(port, 16)))
+    return found
+
+
+LOOPBACK_HEX = (
+    "0100007F",  # 127.0.0.1
+    "00000000000000000000000001000000",  # ::1
+    "0000000000000000FFFF00000100007F",  # ::ffff:127.0.0.1
+)
+
+
+def test_a_local_cluster_listens_on_loopback_alone() -> None:
+    """What ``--ray local`` starts (first in this module: no other cluster runs yet)."""
+    import ray
+
+    before = listening()
+    worker_env = {"env_vars": {"PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'proto'}"}}
+    with connect("local", num_cpus=1, runtime_env=worker_env) as connection:
+        assert connection.started_here and connection.nodes == 1 and connection.cpus == 1.0
+        assert connection.address.startswith("127.0.0.1:")
+
+        @ray.remote
+        def where() -> str:
+            return str(ray.util.get_node_ip_address())
+
+        assert ray.get(where.remote(), timeout=HANG_S) == "127.0.0.1"
+        opened = listening() - before
+        assert opened, "a running cluster listens somewhere"
+        assert {host for host, _ in opened} <= set(LOOPBACK_HEX), opened
 
 
 @dataclass
@@ -459,7 +500,12 @@ def test_a_bot_that_cannot_start_on_the_nodes_stops_the_run_with_its_stderr(
     # shards of one deal (two games): the driver counts the failures across shards
     done = arena("run", str(config), "--ray", two_nodes.address, "--ray-shard-deals", "1")
     assert done.returncode == 1
-    assert "stopped: bot 'broken' failed to start 3 games in a row" in done.stderr
+    stopped = [line for line in done.stderr.splitlines() if "arena run: stopped: " in line]
+    # the local run's message (arena.driver.FailureCount): why, its command, then its stderr
+    assert stopped and stopped[0].startswith(
+        "arena run: stopped: bot 'broken' failed to start 3 games in a row (exited before "
+        "connecting (exit code 3); command: "
+    ), stopped
     assert "missing weights.bin" in done.stderr  # the tail of its stderr, from the node
     stored = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert stored and all(row.void for row in stored) and len(stored) < 10

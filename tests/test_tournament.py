@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config
+from arena.config import ConfigError, load_config, schedule
 from arena.results import DatabaseError, ResultsDB
-from arena.tournament import schedule
 
 BOT = f"{sys.executable} -m sample_bots.random_bot"
 

@@ -35,9 +35,9 @@ def siblings() -> list[dict[str, object]]:
             continue
         try:
             stat = (entry / "stat").read_text()
-            parent = int(stat.rpartition(")")[2].split()[1])  # the field after the state
-            if parent != os.getppid():
-                continue
+            state, parent = stat.rpartition(")")[2].split()[:2]
+            if int(parent) != os.getppid() or state == "Z":
+                continue  # not the arena's, or exited and not reaped yet: no command line
             raw = (entry / "cmdline").read_bytes()
         except (OSError, ValueError):
             continue  # it exited meanwhile

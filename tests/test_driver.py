@@ -1,0 +1,426 @@
+"""The tournament driver's own rules (arena.driver), with backends that play no game: a scripted
+one that hands over results one (mock) second apart, and the real Ray backend's loop
+(arena.ray_runner) over a stand-in for ``ray`` whose shards yield scripted results. What is
+stored, what is counted, which replays are written when, and when and how the backend is
+stopped: the same whichever backend the results come from."""
+
+from __future__ import annotations
+
+import signal
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from arena import ray_runner
+from arena.backend import Assignment, BackendFailed, BotFailure, GameResult, OnResult
+from arena.config import TournamentConfig, load_config, schedule
+from arena.driver import run_tournament
+from arena.ray_runner import RayBackend
+from arena.ray_shard import Shard, ShardResult
+from arena.recorder import Outcome
+from arena.results import GameKey, GameRow, ResultsDB, game_label
+from arena.stats import SprtTest
+from tests.test_tournament import write_config
+
+BROKEN_STOP = (
+    "bot 'broken' failed to start 3 games in a row (exited before connecting (exit code 3); "
+    "command: ./broken --fast) (if this bot can play only one game per process, give it "
+    "`fresh = true` in the config); the tail of its stderr:\nmissing weights.bin"
+)
+"""What stops a run whose bot ``broken`` never played in 3 games in a row (the rule, the
+command and the stderr tail, whichever backend the games came from)."""
+
+
+def tournament(tmp_path: Path, **settings: object) -> TournamentConfig:
+    """A two-bot tournament whose commands never run (the backends here play nothing)."""
+    bots = {"good": "./good", "broken": "./broken --fast"}
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    return load_config(write_config(tmp_path / "t.toml", bots=bots, **settings))
+
+
+def row(key: GameKey, *, void: str | None = None, score_a: float | None = 1.0) -> GameRow:
+    return GameRow(
+        key, None if void else score_a, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, None,
+        "played to the end", void or "", 0.1, void,
+    )  # fmt: skip
+
+
+def never_played(bot: str = "broken") -> BotFailure:
+    return BotFailure(
+        bot,
+        had_played=False,
+        why="exited before connecting (exit code 3)",
+        stderr="missing weights.bin",
+    )
+
+
+def void(key: GameKey) -> GameResult:
+    """A game in which both of broken's seats never played."""
+    why = "broken (seat 1) exited before connecting"
+    return GameResult(row(key, void=why), failures=(never_played(), never_played()))
+
+
+def played(key: GameKey, score_a: float = 1.0, replay: bytes | None = None) -> GameResult:
+    """A game both bots played through."""
+    return GameResult(
+        row(key, score_a=score_a),
+        None if replay is None else zlib.compress(replay),
+        played=frozenset({"good", "broken"}),
+    )
+
+
+@dataclass
+class Scripted:
+    """A backend that hands the driver ``results``, one mock second apart, calling
+    ``after(i)`` once the driver has taken result ``i``; it records how it was stopped."""
+
+    results: list[GameResult]
+    after: Callable[[int], None] = lambda index: None
+    fail_after: BackendFailed | None = None
+    handed: int = 0
+    cancelled: bool = False
+    assignment: Assignment | None = None
+    processes: int = 0
+
+    @asynccontextmanager
+    async def open(self, assignment: Assignment) -> AsyncIterator[Scripted]:
+        self.assignment = assignment
+        yield self
+
+    async def play(self, on_result: OnResult) -> None:
+        try:
+            for index, result in enumerate(self.results):
+                await trio.sleep(1)
+                on_result(result)
+                self.handed += 1
+                self.after(index)
+            if self.fail_after is not None:
+                raise self.fail_after
+            self.processes = 8
+        except trio.Cancelled:
+            self.cancelled = True
+            raise
+
+
+def run(config: TournamentConfig, backend: Any, **options: Any) -> Outcome:
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    return trio.run(lambda: run_tournament(config, backend, **options), clock=clock)
+
+
+def stored(config: TournamentConfig) -> list[GameKey]:
+    db = ResultsDB(config.database, read_only=True)
+    try:
+        return [r.key for r in db.rows()]
+    finally:
+        db.close()
+
+
+def test_the_backend_is_given_the_games_left_in_order_with_the_stored_deal_key(
+    tmp_path: Path,
+) -> None:
+    config = tournament(tmp_path, seeds=3)
+    keys = schedule(config)
+    first = Scripted([played(keys[0]), played(keys[1])])
+    outcome = run(config, first)
+    assert first.assignment is not None and first.assignment.games == tuple(keys)
+    assert (outcome.played, outcome.processes, outcome.stopped) == (2, 8, None)
+    again = Scripted([])
+    outcome = run(config, again, resume=True)
+    assert again.assignment is not None and again.assignment.games == tuple(keys[2:])
+    assert again.assignment.deal_key == first.assignment.deal_key
+    assert outcome.skipped == 2
+
+
+def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: Path) -> None:
+    """A game it played through starts the count again; its two seats that never played in one
+    game are one failure; the third game in a row stops the run, cancels the backend, and
+    nothing after it is stored."""
+    config = tournament(tmp_path, seeds=5)
+    keys = schedule(config)
+    results = [void(keys[0]), void(keys[1]), played(keys[2])]
+    results += [void(key) for key in keys[3:]]
+    backend = Scripted(results)
+    outcome = run(config, backend)
+    assert outcome.stopped == BROKEN_STOP
+    assert backend.cancelled and backend.handed == 6
+    assert stored(config) == keys[:6]
+    assert (outcome.played, outcome.void, outcome.interrupted) == (1, 5, False)
+
+
+def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -> None:
+    config = tournament(tmp_path, seeds=3)
+    keys = schedule(config)
+
+    def died(key: GameKey, process: str) -> GameResult:
+        failure = BotFailure(
+            "broken", had_played=True, why=f"{process}, exit code 1", stderr="oom", process=process
+        )
+        # it played in the game it died in: that is no game played through
+        return GameResult(row(key), failures=(failure,), played=frozenset({"good", "broken"}))
+
+    processes = ["broken#1", "broken#1", "broken#2", "broken#3", "broken#4"]
+    backend = Scripted([died(key, process) for key, process in zip(keys, processes, strict=False)])
+    outcome = run(config, backend)
+    assert backend.handed == 4 and backend.cancelled
+    assert outcome.stopped == (
+        "bot 'broken' kept dying: it died in 3 games in a row (broken#3, exit code 1; command: "
+        "./broken --fast); the tail of its stderr:\noom"
+    )
+
+
+def test_replays_are_written_once_every_game_of_their_deal_is_stored(tmp_path: Path) -> None:
+    """The twin game plays the same cards: no replay of a deal may appear while a game on it
+    has not ended (docs/trust.md), in whatever order the games end."""
+    config = tournament(tmp_path, seeds=2, replays="replays")
+    d1a, d1b, d2a, d2b = schedule(config)
+    order = [d1a, d2a, d2b, d1b]
+    folder = tmp_path / "replays"
+    seen: list[list[str]] = []
+
+    def look(index: int) -> None:
+        seen.append(sorted(p.name for p in folder.glob("*.jsonl")))
+
+    backend = Scripted(
+        [played(key, replay=f"{game_label(key)}\n".encode()) for key in order], after=look
+    )
+    run(config, backend)
+    assert seen == [
+        [],
+        [],
+        ["good-broken-d2-a.jsonl", "good-broken-d2-b.jsonl"],
+        [f"good-broken-d{d}-{s}.jsonl" for d in (1, 2) for s in "ab"],
+    ]
+    assert (folder / "good-broken-d1-b.jsonl").read_text() == "good-broken-d1-b\n"
+
+
+def test_a_deal_left_unfinished_leaves_no_replay(tmp_path: Path) -> None:
+    config = tournament(tmp_path, seeds=2, replays="replays")
+    d1a, _d1b, d2a, d2b = schedule(config)
+    backend = Scripted([played(k, replay=b"{}\n") for k in (d1a, d2a, d2b)])
+    backend.fail_after = BackendFailed("shard 0 (deals 1-1) failed on the cluster: lost")
+    outcome = run(config, backend)
+    assert outcome.stopped == "shard 0 (deals 1-1) failed on the cluster: lost"
+    assert stored(config) == [d1a, d2a, d2b]  # what was stored stays
+    assert sorted(p.name for p in (tmp_path / "replays").iterdir()) == [
+        "good-broken-d2-a.jsonl",
+        "good-broken-d2-b.jsonl",
+    ]
+
+
+def test_a_result_received_twice_is_stored_counted_and_written_once(tmp_path: Path) -> None:
+    """What a shard that Ray ran again can send: counted as a failure twice, it would stop the
+    run here."""
+    config = tournament(tmp_path, seeds=2, replays="replays")
+    keys = schedule(config)
+    again = void(keys[0])
+    backend = Scripted([again, again, void(keys[1]), played(keys[2])])
+    outcome = run(config, backend)
+    assert outcome.stopped is None and backend.handed == 4
+    assert (outcome.void, outcome.played, outcome.duplicates) == (2, 1, 1)
+    assert stored(config) == keys[:3]
+
+
+def test_the_sprt_decision_cancels_the_backend_at_a_complete_pair(tmp_path: Path) -> None:
+    config = tournament(tmp_path, seeds=40)
+    keys = schedule(config)
+    backend = Scripted([played(key) for key in keys])
+    outcome = run(config, backend, sprt_test=SprtTest(0, 100, 0.05, 0.05))
+    assert outcome.sprt is not None and outcome.sprt.verdict == "H1"
+    assert backend.cancelled and outcome.stopped is None
+    kept = stored(config)
+    assert kept == keys[: backend.handed] and len(kept) % 2 == 0 and len(kept) < len(keys)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_cancels_the_backend_and_keeps_what_is_stored(
+    tmp_path: Path, signum: int
+) -> None:
+    config = tournament(tmp_path, seeds=3)
+    keys = schedule(config)
+
+    def interrupt(index: int) -> None:
+        if index == 1:
+            signal.raise_signal(signum)
+
+    backend = Scripted([played(key) for key in keys], after=interrupt)
+    outcome = run(config, backend)
+    assert outcome.interrupted and backend.cancelled and backend.handed == 2
+    assert stored(config) == keys[:2] and outcome.stopped is None
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
+
+
+# The Ray backend's loop, over a stand-in for ray: every stream is always ready.
+
+
+class FakeRayError(Exception):
+    pass
+
+
+@dataclass(eq=False)
+class FakeStream:
+    shard: Shard
+    items: Iterator[Any]
+    cancelled: bool = False
+
+    def __next__(self) -> Any:
+        return next(self.items)  # an item is its own object ref
+
+
+@dataclass
+class FakeRay:
+    """What arena.ray_runner calls of ray, in this process: ``remote(task).options(...)
+    .remote(shard)`` is the task's generator."""
+
+    streams: list[FakeStream] = field(default_factory=list)
+
+    class exceptions:  # as ray spells it
+        RayError = FakeRayError
+
+    def remote(self, task: Callable[[Shard], Iterator[ShardResult]]) -> Any:
+        ray = self
+
+        class Task:
+            def options(self, **options: Any) -> Task:
+                return self
+
+            def remote(self, shard: Shard) -> FakeStream:
+                stream = FakeStream(shard, task(shard))
+                ray.streams.append(stream)
+                return stream
+
+        return Task()
+
+    def wait(self, streams: list[Any], **options: Any) -> tuple[list[Any], list[Any]]:
+        return list(streams), []
+
+    def get(self, ref: Any) -> Any:
+        if isinstance(ref, Exception):
+            raise ref
+        return ref
+
+    def cancel(self, stream: FakeStream, *, force: bool) -> None:
+        stream.cancelled = True
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return [{"Alive": True, "Resources": {"CPU": 2.0}}]
+
+
+@dataclass
+class FakeConnection:
+    address: str = "127.0.0.1:6379"
+    nodes: int = 1
+    cpus: float = 2.0
+
+
+@pytest.fixture
+def fake_ray(monkeypatch: pytest.MonkeyPatch) -> FakeRay:
+    ray = FakeRay()
+
+    @contextmanager
+    def connect(address: str, **options: Any) -> Iterator[FakeConnection]:
+        yield FakeConnection()
+
+    monkeypatch.setattr(ray_runner, "import_ray", lambda: ray)
+    monkeypatch.setattr(ray_runner, "connect", connect)
+    return ray
+
+
+def on_ray(
+    config: TournamentConfig, results: dict[GameKey, GameResult | Exception], **options: Any
+) -> RayBackend:
+    """Shards of one deal each whose games yield ``results`` (an exception: the shard fails
+    there, as Ray raises it)."""
+
+    def shard_task(shard: Shard) -> Iterator[Any]:
+        for index, key in enumerate(shard.games):
+            found = results[key]
+            if isinstance(found, Exception):
+                yield found
+                return
+            yield ShardResult(shard.index, index, found, node="n1", processes=2)
+
+    return RayBackend(config, "auto", deals_per_shard=1, task=shard_task, **options)
+
+
+def test_on_ray_a_bot_failing_on_several_shards_stops_the_run_as_locally(
+    tmp_path: Path, fake_ray: FakeRay
+) -> None:
+    """Shards of one deal (two games): the third failure in a row, in the second shard, stops
+    the run with the message a local run gives; the shards in flight are cancelled, the others
+    never sent."""
+    config = tournament(tmp_path / "ray", seeds=6)
+    keys = schedule(config)
+    results = {key: void(key) for key in keys}
+    lines: list[str] = []
+    outcome = trio.run(
+        lambda: run_tournament(config, on_ray(config, results, on_start=lines.append))
+    )
+    assert outcome.stopped == BROKEN_STOP
+    assert stored(config) == keys[:3]
+    assert lines == [
+        "on Ray at 127.0.0.1:6379 (1 nodes, 2 CPUs): 12 games in 6 shards of 1 deals, 1 at "
+        "once (4 games and 2 CPUs each)"
+    ]
+    assert [s.shard.index for s in fake_ray.streams] == [0, 1]  # in flight: two per slot
+    assert [s.cancelled for s in fake_ray.streams] == [False, True]  # the first had ended
+    local = tournament(tmp_path / "local", seeds=6)
+    here = run(local, Scripted([void(key) for key in schedule(local)]))
+    assert here.stopped == outcome.stopped
+
+
+def test_on_ray_a_shard_that_fails_for_good_stops_the_run_with_its_reason(
+    tmp_path: Path, fake_ray: FakeRay
+) -> None:
+    config = tournament(tmp_path, seeds=3)
+    keys = schedule(config)
+    results: dict[GameKey, GameResult | Exception] = {key: played(key) for key in keys}
+    results[keys[3]] = FakeRayError("the worker died\nWorkerCrashedError: out of retries")
+    outcome = trio.run(lambda: run_tournament(config, on_ray(config, results)))
+    assert outcome.stopped == (
+        "shard 1 (deals 2-2) failed on the cluster: FakeRayError: WorkerCrashedError: out of "
+        "retries; the games stored stay, and --resume plays the others"
+    )
+    assert stored(config) == keys[:3]
+    assert all(s.cancelled for s in fake_ray.streams[2:])
+
+
+def test_on_ray_the_sprt_cancels_the_shards_in_flight(tmp_path: Path, fake_ray: FakeRay) -> None:
+    config = tournament(tmp_path, seeds=40)
+    keys = schedule(config)
+    results: dict[GameKey, GameResult | Exception] = {key: played(key) for key in keys}
+    outcome = trio.run(
+        lambda: run_tournament(
+            config, on_ray(config, results), sprt_test=SprtTest(0, 100, 0.05, 0.05)
+        )
+    )
+    assert outcome.sprt is not None and outcome.sprt.verdict == "H1"
+    assert len(stored(config)) < len(keys) and fake_ray.streams[-1].cancelled
+    assert len(fake_ray.streams) < 40  # the rest were never sent
+    # the same decision, at the same game, as from the scripted backend
+    local = tournament(tmp_path / "local", seeds=40)
+    here = run(
+        local, Scripted([played(key) for key in keys]), sprt_test=SprtTest(0, 100, 0.05, 0.05)
+    )
+    assert len(stored(local)) == len(stored(config)) and here.sprt == outcome.sprt
+
+
+def test_on_ray_nothing_to_play_connects_to_no_cluster(
+    tmp_path: Path, fake_ray: FakeRay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tournament(tmp_path, seeds=1)
+    keys = schedule(config)
+    run(config, Scripted([played(key) for key in keys]))
+
+    def no_cluster(address: str, **options: Any) -> None:
+        raise AssertionError("connected")
+
+    monkeypatch.setattr(ray_runner, "connect", no_cluster)
+    outcome = trio.run(lambda: run_tournament(config, on_ray(config, {}), resume=True))
+    assert (outcome.skipped, outcome.played, fake_ray.streams) == (2, 0, [])
