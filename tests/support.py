@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from engine import Card, CardRules, Rank, Suit, Trick, Trump, parse_cards
+from engine import Card, Rank, Suit, Trump, parse_cards
 from engine.presets import PRESETS
-from engine.trick import Lead, classify_lead
+from engine.rules import CardRules
+from engine.trick import Lead, Trick, classify_lead
 from engine.units import count_cards
 
 # The card-play options of each seed room's preset.

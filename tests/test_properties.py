@@ -33,11 +33,8 @@ from hypothesis import strategies as st
 from engine import (
     DECK,
     Card,
-    CardPlay,
-    CardRules,
     IllegalPlay,
     LegalPlays,
-    PlayResult,
     Rank,
     Suit,
     Trump,
@@ -46,6 +43,8 @@ from engine import (
 )
 from engine.cards import CARDS, points_of
 from engine.legal import Option
+from engine.playing import CardPlay, PlayResult
+from engine.rules import CardRules
 from engine.units import decompose, pairs_of, structure_score
 
 RULE_VARIANTS: tuple[CardRules, ...] = (

@@ -216,7 +216,7 @@ def swap_hidden(match: Match, seat: int, rng: random.Random) -> bool:
             del hands[s][out]
         hands[s][inn] = hands[s].get(inn, 0) + 1
     buried_by_seat = any(
-        e.kind.value == "bury" and e.seat == seat for e in hand.events if e.visible_to(seat)
+        e.kind.value == "bury" and e.seat == seat for e in hand.events if seat in e.audience
     )
     if hand.kitty and not buried_by_seat and hands[a]:
         out = next(iter(hands[a]))

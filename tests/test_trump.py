@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from engine import TRUMP, Card, CardRules
+from engine import Card
+from engine.rules import CardRules
+from engine.trump import TRUMP
 
 from .support import CLASSIC, HEFEI, KANGQI, cards, trump
 
