@@ -64,14 +64,19 @@ EVERYONE: frozenset[int] = frozenset(range(4))
 """The audience of a public event."""
 
 
+# One frozenset per audience, shared by every event that has it (not one per event).
+_ONLY = tuple(frozenset((seat,)) for seat in range(4))
+_ALL_BUT = tuple(EVERYONE - {seat} for seat in range(4))
+
+
 def only(seat: int) -> frozenset[int]:
     """The audience of a private event: one seat."""
-    return frozenset((seat,))
+    return _ONLY[seat] if 0 <= seat < 4 else frozenset((seat,))
 
 
 def all_but(seat: int) -> frozenset[int]:
     """Every seat but one (the public half of a private fact)."""
-    return EVERYONE - {seat}
+    return _ALL_BUT[seat] if 0 <= seat < 4 else EVERYONE - {seat}
 
 
 class EventKind(Enum):

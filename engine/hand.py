@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.actions import Action, LegalActions, Play, phase_error
-from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction
+from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, Recorder
 from engine.bidding import BidRecord
 from engine.cards import Card, Rank
 from engine.errors import IllegalAction
@@ -38,6 +38,18 @@ from engine.scoring import HandResult, score_hand
 from engine.trump import Trump
 
 __all__ = ["KITTY_SIZE", "MAX_REDEALS", "HandState", "LegalActions", "Phase"]
+
+
+def _recorder(log: EventLog, number: int) -> Recorder:
+    """Where the auction of hand ``number`` records: into ``log``. It holds the log, not the
+    hand: a recorder holding the hand would make hand and auction a reference cycle, and every
+    finished hand (its tricks, its cards) would stay in memory until a full pass of the garbage
+    collector."""
+
+    def record(payload: Payload, audience: frozenset[int]) -> None:
+        log.record(number, payload, audience)
+
+    return record
 
 
 @dataclass(slots=True)
@@ -85,7 +97,7 @@ class HandState:
             seed,
             level,
             dealer,
-            record=state._record,
+            record=_recorder(state.log, number),
             first_hand=first_hand,
             kangqi_hand=kangqi_hand,
             deck=deck,
