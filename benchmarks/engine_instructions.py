@@ -13,6 +13,15 @@ imports cancel out::
 
     python benchmarks/engine_instructions.py --callgrind --hands 10
 
+``--rlcard PYTHON`` counts RLCard's Dou Dizhu random play the same way and prints its
+instructions per action over ours, the yardstick of ``engine_bench.py --compare-rlcard``
+without the machine's load in it (both are pure Python; the ratio of wall times also depends
+on how fast each kind of work runs, so the two differ a little).
+
+With ``--context-games 40`` the workload first records the positions ``engine_bench.py``
+keeps in memory while it times whole hands; the plain run's ``gc_collections`` then shows how
+often the garbage collector's full pass (which walks all of them) comes.
+
 The workload uses only ``Match(preset, seed=..., max_hands=...)``, ``to_play``,
 ``legal_actions``, ``push``, ``over`` and ``records``, so the script runs unchanged against
 older commits of the engine (put their checkout first on ``PYTHONPATH``) for before/after
@@ -32,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 MATCH_HANDS = 20
@@ -86,28 +95,20 @@ def play(preset_name: str, hands: int, seed: int) -> dict[str, object]:
     }
 
 
-def callgrind(preset_name: str, hands: int, seed: int, context: int) -> tuple[int, int]:
-    """Instructions and actions of one run of the workload under callgrind."""
+def callgrind(command: list[str]) -> tuple[int, int]:
+    """Instructions and actions of one run of ``command`` (a Python workload that prints a
+    JSON line with ``actions`` last) under callgrind."""
     with tempfile.TemporaryDirectory(prefix="engine-callgrind-") as folder:
         out = Path(folder) / "callgrind.out"
-        command = [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={out}",
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--preset",
-            preset_name,
-            "--hands",
-            str(hands),
-            "--seed",
-            str(seed),
-            "--context-games",
-            str(context),
-        ]
         # A fixed hash seed: the same workload plays the same actions in both runs.
         env = {**os.environ, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"callgrind run failed ({done.returncode}): {done.stderr[-2000:]}")
         figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -115,6 +116,15 @@ def callgrind(preset_name: str, hands: int, seed: int, context: int) -> tuple[in
         if summary is None:
             raise RuntimeError(f"no summary line in {out}")
         return int(summary.group(1)), int(figures["actions"])
+
+
+def per_action(command: Callable[[int], list[str]], size: int) -> tuple[int, int]:
+    """Instructions per action of the difference between a run of ``size`` and one of twice
+    that (start-up and imports cancel out), and the actions it counts."""
+    small, small_actions = callgrind(command(size))
+    large, large_actions = callgrind(command(2 * size))
+    actions = large_actions - small_actions
+    return round((large - small) / actions), actions
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,6 +147,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--callgrind",
         action="store_true",
         help="count instructions per action under valgrind (runs --hands and 2 × --hands)",
+    )
+    parser.add_argument(
+        "--rlcard",
+        metavar="PYTHON",
+        help="with --callgrind: also count RLCard's Dou Dizhu random play (a python that can "
+        "import rlcard runs benchmarks/rlcard_doudizhu.py --games) and print its instructions "
+        "per action over ours: a ratio the machine's load does not move",
+    )
+    parser.add_argument(
+        "--rlcard-games",
+        type=int,
+        default=40,
+        help="RLCard games in the smaller run (default 40)",
     )
     return parser
 
@@ -163,18 +186,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     import engine
 
     print(f"engine from {os.path.dirname(engine.__file__)}", file=sys.stderr)
+    script = str(Path(__file__).resolve())
+    ours: dict[str, int] = {}
     for name in names:
-        small, small_actions = callgrind(name, args.hands, args.seed, args.context_games)
-        large, large_actions = callgrind(name, 2 * args.hands, args.seed, args.context_games)
-        per_action = (large - small) / (large_actions - small_actions)
+
+        def command(hands: int, name: str = name) -> list[str]:
+            return [
+                sys.executable,
+                script,
+                *("--preset", name, "--hands", str(hands), "--seed", str(args.seed)),
+                *("--context-games", str(args.context_games)),
+            ]
+
+        instructions, actions = per_action(command, args.hands)
+        ours[name] = instructions
+        figures = {"preset": name, "context_games": args.context_games, "actions": actions}
+        print(json.dumps({**figures, "instructions_per_action": instructions}))
+    if args.rlcard:
+        rlcard_script = str(Path(__file__).resolve().parent / "rlcard_doudizhu.py")
+
+        def rlcard_command(games: int) -> list[str]:
+            return [args.rlcard, rlcard_script, "--games", str(games), "--seed", str(args.seed)]
+
+        theirs, actions = per_action(rlcard_command, args.rlcard_games)
+        slowest = max(ours, key=lambda name: ours[name])
         print(
             json.dumps(
                 {
-                    "preset": name,
-                    "context_games": args.context_games,
-                    "actions": large_actions - small_actions,
-                    "instructions": large - small,
-                    "instructions_per_action": round(per_action),
+                    "rlcard_actions": actions,
+                    "rlcard_instructions_per_action": theirs,
+                    "ratio": {name: round(theirs / mine, 3) for name, mine in ours.items()},
+                    "ratio_slowest_preset": round(theirs / ours[slowest], 3),
+                    "slowest_preset": slowest,
                 }
             )
         )
