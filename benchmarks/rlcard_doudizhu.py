@@ -35,13 +35,18 @@ def load_rlcard() -> ModuleType:
         sys.exit(2)
 
 
-def run(rlcard: ModuleType, seconds: float, seed: int) -> dict[str, object]:
+def run(
+    rlcard: ModuleType, seconds: float, seed: int, games_wanted: int | None = None
+) -> dict[str, object]:
+    """Play for ``seconds`` of wall time, or exactly ``games_wanted`` games when given."""
     env = rlcard.make("doudizhu", config={"seed": seed})
     rng = random.Random(seed)
     actions = games = 0
     start = time.perf_counter()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while (
+        games < games_wanted if games_wanted is not None else time.perf_counter() < deadline
+    ):
         state, _player = env.reset()
         while not env.is_over():
             # Keys are action ids; sort them because RLCard builds them from a
@@ -66,9 +71,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=5.0, help="wall time to play (s)")
     parser.add_argument("--seed", type=int, default=0, help="env and action-choice seed")
+    parser.add_argument(
+        "--games",
+        type=int,
+        help="play exactly this many games instead of for --seconds (a fixed workload, for "
+        "counting instructions: benchmarks/engine_instructions.py --rlcard)",
+    )
     args = parser.parse_args(argv)
     rlcard = load_rlcard()
-    print(json.dumps(run(rlcard, args.seconds, args.seed)))
+    print(json.dumps(run(rlcard, args.seconds, args.seed, args.games)))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from engine.bidding import Bid
 from engine.cards import Card, Rank, format_cards, parse_cards
@@ -19,6 +20,7 @@ from engine.phase import Phase
 from engine.rules import CardRules
 
 __all__ = [
+    "PASS",
     "Action",
     "ActionParseError",
     "Bury",
@@ -82,6 +84,10 @@ class Play:
 
 Action = Pass | Declare | Fry | Bury | Play
 
+PASS: Final = Pass()
+"""The one pass (a ``Pass`` has no fields: every pass is equal), made once rather than per
+action: a match keeps every action it took."""
+
 
 def parse_action(text: str, level: Rank | None, card_rules: CardRules | None = None) -> Action:
     """Read an action as it prints: ``pass``, ``declare ♠7``, ``fry BJ BJ``, ``bury …``,
@@ -90,7 +96,7 @@ def parse_action(text: str, level: Rank | None, card_rules: CardRules | None = N
     verb = verb.lower()
     try:
         if verb == "pass" and not rest:
-            return Pass()
+            return PASS
         if verb in ("declare", "fry"):
             bid = Bid.parse(rest, level, card_rules)
             return Declare(bid) if verb == "declare" else Fry(bid)
@@ -125,7 +131,7 @@ class LegalActions:
 
     def __iter__(self) -> Iterator[Action]:
         if self.can_pass:
-            yield Pass()
+            yield PASS
         bid_action = Declare if self.phase is Phase.DECLARE else Fry
         for bid in self.bids:
             yield bid_action(bid)
@@ -161,7 +167,7 @@ class LegalActions:
         Pass()
         """
         if self.can_pass:
-            return Pass()
+            return PASS
         if self.cards is not None:
             option = self.cards.options[0]
             cards = tuple(sorted(option.forced + option.pool[: option.k_min]))
@@ -176,7 +182,7 @@ class LegalActions:
             return Bury(cards) if self.phase is Phase.BURY else Play(cards)
         choice = rng.randrange(len(self.bids) + self.can_pass)
         if choice == len(self.bids):
-            return Pass()
+            return PASS
         bid = self.bids[choice]
         return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
 

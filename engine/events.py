@@ -12,8 +12,11 @@ hidden bid), the others a payload without them (``TOOK_KITTY``, ``BURIED``, a bi
 
 >>> from engine.cards import parse_cards
 >>> log = EventLog()
->>> dealt = log.record(0, Dealt(2, tuple(parse_cards("♠3 BJ"))), only(2))
->>> played = log.record(0, Played(1, tuple(parse_cards("♥9"))))
+>>> log.record(0, Dealt(2, tuple(parse_cards("♠3 BJ"))), only(2))
+1
+>>> log.record(0, Played(1, tuple(parse_cards("♥9"))))
+2
+>>> dealt, played = log.since(0, seat=2)
 >>> dealt.seq, dealt.kind, played.kind.value, played.seat
 (1, <EventKind.DEAL: 'deal'>, 'play', 1)
 >>> [e.seq for e in log.since(0, seat=0)], [e.seq for e in log.since(1, seat=2)]
@@ -64,14 +67,19 @@ EVERYONE: frozenset[int] = frozenset(range(4))
 """The audience of a public event."""
 
 
+# One frozenset per audience, shared by every event that has it (not one per event).
+_ONLY = tuple(frozenset((seat,)) for seat in range(4))
+_ALL_BUT = tuple(EVERYONE - {seat} for seat in range(4))
+
+
 def only(seat: int) -> frozenset[int]:
     """The audience of a private event: one seat."""
-    return frozenset((seat,))
+    return _ONLY[seat] if 0 <= seat < 4 else frozenset((seat,))
 
 
 def all_but(seat: int) -> frozenset[int]:
     """Every seat but one (the public half of a private fact)."""
-    return EVERYONE - {seat}
+    return _ALL_BUT[seat] if 0 <= seat < 4 else EVERYONE - {seat}
 
 
 class EventKind(Enum):
@@ -305,34 +313,64 @@ class Event:
 
 
 class EventLog:
-    """A match's events, append-only, numbered from 1 in the order they happened."""
+    """A match's events, append-only, numbered from 1 in the order they happened.
 
-    __slots__ = ("_events",)
+    Recording is cheap, for it happens at every action whether anyone reads or not: the log
+    keeps what it is given (the hand, the audience, the payload) and makes an :class:`Event`
+    when one is first read. The events of the latest hand are kept once made (every seat reads
+    them); those of earlier hands are made again when read, which is rare, so a long match
+    keeps one object per event (its payload) rather than two.
+    """
+
+    __slots__ = ("_audiences", "_hands", "_made", "_made_from", "_payloads")
 
     def __init__(self) -> None:
-        self._events: list[Event] = []
+        self._hands: list[int] = []
+        self._audiences: list[frozenset[int]] = []
+        self._payloads: list[Payload] = []
+        self._made: dict[int, Event] = {}
+        """The events made so far from index ``_made_from`` (the latest hand's first) on."""
+        self._made_from = 0
 
-    def record(self, hand: int, payload: Payload, audience: frozenset[int] = EVERYONE) -> Event:
-        """Append what happened in hand ``hand`` for ``audience``; return the event."""
-        event = Event(len(self._events) + 1, hand, audience, payload)
-        self._events.append(event)
+    def record(self, hand: int, payload: Payload, audience: frozenset[int] = EVERYONE) -> int:
+        """Append what happened in hand ``hand`` for ``audience``; return its ``seq``."""
+        hands = self._hands
+        if hands and hands[-1] != hand:
+            self._made = {}
+            self._made_from = len(hands)
+        hands.append(hand)
+        self._audiences.append(audience)
+        self._payloads.append(payload)
+        return len(hands)
+
+    def _event(self, index: int) -> Event:
+        """The event at ``index`` (its ``seq`` less one)."""
+        event = self._made.get(index) if index >= self._made_from else None
+        if event is None:
+            hand, audience = self._hands[index], self._audiences[index]
+            event = Event(index + 1, hand, audience, self._payloads[index])
+            if index >= self._made_from:
+                self._made[index] = event
         return event
 
     @property
     def cursor(self) -> int:
         """The sequence number of the last event recorded (0 before any)."""
-        return len(self._events)
+        return len(self._hands)
 
     def since(self, cursor: int, seat: int) -> list[Event]:
         """The events after ``cursor`` that ``seat`` may see, in order."""
-        return [e for e in self._events[max(0, cursor) :] if seat in e.audience]
+        audiences = self._audiences
+        return [
+            self._event(i) for i in range(max(0, cursor), len(audiences)) if seat in audiences[i]
+        ]
 
     def all_since(self, cursor: int) -> Sequence[Event]:
         """Every event after ``cursor``, whoever may see it (for the referee, not a seat)."""
-        return self._events[max(0, cursor) :]
+        return [self._event(i) for i in range(max(0, cursor), len(self._hands))]
 
     def __len__(self) -> int:
-        return len(self._events)
+        return len(self._hands)
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self._events)
+        return iter(self.all_since(0))

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.actions import Action, LegalActions, Play, phase_error
-from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction
+from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, Recorder
 from engine.bidding import BidRecord
 from engine.cards import Card, Rank
 from engine.errors import IllegalAction
@@ -38,6 +38,18 @@ from engine.scoring import HandResult, score_hand
 from engine.trump import Trump
 
 __all__ = ["KITTY_SIZE", "MAX_REDEALS", "HandState", "LegalActions", "Phase"]
+
+
+def _recorder(log: EventLog, number: int) -> Recorder:
+    """Where the auction of hand ``number`` records: into ``log``. It holds the log, not the
+    hand: a recorder holding the hand would make hand and auction a reference cycle, and every
+    finished hand (its tricks, its cards) would stay in memory until a full pass of the garbage
+    collector."""
+
+    def record(payload: Payload, audience: frozenset[int]) -> None:
+        log.record(number, payload, audience)
+
+    return record
 
 
 @dataclass(slots=True)
@@ -85,7 +97,7 @@ class HandState:
             seed,
             level,
             dealer,
-            record=state._record,
+            record=_recorder(state.log, number),
             first_hand=first_hand,
             kangqi_hand=kangqi_hand,
             deck=deck,
@@ -194,10 +206,12 @@ class HandState:
 
     def legal_actions(self, seat: int | None = None) -> LegalActions:
         """What ``seat`` (default: the seat to act) may do now."""
+        play = self.play
+        if play is not None and self.result is None:
+            cards = play.legal_plays(seat)  # which checks the turn
+            return LegalActions(Phase.PLAY, play.to_play if seat is None else seat, cards=cards)
         seat = self.to_play if seat is None else seat
         self._check_turn(seat)
-        if self.play is not None:
-            return LegalActions(Phase.PLAY, seat, cards=self.play.legal_plays(seat))
         return self.auction.legal_actions(seat)
 
     def _check_turn(self, seat: int) -> None:
@@ -247,13 +261,14 @@ class HandState:
     def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
         assert self.play is not None
         result = self.play.push(seat, cards)
+        record, number = self.log.record, self.number
         if result.throw_failure is None:
-            self._record(Played(seat, result.played))
+            record(number, Played(seat, result.played))
         else:
-            self._record(Played(seat, result.played, result.attempted, result.penalty))
+            record(number, Played(seat, result.played, result.attempted, result.penalty))
         trick = result.finished_trick
         if trick is not None:
-            self._record(TrickWon(trick.winner, trick.points))
+            record(number, TrickWon(trick.winner, trick.points))
             if self.play.is_over:
                 self.result = score_hand(
                     self.play, self.kitty, self.fry_penalty, self.preset.score

@@ -109,8 +109,9 @@ class Match:
     must_played: list[set[int]] = field(default_factory=lambda: [set(), set()])
     """Each team's must-play levels (as progress) at which it has dealt a hand, won or lost
     (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」)."""
-    actions: list[tuple[int, Action]] = field(default_factory=list)
-    """Every action taken, in order: with (preset, seed, max_hands) it reproduces the match."""
+    _seats: list[int] = field(default_factory=list, init=False, repr=False)
+    _moves: list[Action] = field(default_factory=list, init=False, repr=False)
+    """Who took each action and what it was, in order (see :attr:`actions`)."""
     log: EventLog = field(default_factory=EventLog)
     """Every event of the match, in order, each with the seats that may see it (append-only:
     the hands record into it)."""
@@ -138,6 +139,14 @@ class Match:
         )
 
     @property
+    def actions(self) -> list[tuple[int, Action]]:
+        """Every action taken, in order, with its seat: with (preset, seed, max_hands) it
+        reproduces the match. Kept as two lists, not a pair per action: a match keeps every
+        action to its end, and fewer objects kept means cheaper passes of the garbage
+        collector."""
+        return list(zip(self._seats, self._moves, strict=True))
+
+    @property
     def to_play(self) -> int:
         """The seat to act; ``IllegalAction`` once the match is over (nobody acts then: a
         view says so with ``to_act`` None)."""
@@ -160,13 +169,15 @@ class Match:
         if self.over:
             raise IllegalAction("the match is over")
         self.hand.apply(seat, action)
-        self.actions.append((seat, action))
+        self._seats.append(seat)
+        self._moves.append(action)
         self._after_action()
 
     def push(self, seat: int, action: Action) -> None:
         """Take an action without checking it."""
         self.hand.push(seat, action)
-        self.actions.append((seat, action))
+        self._seats.append(seat)
+        self._moves.append(action)
         self._after_action()
 
     def _after_action(self) -> None:

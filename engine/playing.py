@@ -145,7 +145,10 @@ class CardPlay:
 
     def push(self, seat: int, cards: Sequence[Card]) -> PlayResult:
         """Make a play *without checking it* (for replays of checked logs and fast self-play)."""
-        attempted = tuple(sorted(cards))
+        ordered = tuple(sorted(cards))
+        # The caller's tuple when it is in order already (as actions' cards are): the action,
+        # the trick and the match's log then share one object rather than keep three.
+        attempted = cards if isinstance(cards, tuple) and ordered == cards else ordered
         played = attempted
         failure: ThrowFailure | None = None
         penalty = 0

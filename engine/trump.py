@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.cards import BIG_JOKER, SMALL_JOKER, Card, Rank, Suit
+from engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit
 from engine.rules import CardRules
 
 __all__ = ["RED_FIVE", "TRUMP", "Trump"]
@@ -66,9 +66,7 @@ class Trump:
         self.order = tuple(order)
         self.positions = self._chain_positions()
         self.suit_cards = tuple(
-            tuple(
-                sorted((Card(c) for c in range(54) if suit_of[c] == s), key=lambda c: (order[c], c))
-            )
+            tuple(sorted((c for c in CARDS if suit_of[c] == s), key=lambda c: (order[c], c)))
             for s in range(5)
         )
 
