@@ -1,10 +1,10 @@
-"""Where trio and grpc.aio meet: two event loops in one process, and the connections between.
+"""Where trio and grpc.aio meet: two event loops in one process, and the streams between.
 
 trio owns the main thread: tables, clocks and tournaments run there. grpc.aio runs in a thread
 of its own with an asyncio loop. Only two non-blocking calls cross (docs/architecture.md):
 
 * asyncio → trio: :meth:`Bridge.to_trio` (``TrioToken.run_sync_soon``), used to hand a bot's
-  message to its table, or to attach and detach a connection;
+  message to its table, or to attach and detach a stream's port;
 * trio → asyncio: :meth:`Bridge.to_asyncio` (``loop.call_soon_threadsafe``), used to put a
   message into a stream's bounded outbox.
 
@@ -23,12 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
 import trio
 
 from arena.logs import get_logger
+from arena.port import StreamEnd
 
-__all__ = ["Bridge", "Closing", "Connection", "FloodGuard"]
+__all__ = ["Bridge", "Closing", "StreamPort"]
 
 _ids = itertools.count(1)
 
@@ -102,46 +102,20 @@ def _guarded(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Closing:
-    """Put into an outbox to end its stream: normally (``code`` None) or with a status."""
+    """Put into an outbox to end its stream: how (the servicer gives it its status code), and
+    why, to the peer."""
 
-    code: grpc.StatusCode | None = None
+    end: StreamEnd = StreamEnd.DONE
     details: str = ""
 
 
-@dataclass(slots=True)
-class FloodGuard:
-    """A token bucket for what a bot sends unasked (messages that get a Refused).
-
-    Answers to open decisions cost nothing, so a bot answering at any speed is never cut off.
-    Each unasked message takes a token; tokens come back at ``refill_per_s`` up to ``burst``.
-    A bot that runs out has sent ``burst`` unasked messages faster than the refill: it floods.
-    """
-
-    burst: float
-    refill_per_s: float
-    tokens: float = -1.0
-    last: float = 0.0
-    tripped: bool = False
-    """The bot ran out and was cut off: what it still sends is ignored."""
-
-    def take(self, now: float) -> bool:
-        """Spend one token at time ``now``; False once the bucket is empty (cut the bot off)."""
-        if self.tokens < 0:
-            self.tokens, self.last = self.burst, now
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.refill_per_s)
-        self.last = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
 @dataclass(eq=False, slots=True)
-class Connection:
-    """One stream to a bot or a spectator, as the trio side sees it.
+class StreamPort:
+    """One gRPC stream to a bot or a spectator, as the trio side sees it: a
+    :class:`~arena.port.Port` whose outbox lives on the asyncio side.
 
-    :meth:`send` and :meth:`close` may be called from trio; the outbox lives on the asyncio
-    side and is bounded: a peer that stops reading is cut off instead of growing memory or
+    :meth:`send` and :meth:`close` are called from trio; the outbox is bounded: a peer that
+    stops reading is cut off (:attr:`StreamEnd.NOT_READING`) instead of growing memory or
     slowing its table.
     """
 
@@ -153,16 +127,20 @@ class Connection:
     handed: int = 0
     """Messages the gRPC side has handed to trio (written on the gRPC thread only)."""
     handled: int = 0
-    """Of those, how many trio has looked at (written in trio only): the difference is the
-    backlog a bot built by sending faster than its table reads."""
-    flood: FloodGuard | None = None
-    """The bot's allowance of unasked messages (trio side; None for spectators)."""
+    """Of those, how many trio has taken (written in trio only, by :meth:`deliver`): the
+    difference is the backlog a bot built by sending faster than its table reads."""
 
     def send(self, message: Any) -> None:
         self.bridge.to_asyncio(self._offer, message)
 
-    def close(self, code: grpc.StatusCode | None = None, details: str = "") -> None:
-        self.bridge.to_asyncio(self._offer_close, Closing(code, details))
+    def close(self, end: StreamEnd = StreamEnd.DONE, details: str = "") -> None:
+        self.bridge.to_asyncio(self._offer_close, Closing(end, details))
+
+    def deliver(self, receive: Callable[..., Any], *args: Any) -> None:
+        """In trio: a message this stream handed over has arrived; count it taken, and give
+        it to ``receive(*args)`` (the table's)."""
+        self.handled += 1
+        receive(*args)
 
     # -- on the asyncio side ------------------------------------------------------------------
 
@@ -174,7 +152,7 @@ class Connection:
         except asyncio.QueueFull:
             self._offer_close(
                 Closing(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    StreamEnd.NOT_READING,
                     f"{self.outbox.maxsize} messages waiting unread: the stream is cut off",
                 )
             )

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
-from arena.bridge import Closing, Connection, FloodGuard
+from arena.bridge import Closing, StreamPort
 from arena.logs import get_logger
+from arena.port import StreamEnd
 from arena.sessions import Door
 from arena.spectators import released_message
-from arena.table import FLOOD_BURST, FLOOD_REFILL_PER_S, Table
+from arena.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi_bot.wire import PROTOCOL_VERSION
@@ -27,7 +28,7 @@ from chaodipi_bot.wire import PROTOCOL_VERSION
 if TYPE_CHECKING:
     from arena.server import ArenaServer
 
-__all__ = ["SERVICE_NAME", "Unparsable", "add_servicer"]
+__all__ = ["SERVICE_NAME", "STATUS_OF_END", "Unparsable", "add_servicer"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 OUTBOX_SIZE = 256
@@ -35,6 +36,17 @@ SPECTATOR_OUTBOX_SIZE = 1024
 MAX_BACKLOG = 1000
 """Messages a bot may have sent that its table has not read yet; past this it is cut off (an
 honest bot has one or two in flight: it waits for its next Decision)."""
+STATUS_OF_END: dict[StreamEnd, grpc.StatusCode] = {
+    StreamEnd.DONE: grpc.StatusCode.OK,
+    StreamEnd.TAKEN_OVER: grpc.StatusCode.ABORTED,
+    StreamEnd.FLOODING: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    StreamEnd.NOT_READING: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    StreamEnd.GONE: grpc.StatusCode.NOT_FOUND,
+    StreamEnd.NO_MORE_GAMES: grpc.StatusCode.FAILED_PRECONDITION,
+    StreamEnd.UNPARSABLE: grpc.StatusCode.INVALID_ARGUMENT,
+    StreamEnd.BROKEN: grpc.StatusCode.INTERNAL,
+}
+"""The status a stream ends with, by how the arena ended it."""
 
 
 def over_message(table: str) -> str:
@@ -177,7 +189,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc="Enter"
             )
         bridge = self.server.bridge
-        connection = Connection(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        connection = StreamPort(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
         bridge.to_trio(door.enter, connection, request)
         try:
             await self._write(context, connection)
@@ -194,12 +206,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         hello = await self._hello(context)
         table, seat = await self._seat(context, hello.ticket)
         bridge = self.server.bridge
-        connection = Connection(
-            bridge,
-            asyncio.Queue(OUTBOX_SIZE),
-            peer=context.peer(),
-            flood=FloodGuard(FLOOD_BURST, FLOOD_REFILL_PER_S),
-        )
+        connection = StreamPort(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
         bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
         reader = asyncio.ensure_future(self._read(context, table, seat, connection))
         try:
@@ -210,7 +217,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             bridge.to_trio(table.detach, seat, connection)
 
     async def _read(
-        self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: Connection
+        self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: StreamPort
     ) -> None:
         """Hand each message to the table; end the stream (with a status, and a log line) on
         bytes that do not parse, a backlog that shows a flood, or a read that fails."""
@@ -223,7 +230,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             log.warning("read_failed", peer=connection.peer, error=f"{type(err).__name__}: {err}")
             connection._offer_close(
                 Closing(
-                    grpc.StatusCode.INTERNAL,
+                    StreamEnd.BROKEN,
                     f"reading your stream failed ({type(err).__name__}); reconnect with your "
                     "ticket",
                 )
@@ -234,7 +241,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         context: grpc.aio.ServicerContext,
         table: Table,
         seat: int,
-        connection: Connection,
+        connection: StreamPort,
         log: Any,
     ) -> None:
         bridge = self.server.bridge
@@ -246,7 +253,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 log.warning("unparsable_message", peer=connection.peer, error=message.error)
                 connection._offer_close(
                     Closing(
-                        grpc.StatusCode.INVALID_ARGUMENT,
+                        StreamEnd.UNPARSABLE,
                         f"a message does not parse as a PlayRequest ({message.error}): this "
                         "stream is ended; reconnect with your ticket",
                     )
@@ -257,20 +264,21 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 log.warning("flood_cut_off", peer=connection.peer, backlog=MAX_BACKLOG)
                 connection._offer_close(
                     Closing(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        StreamEnd.FLOODING,
                         f"flooding: {MAX_BACKLOG} messages sent that the table has not read "
                         "yet: cut off. Send one answer per Decision",
                     )
                 )
                 return
-            bridge.to_trio(table.receive, seat, connection, message)
+            # the port counts the message taken once it reaches the table (not the table)
+            bridge.to_trio(connection.deliver, table.receive, seat, connection, message)
 
-    async def _write(self, context: grpc.aio.ServicerContext, connection: Connection) -> None:
+    async def _write(self, context: grpc.aio.ServicerContext, connection: StreamPort) -> None:
         while True:
             item = await connection.outbox.get()
             if isinstance(item, Closing):
-                if item.code is not None:
-                    await context.abort(item.code, item.details)
+                if item.end is not StreamEnd.DONE:
+                    await context.abort(STATUS_OF_END[item.end], item.details)
                 return
             await context.write(item)
 
@@ -336,7 +344,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         table = await self._spectated_table(request, context)
         server = self.server
         bridge = server.bridge
-        connection = Connection(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
+        connection = StreamPort(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
         server.watching[table.name] += 1
         bridge.to_trio(table.watch, connection)
         try:

@@ -7,8 +7,9 @@ reconnect (the same token, and the same instance id for an external bot) is the 
 it replaces the old stream and is offered the seats still open again, as Lichess resends the
 games in progress on a new event stream.
 
-Everything here runs in trio (the gRPC side only forwards the request and the stream through
-the bridge); which session plays which seat is the runner's business (:mod:`arena.pools`).
+Everything here runs in trio and knows a stream only as a port (:mod:`arena.port`; the gRPC
+side forwards the request and the stream); which session plays which seat is the runner's
+business (:mod:`arena.pools`).
 
 >>> # in trio, with a server:
 >>> # door = server.open_door(token, "random", on_enter=print)
@@ -21,11 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import grpc
 import trio
 
-from arena.bridge import Connection
 from arena.logs import get_logger
+from arena.port import Port, StreamEnd
 from arena.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi_bot.wire import PROTOCOL_VERSION
@@ -38,7 +38,8 @@ CLOSED_MESSAGE = (
     "the arena wants no more games with this token (its run, or this process's part in it, "
     "is over): exit"
 )
-"""What an Enter is told once its token's door has closed (status FAILED_PRECONDITION)."""
+"""What an Enter is told once its token's door has closed (``StreamEnd.NO_MORE_GAMES``, on the
+wire FAILED_PRECONDITION)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -50,7 +51,7 @@ class Session:
     instance: str
     capacity: int = 1
     bot_name: str = ""
-    connection: Connection | None = None
+    connection: Port | None = None
     offers: dict[tuple[str, int], pb.SeatOffer] = field(default_factory=dict)
     """The seats it holds, by (table name, seat): sent again on a reconnect."""
     entered: trio.Event = field(default_factory=trio.Event)
@@ -73,25 +74,25 @@ class Session:
         self.offers.pop((table.name, seat), None)
 
     def end(self) -> None:
-        """No more seats for this process: its stream ends with status OK (it should exit once
-        its games in hand are over)."""
+        """No more seats for this process: its stream ends normally (status OK; it should exit
+        once its games in hand are over)."""
         self.over = True
         if self.connection is not None:
             self.connection.close()
 
-    # -- from the bridge ----------------------------------------------------------------------
+    # -- from the gRPC layer ------------------------------------------------------------------
 
-    def _attach(self, connection: Connection, capacity: int, bot_name: str) -> None:
+    def _attach(self, connection: Port, capacity: int, bot_name: str) -> None:
         old, self.connection = self.connection, connection
         if old is not None:
-            old.close(grpc.StatusCode.ABORTED, "a newer Enter took this session over")
+            old.close(StreamEnd.TAKEN_OVER, "a newer Enter took this session over")
         self.capacity = capacity
         self.bot_name = bot_name
         log = get_logger(session=self.name)
         resumed = self.entered.is_set()
         log.info("session_entered", bot=bot_name, peer=connection.peer, resumed=resumed)
         if self.over:
-            connection.close(grpc.StatusCode.FAILED_PRECONDITION, CLOSED_MESSAGE)
+            connection.close(StreamEnd.NO_MORE_GAMES, CLOSED_MESSAGE)
             return
         connection.send(
             pb.EnterResponse(
@@ -104,7 +105,7 @@ class Session:
             connection.send(pb.EnterResponse(seat=offer))
         self.entered.set()
 
-    def _detach(self, connection: Connection) -> None:
+    def _detach(self, connection: Port) -> None:
         if self.connection is connection:
             self.connection = None
             get_logger(session=self.name).info("session_left", open_seats=len(self.offers))
@@ -142,18 +143,18 @@ class Door:
 
     def close(self) -> None:
         """No more sessions through this door: every open one ends (status OK), and a later
-        Enter with its token is refused (FAILED_PRECONDITION, :data:`CLOSED_MESSAGE`)."""
+        Enter with its token is refused (``StreamEnd.NO_MORE_GAMES``, :data:`CLOSED_MESSAGE`)."""
         self.closed = True
         for session in self.sessions.values():
             session.end()
 
-    def enter(self, connection: Connection, request: pb.EnterRequest) -> None:
-        """From the bridge: a process presented this door's token."""
+    def enter(self, connection: Port, request: pb.EnterRequest) -> None:
+        """From the gRPC layer: a process presented this door's token."""
         if self.closed:
             # the run wants no more games with this token: a session open then ended OK, and
             # one that comes now is told why it is turned away
             get_logger(session=self.label).info("session_refused", peer=connection.peer)
-            connection.close(grpc.StatusCode.FAILED_PRECONDITION, CLOSED_MESSAGE)
+            connection.close(StreamEnd.NO_MORE_GAMES, CLOSED_MESSAGE)
             return
         session = self.session(request.instance[:64])
         first = not session.entered.is_set()
@@ -162,8 +163,8 @@ class Door:
         if first and self.on_enter is not None:
             self.on_enter(session)
 
-    def leave(self, connection: Connection) -> None:
-        """From the bridge: a session's stream ended."""
+    def leave(self, connection: Port) -> None:
+        """From the gRPC layer: a session's stream ended."""
         for session in self.sessions.values():
             if session.connection is connection:
                 session._detach(connection)

@@ -9,10 +9,9 @@ what was held, then the rest live. A spectator who joins a finished table gets t
 
 from __future__ import annotations
 
-import grpc
 import trio
 
-from arena.bridge import Connection
+from arena.port import Port, StreamEnd
 from chaodipi.arena.v2 import arena_pb2 as pb
 
 __all__ = ["Spectators", "released_message"]
@@ -28,7 +27,7 @@ class Spectators:
 
     def __init__(self, table: str, after: trio.Event | None = None) -> None:
         self.table = table
-        self.connections: set[Connection] = set()
+        self.connections: set[Port] = set()
         self.released = False
         """Set by :meth:`release`: nobody may watch the table any more."""
         self._after = after
@@ -39,11 +38,11 @@ class Spectators:
         self._over: pb.WatchResponse | None = None
         self._scope = trio.CancelScope()
 
-    def join(self, connection: Connection) -> None:
+    def join(self, connection: Port) -> None:
         """A spectator joins: it gets what it may see now, then the public events live; once
         the match is over (and no embargo holds it back), its last events and the end."""
         if self.released:
-            connection.close(grpc.StatusCode.NOT_FOUND, released_message(self.table))
+            connection.close(StreamEnd.GONE, released_message(self.table))
             return
         if not self._embargoed():
             for held in self._held or ():
@@ -53,7 +52,7 @@ class Spectators:
                 return
         self.connections.add(connection)
 
-    def leave(self, connection: Connection) -> None:
+    def leave(self, connection: Port) -> None:
         self.connections.discard(connection)
 
     def show(self, event: pb.Event, *, ends_a_hand: bool = False) -> None:
@@ -94,7 +93,7 @@ class Spectators:
         self.released = True
         self._scope.cancel()
         for spectator in list(self.connections):
-            spectator.close(grpc.StatusCode.NOT_FOUND, released_message(self.table))
+            spectator.close(StreamEnd.GONE, released_message(self.table))
         self.connections.clear()
         self._held = None
 
@@ -110,7 +109,7 @@ class Spectators:
         if self._over is not None:
             self.connections.clear()
 
-    def _send_the_end(self, spectator: Connection) -> None:
+    def _send_the_end(self, spectator: Port) -> None:
         """A spectator of a finished match: the last hand's result (unless the held events
         had it), the match's end, and the end of the stream."""
         if self._held is None:  # the held events (if any) end with these already

@@ -1,8 +1,11 @@
 """A table: four seats, one match, the clocks, and everything each seat is sent.
 
-A table is one trio task that plays the match decision by decision; bots' messages arrive
-through :meth:`Table.receive` (called by the bridge), which refuses what does not answer the
-open decision and hands the rest to that task over a bounded channel. A decision's deadline is
+A table is one trio task that plays the match decision by decision. It knows each seat's
+stream as a port (:mod:`arena.port`: send, close, peer), nothing of gRPC: bots' messages arrive
+through :meth:`Table.receive` (called by the gRPC layer, or a test), which refuses what does not
+answer the open decision and hands the rest to that task over a bounded channel. The table
+owns each seat's allowance of unasked messages (:mod:`arena.flood`), made fresh whenever a
+stream attaches, and cuts off a stream that floods. A decision's deadline is
 a cancel scope (``move_on_after``): per-decision time plus the seat's match bank plus a small
 grace. On timeout the table plays a deterministic default move, records a strike and tells the
 bot; after ``max_strikes`` the seat forfeits the match for its team.
@@ -23,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import grpc
 import trio
 
-from arena.bridge import Connection
+from arena.flood import FloodGuard
 from arena.logs import get_logger
+from arena.port import Port, StreamEnd
 from arena.spectators import Spectators
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi_bot.wire import (
@@ -62,14 +65,8 @@ __all__ = [
     "Table",
     "TableConfig",
     "TableResult",
-    "default_action",
     "forced_action",
 ]
-
-FLOOD_BURST = 1000
-"""Unasked messages (ones that get a Refused) a bot may send at once before it is cut off."""
-FLOOD_REFILL_PER_S = 100.0
-"""...and how many more per second it may send over time. Answers never count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +118,9 @@ class TableResult:
 @dataclass(slots=True)
 class _Seat:
     ticket: str
-    connection: Connection | None = None
+    connection: Port | None = None
+    guard: FloodGuard = field(default_factory=FloodGuard)
+    """The allowance of unasked messages of the connection attached now (made fresh with it)."""
     bank_s: float = 0.0
     stats: SeatStats = field(default_factory=SeatStats)
 
@@ -136,18 +135,12 @@ class _Open:
     legal_message: pb.LegalActions
 
 
-def default_action(legal: LegalActions) -> Action:
-    """The move played for a seat whose clock ran out: pass if it may, else the first cards the
-    legal set lists (deterministic, so replays do not depend on chance)."""
-    return legal.default()
-
-
 def forced_action(legal: LegalActions) -> Action | None:
     """The only legal action, if there is just one (the table plays it without asking)."""
     if legal.cards is None:
         return Pass() if not legal.bids and legal.can_pass else None
     if len(legal.cards.options) == 1 and legal.cards.options[0].is_single:
-        return default_action(legal)
+        return legal.default()
     return None
 
 
@@ -176,7 +169,7 @@ class Table:
         self.finished = trio.Event()
         self.result: TableResult | None = None
         self._answers_send, self._answers_receive = trio.open_memory_channel[
-            tuple[int, Connection, pb.Answer]
+            tuple[int, Port, pb.Answer]
         ](16)
         self.connected = trio.Event()
         """Set when every seat has connected (or its bot is known to be gone)."""
@@ -204,15 +197,16 @@ class Table:
     def check_secret(self, seat: int, secret: str) -> bool:
         return secrets.compare_digest(self.seats[seat].ticket.encode(), secret.encode())
 
-    # -- connections (called from the bridge, in trio) -----------------------------------------
+    # -- connections (called in trio: from the gRPC layer, or a test) --------------------------
 
-    def attach(self, seat: int, connection: Connection, bot_name: str) -> None:
+    def attach(self, seat: int, connection: Port, bot_name: str) -> None:
         """A bot presented this seat's ticket: the newest connection wins."""
         state = self.seats[seat]
         old = state.connection
         if old is not None:
-            old.close(grpc.StatusCode.ABORTED, f"seat {seat} was taken over by a newer connection")
+            old.close(StreamEnd.TAKEN_OVER, f"seat {seat} was taken over by a newer connection")
         state.connection = connection
+        state.guard = FloodGuard()
         state.stats.connects += 1
         state.stats.name = bot_name or state.stats.name
         self._log.info(
@@ -252,18 +246,17 @@ class Table:
             self._send_decision()
         self._check_ready()
 
-    def detach(self, seat: int, connection: Connection) -> None:
+    def detach(self, seat: int, connection: Port) -> None:
         state = self.seats[seat]
         if state.connection is connection:
             state.connection = None
             self._log.info("seat_disconnected", seat=seat)
 
-    def receive(self, seat: int, connection: Connection, message: pb.PlayRequest) -> None:
+    def receive(self, seat: int, connection: Port, message: pb.PlayRequest) -> None:
         """A message from a bot's stream: an answer to the seat's open decision goes to the
         table's task; anything else is refused with the reason."""
-        connection.handled += 1
         state = self.seats[seat]
-        if state.connection is not connection or self._cut_off(connection):
+        if state.connection is not connection or state.guard.tripped:
             return  # left over from a replaced (or cut off) connection
         if message.WhichOneof("request") != "answer":
             state.stats.malformed += 1
@@ -287,7 +280,7 @@ class Table:
                 seat, connection, answer.decision_id, _NOT_YOUR_TURN, "it is not your turn"
             )
 
-    def _refuse_stale(self, seat: int, connection: Connection, decision_id: int) -> None:
+    def _refuse_stale(self, seat: int, connection: Port, decision_id: int) -> None:
         decision = self._decision
         now_open = (
             f"decision {decision.id} is"
@@ -302,10 +295,10 @@ class Table:
             f"decision {decision_id} is not open; {now_open}",
         )
 
-    # -- spectators (called from the bridge, in trio) --------------------------------------------
+    # -- spectators (called in trio: from the gRPC layer, or a test) ----------------------------
 
     @property
-    def spectators(self) -> set[Connection]:
+    def spectators(self) -> set[Port]:
         """Who watches the table now (:mod:`arena.spectators`)."""
         return self.gallery.connections
 
@@ -314,10 +307,10 @@ class Table:
         """The server has dropped the table: nobody may join it."""
         return self.gallery.released
 
-    def watch(self, connection: Connection) -> None:
+    def watch(self, connection: Port) -> None:
         self.gallery.join(connection)
 
-    def unwatch(self, connection: Connection) -> None:
+    def unwatch(self, connection: Port) -> None:
         self.gallery.leave(connection)
 
     async def embargo(self) -> None:
@@ -442,7 +435,7 @@ class Table:
 
     def _strike(self, seat: int, legal: LegalActions) -> None:
         state = self.seats[seat]
-        action = default_action(legal)
+        action = legal.default()
         self.match.apply(seat, action)
         state.stats.strikes += 1
         self._log.warning("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
@@ -500,14 +493,15 @@ class Table:
         return [self._messages[e.seq - 1] for e in news]
 
     def _refuse(
-        self, seat: int, connection: Connection, decision_id: int, code: int, reason: str
+        self, seat: int, connection: Port, decision_id: int, code: int, reason: str
     ) -> None:
         """Refuse what ``connection`` sent, and count it against the bot's allowance of
         unasked messages: past it, the bot floods and is cut off."""
-        if self._cut_off(connection):
-            return
-        guard = connection.flood
-        if guard is not None and not guard.take(trio.current_time()):
+        state = self.seats[seat]
+        guard = state.guard
+        if state.connection is not connection or guard.tripped:
+            return  # no longer the seat's stream (ended, or replaced and closed), or cut off
+        if not guard.take(trio.current_time()):
             guard.tripped = True
             self._log.warning(
                 "flood_cut_off",
@@ -517,7 +511,7 @@ class Table:
                 per_s=guard.refill_per_s,
             )
             connection.close(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                StreamEnd.FLOODING,
                 f"flooding: more than {guard.burst:g} messages the table did not ask for "
                 f"(each got a Refused), beyond {guard.refill_per_s:g} a second: cut off. Send "
                 "one answer per Decision, and answer again only after a Refused",
@@ -525,10 +519,6 @@ class Table:
             return
         refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
         connection.send(pb.PlayResponse(refused=refused))
-
-    @staticmethod
-    def _cut_off(connection: Connection) -> bool:
-        return connection.flood is not None and connection.flood.tripped
 
     def _send(self, seat: int, message: pb.PlayResponse) -> None:
         connection = self.seats[seat].connection

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import partial
 
 from arena.stats import wilson_interval
-from arena.table import default_action, forced_action
+from arena.table import forced_action
 from chaodipi_bot import Action, SeatView
 from engine.errors import IllegalAction
 from engine.match import Match
@@ -71,7 +71,7 @@ def play_game(
         try:
             match.apply(seat, answer)
         except IllegalAction:
-            match.apply(seat, default_action(legal))
+            match.apply(seat, legal.default())
     first = match.records[0]
     progress = (match.progress[0], match.progress[1])
     return match.winner, progress, thinking, (first.dealer, first.total)

@@ -36,7 +36,7 @@ from pathlib import Path
 import grpc
 import trio
 
-from arena.bridge import Bridge, Connection
+from arena.bridge import Bridge, StreamPort
 from arena.logs import configure_logging
 from arena.server import open_server, tune_garbage_collector
 from arena.table import TableConfig
@@ -108,12 +108,12 @@ def _bridged_echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ig
     """The same echo, but every message crosses to trio and back the way a bot's message
     reaches its table and a table's reaches a bot (arena.bridge): the floor of this design."""
 
-    def bounce(connection: Connection, message: bytes) -> None:  # in trio
+    def bounce(connection: StreamPort, message: bytes) -> None:  # in trio
         connection.send(message)
 
     async def serve(bridge: Bridge, ready: threading.Event) -> None:
         async def echo(_requests, context):  # type: ignore[no-untyped-def]
-            connection = Connection(bridge, asyncio.Queue(256))
+            connection = StreamPort(bridge, asyncio.Queue(256))
 
             async def read() -> None:
                 while (message := await context.read()) is not grpc.aio.EOF:

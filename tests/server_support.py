@@ -1,4 +1,7 @@
-"""Running real servers and bots in tests: a trio server in the test's thread, bots in threads."""
+"""Running real servers and bots in tests: a trio server in the test's thread, bots in threads.
+
+For what only gRPC shows (status codes, the wire, TLS, reflection, caps); a table's own
+behaviour is tested without gRPC (:mod:`tests.table_support`)."""
 
 from __future__ import annotations
 
@@ -39,21 +42,6 @@ class Recording:
     def of(self, kind: str) -> list[Any]:
         """The messages of one kind (``"decision"``, ...), as that message."""
         return [getattr(m, kind) for m in self.messages if m.WhichOneof("response") == kind]
-
-
-def events_in(message: pb.PlayResponse) -> Iterator[pb.Event]:
-    """The events a message carries: a Snapshot's (the hand so far), a Decision's or a
-    MatchOver's (the news)."""
-    kind = message.WhichOneof("response")
-    if kind in ("snapshot", "decision", "match_over"):
-        yield from getattr(message, kind).events
-
-
-def delivered_events(messages: list[pb.PlayResponse]) -> Iterator[pb.Event]:
-    """The events as they reached a seat as news, in order (every event once: a snapshot's,
-    then each Decision's and the MatchOver's)."""
-    for message in messages:
-        yield from events_in(message)
 
 
 def random_decide(rng: random.Random) -> Callable[[SeatView], Action]:

@@ -20,7 +20,7 @@ from arena.config import BotSpec, TournamentConfig, parse_config, schedule
 from arena.pools import NoSeat, Player, Players, seats_per_deal
 from arena.sessions import Door
 from chaodipi.arena.v2 import arena_pb2 as pb
-from tests.table_support import ListConnection
+from tests.table_support import ListPort
 
 
 @dataclass
@@ -171,15 +171,15 @@ def test_a_player_that_held_a_deal_is_not_offered_it_again_even_when_idle() -> N
     assert not player.can_take(5)
 
 
-def _enter(door: Door, instance: str) -> ListConnection:
+def _enter(door: Door, instance: str) -> ListPort:
     """A process enters through ``door`` with its instance id; its stream, as a list."""
-    connection = ListConnection()
+    connection = ListPort()
     request = pb.EnterRequest(token=door.token, capacity=4, instance=instance, bot_name="x")
     door.enter(connection, request)  # type: ignore[arg-type]
     return connection
 
 
-def _offered(connection: ListConnection) -> list[str]:
+def _offered(connection: ListPort) -> list[str]:
     return [m.seat.ticket for m in connection.sent if m.WhichOneof("message") == "seat"]
 
 

@@ -20,7 +20,8 @@ from engine.trump import Trump
 from engine.view import observe
 from sample_bots import heuristic_bot, mc_bot
 
-from .server_support import Recording, config, delivered_events, random_bot, run_tables
+from .server_support import Recording, config, random_bot, run_tables
+from .table_support import delivered_events
 
 
 def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:

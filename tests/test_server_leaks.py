@@ -21,10 +21,10 @@ from .server_support import (
     Recording,
     answer,
     config,
-    events_in,
     random_decide,
     run_tables,
 )
+from .table_support import events_in
 
 PRIVATE = ("dealt", "kitty_taken", "buried_cards")
 

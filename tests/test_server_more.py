@@ -39,7 +39,6 @@ from .server_support import (
     Recording,
     Running,
     config,
-    delivered_events,
     instant_bot,
     random_bot,
     random_decide,
@@ -49,6 +48,7 @@ from .server_support import (
     until,
     watch,
 )
+from .table_support import delivered_events
 
 
 def test_reflection_lists_describes_and_calls_the_service() -> None:

@@ -7,7 +7,7 @@ import trio.testing
 
 from arena.table import Table, TableConfig
 from engine.presets import PRESETS
-from tests.table_support import ListConnection
+from tests.table_support import ListPort
 
 
 def test_after_a_reconnect_the_welcome_and_the_decision_say_what_is_left_of_the_clock() -> None:
@@ -19,7 +19,7 @@ def test_after_a_reconnect_the_welcome_and_the_decision_say_what_is_left_of_the_
         table = Table(
             "t", TableConfig(PRESETS["classic"], seed=5, decision_ms=1000, bank_ms=30_000)
         )
-        connections = [ListConnection() for _ in range(4)]
+        connections = [ListPort() for _ in range(4)]
         async with trio.open_nursery() as nursery:
             nursery.start_soon(table.run)
             for seat, connection in enumerate(connections):
@@ -40,7 +40,7 @@ def test_after_a_reconnect_the_welcome_and_the_decision_say_what_is_left_of_the_
             assert (sent.deadline_ms, sent.bank_ms) == (1000, 30_000)
             table.detach(seat, connections[seat])
             await trio.sleep(5.0)
-            back = ListConnection()
+            back = ListPort()
             table.attach(seat, back, "back")
             welcome = back.of("welcome")[0]
             again = await back.wait_for("decision")
