@@ -334,8 +334,10 @@ def test_a_released_table_is_forgotten_and_a_late_play_or_watch_is_told() -> Non
             for thread in threads:
                 thread.start()
             call = watch(server.address, table.name)
-            watching = table.spectators
-            await until(lambda: bool(watching))
+            watching, seats = table.spectators, table.seats
+            # every bot in before the stop: one that came after would be refused, and the
+            # refusal's traceback, kept by grpc, would hold the table
+            await until(lambda: bool(watching) and all(s.connection for s in seats[:3]))
             with pytest.raises(ValueError, match="still playing"):
                 server.release(table)
             table.stop("seat 3 never came")  # (its connect timeout would do the same)
