@@ -213,7 +213,7 @@ def config(preset: str = "classic", **overrides: Any) -> TableConfig:
     return TableConfig(PRESETS[preset], **settings)
 
 
-async def seat_bots(nursery: trio.Nursery, table: Table, bots: list[Bot]) -> list[Player]:
+def seat_bots(nursery: trio.Nursery, table: Table, bots: list[Bot]) -> list[Player]:
     """Start each seat's bot as a task; their players."""
     players = [Player(table, seat) for seat in range(4)]
     for player, bot in zip(players, bots, strict=True):
@@ -252,7 +252,7 @@ def play_table(
             nursery.start_soon(table.run)
             if spectators_after is not None:
                 nursery.start_soon(table.embargo)
-            players = await seat_bots(nursery, table, bots or [random_bot] * 4)
+            players = seat_bots(nursery, table, bots or [random_bot] * 4)
             if during is not None:
                 await during(table, players)
             await table.finished.wait()

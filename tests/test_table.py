@@ -98,7 +98,7 @@ def test_tables_in_one_server_play_at_once_and_a_failing_one_disturbs_no_other()
             broken = server.start_table(config(max_hands=2))
             sound = server.start_table(config(max_hands=2, seed=9))
             broken.match.__class__ = Broken
-            players = [await seat_bots(nursery, t, [random_bot] * 4) for t in (broken, sound)]
+            players = [seat_bots(nursery, t, [random_bot] * 4) for t in (broken, sound)]
             with capture_logs() as logs:
                 results = [await server.wait(t) for t in (broken, sound)]
             assert results[0].reason == ("the table failed: RuntimeError: simulated engine failure")
@@ -298,7 +298,7 @@ def test_a_table_needs_of_a_port_only_send_close_and_peer() -> None:
         bare = Bare()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(table.run)
-            players = await seat_bots(nursery, table, [random_bot] * 3 + [absent_bot])
+            players = seat_bots(nursery, table, [random_bot] * 3 + [absent_bot])
             table.attach(3, bare, "bare")
             table.receive(3, bare, pb.PlayRequest(answer=pb.Answer(decision_id=7)))
             await table.finished.wait()
