@@ -1,15 +1,9 @@
 """Tournament configuration: a small TOML file, read and checked with the key and the reason.
 
 ```toml
-preset = "classic"          # arena presets lists them
-hands = 4                   # hands per game; 0 plays whole matches
-seeds = 20                  # deal seeds; each is played twice, the teams' seats swapped
-concurrency = 4             # games at once
-schedule = "round-robin"    # or "gauntlet" (with gauntlet = "NAME": that bot meets all others)
-decision_ms = 1000
-bank_ms = 30000
-max_strikes = 3
-database = "results.sqlite" # relative to the config file
+preset = "classic"
+hands = 4
+deals = 20                  # each deal is played twice, the teams' seats swapped
 
 [bots.random]
 command = "python3 -m sample_bots.random_bot"   # or a list of arguments
@@ -17,6 +11,10 @@ command = "python3 -m sample_bots.random_bot"   # or a list of arguments
 [bots.heuristic]
 command = ["python3", "-m", "sample_bots.heuristic_bot"]
 ```
+
+Every top-level key, its default and its meaning is in :data:`KEYS` (the one place they are
+written: ``arena run --help`` prints them from there); ``seeds`` and ``seed_base``, the names of
+``deals`` and ``first_deal`` before, are still read, with a :class:`ConfigDeprecation` warning.
 
 A bot command is started as a small pool of long-lived processes, each with ``--address
 ADDRESS`` appended (also in ``ARENA_ADDRESS``) and its session token in its environment only,
@@ -28,10 +26,8 @@ with ``--address ADDRESS`` and the seat's ticket in ``ARENA_TICKET``, for a bot 
 only one game per process. A command runs in the config file's folder, with the arena's own
 environment (its ``PATH`` included); a command whose first word is ``python3`` or ``python``
 runs with the interpreter that runs the arena (so it has the project's packages), and any other
-spelling (``/usr/bin/python3``, ``python3.12``) is kept.
-A seat whose bot has not connected ``connect_timeout`` seconds after the game's start (default
-10) was not played: its game is void, not a loss. A bot that runs elsewhere is declared with
-``token = "a secret of 8+ characters"`` instead of a command: its processes connect to the
+spelling (``/usr/bin/python3``, ``python3.12``) is kept. A bot that runs elsewhere is declared
+with ``token = "a secret of 8+ characters"`` instead of a command: its processes connect to the
 address ``arena run`` prints (``--port`` fixes it) and each opens a session with the token
 (``$ARENA_TOKEN`` or ``--token-file`` for the Python SDK); a game waits (up to
 ``connect_timeout``) for a session that may take its seat.
@@ -44,6 +40,7 @@ import json
 import shlex
 import sys
 import tomllib
+import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -53,30 +50,69 @@ from arena.results import GameKey
 from engine.presets import PRESETS
 
 __all__ = [
+    "KEYS",
+    "RENAMED",
     "BotSpec",
+    "ConfigDeprecation",
     "ConfigError",
+    "Key",
     "TournamentConfig",
+    "config_help",
     "load_config",
     "parse_config",
     "schedule",
 ]
 
-_KNOWN = {
-    "preset",
-    "hands",
-    "seeds",
-    "concurrency",
-    "schedule",
-    "gauntlet",
-    "decision_ms",
-    "bank_ms",
-    "max_strikes",
-    "database",
-    "bots",
-    "replays",
-    "seed_base",
-    "connect_timeout",
-}
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A top-level config key: its default (``None``: unset), what it means, and, for a
+    number, the least value it may take."""
+
+    name: str
+    default: str | int | float | None
+    help: str
+    minimum: int | float | None = None
+
+
+KEYS: tuple[Key, ...] = (
+    Key("preset", "classic", "see `arena presets`"),
+    Key("hands", 4, "hands per game; 0 plays whole matches", 0),
+    Key("deals", 10, "deals, each played twice (seats swapped)", 1),
+    Key("first_deal", 1, "the first deal's number", 0),
+    Key("concurrency", 4, "games at once", 1),
+    Key("schedule", "round-robin", 'or "gauntlet", with gauntlet = "NAME"'),
+    Key("gauntlet", None, "with schedule = \"gauntlet\": the bot that meets all others"),
+    Key("decision_ms", 1000, "time per decision", 10),
+    Key("bank_ms", 30_000, "time bank per seat and game", 0),
+    Key("max_strikes", 3, "timeouts before a forfeit", 1),
+    Key("database", "results.sqlite", "relative to the config file"),
+    Key("replays", None, "a folder for each game's replay (relative to the config file)"),
+    Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", 0),
+)
+"""Every top-level key but ``bots``, in the order the help lists them."""
+
+RENAMED = {"seeds": "deals", "seed_base": "first_deal"}
+"""Keys read under their old names, with a warning: old name → name."""
+
+_DEFAULTS = {key.name: key for key in KEYS}
+_KNOWN = {*_DEFAULTS, "bots"}
+
+
+class ConfigDeprecation(UserWarning):
+    """A config written with a key's old name: it is read, and the message says the new one."""
+
+
+def config_help() -> str:
+    """The keys with their defaults, as TOML a user may copy (for ``arena run --help``)."""
+    lines = []
+    for key in KEYS:
+        if key.default is None:
+            assignment = f"# {key.name} = …"
+        else:
+            value = f'"{key.default}"' if isinstance(key.default, str) else f"{key.default}"
+            assignment = f"{key.name} = {value}"
+        lines.append(f"  {assignment:<28}# {key.help}")
+    return "\n".join(lines)
 
 _BOT_KEYS = {"command", "token", "fresh", "processes"}
 
@@ -119,7 +155,7 @@ class BotSpec:
 class TournamentConfig:
     preset: str
     hands: int
-    seeds: int
+    deals: int
     concurrency: int
     schedule: str
     gauntlet: str | None
@@ -128,7 +164,7 @@ class TournamentConfig:
     max_strikes: int
     database: Path
     replays: Path | None
-    seed_base: int
+    first_deal: int
     bots: tuple[BotSpec, ...]
     connect_timeout: float = 10.0
     """Seconds a bot has to connect after its start; then its game is void."""
@@ -144,9 +180,11 @@ class TournamentConfig:
         return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
 
     def fingerprint(self) -> str:
-        """What must not change for ``--resume`` to continue this tournament."""
+        """What must not change for ``--resume`` to continue this tournament. Keys keep the
+        names they had when databases began to store this (``seeds``, ``seed_base``), so that a
+        database written then is still resumed."""
         key = {
-            k: v
+            {"deals": "seeds", "first_deal": "seed_base"}.get(k, k): v
             for k, v in asdict(self).items()
             if k not in ("concurrency", "database", "replays", "connect_timeout", "folder")
         }
@@ -161,49 +199,64 @@ def schedule(config: TournamentConfig) -> list[GameKey]:
     """Every game of the tournament, deal after deal: deals × pairings × (as dealt, swapped).
 
     >>> bots = (BotSpec("a", ("x",)), BotSpec("b", ("y",)))
-    >>> config = TournamentConfig("classic", 1, 2, 1, "round-robin", None, 1000, 30000, 3,
-    ...                           Path("r.sqlite"), None, 5, bots)
-    >>> [(key.seed, key.swapped) for key in schedule(config)]
-    [(5, 0), (5, 1), (6, 0), (6, 1)]
+    >>> config = parse_config({"deals": 2, "first_deal": 5, "bots": {
+    ...     "a": {"command": "x"}, "b": {"command": "y"}}}, Path("."))
+    >>> [(key.deal, key.swapped) for key in schedule(config)]
+    [(5, False), (5, True), (6, False), (6, True)]
     """
     return [
-        GameKey(a, b, config.seed_base + deal, swapped)
-        for deal in range(config.seeds)
+        GameKey(a, b, config.first_deal + deal, swapped)
+        for deal in range(config.deals)
         for a, b in config.pairings()
-        for swapped in (0, 1)
+        for swapped in (False, True)
     ]
 
 
-def _int(data: dict[str, Any], key: str, default: int, minimum: int) -> int:
-    value = data.get(key, default)
+def _int(data: dict[str, Any], name: str) -> int:
+    key = _DEFAULTS[name]
+    value = data.get(name, key.default)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ConfigError(f"{key}: must be a whole number, not {value!r}")
-    if value < minimum:
-        raise ConfigError(f"{key}: must be at least {minimum}, not {value}")
+        raise ConfigError(f"{name}: must be a whole number, not {value!r}")
+    if key.minimum is not None and value < key.minimum:
+        raise ConfigError(f"{name}: must be at least {key.minimum}, not {value}")
     return value
+
+
+def _renamed(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the old names of keys read as the new ones (warning for each)."""
+    data = dict(data)
+    for old, new in RENAMED.items():
+        if old not in data:
+            continue
+        if new in data:
+            raise ConfigError(f"{old}: is the old name of {new}; give only {new}")
+        warnings.warn(
+            f"config key {old!r} is now {new!r}: it is read as {new} (rename it)",
+            ConfigDeprecation,
+            stacklevel=3,
+        )
+        data[new] = data.pop(old)
+    return data
 
 
 def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
     """Check a parsed TOML table; ``base`` is where relative paths start."""
+    data = _renamed(data)
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
         raise ConfigError(f"{unknown[0]}: unknown key (known: {', '.join(sorted(_KNOWN))})")
-    preset = data.get("preset", "classic")
-    if preset not in PRESETS:
+    preset = data.get("preset", _DEFAULTS["preset"].default)
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise ConfigError(f"preset: no preset {preset!r}; choose one of {', '.join(PRESETS)}")
-    schedule = data.get("schedule", "round-robin")
+    schedule = data.get("schedule", _DEFAULTS["schedule"].default)
     if schedule not in ("round-robin", "gauntlet"):
         raise ConfigError(f'schedule: must be "round-robin" or "gauntlet", not {schedule!r}')
     numbers = {
-        "hands": _int(data, "hands", 4, 0),
-        "seeds": _int(data, "seeds", 10, 1),
-        "concurrency": _int(data, "concurrency", 4, 1),
-        "decision_ms": _int(data, "decision_ms", 1000, 10),
-        "bank_ms": _int(data, "bank_ms", 30_000, 0),
-        "max_strikes": _int(data, "max_strikes", 3, 1),
-        "seed_base": _int(data, "seed_base", 1, 0),
+        name: _int(data, name)
+        for name in ("hands", "deals", "concurrency", "decision_ms", "bank_ms", "max_strikes")
     }
-    connect_timeout = data.get("connect_timeout", 10)
+    numbers["first_deal"] = _int(data, "first_deal")
+    connect_timeout = data.get("connect_timeout", _DEFAULTS["connect_timeout"].default)
     if (
         not isinstance(connect_timeout, int | float)
         or isinstance(connect_timeout, bool)
@@ -273,7 +326,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         raise ConfigError(
             f"gauntlet: name the bot that meets all others (one of {', '.join(bots_table)})"
         )
-    database = Path(str(data.get("database", "results.sqlite")))
+    database = Path(str(data.get("database", _DEFAULTS["database"].default)))
     replays = data.get("replays")
     return TournamentConfig(
         preset=preset,
@@ -290,7 +343,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
 
 def load_config(path: Path, overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
     """Read and check a tournament config file; ``overrides`` replace its top-level keys (the
-    command line's ``--seeds`` and the like) and are checked the same way."""
+    command line's ``--deals`` and the like) and are checked the same way."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -299,5 +352,6 @@ def load_config(path: Path, overrides: Mapping[str, Any] | None = None) -> Tourn
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path} is not valid TOML: {err}") from None
+    data = _renamed(data)
     data.update(overrides or {})
     return parse_config(data, path.parent)

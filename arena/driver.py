@@ -120,12 +120,12 @@ class ReplayStore:
 
     def __init__(self, folder: Path | None, games: Sequence[GameKey]) -> None:
         self.folder = folder
-        self._left = Counter(key.seed for key in games)
+        self._left = Counter(key.deal for key in games)
         self._held: dict[int, list[tuple[GameKey, bytes]]] = {}
 
     def add(self, key: GameKey, replay: bytes | None) -> None:
         """A game of ``key``'s deal is stored (with its replay, or None without one)."""
-        deal = key.seed
+        deal = key.deal
         if self.folder is not None and replay is not None:
             self._held.setdefault(deal, []).append((key, replay))
         self._left[deal] -= 1

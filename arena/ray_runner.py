@@ -106,17 +106,17 @@ def plan_shards(
 ) -> Plan:
     """Cut ``pending`` (in schedule order) into shards of whole deals.
 
-    >>> keys = [GameKey("a", "b", deal, s) for deal in range(1, 301) for s in (0, 1)]
+    >>> keys = [GameKey("a", "b", deal, s) for deal in range(1, 301) for s in (False, True)]
     >>> plan = plan_shards(keys, 2, [4.0, 4.0])
     >>> plan.cpus_per_shard, plan.slots, plan.deals_per_shard, len(plan.shards), plan.in_flight
     (2, 4, 25, 12, 8)
-    >>> [(key.seed, key.swapped) for key in plan.shards[1][:3]]
-    [(26, 0), (26, 1), (27, 0)]
+    >>> [(key.deal, key.swapped) for key in plan.shards[1][:3]]
+    [(26, False), (26, True), (27, False)]
     >>> [len(shard) // 2 for shard in plan_shards(keys, 4, [2.0, 0.0]).shards]  # one slot
     [100, 100, 100]
     >>> [len(shard) // 2 for shard in plan_shards(keys[:40], 4, [8.0, 8.0]).shards]  # evened
     [10, 10]
-    >>> plan_shards(keys, 4, [2.0], deals_per_shard=7).shards[1][0].seed
+    >>> plan_shards(keys, 4, [2.0], deals_per_shard=7).shards[1][0].deal
     8
     """
     cpus = [int(c) for c in node_cpus if c >= 1]
@@ -126,7 +126,7 @@ def plan_shards(
     slots = sum(c // cpus_per_shard for c in cpus)
     deals: dict[int, list[GameKey]] = collections.defaultdict(list)
     for key in pending:
-        deals[key.seed].append(key)
+        deals[key.deal].append(key)
     if deals_per_shard is None:
         per_deal = max((len(games) for games in deals.values()), default=1)
         wanted = math.ceil(len(deals) / (SHARDS_PER_SLOT * slots)) if slots > 1 else len(deals)

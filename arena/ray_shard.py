@@ -75,7 +75,7 @@ class Shard:
     @property
     def deals(self) -> tuple[int, int]:
         """The first and last deal numbers of the shard."""
-        return self.games[0].seed, self.games[-1].seed
+        return self.games[0].deal, self.games[-1].deal
 
 
 @dataclass(frozen=True, slots=True)

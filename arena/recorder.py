@@ -53,7 +53,7 @@ class _Pairs:
         if row.score_a is None or row.void is not None:
             return False
         key = row.key
-        pair = self.scores.setdefault((key.bot_a, key.bot_b, key.seed), {})
+        pair = self.scores.setdefault((key.bot_a, key.bot_b, key.deal), {})
         pair[key.swapped] = row.score_a
         return len(pair) == 2
 

@@ -124,8 +124,8 @@ class VoidLine:
 
     bot_a: str
     bot_b: str
-    seed: int
-    swapped: int
+    deal: int
+    swapped: bool
     reason: str
 
 
@@ -175,11 +175,11 @@ def _strict_value(value: Any) -> Any:
 
 def _pair_totals(rows: Iterable[GameRow]) -> list[float]:
     """The first bot's points in each complete pair (both games of a seed are results)."""
-    by_seed: dict[int, list[float]] = {}
+    by_deal: dict[int, list[float]] = {}
     for row in rows:
         if row.score_a is not None and row.void is None:
-            by_seed.setdefault(row.key.seed, []).append(row.score_a)
-    return [sum(s) for s in by_seed.values() if len(s) == 2]
+            by_deal.setdefault(row.key.deal, []).append(row.score_a)
+    return [sum(s) for s in by_deal.values() if len(s) == 2]
 
 
 def _variance_removed(scores: list[float], pair_totals: list[float]) -> float | None:
@@ -291,7 +291,7 @@ def build_report(
     )
     bots = sorted((_bot_line(name, played, ratings[name]) for name in names), key=_standing)
     voids = [
-        VoidLine(r.key.bot_a, r.key.bot_b, r.key.seed, r.key.swapped, r.void)
+        VoidLine(r.key.bot_a, r.key.bot_b, r.key.deal, r.key.swapped, r.void)
         for r in rows
         if r.void is not None
     ]
@@ -412,14 +412,14 @@ def _pairs_table(report: Report) -> Table:
 
 
 def _void_lines(voids: list[VoidLine], limit: int = 10) -> list[str]:
-    """Void games grouped by pairing and reason: ``3 × a vs b (seeds 1, 2): reason``."""
+    """Void games grouped by pairing and reason: ``3 × a vs b (deals 1, 2): reason``."""
     groups: dict[tuple[str, str, str], list[str]] = {}
     for v in voids:
-        seed = f"{v.seed}{' swapped' if v.swapped else ''}"
-        groups.setdefault((v.bot_a, v.bot_b, v.reason), []).append(seed)
+        deal = f"{v.deal}{' swapped' if v.swapped else ''}"
+        groups.setdefault((v.bot_a, v.bot_b, v.reason), []).append(deal)
     lines = [
-        f"{len(seeds)} × {a} vs {b} (seed {', '.join(seeds)}): {reason}"
-        for (a, b, reason), seeds in groups.items()
+        f"{len(deals)} × {a} vs {b} (deal{'s' * (len(deals) > 1)} {', '.join(deals)}): {reason}"
+        for (a, b, reason), deals in groups.items()
     ]
     if len(lines) > limit:
         lines = [*lines[:limit], f"… and {len(lines) - limit} more"]

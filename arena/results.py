@@ -1,8 +1,8 @@
 """Tournament results in SQLite: one row per finished game, written as each game ends.
 
-A game is identified by (bot_a, bot_b, seed, swapped): ``seed`` is the deal number, played
-twice, ``swapped`` 0 with bot_a's team in seats 0+2 and 1 with it in seats 1+3. The deal itself
-comes from the tournament's secret key, kept in the ``meta`` table (:mod:`arena.deals`).
+A game is identified by (bot_a, bot_b, deal, swapped): ``deal`` is the deal number, played
+twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seats 1+3. The deal
+itself comes from the tournament's secret key, kept in the ``meta`` table (:mod:`arena.deals`).
 ``--resume`` skips every game already stored, so an interrupted tournament loses and repeats
 nothing; a void game (a bot never played) is stored with its reason and played again.
 
@@ -25,7 +25,7 @@ __all__ = ["DatabaseError", "GameKey", "GameRow", "ResultsDB", "ResumeError", "g
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
-    bot_a TEXT NOT NULL, bot_b TEXT NOT NULL, seed INTEGER NOT NULL, swapped INTEGER NOT NULL,
+    bot_a TEXT NOT NULL, bot_b TEXT NOT NULL, deal INTEGER NOT NULL, swapped INTEGER NOT NULL,
     score_a REAL,               -- 1 win, 0.5 draw, 0 loss for bot_a; NULL if undecided or void
     hands INTEGER NOT NULL,
     levels_a INTEGER NOT NULL, levels_b INTEGER NOT NULL,   -- each team's final progress
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS games (
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never played), or NULL
-    PRIMARY KEY (bot_a, bot_b, seed, swapped)
+    PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 """
 
@@ -57,19 +57,23 @@ class DatabaseError(RuntimeError):
 class GameKey:
     bot_a: str
     bot_b: str
-    seed: int
+    deal: int
     """The deal number (its cards come from the tournament's deal key)."""
-    swapped: int
+    swapped: bool
+    """False: bot_a's team sits in seats 0 and 2; True: in seats 1 and 3."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "swapped", bool(self.swapped))  # SQLite gives 0 and 1
 
 
 def game_label(key: GameKey) -> str:
     """A game's name in logs, replays and messages (``b``: seats swapped). Not the table's
     name, which no bot can guess.
 
-    >>> game_label(GameKey("alpha", "beta", 3, 0))
+    >>> game_label(GameKey("alpha", "beta", 3, False))
     'alpha-beta-d3-a'
     """
-    return f"{key.bot_a}-{key.bot_b}-d{key.seed}-{'b' if key.swapped else 'a'}"
+    return f"{key.bot_a}-{key.bot_b}-d{key.deal}-{'b' if key.swapped else 'a'}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +101,7 @@ class GameRow:
     """Why the game is not a result (a bot never played), or None."""
 
 
-_COLUMNS = ["bot_a", "bot_b", "seed", "swapped"] + [
+_COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
     f.name for f in fields(GameRow) if f.name != "key"
 ]
 
@@ -162,7 +166,15 @@ class ResultsDB:
         columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
         if "void" not in columns:  # written before void games existed
             self.db.execute("ALTER TABLE games ADD COLUMN void TEXT")
+        if "seed" in columns:  # written when the deal number was called its seed
+            self.db.execute("ALTER TABLE games RENAME COLUMN seed TO deal")
         self.db.commit()
+
+    def _columns(self) -> list[str]:
+        """The columns to read, as this file names them (a file an older arena wrote and
+        nobody has resumed since still calls the deal number ``seed``)."""
+        names = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
+        return [("seed AS deal" if c == "deal" and "deal" not in names else c) for c in _COLUMNS]
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""
@@ -173,7 +185,7 @@ class ResultsDB:
             return
         if row[0] != fingerprint:
             raise ResumeError(
-                f"{self.path} holds another tournament's results (its bots, preset, seeds or "
+                f"{self.path} holds another tournament's results (its bots, preset, deals or "
                 "hands differ): use another database file"
             )
         if not resume and self.count():
@@ -198,21 +210,22 @@ class ResultsDB:
 
     def done(self) -> set[GameKey]:
         """The games that need not be played again: every stored one that is not void."""
-        rows = self.db.execute("SELECT bot_a, bot_b, seed, swapped FROM games WHERE void IS NULL")
+        key = ", ".join(self._columns()[:4])
+        rows = self.db.execute(f"SELECT {key} FROM games WHERE void IS NULL")
         return {GameKey(*row) for row in rows}
 
     def add(self, row: GameRow) -> None:
         """Store a game (replacing a void row of the same game, played again)."""
         key = row.key
-        values = [key.bot_a, key.bot_b, key.seed, key.swapped] + [
+        values = [key.bot_a, key.bot_b, key.deal, key.swapped] + [
             getattr(row, name) for name in _COLUMNS[4:]
         ]
         placeholders = ", ".join("?" for _ in _COLUMNS)
         with self.db:
             self.db.execute(
-                "DELETE FROM games WHERE bot_a = ? AND bot_b = ? AND seed = ? AND swapped = ? "
+                "DELETE FROM games WHERE bot_a = ? AND bot_b = ? AND deal = ? AND swapped = ? "
                 "AND void IS NOT NULL",
-                (key.bot_a, key.bot_b, key.seed, key.swapped),
+                (key.bot_a, key.bot_b, key.deal, key.swapped),
             )
             self.db.execute(
                 f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
@@ -220,7 +233,7 @@ class ResultsDB:
 
     def rows(self) -> list[GameRow]:
         cursor = self.db.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM games ORDER BY bot_a, bot_b, seed, swapped"
+            f"SELECT {', '.join(self._columns())} FROM games ORDER BY bot_a, bot_b, 3, swapped"
         )
         return [GameRow(GameKey(*r[:4]), *r[4:]) for r in cursor]
 

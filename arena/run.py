@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,14 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from arena.addresses import AddressError, check_can_listen
 from arena.arguments import LOG_LEVELS, host, output_file, output_folder, whole
 from arena.backend import Backend
-from arena.config import ConfigError, TournamentConfig, load_config, schedule
+from arena.config import (
+    ConfigDeprecation,
+    ConfigError,
+    TournamentConfig,
+    config_help,
+    load_config,
+    schedule,
+)
 from arena.driver import prepare_log_dir, run_tournament
 from arena.logs import configure_logging
 from arena.ray_cluster import RayMissingError, import_ray, parse_address
@@ -49,8 +57,8 @@ def _parse_sprt(text: str) -> SprtTest:
     return SprtTest(elo0, elo1, alpha, beta)
 
 
-OVERRIDES = ("preset", "hands", "seeds", "concurrency")
-"""Config keys the command line may override (``--seeds 50`` wins over ``seeds = 10``)."""
+OVERRIDES = ("preset", "hands", "deals", "concurrency")
+"""Config keys the command line may override (``--deals 50`` wins over ``deals = 10``)."""
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -59,10 +67,14 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
 
 def run_command(args: argparse.Namespace) -> int:
     try:
-        config = load_config(args.config, _overrides(args))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConfigDeprecation)
+            config = load_config(args.config, _overrides(args))
         sprt = _parse_sprt(args.sprt) if args.sprt else None
     except (ConfigError, ValueError) as err:
         return _fail("run", str(err))
+    for warning in caught:
+        print(f"arena run: {args.config}: {warning.message}", file=sys.stderr)
     if sprt is not None and len(config.bots) != 2:
         return _fail("run", "--sprt compares exactly two bots")
     problem = _ray_problem(args)
@@ -97,7 +109,7 @@ def run_command(args: argparse.Namespace) -> int:
             if row.void is not None:
                 verdict = f"void, played again on --resume ({row.void})"
             print(
-                f"game {done}/{all_games}: {key.bot_a} vs {key.bot_b}, deal {key.seed}"
+                f"game {done}/{all_games}: {key.bot_a} vs {key.bot_b}, deal {key.deal}"
                 f"{' (seats swapped)' if key.swapped else ''}: {verdict}, {row.hands} hands, "
                 f"{row.seconds:.1f} s",
                 file=sys.stderr,
@@ -269,21 +281,10 @@ def report_command(args: argparse.Namespace) -> int:
     return 0
 
 
-CONFIG_HELP = """\
+CONFIG_HELP = f"""\
 a config file, every key with its default:
 
-  preset = "classic"          # see `arena presets`
-  hands = 4                   # hands per game; 0 plays whole matches
-  seeds = 10                  # deals, each played twice (seats swapped)
-  seed_base = 1               # the first deal's number
-  concurrency = 4             # games at once
-  schedule = "round-robin"    # or "gauntlet", with gauntlet = "NAME"
-  decision_ms = 1000          # time per decision
-  bank_ms = 30000             # time bank per seat and game
-  max_strikes = 3             # timeouts before a forfeit
-  database = "results.sqlite" # relative to the config file
-  replays = "replays"         # optional: a folder for each game's replay
-  connect_timeout = 10        # seconds a bot has to connect; then its game is void
+{config_help()}
 
   [bots.mine]
   command = "python3 my_bot.py"      # or a list of arguments
@@ -415,9 +416,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[
     overrides.add_argument("--preset", help="rule preset (see `arena presets`)")
     overrides.add_argument("--hands", type=whole(0), help="hands per game; 0 plays whole matches")
     overrides.add_argument(
-        "--seeds", type=whole(1), help="deals, each played twice (seats swapped)"
+        "--deals", type=whole(1), help="deals, each played twice (seats swapped)"
     )
     overrides.add_argument("--concurrency", type=whole(1), help="games at once")
+    overrides.add_argument("--seeds", type=whole(1), dest="deals", help=argparse.SUPPRESS)
     run.set_defaults(run=run_command)
     report = commands.add_parser(
         "report",

@@ -71,7 +71,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class TableConfig:
-    """How a table plays: the rules, the deal seed, the clocks, where the replay goes."""
+    """How a table plays: the rules, the shuffle seed, the clocks, where the replay goes."""
 
     preset: Preset
     seed: int | str = 0

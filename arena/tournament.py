@@ -64,7 +64,7 @@ class _Deals:
 
     def game_ended(self, table: Table, key: GameKey) -> list[Table]:
         """Record a finished game; return the deal's tables once its last game has ended."""
-        deal = key.seed
+        deal = key.deal
         self.ended.setdefault(deal, []).append(table)
         self.left[deal] -= 1
         if self.left[deal] > 0:
@@ -177,16 +177,16 @@ async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
 async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     config = run.config
     bots = {b.name: b for b in config.bots}
-    team0, team1 = (key.bot_a, key.bot_b) if key.swapped == 0 else (key.bot_b, key.bot_a)
+    team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
     specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
     seated: list[Player] | NoSeat
     try:
-        seated = await run.players.seat(key.seed, specs, wait_s=config.connect_timeout)
+        seated = await run.players.seat(key.deal, specs, wait_s=config.connect_timeout)
     except NoSeat as err:
         seated = err
     table_config = TableConfig(
         PRESETS[config.preset],
-        seed=run.deal_key.seed(key.seed),
+        seed=run.deal_key.seed(key.deal),
         max_hands=config.hands or None,
         decision_ms=config.decision_ms,
         bank_ms=config.bank_ms,
@@ -201,7 +201,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         # a ticket names its table, so the twin game's must not be guessable; and a ticket must
         # not start with "-", which a bot's argument parser would take for an option
         name=f"g{secrets.token_urlsafe(12)}",
-        spectators_after=run.deals.spectators_after(key.seed),
+        spectators_after=run.deals.spectators_after(key.deal),
     )
     game = _Game(key, specs, table, label, run.instance)
     log = get_logger(table=table.name)
@@ -230,7 +230,7 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
         game.players[seat] = player
         get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
         run.players.hold(
-            player, table, seat, game.key.seed, functools.partial(game.player_gone, seat)
+            player, table, seat, game.key.deal, functools.partial(game.player_gone, seat)
         )
     for seat, player in enumerate(players):
         try:
@@ -313,7 +313,7 @@ async def play_games(
                 players,
                 deal_key,
                 Path(staging),
-                _Deals(Counter(k.seed for k in keys)),
+                _Deals(Counter(k.deal for k in keys)),
             )
 
             async def one(key: GameKey) -> None:

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("first", help=f"the bot measured: {bots}")
     parser.add_argument("second", help=f"its opponent: {bots}")
     parser.add_argument("--preset", default="classic", help="rule preset (see `arena presets`)")
-    parser.add_argument("--seeds", type=int, default=20, help="deals, each played twice")
+    parser.add_argument("--deals", type=int, default=20, help="deals, each played twice")
     parser.add_argument("--first-seed", type=int, default=1, help="the first deal's seed")
     parser.add_argument("--hands", type=int, default=2, help="hands per game")
     parser.add_argument(
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     jobs = [
         (args.preset, seed, args.hands, args.first, args.second, swapped, args.budget_ms / 1000)
-        for seed in range(args.first_seed, args.first_seed + args.seeds)
+        for seed in range(args.first_seed, args.first_seed + args.deals)
         for swapped in (False, True)
     ]
     with multiprocessing.Pool(args.workers) as pool:

@@ -47,7 +47,7 @@ def make_config(folder: Path, args: argparse.Namespace) -> TournamentConfig:
         {
             "preset": "classic",
             "hands": args.hands,
-            "seeds": args.seeds,
+            "deals": args.deals,
             "concurrency": args.concurrency,
             "database": "bench.sqlite",
             "bots": {
@@ -111,7 +111,7 @@ def driver_cost(config: TournamentConfig, games: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         copy = parse_config(
             {
-                "seeds": config.seeds,
+                "deals": config.deals,
                 "hands": config.hands,
                 "database": "copy.sqlite",
                 "bots": {b.name: {"command": list(b.command)} for b in config.bots},
@@ -141,7 +141,7 @@ def instant_shard(shard: Shard) -> Iterator[ShardResult]:
 def driver_limit(games: int) -> dict[str, float]:
     """Games/s the driver stores when results come as fast as a cluster can send them."""
     with tempfile.TemporaryDirectory() as folder:
-        args = argparse.Namespace(seeds=games // 2, hands=1, concurrency=1)
+        args = argparse.Namespace(deals=games // 2, hands=1, concurrency=1)
         config = make_config(Path(folder), args)
         ray = import_ray()
         if instant_shard.__module__ != "__main__":  # imported: the nodes cannot import it
@@ -172,7 +172,7 @@ def driver_limit(games: int) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=400, help="deals (games = 2 × seeds)")
+    parser.add_argument("--deals", type=int, default=400, help="deals (games = 2 × seeds)")
     parser.add_argument("--hands", type=int, default=1, help="hands per game")
     parser.add_argument("--concurrency", type=int, default=4, help="games at once")
     parser.add_argument("--order", choices=("local-first", "ray-first"), default="local-first")
@@ -230,7 +230,7 @@ def main() -> int:
     )
     if args.driver_games:
         figures.update(driver_limit(args.driver_games))
-    print(json.dumps({"bench": "ray", "hands": args.hands, "seeds": args.seeds, **figures}))
+    print(json.dumps({"bench": "ray", "hands": args.hands, "deals": args.deals, **figures}))
     return 0
 
 

@@ -46,7 +46,7 @@ def arena_config(folder: Path, args: argparse.Namespace, concurrency: int, fresh
         {
             "preset": args.preset,
             "hands": args.hands,
-            "seeds": args.seeds,
+            "deals": args.deals,
             "concurrency": concurrency,
             "database": "bench.sqlite",
             "bots": bots,
@@ -80,7 +80,7 @@ def _duel_job(job: tuple[str, str, int, bool]) -> int | None:
 def in_process_rate(args: argparse.Namespace, key: DealKey, workers: int) -> tuple[int, float]:
     jobs = [
         (args.preset, key.seed(1 + deal), args.hands, swapped)
-        for deal in range(args.seeds)
+        for deal in range(args.deals)
         for swapped in (False, True)
     ]
     started = time.perf_counter()
@@ -95,7 +95,7 @@ def in_process_rate(args: argparse.Namespace, key: DealKey, workers: int) -> tup
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=40, help="deals (games = 2 × seeds)")
+    parser.add_argument("--deals", type=int, default=40, help="deals (games = 2 × seeds)")
     parser.add_argument("--hands", type=int, default=1, help="hands per game")
     parser.add_argument("--preset", default="classic", help="rule preset")
     parser.add_argument("--fresh", action="store_true", help="also run with fresh = true")
@@ -135,7 +135,7 @@ def main() -> int:
         f"{figures['arena_best_over_in_process_2']:.2f}; concurrency 4 ÷ 1: "
         f"{figures['c4_over_c1']:.2f} (target ≥ 1.6)"
     )
-    print(json.dumps({"bench": "tournament", "hands": args.hands, "seeds": args.seeds, **figures}))
+    print(json.dumps({"bench": "tournament", "hands": args.hands, "deals": args.deals, **figures}))
     return 0
 
 

@@ -107,7 +107,7 @@ BAD_ARGUMENTS = [
     (["run", "{config}", "--ray", "local", "--port", "5"], "--host and --port: with --ray"),
     (["run", "{config}", "--preset", "nope"], "preset: no preset 'nope'"),
     (["run", "{config}", "--hands", "-1"], "argument --hands: must be a whole number of at"),
-    (["run", "{config}", "--seeds", "0"], "seeds: must be a whole number of at least 1"),
+    (["run", "{config}", "--deals", "0"], "deals: must be a whole number of at least 1"),
     (["run", "{config}", "--concurrency", "0"], "argument --concurrency: must be a whole"),
     (["report", "{tmp}/nope.sqlite"], "report:"),
     (["report", "{tmp}/r.sqlite", "--csv", "/nope/r.csv"], "argument --csv: /nope/r.csv"),
@@ -124,7 +124,7 @@ def test_a_bad_argument_is_one_line_and_exit_code_2(
     """Checked before anything starts: the command never gets to serve or play."""
     config = tmp_path / "t.toml"
     config.write_text(
-        'seeds = 1\n[bots.a]\ncommand = "python3 a.py"\n[bots.b]\ncommand = "python3 b.py"\n',
+        'deals = 1\n[bots.a]\ncommand = "python3 a.py"\n[bots.b]\ncommand = "python3 b.py"\n',
         encoding="utf-8",
     )
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")

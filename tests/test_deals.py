@@ -57,7 +57,7 @@ def test_a_tournament_deals_from_its_stored_key_and_resume_keeps_it(tmp_path: Pa
     config = load_config(
         write_config(
             tmp_path / "t.toml",
-            seeds=1,
+            deals = 1,
             concurrency=2,
             database="r.sqlite",
             replays="replays",
@@ -87,7 +87,7 @@ def test_a_replay_appears_only_once_every_game_on_its_deal_is_stored(tmp_path: P
     config = load_config(
         write_config(
             tmp_path / "t.toml",
-            seeds=2,
+            deals = 2,
             concurrency=2,
             database="r.sqlite",
             replays="replays",
@@ -98,7 +98,7 @@ def test_a_replay_appears_only_once_every_game_on_its_deal_is_stored(tmp_path: P
     early: list[str] = []
 
     def on_game(row: GameRow, done: int, total: int) -> None:
-        stored.append((row.key.seed, row.key.swapped))
+        stored.append((row.key.deal, row.key.swapped))
         for replay in (tmp_path / "replays").glob("*.jsonl"):
             deal = int(replay.stem.split("-d")[1].split("-")[0])
             if {(deal, 0), (deal, 1)} - set(stored):

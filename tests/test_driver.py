@@ -125,7 +125,7 @@ def stored(config: TournamentConfig) -> list[GameKey]:
 def test_the_backend_is_given_the_games_left_in_order_with_the_stored_deal_key(
     tmp_path: Path,
 ) -> None:
-    config = tournament(tmp_path, seeds=3)
+    config = tournament(tmp_path, deals=3)
     keys = schedule(config)
     first = Scripted([played(keys[0]), played(keys[1])])
     outcome = run(config, first)
@@ -142,7 +142,7 @@ def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: 
     """A game it played through starts the count again; its two seats that never played in one
     game are one failure; the third game in a row stops the run, cancels the backend, and
     nothing after it is stored."""
-    config = tournament(tmp_path, seeds=5)
+    config = tournament(tmp_path, deals=5)
     keys = schedule(config)
     results = [void(keys[0]), void(keys[1]), played(keys[2])]
     results += [void(key) for key in keys[3:]]
@@ -155,7 +155,7 @@ def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: 
 
 
 def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -> None:
-    config = tournament(tmp_path, seeds=3)
+    config = tournament(tmp_path, deals=3)
     keys = schedule(config)
 
     def died(key: GameKey, process: str) -> GameResult:
@@ -178,7 +178,7 @@ def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -
 def test_replays_are_written_once_every_game_of_their_deal_is_stored(tmp_path: Path) -> None:
     """The twin game plays the same cards: no replay of a deal may appear while a game on it
     has not ended (docs/trust.md), in whatever order the games end."""
-    config = tournament(tmp_path, seeds=2, replays="replays")
+    config = tournament(tmp_path, deals=2, replays="replays")
     d1a, d1b, d2a, d2b = schedule(config)
     order = [d1a, d2a, d2b, d1b]
     folder = tmp_path / "replays"
@@ -201,7 +201,7 @@ def test_replays_are_written_once_every_game_of_their_deal_is_stored(tmp_path: P
 
 
 def test_a_deal_left_unfinished_leaves_no_replay(tmp_path: Path) -> None:
-    config = tournament(tmp_path, seeds=2, replays="replays")
+    config = tournament(tmp_path, deals=2, replays="replays")
     d1a, _d1b, d2a, d2b = schedule(config)
     backend = Scripted([played(k, replay=b"{}\n") for k in (d1a, d2a, d2b)])
     backend.fail_after = BackendFailed("shard 0 (deals 1-1) failed on the cluster: lost")
@@ -217,7 +217,7 @@ def test_a_deal_left_unfinished_leaves_no_replay(tmp_path: Path) -> None:
 def test_a_result_received_twice_is_stored_counted_and_written_once(tmp_path: Path) -> None:
     """What a shard that Ray ran again can send: counted as a failure twice, it would stop the
     run here."""
-    config = tournament(tmp_path, seeds=2, replays="replays")
+    config = tournament(tmp_path, deals=2, replays="replays")
     keys = schedule(config)
     again = void(keys[0])
     backend = Scripted([again, again, void(keys[1]), played(keys[2])])
@@ -228,7 +228,7 @@ def test_a_result_received_twice_is_stored_counted_and_written_once(tmp_path: Pa
 
 
 def test_the_sprt_decision_cancels_the_backend_at_a_complete_pair(tmp_path: Path) -> None:
-    config = tournament(tmp_path, seeds=40)
+    config = tournament(tmp_path, deals=40)
     keys = schedule(config)
     backend = Scripted([played(key) for key in keys])
     outcome = run(config, backend, sprt_test=SprtTest(0, 100, 0.05, 0.05))
@@ -242,7 +242,7 @@ def test_the_sprt_decision_cancels_the_backend_at_a_complete_pair(tmp_path: Path
 def test_ctrl_c_or_sigterm_cancels_the_backend_and_keeps_what_is_stored(
     tmp_path: Path, signum: int
 ) -> None:
-    config = tournament(tmp_path, seeds=3)
+    config = tournament(tmp_path, deals=3)
     keys = schedule(config)
 
     def interrupt(index: int) -> None:
@@ -355,7 +355,7 @@ def test_on_ray_a_bot_failing_on_several_shards_stops_the_run_as_locally(
     """Shards of one deal (two games): the third failure in a row, in the second shard, stops
     the run with the message a local run gives; the shards in flight are cancelled, the others
     never sent."""
-    config = tournament(tmp_path / "ray", seeds=6)
+    config = tournament(tmp_path / "ray", deals=6)
     keys = schedule(config)
     results = {key: void(key) for key in keys}
     lines: list[str] = []
@@ -370,7 +370,7 @@ def test_on_ray_a_bot_failing_on_several_shards_stops_the_run_as_locally(
     ]
     assert [s.shard.index for s in fake_ray.streams] == [0, 1]  # in flight: two per slot
     assert [s.cancelled for s in fake_ray.streams] == [False, True]  # the first had ended
-    local = tournament(tmp_path / "local", seeds=6)
+    local = tournament(tmp_path / "local", deals=6)
     here = run(local, Scripted([void(key) for key in schedule(local)]))
     assert here.stopped == outcome.stopped
 
@@ -378,7 +378,7 @@ def test_on_ray_a_bot_failing_on_several_shards_stops_the_run_as_locally(
 def test_on_ray_a_shard_that_fails_for_good_stops_the_run_with_its_reason(
     tmp_path: Path, fake_ray: FakeRay
 ) -> None:
-    config = tournament(tmp_path, seeds=3)
+    config = tournament(tmp_path, deals=3)
     keys = schedule(config)
     results: dict[GameKey, GameResult | Exception] = {key: played(key) for key in keys}
     results[keys[3]] = FakeRayError("the worker died\nWorkerCrashedError: out of retries")
@@ -392,7 +392,7 @@ def test_on_ray_a_shard_that_fails_for_good_stops_the_run_with_its_reason(
 
 
 def test_on_ray_the_sprt_cancels_the_shards_in_flight(tmp_path: Path, fake_ray: FakeRay) -> None:
-    config = tournament(tmp_path, seeds=40)
+    config = tournament(tmp_path, deals=40)
     keys = schedule(config)
     results: dict[GameKey, GameResult | Exception] = {key: played(key) for key in keys}
     outcome = trio.run(
@@ -404,7 +404,7 @@ def test_on_ray_the_sprt_cancels_the_shards_in_flight(tmp_path: Path, fake_ray: 
     assert len(stored(config)) < len(keys) and fake_ray.streams[-1].cancelled
     assert len(fake_ray.streams) < 40  # the rest were never sent
     # the same decision, at the same game, as from the scripted backend
-    local = tournament(tmp_path / "local", seeds=40)
+    local = tournament(tmp_path / "local", deals=40)
     here = run(
         local, Scripted([played(key) for key in keys]), sprt_test=SprtTest(0, 100, 0.05, 0.05)
     )
@@ -414,7 +414,7 @@ def test_on_ray_the_sprt_cancels_the_shards_in_flight(tmp_path: Path, fake_ray: 
 def test_on_ray_nothing_to_play_connects_to_no_cluster(
     tmp_path: Path, fake_ray: FakeRay, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = tournament(tmp_path, seeds=1)
+    config = tournament(tmp_path, deals=1)
     keys = schedule(config)
     run(config, Scripted([played(key) for key in keys]))
 

@@ -53,7 +53,7 @@ class FakeTable:
 
 def config(bots: int, seeds: int, concurrency: int, **bot_keys: object) -> TournamentConfig:
     data = {
-        "seeds": seeds,
+        "deals": seeds,
         "concurrency": concurrency,
         "bots": {f"bot{i}": {"command": "python3 -m nothing", **bot_keys} for i in range(bots)},
     }
@@ -73,7 +73,7 @@ async def play_schedule(
         players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
 
         async def game(number: int, a: str, b: str, deal: int, swapped: int) -> None:
-            team0, team1 = (a, b) if swapped == 0 else (b, a)
+            team0, team1 = (a, b) if not swapped else (b, a)
             specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
             async with limiter:
                 seated = await players.seat(deal, specs, wait_s=60)
@@ -87,7 +87,7 @@ async def play_schedule(
                     players.let_go(table, seat)  # type: ignore[arg-type]
 
         for number, key in enumerate(schedule(cfg)):
-            nursery.start_soon(game, number, key.bot_a, key.bot_b, key.seed, key.swapped)
+            nursery.start_soon(game, number, key.bot_a, key.bot_b, key.deal, key.swapped)
     return given, players
 
 
@@ -101,7 +101,7 @@ def assert_no_process_holds_two_seats_of_a_deal(given: list[tuple[str, int, str,
 def test_a_whole_round_robin_never_gives_a_process_two_seats_of_one_deal(
     bots: int, concurrency: int
 ) -> None:
-    cfg = config(bots, seeds=6, concurrency=concurrency)
+    cfg = config(bots, deals=6, concurrency=concurrency)
     given, players = trio.run(play_schedule, cfg, random.Random(bots * 100 + concurrency))
     assert len(given) == 4 * len(schedule(cfg))
     assert_no_process_holds_two_seats_of_a_deal(given)
@@ -116,7 +116,7 @@ def test_a_whole_round_robin_never_gives_a_process_two_seats_of_one_deal(
 
 
 def test_a_small_pool_replaces_processes_rather_than_reuse_one_on_a_deal() -> None:
-    cfg = config(3, seeds=5, concurrency=2, processes=2)
+    cfg = config(3, deals=5, concurrency=2, processes=2)
     given, players = trio.run(play_schedule, cfg, random.Random(7))
     assert_no_process_holds_two_seats_of_a_deal(given)
     retired = [p for pool in players._pools.values() for p in pool.players if p.retired]
@@ -127,7 +127,7 @@ def test_a_small_pool_replaces_processes_rather_than_reuse_one_on_a_deal() -> No
 
 
 def test_a_fresh_bot_gets_a_new_player_for_every_seat() -> None:
-    cfg = config(2, seeds=3, concurrency=2, fresh=True)
+    cfg = config(2, deals=3, concurrency=2, fresh=True)
     given, _ = trio.run(play_schedule, cfg, random.Random(3))
     names = [player for player, _, _, _ in given]
     assert len(names) == len(set(names)) == 4 * len(schedule(cfg))
@@ -135,7 +135,7 @@ def test_a_fresh_bot_gets_a_new_player_for_every_seat() -> None:
 
 def test_an_external_bot_with_one_session_cannot_be_seated_and_is_told_why() -> None:
     data = {
-        "seeds": 1,
+        "deals": 1,
         "connect_timeout": 5,
         "bots": {"mine": {"command": "python3 -m nothing"}, "theirs": {"token": "secret-123"}},
     }
@@ -192,7 +192,7 @@ def test_an_external_sessions_open_seat_goes_to_a_restarted_process_never_to_one
     process), never to one that holds a seat of that deal (``b``), and is not offered again
     to ``a``'s old instance."""
     data = {
-        "seeds": 1,
+        "deals": 1,
         "bots": {"mine": {"command": "python3 -m nothing"}, "theirs": {"token": "secret-123"}},
     }
     cfg = parse_config(data, Path("."))
@@ -228,7 +228,7 @@ def test_an_external_sessions_open_seat_goes_to_a_restarted_process_never_to_one
 
 def test_a_session_that_comes_back_first_keeps_its_seat() -> None:
     data = {
-        "seeds": 1,
+        "deals": 1,
         "bots": {"mine": {"command": "python3 -m nothing"}, "theirs": {"token": "secret-123"}},
     }
     cfg = parse_config(data, Path("."))

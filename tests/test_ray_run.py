@@ -38,7 +38,7 @@ def no_frozen_heap(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
-    return write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    return write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -118,7 +118,7 @@ def test_a_shard_yields_every_game_in_order_with_its_replay(tmp_path: Path) -> N
     """As on a Ray worker (this test runs on the main thread, as a task does): a table server
     and the bots' sessions here, one result per game, in the shard's order."""
     path = write_config(
-        tmp_path / "t.toml", seeds=2, replays="replays", bots={"a": HEURISTIC, "b": HIGHEST}
+        tmp_path / "t.toml", deals=2, replays="replays", bots={"a": HEURISTIC, "b": HIGHEST}
     )
     shard = shard_of(path)
     results: list[ShardResult] = list(play_shard(shard))
@@ -139,7 +139,7 @@ def test_a_shard_counts_no_failure_and_sends_each_one_as_a_fact(tmp_path: Path) 
     cancels it), and every game's result names the bot, that it never played, why, and the
     tail of its stderr read on the node."""
     path = write_config(
-        tmp_path / "t.toml", seeds=2, concurrency=1, bots={"good": HIGHEST, "broken": BROKEN}
+        tmp_path / "t.toml", deals=2, concurrency=1, bots={"good": HIGHEST, "broken": BROKEN}
     )
     results = list(play_shard(shard_of(path)))
     assert len(results) == 4 and all(r.result.row.void for r in results)
@@ -155,7 +155,7 @@ def test_a_shard_counts_no_failure_and_sends_each_one_as_a_fact(tmp_path: Path) 
 def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> None:
     """Ray owns SIGTERM in a worker (its handler ends the worker): a shard installs none of its
     own, while it plays or after (the driver alone watches signals, arena.signals)."""
-    path = write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    path = write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
 
     def rays(signum: int, frame: FrameType | None) -> None:
         raise AssertionError("not called")
@@ -170,7 +170,7 @@ def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> Non
 
 
 def test_a_shard_says_when_its_folder_is_missing_on_the_node(tmp_path: Path) -> None:
-    path = write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    path = write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
     shard = shard_of(path)
     elsewhere = replace(shard, config=replace(shard.config, folder=tmp_path / "gone"))
     with pytest.raises(ShardError, match="does not exist on Ray node local: install the project"):
@@ -191,7 +191,7 @@ def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
     from arena.results import ResultsDB
 
     config = load_config(
-        write_config(tmp_path / "t.toml", seeds=1, bots={"a": HEURISTIC, "b": HIGHEST})
+        write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
     )
     db = ResultsDB(config.database)
     db.claim(config.fingerprint(), resume=False)

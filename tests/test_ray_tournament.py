@@ -57,7 +57,7 @@ BOTS = {
 SETTINGS: dict[str, object] = {
     "preset": "classic",
     "hands": 1,
-    "seeds": 4,
+    "deals": 4,
     "concurrency": 2,
     "decision_ms": 5000,  # no timeout under load: a struck decision would change the game
     "database": "results.sqlite",
@@ -190,7 +190,7 @@ def rows(database: Path) -> list[tuple[object, ...]]:
     """Every stored game, every column but the timings, in key order."""
     db = sqlite3.connect(database)
     try:
-        cursor = db.execute("SELECT * FROM games ORDER BY bot_a, bot_b, seed, swapped")
+        cursor = db.execute("SELECT * FROM games ORDER BY bot_a, bot_b, deal, swapped")
         names = [column[0] for column in cursor.description]
         keep = [i for i, name in enumerate(names) if name not in ("seconds", "finished_at")]
         return [tuple(row[i] for i in keep) for row in cursor]
@@ -259,7 +259,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Reference:
 def duel(tmp_path_factory: pytest.TempPathFactory) -> Reference:
     """Two bots (16 games; half the bot processes per shard of three bots), played locally."""
     bots = {"heuristic": BOTS["heuristic"], "steady": BOTS["steady"]}
-    return local_run(tmp_path_factory.mktemp("duel"), seeds=8, bots=bots)
+    return local_run(tmp_path_factory.mktemp("duel"), deals=8, bots=bots)
 
 
 def shard_nodes(stderr: str) -> set[str]:
@@ -475,7 +475,7 @@ def test_ctrl_c_on_the_driver_cancels_the_shards_and_resume_goes_on(
 def test_sprt_stops_the_cluster_early(two_nodes: TwoNodes, tmp_path: Path) -> None:
     config = write_config(
         tmp_path,
-        seeds=30,
+        deals = 30,
         bots={"heuristic": BOTS["heuristic"], "random": "python3 -m sample_bots.random_bot"},
     )
     done = arena(
@@ -495,7 +495,7 @@ def test_a_bot_that_cannot_start_on_the_nodes_stops_the_run_with_its_stderr(
     two_nodes: TwoNodes, tmp_path: Path
 ) -> None:
     config = write_config(
-        tmp_path, seeds=5, concurrency=1, bots={"good": BOTS["highest"], "broken": BROKEN}
+        tmp_path, deals=5, concurrency=1, bots={"good": BOTS["highest"], "broken": BROKEN}
     )
     # shards of one deal (two games): the driver counts the failures across shards
     done = arena("run", str(config), "--ray", two_nodes.address, "--ray-shard-deals", "1")
@@ -532,7 +532,7 @@ def test_a_shipped_working_dir_is_where_bot_commands_run(
     record = tmp_path / "cwds.txt"
     command = f"python3 bots/where.py {record} bots/highest.py"
     config = write_config(
-        shipped / "league", seeds=1, bots={"heuristic": BOTS["heuristic"], "highest": command}
+        shipped / "league", deals=1, bots={"heuristic": BOTS["heuristic"], "highest": command}
     )
     done = arena(
         "run", str(config), "--ray", two_nodes.address, "--ray-working-dir", str(shipped),

@@ -143,8 +143,8 @@ def test_void_games_are_left_out_of_every_statistic() -> None:
     assert document["voids"][1] == {
         "bot_a": "a",
         "bot_b": "b",
-        "seed": 7,
-        "swapped": 1,
+        "deal": 7,
+        "swapped": True,
         "reason": "b exited before its first decision",
     }
 
@@ -161,7 +161,7 @@ def test_print_shows_unbounded_void_and_sprt() -> None:
     assert "−2443" not in text and "inf" not in text and "nan" not in text
     assert "Standings (30 games, 1 void)" in text
     assert "void games: 1" in text
-    assert "1 × x vs y (seed 9): y never connected" in text
+    assert "1 × x vs y (deal 9): y never connected" in text
     text = printed(
         pairs("a", "b", [2.0] * 23), bot_names=["a", "b"], sprt=SprtTest(0, 50, 0.05, 0.05)
     )

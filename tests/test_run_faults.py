@@ -22,7 +22,7 @@ SLEEPER = f'{sys.executable} -c "import signal; signal.pause()"'  # never connec
 
 def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Path) -> None:
     config = write_config(
-        tmp_path / "t.toml", seeds=5, concurrency=1, bots={"good": BOT, "broken": BROKEN}
+        tmp_path / "t.toml", deals=5, concurrency=1, bots={"good": BOT, "broken": BROKEN}
     )
     done = arena("run", str(config))
     assert done.returncode == 1
@@ -35,7 +35,7 @@ def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Pat
 
 def test_when_both_teams_fail_to_start_no_game_is_a_result(tmp_path: Path) -> None:
     """Both bot commands lack what they need: nothing is decided by which seat timed out."""
-    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BROKEN, "b": BROKEN})
+    config = write_config(tmp_path / "t.toml", deals=1, bots={"a": BROKEN, "b": BROKEN})
     done = arena("run", str(config), "--json")
     assert done.returncode == 1
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
@@ -47,7 +47,7 @@ def test_when_both_teams_fail_to_start_no_game_is_a_result(tmp_path: Path) -> No
 def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "t.toml",
-        seeds=1,
+        deals = 1,
         concurrency=2,
         connect_timeout=2,
         bots={"good": BOT, "sleeper": SLEEPER},
@@ -80,7 +80,7 @@ def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
     )
     config = write_config(
         folder / "t.toml",
-        seeds=1,
+        deals = 1,
         bots={"mine": "python3 my_bot.py", "theirs": "python3 -m sample_bots.random_bot"},
     )
     env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
@@ -98,7 +98,7 @@ def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
 
 
 def test_a_second_run_on_a_database_in_use_is_refused_at_once(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BOT, "b": BOT})
+    config = write_config(tmp_path / "t.toml", deals=1, bots={"a": BOT, "b": BOT})
     holder = ResultsDB(tmp_path / "results.sqlite")  # as a first run would
     try:
         done = arena("run", str(config), timeout=60)
@@ -110,7 +110,7 @@ def test_a_second_run_on_a_database_in_use_is_refused_at_once(tmp_path: Path) ->
 
 def test_a_file_that_is_not_an_arena_database_is_named(tmp_path: Path) -> None:
     (tmp_path / "results.sqlite").write_text("my notes, not a database\n" * 100)
-    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BOT, "b": BOT})
+    config = write_config(tmp_path / "t.toml", deals=1, bots={"a": BOT, "b": BOT})
     done = arena("run", str(config), timeout=60)
     assert done.returncode == 2 and "is not an arena results database" in done.stderr
     report = arena("report", str(tmp_path / "results.sqlite"), timeout=60)
@@ -121,7 +121,7 @@ def test_a_file_that_is_not_an_arena_database_is_named(tmp_path: Path) -> None:
 def test_an_unusable_database_path_is_named(tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "t.toml",
-        seeds=1,
+        deals = 1,
         database="/proc/no-such-place/results.sqlite",
         bots={"a": BOT, "b": BOT},
     )
@@ -133,7 +133,7 @@ def test_an_unusable_database_path_is_named(tmp_path: Path) -> None:
 
 def test_ctrl_c_stops_cleanly_and_resume_goes_on(tmp_path: Path) -> None:
     config = write_config(
-        tmp_path / "t.toml", seeds=8, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}
+        tmp_path / "t.toml", deals=8, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}
     )
     database = tmp_path / "results.sqlite"
     runner = subprocess.Popen(
@@ -160,15 +160,15 @@ def test_ctrl_c_stops_cleanly_and_resume_goes_on(tmp_path: Path) -> None:
 
 def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
     config = write_config(
-        tmp_path / "t.toml", seeds=5, hands=3, concurrency=1, bots={"a": BOT, "b": BOT}
+        tmp_path / "t.toml", deals=5, hands=3, concurrency=1, bots={"a": BOT, "b": BOT}
     )
-    done = arena("run", str(config), "--seeds", "1", "--hands", "1", "--preset", "hefei", "--json")
+    done = arena("run", str(config), "--deals", "1", "--hands", "1", "--preset", "hefei", "--json")
     assert done.returncode == 0, done.stderr
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 2 and all(r.hands == 1 for r in rows)
-    bad = arena("run", str(config), "--seeds", "0")
+    bad = arena("run", str(config), "--deals", "0")
     assert bad.returncode == 2
-    assert "argument --seeds: must be a whole number of at least 1" in bad.stderr
+    assert "argument --deals: must be a whole number of at least 1" in bad.stderr
     wrong = arena("run", str(config), "--preset", "nope")
     assert wrong.returncode == 2 and "preset: no preset 'nope'" in wrong.stderr
 
@@ -204,7 +204,7 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
     (tmp_path / "crasher.py").write_text(CRASHER, encoding="utf-8")
     config = write_config(
         tmp_path / "t.toml",
-        seeds=1,
+        deals = 1,
         hands=0,  # a whole match: only the crash can end it this early
         bots={"steady": BOT, "crasher": "python3 crasher.py"},
     )
@@ -250,7 +250,7 @@ def test_a_process_that_dies_is_replaced_and_the_run_goes_on(tmp_path: Path) -> 
     its place, and every other game is played out."""
     (tmp_path / "once.py").write_text(ONCE_CRASHER, encoding="utf-8")
     config = write_config(
-        tmp_path / "t.toml", seeds=3, concurrency=1, bots={"steady": BOT, "once": "python3 once.py"}
+        tmp_path / "t.toml", deals=3, concurrency=1, bots={"steady": BOT, "once": "python3 once.py"}
     )
     done = arena("run", str(config))
     assert done.returncode == 1  # a forfeit is a problem worth the exit code
@@ -269,7 +269,7 @@ def test_a_bot_whose_processes_keep_dying_stops_the_run(tmp_path: Path) -> None:
     (tmp_path / "crasher.py").write_text(CRASHER, encoding="utf-8")
     config = write_config(
         tmp_path / "t.toml",
-        seeds=5,
+        deals = 5,
         concurrency=1,
         hands=0,  # whole matches: every game lasts past a process's third decision
         bots={"steady": BOT, "crasher": "python3 crasher.py"},
@@ -286,7 +286,7 @@ def test_the_spectator_token_goes_to_a_private_file_never_to_stderr(tmp_path: Pa
     """``arena run --spectator-token`` writes the token into the run's private log folder
     (readable by its owner only) and prints the file's name; the token is on no output."""
     config = write_config(
-        tmp_path / "t.toml", seeds=1, bots={"alpha": BOT, "beta": BOT + " --name beta"}
+        tmp_path / "t.toml", deals=1, bots={"alpha": BOT, "beta": BOT + " --name beta"}
     )
     done = arena("run", str(config), "--spectator-token")
     assert done.returncode == 0, done.stderr[-3000:]

@@ -39,7 +39,7 @@ def test_no_process_is_offered_two_seats_of_one_deal_over_a_whole_round_robin(
     bot = f"{SESSION_BOT} --record {record}"
     config = write_config(
         tmp_path / "t.toml",
-        seeds=3,
+        deals = 3,
         concurrency=3,
         bots={"alpha": bot, "beta": bot, "gamma": bot},
     )
@@ -69,7 +69,7 @@ def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
     hanger = f"{SESSION_BOT} --hang-seat 2"
     config = write_config(
         tmp_path / "t.toml",
-        seeds=3,
+        deals = 3,
         concurrency=4,
         decision_ms=300,
         bank_ms=8000,  # honest seats have ample time however loaded the machine is
@@ -81,7 +81,7 @@ def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
     assert len(rows) == 6 and not any(r.void for r in rows)
     for row in rows:
-        hanger_team = 0 if (row.key.bot_a == "hanger") == (row.key.swapped == 0) else 1
+        hanger_team = 0 if (row.key.bot_a == "hanger") == (not row.key.swapped) else 1
         if hanger_team == 0:  # the hanger held seat 2
             assert row.forfeit == "hanger" and row.strikes_a + row.strikes_b >= 1
         else:
@@ -102,7 +102,7 @@ def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path) -> None
     bot = f"{SNOOP_BOT} --record {record}"
     config = write_config(
         tmp_path / "t.toml",
-        seeds=2,
+        deals = 2,
         concurrency=2,
         bots={"pooled": bot, "oneshot": {"command": bot, "fresh": True}},
     )

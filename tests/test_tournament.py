@@ -23,7 +23,7 @@ def write_config(path: Path, **extra: object) -> Path:
     settings: dict[str, object] = {
         "preset": "classic",
         "hands": 1,
-        "seeds": 2,
+        "deals": 2,
         "concurrency": 4,
         "decision_ms": 2000,
         "database": "results.sqlite",
@@ -63,8 +63,8 @@ def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     db = sqlite3.connect(tmp_path / "results.sqlite")
-    rows = db.execute("SELECT bot_a, bot_b, seed, swapped, score_a FROM games").fetchall()
-    # 3 pairings × 2 seeds × 2 seatings
+    rows = db.execute("SELECT bot_a, bot_b, deal, swapped, score_a FROM games").fetchall()
+    # 3 pairings × 2 deals × 2 seatings
     assert len(rows) == 12 == report["games"]
     for pair in report["pairs"]:
         scores = [r[4] for r in rows if (r[0], r[1]) == (pair["bot_a"], pair["bot_b"])]
@@ -85,7 +85,7 @@ def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path)
 
 
 def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
-    config = write_config(tmp_path / "t.toml", seeds=1, bots={"a": BOT, "b": BOT})
+    config = write_config(tmp_path / "t.toml", deals=1, bots={"a": BOT, "b": BOT})
     assert arena("run", str(config)).returncode == 0
     done = arena("run", str(config))
     assert done.returncode == 2 and "--resume" in done.stderr
@@ -95,7 +95,7 @@ def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
 
 def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
     config_path = write_config(
-        tmp_path / "t.toml", seeds=6, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}
+        tmp_path / "t.toml", deals=6, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}
     )
     config = load_config(config_path)
     database = tmp_path / "results.sqlite"
@@ -130,7 +130,7 @@ def test_a_bot_that_cannot_start_makes_void_games_not_wins(tmp_path: Path) -> No
     broken = (
         f"{sys.executable} -c \"import sys; print('no model file', file=sys.stderr); sys.exit(3)\""
     )
-    config = write_config(tmp_path / "t.toml", seeds=1, bots={"good": BOT, "broken": broken})
+    config = write_config(tmp_path / "t.toml", deals=1, bots={"good": BOT, "broken": broken})
     done = arena("run", str(config))
     assert done.returncode == 1
     assert "broken" in done.stderr and "exited before" in done.stderr
@@ -145,7 +145,7 @@ def test_a_bot_that_cannot_start_makes_void_games_not_wins(tmp_path: Path) -> No
     ("text", "message"),
     [
         ("preset = 'nope'\n", "preset: no preset 'nope'"),
-        ("seeds = 0\n[bots.a]\ncommand='x'\n[bots.b]\ncommand='y'\n", "seeds: must be at least 1"),
+        ("deals = 0\n[bots.a]\ncommand='x'\n[bots.b]\ncommand='y'\n", "deals: must be at least 1"),
         ("hands = 'two'\n", "hands: must be a whole number"),
         ("[bots.a]\ncommand = 5\n", "bots.a.command: must be a string or a list of strings"),
         ("[bots.a]\ncommand='x'\n", "bots: a tournament needs at least two bots"),
@@ -176,7 +176,7 @@ def test_config_error_on_the_command_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("seeds = -1\n", encoding="utf-8")
     done = arena("run", str(path))
-    assert done.returncode == 2 and "seeds: must be at least 1" in done.stderr
+    assert done.returncode == 2 and "deals: must be at least 1" in done.stderr
     missing = arena("run", str(tmp_path / "nope.toml"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
 
@@ -185,7 +185,7 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
     heuristic = f"{sys.executable} -m sample_bots.heuristic_bot"
     config = write_config(
         tmp_path / "s.toml",
-        seeds=30,
+        deals = 30,
         concurrency=2,
         hands=1,
         bots={"heuristic": heuristic, "random": BOT},
