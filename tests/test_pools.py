@@ -51,9 +51,9 @@ class FakeTable:
         return f"{self.name}/{seat}/secret"
 
 
-def config(bots: int, seeds: int, concurrency: int, **bot_keys: object) -> TournamentConfig:
+def config(bots: int, deals: int, concurrency: int, **bot_keys: object) -> TournamentConfig:
     data = {
-        "deals": seeds,
+        "deals": deals,
         "concurrency": concurrency,
         "bots": {f"bot{i}": {"command": "python3 -m nothing", **bot_keys} for i in range(bots)},
     }
