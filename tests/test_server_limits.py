@@ -19,7 +19,7 @@ from arena.addresses import AddressError
 from arena.server import SERVICE_NAME, ArenaServer, open_server
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.wire import PROTOCOL_VERSION
+from chaodipi.arena.v2.convert import PROTOCOL_VERSION
 
 from .server_support import SPECTATOR_TOKEN, RawClient, config, status_of, until
 
