@@ -75,6 +75,7 @@ from engine.phase import Phase
 from engine.presets import preset
 from engine.rules import Side
 from engine.scoring import HandResult
+from engine.seats import partner
 from engine.trump import Trump
 from engine.view import SeatView, TableTrick
 
@@ -609,7 +610,7 @@ def welcome(
     what is left of the seat's bank now), the strikes that forfeit, the hand cap if any."""
     message = pb.Welcome(
         seat=seat,
-        partner=(seat + 2) % 4,
+        partner=partner(seat),
         table=table,
         preset=preset,
         protocol_version=PROTOCOL_VERSION,
