@@ -7,14 +7,14 @@ tournaments and the ``arena`` command need more, installed with the ``arena`` ex
 module each of the extra's distributions gives (``tests/test_install.py`` checks it against
 pyproject.toml), and :func:`missing` says which of them cannot be imported here.
 
->>> missing(["json", "no_such_module_here"])
-['no_such_module_here']
+>>> missing({"json": "json", "no-such-thing": "no_such_module_here"})
+['no-such-thing']
 """
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 __all__ = ["INSTALL_HINT", "MODULES", "missing"]
 
@@ -35,14 +35,15 @@ INSTALL_HINT = (
 )
 
 
-def missing(modules: Iterable[str] = MODULES.values()) -> list[str]:
-    """The ``modules`` that cannot be imported here, in order."""
+def missing(modules: Mapping[str, str] = MODULES) -> list[str]:
+    """The distributions of ``modules`` (distribution -> module) whose module cannot be
+    imported here, in order."""
     absent = []
-    for name in modules:
+    for distribution, name in modules.items():
         try:
             found = importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):  # a finder that refuses it, or a broken install
             found = False
         if not found:
-            absent.append(name)
+            absent.append(distribution)
     return absent

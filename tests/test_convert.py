@@ -5,8 +5,11 @@ why."""
 
 from __future__ import annotations
 
+import ast
+import doctest
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -207,3 +210,28 @@ def test_a_decision_with_a_bad_legal_set_says_what_is_wrong() -> None:
     bad = pb.Decision(decision_id=4, legal=pb.LegalActions(phase=9))
     with pytest.raises(WireError, match="phase 9 is not a phase"):
         decision_from_message(bad)
+
+
+def test_the_modules_examples_hold() -> None:
+    """Its docstring's examples (the contract's package is outside pytest's doctest paths)."""
+    failed, attempted = doctest.testmod(convert)
+    assert (failed, attempted > 0) == (0, True)
+
+
+def test_no_message_is_built_anywhere_else() -> None:
+    """The server, the SDK, the sample bots and the benchmarks build no message of the
+    generated code themselves (``pb.Decision(...)``, say): they call the builders here."""
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for folder in ("arena", "chaodipi_bot", "sample_bots", "examples", "benchmarks"):
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                called = node.func if isinstance(node, ast.Call) else None
+                if (
+                    isinstance(called, ast.Attribute)
+                    and isinstance(called.value, ast.Name)
+                    and called.value.id == "pb"
+                    and called.attr[0].isupper()
+                ):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} pb.{called.attr}")
+    assert found == []

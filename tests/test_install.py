@@ -6,12 +6,14 @@ contract imports the SDK."""
 from __future__ import annotations
 
 import ast
+import doctest
 import re
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+import arena.extra
 from arena.extra import INSTALL_HINT, MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,7 +135,10 @@ def test_the_arena_command_without_the_extra_says_which_extra_to_install() -> No
     assert done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("arena: grpc_reflection, grpc_health, trio, structlog, rich")
+    assert lines[0].startswith(
+        "arena: grpcio-reflection, grpcio-health-checking, trio, structlog, rich, scipy, "
+        "matplotlib not installed: "
+    )
     assert lines[0].endswith(INSTALL_HINT)
     assert "pip install -e '.[arena]'" in lines[0]
 
@@ -158,3 +163,8 @@ def test_the_server_and_the_contract_import_nothing_of_the_sdk() -> None:
             if "node_modules" not in path.parts and _imported(path) & refused:
                 found.append(str(path.relative_to(ROOT)))
     assert found == []
+
+
+def test_the_extra_modules_examples_hold() -> None:
+    failed, attempted = doctest.testmod(arena.extra)
+    assert (failed, attempted > 0) == (0, True)
