@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from engine.actions import (
+    PASS,
     Action,
     Bury,
     Declare,
@@ -460,7 +461,7 @@ def action_from_message(message: pb.Action) -> Action:
     if kind is None:
         raise WireError("the action sets none of pass_turn, declare, fry, bury, play")
     if kind == "pass_turn":
-        return Pass()
+        return PASS
     # the other fields are named after their phase
     if kind in ("declare", "fry"):
         return bid_action(Phase(kind), _bid_from(getattr(message, kind)))
