@@ -1,4 +1,8 @@
-"""The ``arena`` command line: one sub-command per job, each with its own ``--help``."""
+"""The ``arena`` command line: one sub-command per job, each with its own ``--help``.
+
+It needs the ``arena`` extra (:mod:`arena.extra`); without it, :func:`main` says so in one line
+before importing anything the extra gives.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,16 @@ import sys
 import time
 from collections.abc import Sequence
 
-from rich.console import Console
-from rich.table import Table
-
 from arena.arguments import ArenaParser, whole
+from arena.extra import INSTALL_HINT, missing
 from arena.selfplay import play_random_match
 from engine.presets import PRESETS, preset
 
 
 def _presets(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console()
     if args.name:
         try:
@@ -37,6 +42,9 @@ def _presets(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console()
     try:
         rules = preset(args.preset)
@@ -145,6 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    absent = missing()
+    if absent:
+        print(f"arena: {', '.join(absent)} not installed: {INSTALL_HINT}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)

@@ -1,4 +1,4 @@
-"""``arena report --plot DIR``: PNG plots of a report (matplotlib, the ``plot`` extra).
+"""``arena report --plot DIR``: PNG plots of a report (matplotlib, from the ``arena`` extra).
 
 * ``ratings.png``: each bot's joint rating with its 95 % interval; a bot whose rating is
   unbounded (it took every point from the bots below it) is an open-ended arrow marked +∞
@@ -31,7 +31,7 @@ def _pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise RuntimeError("plots need matplotlib: python3 -m pip install -e '.[plot]'") from None
+        raise RuntimeError("plots need matplotlib: python3 -m pip install -e '.[arena]'") from None
     return plt
 
 

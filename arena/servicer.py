@@ -23,7 +23,7 @@ from arena.spectators import released_message
 from arena.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.wire import PROTOCOL_VERSION
+from chaodipi.arena.v2.convert import unsupported_version
 
 if TYPE_CHECKING:
     from arena.server import ArenaServer
@@ -129,15 +129,16 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 rpc="Play",
             )
         hello: pb.Hello = first.hello
-        if hello.protocol_version != PROTOCOL_VERSION:
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {hello.protocol_version} is not supported; "
-                f"this server speaks {PROTOCOL_VERSION}",
-                rpc="Play",
-            )
+        await self._check_version(context, hello.protocol_version, "Play")
         return hello
+
+    async def _check_version(
+        self, context: grpc.aio.ServicerContext, version: int, rpc: str
+    ) -> None:
+        """Refuse a Hello or EnterRequest of a protocol version this server does not speak."""
+        refusal = unsupported_version(version)
+        if refusal is not None:
+            await self._refuse(context, grpc.StatusCode.FAILED_PRECONDITION, refusal, rpc=rpc)
 
     async def _seat(self, context: grpc.aio.ServicerContext, ticket: str) -> tuple[Table, int]:
         """The seat a ticket names, or the call is refused. A table whose match is over gets
@@ -175,14 +176,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 f"the request does not parse as an EnterRequest ({request.error})",
                 rpc="Enter",
             )
-        if request.protocol_version != PROTOCOL_VERSION:
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"protocol version {request.protocol_version} is not supported; "
-                f"this server speaks {PROTOCOL_VERSION}",
-                rpc="Enter",
-            )
+        await self._check_version(context, request.protocol_version, "Enter")
         door = self._door(request.token)
         if door is None:
             await self._refuse(

@@ -28,7 +28,7 @@ from arena.logs import get_logger
 from arena.port import Port, StreamEnd
 from arena.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import PROTOCOL_VERSION
+from chaodipi.arena.v2 import convert
 
 __all__ = ["CLOSED_MESSAGE", "MAX_CAPACITY", "Door", "Session"]
 
@@ -52,7 +52,7 @@ class Session:
     capacity: int = 1
     bot_name: str = ""
     connection: Port | None = None
-    offers: dict[tuple[str, int], pb.SeatOffer] = field(default_factory=dict)
+    offers: dict[tuple[str, int], pb.EnterResponse] = field(default_factory=dict)
     """The seats it holds, by (table name, seat): sent again on a reconnect."""
     entered: trio.Event = field(default_factory=trio.Event)
     """Set on its first Enter."""
@@ -64,10 +64,10 @@ class Session:
 
     def offer(self, table: Table, seat: int) -> None:
         """Give it a seat: sent now, or when it (re)enters."""
-        offer = pb.SeatOffer(ticket=table.ticket(seat), seat=seat, preset=table.config.preset.name)
+        offer = convert.seat_offer(table.ticket(seat), seat, table.config.preset.name)
         self.offers[(table.name, seat)] = offer
         if self.connection is not None:
-            self.connection.send(pb.EnterResponse(seat=offer))
+            self.connection.send(offer)
 
     def seat_over(self, table: Table, seat: int) -> None:
         """The seat's game is over: it is not offered again on a reconnect."""
@@ -94,15 +94,9 @@ class Session:
         if self.over:
             connection.close(StreamEnd.NO_MORE_GAMES, CLOSED_MESSAGE)
             return
-        connection.send(
-            pb.EnterResponse(
-                entered=pb.Entered(
-                    session=self.name, capacity=capacity, protocol_version=PROTOCOL_VERSION
-                )
-            )
-        )
+        connection.send(convert.entered(self.name, capacity))
         for offer in self.offers.values():
-            connection.send(pb.EnterResponse(seat=offer))
+            connection.send(offer)
         self.entered.set()
 
     def _detach(self, connection: Port) -> None:

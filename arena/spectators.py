@@ -13,6 +13,7 @@ import trio
 
 from arena.port import Port, StreamEnd
 from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2.convert import watched
 
 __all__ = ["Spectators", "released_message"]
 
@@ -57,7 +58,7 @@ class Spectators:
 
     def show(self, event: pb.Event, *, ends_a_hand: bool = False) -> None:
         """A public event: to the spectators now, or held back while an embargo lasts."""
-        message = pb.WatchResponse(event=event)
+        message = watched(event)
         if ends_a_hand:
             self._last_hand_over = message
         if self._held is not None:
@@ -68,7 +69,7 @@ class Spectators:
 
     def end(self, over: pb.MatchOver) -> None:
         """The match is over: tell the spectators (unless an embargo holds it) and close."""
-        self._over = pb.WatchResponse(match_over=over)
+        self._over = watched(over)
         if self._held is not None:
             self._held.append(self._over)
         if not self._embargoed():

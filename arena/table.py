@@ -14,8 +14,8 @@ Everything a seat is sent comes from ``engine.view.observe(match, seat)`` (the S
 every connect) or from events whose audience includes that seat: nothing else of the state is
 read on the way out. Events reach a seat one way only: each rides, once and in order, on the
 seat's next Decision (or its MatchOver), read from the match's log by the seat's cursor
-(``match.events_since``). Each event is converted to its message once (:mod:`chaodipi_bot.wire`),
-when it happens.
+(``match.events_since``). Each event is converted to its message once, when it happens; every
+message is built by the contract's conversion (:mod:`chaodipi.arena.v2.convert`).
 """
 
 from __future__ import annotations
@@ -33,15 +33,8 @@ from arena.logs import get_logger
 from arena.port import Port, StreamEnd
 from arena.spectators import Spectators
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import (
-    PROTOCOL_VERSION,
-    WireError,
-    action_from_message,
-    action_message,
-    event_message,
-    legal_message,
-    snapshot_message,
-)
+from chaodipi.arena.v2 import convert
+from chaodipi.arena.v2.convert import MatchEnd, WireError
 from engine.actions import Action, LegalActions, Pass
 from engine.errors import IllegalAction
 from engine.events import HandOver
@@ -53,12 +46,6 @@ from engine.view import observe
 
 _ILLEGAL, _MALFORMED = pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED
 _STALE, _NOT_YOUR_TURN = pb.REFUSAL_CODE_STALE, pb.REFUSAL_CODE_NOT_YOUR_TURN
-_ENDINGS = {
-    Ending.PLAYED_OUT: pb.ENDING_PLAYED_OUT,
-    Ending.FORFEIT: pb.ENDING_FORFEIT,
-    Ending.STOPPED: pb.ENDING_STOPPED,
-    Ending.FAILED: pb.ENDING_FAILED,
-}
 
 __all__ = [
     "SeatStats",
@@ -218,29 +205,25 @@ class Table:
         )
         config = self.config
         connection.send(
-            pb.PlayResponse(
-                welcome=pb.Welcome(
-                    seat=seat,
-                    partner=(seat + 2) % 4,
-                    table=self.name,
-                    preset=config.preset.name,
-                    protocol_version=PROTOCOL_VERSION,
-                    decision_ms=config.decision_ms,
-                    bank_ms=int(self._clock(seat)[1] * 1000),
-                    max_strikes=config.max_strikes,
-                    max_hands=config.max_hands or 0,
-                    resumed=state.stats.connects > 1,
-                )
+            convert.welcome(
+                seat,
+                table=self.name,
+                preset=config.preset.name,
+                decision_ms=config.decision_ms,
+                bank_s=self._clock(seat)[1],
+                max_strikes=config.max_strikes,
+                max_hands=config.max_hands,
+                resumed=state.stats.connects > 1,
             )
         )
         if self.result is not None:
-            connection.send(pb.PlayResponse(match_over=self._match_over(seat)))
+            connection.send(convert.match_over(self._match_end(), self._news(seat)))
             connection.close()
             return
         self._convert_events()
         view = observe(self.match, seat)
         events = [self._messages[e.seq - 1] for e in view.events]
-        connection.send(pb.PlayResponse(snapshot=snapshot_message(view, events)))
+        connection.send(convert.snapshot(view, events))
         self._sent[seat] = view.cursor  # the snapshot has what came before
         if self._decision is not None and self._decision.seat == seat:
             self._send_decision()
@@ -387,7 +370,8 @@ class Table:
         self._decisions += 1
         opened = trio.current_time()
         budget = decision_s + state.bank_s
-        self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message(legal))
+        legal_message = convert.legal_message(legal)
+        self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
         self._send_decision()
         with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
             await self._answer(seat)
@@ -411,7 +395,7 @@ class Table:
                 self._refuse_stale(answer_seat, connection, message.decision_id)
                 continue
             try:
-                self.match.apply(seat, action_from_message(message.action))
+                self.match.apply(seat, convert.action_from_message(message.action))
             except WireError as err:
                 state.stats.malformed += 1
                 self._refuse(seat, connection, message.decision_id, _MALFORMED, str(err))
@@ -441,14 +425,7 @@ class Table:
         self._log.warning("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
         self._send(
             seat,
-            pb.PlayResponse(
-                strike=pb.Strike(
-                    decision_id=self._decisions,
-                    played=action_message(action),
-                    strikes=state.stats.strikes,
-                    max_strikes=self.config.max_strikes,
-                )
-            ),
+            convert.strike(self._decisions, action, state.stats.strikes, self.config.max_strikes),
         )
         if state.stats.strikes >= self.config.max_strikes:
             self._forfeit = (seat, f"seat {seat} timed out {state.stats.strikes} times")
@@ -461,16 +438,16 @@ class Table:
         deadline_s, bank_s = self._clock(seat)
         self._convert_events()
         cursor = self.match.log.cursor
-        message = pb.Decision(
-            decision_id=decision.id,
+        message = convert.decision(
+            decision.id,
             events=self._news(seat),
             legal=decision.legal_message,
-            deadline_ms=int(deadline_s * 1000),
-            bank_ms=int(bank_s * 1000),
+            deadline_s=deadline_s,
+            bank_s=bank_s,
             strikes=self.seats[seat].stats.strikes,
             cursor=cursor,
         )
-        self._send(seat, pb.PlayResponse(decision=message))
+        self._send(seat, message)
 
     def _clock(self, seat: int) -> tuple[float, float]:
         """What is left now of ``seat``'s clock: (per-decision time, match bank), in seconds.
@@ -517,8 +494,7 @@ class Table:
                 "one answer per Decision, and answer again only after a Refused",
             )
             return
-        refused = pb.Refused(decision_id=decision_id, reason=reason, code=code)
-        connection.send(pb.PlayResponse(refused=refused))
+        connection.send(convert.refused(decision_id, code, reason))
 
     def _send(self, seat: int, message: pb.PlayResponse) -> None:
         connection = self.seats[seat].connection
@@ -532,7 +508,7 @@ class Table:
         ones to spectators at once (or hold them back under an embargo)."""
         messages = self._messages
         for event in self.match.log.all_since(len(messages)):
-            message = event_message(event)
+            message = convert.event_message(event)
             messages.append(message)
             payload = event.payload
             if event.public:
@@ -547,24 +523,19 @@ class Table:
                     note=payload.note,
                 )
 
-    def _match_over(self, seat: int | None) -> pb.MatchOver:
-        """The match's end for ``seat``, with the events it has not been sent (for a
-        spectator, ``seat`` None: without events)."""
+    def _match_end(self) -> MatchEnd:
+        """The match's end, as every MatchOver says it."""
         result = self.result
         assert result is not None
-        over = pb.MatchOver(
-            events=[] if seat is None else self._news(seat),
-            ending=_ENDINGS[result.ending],
+        return MatchEnd(
+            ending=result.ending,
             reason=result.reason,
+            winner=result.winner,
             hands=result.hands,
-            progress=list(result.progress),
+            progress=result.progress,
+            forfeited_by=result.forfeited_by,
             reward=result.reward,
         )
-        if result.winner is not None:
-            over.winner = result.winner
-        if result.forfeited_by is not None:
-            over.forfeited_by = result.forfeited_by
-        return over
 
     def _finish(self) -> None:
         if self.result is not None:
@@ -602,11 +573,12 @@ class Table:
             reason=reason,
             strikes=[s.stats.strikes for s in self.seats],
         )
+        end = self._match_end()
         for seat, state in enumerate(self.seats):
             if state.connection is not None:
-                state.connection.send(pb.PlayResponse(match_over=self._match_over(seat)))
+                state.connection.send(convert.match_over(end, self._news(seat)))
                 state.connection.close()
-        self.gallery.end(self._match_over(None))
+        self.gallery.end(convert.match_over_message(end))
         self.finished.set()
 
     def _write_replay(self, forfeit: tuple[int, str] | None) -> Path | None:

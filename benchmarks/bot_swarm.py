@@ -18,9 +18,7 @@ from typing import Any
 
 import grpc
 
-from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.wire import PROTOCOL_VERSION, action_message, legal_from_message
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
 
 THINK: list[float] = []
 SEATS_PER_CHANNEL = 4
@@ -38,18 +36,16 @@ async def seat(stub: Any, ticket: str, rng: random.Random) -> int:
 
 async def _seat(stub: Any, ticket: str, rng: random.Random) -> int:
     call = stub.Play()
-    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name="swarm")
-    await call.write(pb.PlayRequest(hello=hello))
+    await call.write(convert.hello(ticket, "swarm"))
     answered = 0
     async for message in call:
         kind = message.WhichOneof("response")
         if kind == "decision":
             decision = message.decision
             thinking = time.perf_counter()
-            action = action_message(legal_from_message(decision.legal).sample(rng))
+            action = convert.legal_from_message(decision.legal).sample(rng)
             THINK.append(time.perf_counter() - thinking)
-            answer = pb.Answer(decision_id=decision.decision_id, action=action)
-            await call.write(pb.PlayRequest(answer=answer))
+            await call.write(convert.answer(decision.decision_id, action))
             answered += 1
         elif kind == "match_over":
             await call.done_writing()

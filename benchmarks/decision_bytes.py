@@ -49,8 +49,7 @@ print(json.dumps(totals))
 def v2_sizes(hands: int) -> list[list[int]]:
     """Per hand, each seat's Decision bytes in v2 (as arena/table.py builds them)."""
     from arena.table import forced_action
-    from chaodipi.arena.v2 import arena_pb2 as pb
-    from chaodipi_bot.wire import event_message, legal_message
+    from chaodipi.arena.v2 import convert
     from engine.match import Match
     from engine.presets import PRESETS
 
@@ -65,15 +64,16 @@ def v2_sizes(hands: int) -> list[list[int]]:
                 decisions += 1
                 news = match.events_since(sent[seat], seat)
                 sent[seat] = match.log.cursor
-                decision = pb.Decision(
-                    decision_id=decisions,
-                    events=[event_message(e) for e in news],
-                    legal=legal_message(legal),
-                    deadline_ms=1000,
-                    bank_ms=30_000,
+                decision = convert.decision(
+                    decisions,
+                    events=[convert.event_message(e) for e in news],
+                    legal=convert.legal_message(legal),
+                    deadline_s=1.0,
+                    bank_s=30.0,
+                    strikes=0,
                     cursor=match.log.cursor,
                 )
-                sizes[seat] += pb.PlayResponse(decision=decision).ByteSize()
+                sizes[seat] += decision.ByteSize()
             match.apply(seat, legal.sample(rng))
         totals.append(sizes)
     return totals

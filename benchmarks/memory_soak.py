@@ -30,7 +30,7 @@ import trio
 from arena.server import SERVICE_NAME, ArenaServer, open_server, tune_garbage_collector
 from arena.table import Table, TableConfig
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import PROTOCOL_VERSION, action_message, legal_from_message
+from chaodipi.arena.v2 import convert
 from engine.presets import PRESETS
 
 REPORT_EVERY = 200
@@ -57,15 +57,13 @@ def play_seat(channel: grpc.Channel, ticket: str) -> None:
         response_deserializer=pb.PlayResponse.FromString,
     )
     outgoing: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name="soak")
-    outgoing.put(pb.PlayRequest(hello=hello))
+    outgoing.put(convert.hello(ticket, "soak"))
     try:
         for message in call(_requests(outgoing)):
             if message.HasField("decision"):
                 decision = message.decision
-                action = action_message(legal_from_message(decision.legal).default())
-                answer = pb.Answer(decision_id=decision.decision_id, action=action)
-                outgoing.put(pb.PlayRequest(answer=answer))
+                action = convert.legal_from_message(decision.legal).default()
+                outgoing.put(convert.answer(decision.decision_id, action))
             elif message.HasField("match_over"):
                 return
     finally:

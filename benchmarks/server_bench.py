@@ -40,8 +40,7 @@ from arena.bridge import Bridge, StreamPort
 from arena.logs import configure_logging
 from arena.server import open_server, tune_garbage_collector
 from arena.table import TableConfig
-from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import event_message, legal_message
+from chaodipi.arena.v2 import convert
 from engine.match import Match
 from engine.presets import PRESETS
 
@@ -63,15 +62,17 @@ def decision_size() -> int:
     while match.hand.phase.value != "play" or len(match.hand.play.tricks) < 8:  # type: ignore[union-attr]
         match.apply(match.to_play, match.legal_actions().sample(rng))
     seat = match.to_play
-    news = [event_message(e) for e in match.log.all_since(match.log.cursor - 5)]
-    decision = pb.Decision(
-        decision_id=1,
+    news = [convert.event_message(e) for e in match.log.all_since(match.log.cursor - 5)]
+    decision = convert.decision(
+        1,
         events=news,
-        legal=legal_message(match.legal_actions(seat)),
-        deadline_ms=1000,
+        legal=convert.legal_message(match.legal_actions(seat)),
+        deadline_s=1.0,
+        bank_s=0.0,
+        strikes=0,
         cursor=match.log.cursor,
     )
-    size: int = pb.PlayResponse(decision=decision).ByteSize()
+    size: int = decision.ByteSize()
     return size
 
 

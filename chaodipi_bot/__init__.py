@@ -9,7 +9,8 @@ Write ``decide(view) -> Action`` and call :func:`run_bot`::
 ``view`` is the engine's :class:`SeatView` (your cards, the trick, the trump, the hand's
 events, the score so far) with ``view.legal``, the engine's :class:`LegalActions` (iterate
 it, test an action with ``in``). Answer with :class:`Pass`, :class:`Declare`, :class:`Fry`,
-:class:`Bury` or :class:`Play`.
+:class:`Bury` or :class:`Play`: ``card_action(view.legal.phase, cards)`` is the one of Bury and
+Play the phase wants, ``bid_action(view.legal.phase, bid)`` the one of Declare and Fry.
 
 The same program plays however the arena starts it. Given a session token (``$ARENA_TOKEN``,
 as the arena hands it, or ``--token-file``) it holds a session: it is offered seats game after
@@ -18,8 +19,10 @@ game, several at once, and ``decide`` is called for all of them (from several th
 :class:`SessionResult` once the arena wants no more games. Given a ticket (``$ARENA_TICKET``)
 it plays that one seat and returns its :class:`MatchResult`. When the arena refuses it or
 cannot be reached, it exits with one line saying why (a :class:`BotError`: a
-:class:`SessionError` or a :class:`SeatError`). docs/writing-a-bot.md walks through it;
-:mod:`chaodipi_bot.wire` is the protocol's one conversion module, shared with the server.
+:class:`SessionError` or a :class:`SeatError`). docs/writing-a-bot.md walks through it. The
+messages are built and read by the contract's own conversion, :mod:`chaodipi.arena.v2.convert`
+(the server uses the same). The SDK needs the engine, the contract and grpcio only: nothing of
+the arena's server or tournaments.
 """
 
 from chaodipi_bot.client import Decide as Decide
@@ -37,6 +40,8 @@ from engine.actions import Fry as Fry
 from engine.actions import LegalActions as LegalActions
 from engine.actions import Pass as Pass
 from engine.actions import Play as Play
+from engine.actions import bid_action as bid_action
+from engine.actions import card_action as card_action
 from engine.cards import Card as Card
 from engine.match import Ending as Ending
 from engine.view import SeatView as SeatView

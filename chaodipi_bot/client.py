@@ -36,10 +36,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import convert
 from chaodipi_bot.errors import BotError
 from chaodipi_bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat
 from chaodipi_bot.session import SessionResult, play_session
-from chaodipi_bot.wire import PROTOCOL_VERSION
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -287,7 +287,7 @@ def _play_ticket(
 ) -> MatchResult:
     """One seat until its match ends, a fresh channel for each connection."""
     seat = Seat(decide, margin_ms / 1000, on_message)
-    hello = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=name)
+    hello = convert.hello(ticket, name)
 
     def play_once() -> MatchResult:
         with open_channel(address, root_certificate) as channel:

@@ -19,17 +19,11 @@ from dataclasses import dataclass, replace
 import grpc
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
+from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi_bot.errors import SeatError, status_text, unreachable
-from chaodipi_bot.wire import (
-    action_message,
-    event_from_message,
-    legal_from_message,
-    view_from_snapshot,
-)
 from engine.actions import Action, LegalActions
 from engine.follow import follow
-from engine.match import Ending
 from engine.view import SeatView
 
 __all__ = [
@@ -46,29 +40,17 @@ __all__ = [
 Decide = Callable[[SeatView], Action]
 """What a bot writes: the seat's view (``view.legal`` set) in, a legal action out."""
 
-_ENDINGS = {
-    pb.ENDING_PLAYED_OUT: Ending.PLAYED_OUT,
-    pb.ENDING_FORFEIT: Ending.FORFEIT,
-    pb.ENDING_STOPPED: Ending.STOPPED,
-    pb.ENDING_FAILED: Ending.FAILED,
-}
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 """The statuses after which a stream is opened again."""
 RETRY.add(grpc.StatusCode.INVALID_ARGUMENT)  # the stream broke mid-message: start afresh
 
 
 @dataclass(frozen=True, slots=True)
-class MatchResult:
-    """How the match ended, and the seat's last view (``view.over`` set)."""
+class MatchResult(MatchEnd):
+    """How the match ended (what its MatchOver says: ``ending``, ``reason``, ``winner``,
+    ``hands``, ``progress``, ``forfeited_by``, ``reward``), and the seat's last view
+    (``view.over`` set)."""
 
-    ending: Ending
-    reason: str
-    winner: int | None
-    """The winning team (``None``: a draw, or undecided)."""
-    hands: int
-    progress: tuple[int, ...]
-    forfeited_by: int | None
-    reward: int
     view: SeatView | None
     """The seat's view at the end (``None`` if the server never sent a Snapshot)."""
 
@@ -244,13 +226,13 @@ class Seat:
         self.messages = 0
         """Messages the server sent this seat, over all its streams."""
 
-    def play_once(self, channel: grpc.Channel, hello: pb.Hello) -> MatchResult:
-        """One ``Play`` stream on ``channel``, from Hello to MatchOver (``grpc.RpcError`` or
-        ``ConnectionError`` if it ends before)."""
+    def play_once(self, channel: grpc.Channel, hello: pb.PlayRequest) -> MatchResult:
+        """One ``Play`` stream on ``channel``, from ``hello`` (:func:`convert.hello`) to
+        MatchOver (``grpc.RpcError`` or ``ConnectionError`` if it ends before)."""
         outgoing: queue.Queue[pb.PlayRequest | None] = queue.Queue()
 
         def requests() -> Iterator[pb.PlayRequest]:
-            yield pb.PlayRequest(hello=hello)
+            yield hello
             while (message := outgoing.get()) is not None:
                 yield message
 
@@ -273,7 +255,7 @@ class Seat:
         """Take in one server message; what to send back (or the match's end)."""
         kind = message.WhichOneof("response")
         if kind == "snapshot":
-            self.view = view_from_snapshot(message.snapshot)
+            self.view = convert.view_from_snapshot(message.snapshot)
         elif kind == "decision":
             return self.answer(message.decision)
         elif kind == "refused":
@@ -282,51 +264,45 @@ class Seat:
                 print(f"refused: {refused.reason}", file=sys.stderr)
                 if refused.decision_id not in self.refused:  # once: then the clock decides
                     self.refused.add(refused.decision_id)
-                    return _answer(refused.decision_id, self.open[1].default())
+                    return convert.answer(refused.decision_id, self.open[1].default())
         elif kind == "match_over":
             return self.over(message.match_over)
         return None
 
-    def answer(self, decision: pb.Decision) -> pb.PlayRequest:
-        legal = legal_from_message(decision.legal)
+    def answer(self, message: pb.Decision) -> pb.PlayRequest:
+        decision = convert.decision_from_message(message)
+        legal = decision.legal
         view = self.view
         if view is None:
             raise ConnectionError("a Decision came before any Snapshot")
-        events = [event_from_message(e) for e in decision.events]
-        view = self.view = follow(view, events, cursor=decision.cursor, legal=legal)
+        view = self.view = follow(view, decision.events, cursor=decision.cursor, legal=legal)
         self.open = (decision.decision_id, legal)
-        budget = max(0.02, decision.deadline_ms / 1000 - self.margin_s)
+        budget = max(0.02, decision.deadline_s - self.margin_s)
         action = self.thinker.within(self.decide, view, budget)
         if action is None or action not in legal:
             if action is not None:
                 print(f"decide() returned {action}, which is not legal here", file=sys.stderr)
             action = legal.default()
-        return _answer(decision.decision_id, action)
+        return convert.answer(decision.decision_id, action)
 
-    def over(self, over: pb.MatchOver) -> MatchResult:
+    def over(self, message: pb.MatchOver) -> MatchResult:
         self.thinker.close()
+        end, events = convert.match_end_from_message(message)
         view = self.view
         if view is not None:
-            events = [event_from_message(e) for e in over.events]
             cursor = max([view.cursor, *(e.seq for e in events)])
             view = follow(view, events, cursor=cursor)
-            winner = over.winner if over.HasField("winner") else None
-            view = self.view = replace(view, over=True, winner=winner, reward=over.reward)
+            view = self.view = replace(view, over=True, winner=end.winner, reward=end.reward)
         return MatchResult(
-            ending=_ENDINGS.get(over.ending, Ending.STOPPED),
-            reason=over.reason,
-            winner=over.winner if over.HasField("winner") else None,
-            hands=over.hands,
-            progress=tuple(over.progress),
-            forfeited_by=over.forfeited_by if over.HasField("forfeited_by") else None,
-            reward=over.reward,
+            ending=end.ending,
+            reason=end.reason,
+            winner=end.winner,
+            hands=end.hands,
+            progress=end.progress,
+            forfeited_by=end.forfeited_by,
+            reward=end.reward,
             view=view,
         )
-
-
-def _answer(decision_id: int, action: Action) -> pb.PlayRequest:
-    answer = pb.Answer(decision_id=decision_id, action=action_message(action))
-    return pb.PlayRequest(answer=answer)
 
 
 _Job = tuple[Decide, SeatView, "queue.Queue[Action | BaseException]"]

@@ -37,10 +37,9 @@ from typing import TypeAlias
 import grpc
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi_bot.errors import SeatError, SessionError, status_text, unreachable
 from chaodipi_bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat, retried
-from chaodipi_bot.wire import PROTOCOL_VERSION
 
 __all__ = ["SessionError", "SessionResult", "play_session"]
 
@@ -124,12 +123,8 @@ def play_session(
         retries=Retries(reconnects=reconnects, wait_s=wait_s, address=address),
         on_message=on_message,
     )
-    request = pb.EnterRequest(
-        token=token,
-        protocol_version=PROTOCOL_VERSION,
-        bot_name=name,
-        capacity=capacity,
-        instance=secrets.token_hex(8),
+    request = convert.enter_request(
+        token, bot_name=name, capacity=capacity, instance=secrets.token_hex(8)
     )
     with open_channel(address, root_certificate) as channel:
         return session.run(channel, request)
@@ -253,9 +248,7 @@ class _Session:
     def _play(self, channel: grpc.Channel, offer: pb.SeatOffer) -> None:
         try:
             seat = Seat(self.new_decide(), self.margin_s, self.on_message)
-            hello = pb.Hello(
-                ticket=offer.ticket, protocol_version=PROTOCOL_VERSION, bot_name=self.name
-            )
+            hello = convert.hello(offer.ticket, self.name)
             retries = Retries(reconnects=self.retries.reconnects, wait_s=0, address=self.address)
             result = play_seat(
                 lambda: seat.play_once(channel, hello), seat, retries, contacted=True

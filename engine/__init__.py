@@ -8,9 +8,10 @@ Its public vocabulary is this package's ``__all__`` (``tests/test_exports.py`` k
 * the rules: :data:`PRESETS`, :func:`preset`, :class:`Preset`, :class:`Trump`, :class:`Phase`;
 * a match: :class:`Match` (``legal_actions``, ``apply``), :class:`Ending`, :class:`HandRecord`;
 * actions: :class:`Action` = :class:`Pass` | :class:`Declare` | :class:`Fry` | :class:`Bury` |
-  :class:`Play`, :class:`Bid`, :class:`BidKind`, :func:`parse_action`, and the legal set
-  :class:`LegalActions` (iterate it, test an action with ``in``; its card plays are a
-  :class:`LegalPlays` of :class:`Option`\\ s);
+  :class:`Play`, :class:`Bid`, :class:`BidKind`, :func:`parse_action`, :func:`bid_action` and
+  :func:`card_action` (which of Declare and Fry, of Bury and Play, a phase wants), and the
+  legal set :class:`LegalActions` (iterate it, test an action with ``in``; its card plays are
+  a :class:`LegalPlays` of :class:`Option`\\ s);
 * what a seat may know: :func:`observe` → :class:`SeatView`, carried forward by the events it
   sees (:class:`Event`, :class:`EventKind`) with :func:`follow`;
 * the cards a seat cannot see: :func:`infer` → :class:`Knowledge`, and complete deals drawn
@@ -37,6 +38,8 @@ from engine.actions import Fry as Fry
 from engine.actions import LegalActions as LegalActions
 from engine.actions import Pass as Pass
 from engine.actions import Play as Play
+from engine.actions import bid_action as bid_action
+from engine.actions import card_action as card_action
 from engine.actions import parse_action as parse_action
 from engine.bidding import Bid as Bid
 from engine.bidding import BidKind as BidKind
@@ -119,6 +122,8 @@ __all__ = [
     "SeatView",
     "Suit",
     "Trump",
+    "bid_action",
+    "card_action",
     "count_deals",
     "follow",
     "format_cards",

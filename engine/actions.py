@@ -29,6 +29,8 @@ __all__ = [
     "LegalActions",
     "Pass",
     "Play",
+    "bid_action",
+    "card_action",
     "parse_action",
     "phase_error",
 ]
@@ -89,6 +91,29 @@ PASS: Final = Pass()
 action: a match keeps every action it took."""
 
 
+def bid_action(phase: Phase, bid: Bid) -> Declare | Fry:
+    """The action that shows ``bid`` in ``phase``: :class:`Declare` while dealing, :class:`Fry`
+    after (the one place this choice is written).
+
+    >>> from engine.cards import Rank
+    >>> bid = Bid.parse("♠7", Rank.SEVEN)
+    >>> str(bid_action(Phase.DECLARE, bid)), str(bid_action(Phase.FRY, bid))
+    ('declare ♠7', 'fry ♠7')
+    """
+    return Declare(bid) if phase is Phase.DECLARE else Fry(bid)
+
+
+def card_action(phase: Phase, cards: tuple[Card, ...]) -> Bury | Play:
+    """The action that puts ``cards`` down in ``phase``: :class:`Bury` in the bury phase,
+    :class:`Play` otherwise (the one place this choice is written).
+
+    >>> cards = tuple(parse_cards("♠99"))
+    >>> str(card_action(Phase.BURY, cards)), str(card_action(Phase.PLAY, cards))
+    ('bury ♠99', 'play ♠99')
+    """
+    return Bury(cards) if phase is Phase.BURY else Play(cards)
+
+
 def parse_action(text: str, level: Rank | None, card_rules: CardRules | None = None) -> Action:
     """Read an action as it prints: ``pass``, ``declare ♠7``, ``fry BJ BJ``, ``bury …``,
     ``play …``. Bids need the hand's level to be understood."""
@@ -97,12 +122,10 @@ def parse_action(text: str, level: Rank | None, card_rules: CardRules | None = N
     try:
         if verb == "pass" and not rest:
             return PASS
-        if verb in ("declare", "fry"):
-            bid = Bid.parse(rest, level, card_rules)
-            return Declare(bid) if verb == "declare" else Fry(bid)
+        if verb in ("declare", "fry"):  # each verb is the name of its phase
+            return bid_action(Phase(verb), Bid.parse(rest, level, card_rules))
         if verb in ("bury", "play"):
-            cards = tuple(sorted(parse_cards(rest)))
-            return Bury(cards) if verb == "bury" else Play(cards)
+            return card_action(Phase(verb), tuple(sorted(parse_cards(rest))))
     except ValueError as err:
         raise ActionParseError(f"{text!r}: {err}") from None
     raise ActionParseError(f"{text!r} is not an action: use pass, declare, fry, bury or play")
@@ -132,24 +155,19 @@ class LegalActions:
     def __iter__(self) -> Iterator[Action]:
         if self.can_pass:
             yield PASS
-        bid_action = Declare if self.phase is Phase.DECLARE else Fry
         for bid in self.bids:
-            yield bid_action(bid)
+            yield bid_action(self.phase, bid)
         if self.cards is not None:
-            card_action = Bury if self.phase is Phase.BURY else Play
             for cards in self.cards:
-                yield card_action(cards)
+                yield card_action(self.phase, cards)
 
     def __contains__(self, action: object) -> bool:
         if isinstance(action, Pass):
             return self.can_pass
-        if isinstance(action, Declare):
-            return self.phase is Phase.DECLARE and action.bid in self.bids
-        if isinstance(action, Fry):
-            return self.phase is Phase.FRY and action.bid in self.bids
+        if isinstance(action, Declare | Fry):
+            return action == bid_action(self.phase, action.bid) and action.bid in self.bids
         if isinstance(action, Bury | Play) and self.cards is not None:
-            wanted = Bury if self.phase is Phase.BURY else Play
-            return isinstance(action, wanted) and action.cards in self.cards
+            return action == card_action(self.phase, action.cards) and action.cards in self.cards
         return False
 
     def count(self) -> int:
@@ -171,20 +189,17 @@ class LegalActions:
         if self.cards is not None:
             option = self.cards.options[0]
             cards = tuple(sorted(option.forced + option.pool[: option.k_min]))
-            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
-        bid = self.bids[0]
-        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+            return card_action(self.phase, cards)
+        return bid_action(self.phase, self.bids[0])
 
     def sample(self, rng: random.Random) -> Action:
         """A legal action at random: uniform over pass and the bids, or over the card plays."""
         if self.cards is not None:
-            cards = self.cards.sample(rng)
-            return Bury(cards) if self.phase is Phase.BURY else Play(cards)
+            return card_action(self.phase, self.cards.sample(rng))
         choice = rng.randrange(len(self.bids) + self.can_pass)
         if choice == len(self.bids):
             return PASS
-        bid = self.bids[choice]
-        return Declare(bid) if self.phase is Phase.DECLARE else Fry(bid)
+        return bid_action(self.phase, self.bids[choice])
 
 
 def phase_error(action: Action, phase: Phase) -> str | None:

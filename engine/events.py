@@ -4,7 +4,7 @@ An :class:`Event` is one entry of the match's log (:class:`EventLog`): a match-w
 number (``seq``, from 1: the unit of a seat's cursor), the hand it belongs to, its ``audience``
 (the seats that may see it, decided where it is made) and a typed ``payload``, one frozen class
 per :class:`EventKind` holding cards, bids, seats and numbers, never text. Turning events into
-wire messages is the protocol's business (``chaodipi_bot/wire.py``), not the engine's; a seat's
+wire messages is the protocol's business (``chaodipi.arena.v2.convert``), not the engine's; a seat's
 view is carried forward by the events it sees with :func:`engine.follow.follow`.
 
 Private facts come as pairs: the seat concerned gets the cards (``KITTY``, ``BURY``, its own

@@ -1,4 +1,4 @@
-from chaodipi_bot import Bury, Play, run_bot
+from chaodipi_bot import card_action, run_bot
 
 
 def decide(view):
@@ -9,7 +9,7 @@ def decide(view):
     def best(option):  # the option's forced cards and the strongest k_min of its pool
         return option.forced + tuple(sorted(option.pool, key=strength)[len(option.pool) - option.k_min :])
     cards = max((best(o) for o in legal.cards.options), key=lambda cs: max(map(strength, cs)))
-    return (Bury if legal.phase.value == "bury" else Play)(cards)
+    return card_action(legal.phase, cards)  # Bury while burying, else Play
 
 
 run_bot(decide)

@@ -5,7 +5,7 @@ under ``proto/`` (``proto/chaodipi/arena/v2/``, importable as ``chaodipi.arena.v
 ``proto/`` is on the path: pyproject.toml maps the package) with the pinned grpcio-tools (see
 pyproject.toml's test extra). The generated files are committed; ``tests/test_protocol.py``
 fails when they are stale. With ``--out DIR`` the files go under DIR instead (the test uses
-this to compare).
+this to compare). ``convert.py`` beside them is hand-written: this never touches it.
 """
 
 from __future__ import annotations

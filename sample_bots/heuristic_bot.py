@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 
 from chaodipi_bot import bot_arguments, run_bot
-from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
+from engine.actions import Action, Bury, LegalActions, Pass, Play, bid_action
 from engine.bidding import Bid
 from engine.cards import Card, Suit
 from engine.events import Declared, Fried, KittyTurned
@@ -58,12 +58,11 @@ def _choose_bid(view: SeatView, legal: LegalActions) -> Action:
     needed = 0.36 if legal.phase is Phase.DECLARE else 0.40
     if rules.bid.hidden:
         needed += 0.05
-    made = Declare if legal.phase is Phase.DECLARE else Fry
     if best is not None and best[0] >= needed and len(view.hand) >= 8:
-        return made(best[1])
+        return bid_action(legal.phase, best[1])
     if legal.can_pass:
         return Pass()
-    return made(legal.bids[0])
+    return bid_action(legal.phase, legal.bids[0])
 
 
 def _guess_trump(view: SeatView) -> Trump:

@@ -18,9 +18,9 @@ import trio
 from arena.server import SERVICE_NAME, ArenaServer, open_server
 from arena.table import Table, TableConfig, TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
+from chaodipi.arena.v2.convert import PROTOCOL_VERSION, legal_from_message
 from chaodipi_bot import Action, MatchResult, SeatView, run_bot
-from chaodipi_bot.wire import PROTOCOL_VERSION, action_message, legal_from_message
 from engine.presets import PRESETS
 
 SPECTATOR_TOKEN = "spectator-token-for-tests-only"
@@ -65,13 +65,7 @@ def random_bot(address: str, ticket: str, seat: int, recording: Recording) -> Ma
 
 def safe_answer(decision: pb.Decision) -> pb.PlayRequest:
     """The Answer a bot finds at once: the legal set's default action."""
-    action = legal_from_message(decision.legal).default()
-    answer = pb.Answer(decision_id=decision.decision_id, action=action_message(action))
-    return pb.PlayRequest(answer=answer)
-
-
-def answer(decision_id: int, action: Action) -> pb.PlayRequest:
-    return pb.PlayRequest(answer=pb.Answer(decision_id=decision_id, action=action_message(action)))
+    return convert.answer(decision.decision_id, legal_from_message(decision.legal).default())
 
 
 def instant_bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
@@ -195,8 +189,10 @@ class RawClient:
             yield message
 
     def hello(self, ticket: str, version: int = PROTOCOL_VERSION) -> None:
-        hello = pb.Hello(ticket=ticket, protocol_version=version)
-        self.send(pb.PlayRequest(hello=hello))
+        """Send a Hello (of another protocol version when told: to see it refused)."""
+        hello = convert.hello(ticket)
+        hello.hello.protocol_version = version
+        self.send(hello)
 
     def send(self, message: pb.PlayRequest | bytes) -> None:
         self.outgoing.put(message)

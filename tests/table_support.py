@@ -23,7 +23,8 @@ from arena.port import StreamEnd
 from arena.server import ArenaServer, ServerOptions
 from arena.table import Table, TableConfig, TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import action_message, legal_from_message
+from chaodipi.arena.v2 import convert
+from chaodipi.arena.v2.convert import legal_from_message
 from engine.actions import Action
 from engine.presets import PRESETS
 
@@ -137,7 +138,7 @@ class Player:
         self.table.receive(self.seat, self.port, request)
 
     def answer(self, decision_id: int, action: Action) -> None:
-        self.send(answer(decision_id, action))
+        self.send(convert.answer(decision_id, action))
 
     @property
     def sent(self) -> list[Any]:
@@ -171,10 +172,6 @@ def delivered_events(messages: list[pb.PlayResponse]) -> Iterator[pb.Event]:
 
 Bot = Callable[[Player], Awaitable[Any]]
 """What plays a seat: given its player, connects (or not) and answers (or not)."""
-
-
-def answer(decision_id: int, action: Action) -> pb.PlayRequest:
-    return pb.PlayRequest(answer=pb.Answer(decision_id=decision_id, action=action_message(action)))
 
 
 def legal_of(decision: pb.Decision) -> Any:

@@ -66,5 +66,6 @@ def test_the_extra_installs_the_version_checked() -> None:
     project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
     assert project["project"]["name"] == "chaodipi-arena"  # as INSTALL_HINT names it
     extras = project["project"]["optional-dependencies"]
-    assert extras["ray"] == ["ray==2.60.0"]
+    # the version checked, and the arena itself (a node plays its shard with the table server)
+    assert extras["ray"] == ["chaodipi-arena[arena]", "ray==2.60.0"]
     assert not any(requirement.startswith("ray") for requirement in extras["test"])

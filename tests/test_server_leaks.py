@@ -11,15 +11,14 @@ from collections import Counter
 import pytest
 
 from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2.convert import answer, event_message, legal_from_message
 from chaodipi_bot import MatchResult, run_bot
-from chaodipi_bot.wire import event_message, legal_from_message
 from engine.events import Event
 from engine.replay import replay
 
 from .server_support import (
     RawClient,
     Recording,
-    answer,
     config,
     random_decide,
     run_tables,

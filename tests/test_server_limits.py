@@ -17,9 +17,7 @@ from structlog.testing import capture_logs
 import arena.server
 from arena.addresses import AddressError
 from arena.server import SERVICE_NAME, ArenaServer, open_server
-from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot.wire import PROTOCOL_VERSION
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
 
 from .server_support import SPECTATOR_TOKEN, RawClient, config, status_of, until
 
@@ -67,7 +65,7 @@ def first_to_end(calls: list[Any]) -> Any:
 
 def enter(channel: grpc.Channel, token: str = TOKEN) -> Any:
     """An Enter (a session) on ``channel``."""
-    request = pb.EnterRequest(token=token, protocol_version=PROTOCOL_VERSION, bot_name="t")
+    request = convert.enter_request(token, bot_name="t", capacity=1, instance="")
     return arena_pb2_grpc.ArenaServiceStub(channel).Enter(request, timeout=HANG)
 
 
@@ -211,6 +209,40 @@ def test_the_server_past_its_cap_refuses_every_connection_until_streams_end() ->
                     session.cancel()
 
             await trio.to_thread.run_sync(again)
+
+    trio.run(main)
+
+
+def test_a_hello_and_an_enter_of_another_protocol_version_get_the_same_refusal() -> None:
+    """Play and Enter check the version with the one rule (convert.unsupported_version)."""
+
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            table = server.start_table(config())
+            server.open_door(TOKEN, "tester")
+
+            def both() -> tuple[tuple[grpc.StatusCode, str], tuple[grpc.StatusCode, str]]:
+                client = RawClient(server.address)
+                client.hello(table.ticket(0), version=1)
+                try:
+                    client.next()
+                    play = (grpc.StatusCode.OK, "")
+                except grpc.RpcError as err:
+                    play = (err.code(), err.details() or "")
+                finally:
+                    client.close()
+                request = convert.enter_request(TOKEN, bot_name="t", capacity=1, instance="")
+                request.protocol_version = 1
+                with own_connection(server.address) as channel:
+                    stub = arena_pb2_grpc.ArenaServiceStub(channel)
+                    return play, status_of(stub.Enter(request, timeout=HANG))
+
+            play, enter_ = await trio.to_thread.run_sync(both)
+            table.stop("the test is over")
+            await server.wait(table)
+        refusal = (grpc.StatusCode.FAILED_PRECONDITION, convert.unsupported_version(1))
+        assert play == refusal
+        assert enter_ == refusal
 
     trio.run(main)
 

@@ -12,7 +12,8 @@ from arena.port import StreamEnd
 from arena.sessions import CLOSED_MESSAGE, MAX_CAPACITY, Door, Session
 from arena.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import PROTOCOL_VERSION
+from chaodipi.arena.v2 import convert
+from chaodipi.arena.v2.convert import PROTOCOL_VERSION
 
 from .table_support import ListPort, config
 
@@ -20,7 +21,7 @@ from .table_support import ListPort, config
 def enter(door: Door, instance: str = "", capacity: int = 2, name: str = "bot") -> ListPort:
     """A process enters through ``door``; its stream, as a list."""
     port = ListPort(peer=f"process {instance}")
-    request = pb.EnterRequest(token=door.token, capacity=capacity, instance=instance, bot_name=name)
+    request = convert.enter_request(door.token, bot_name=name, capacity=capacity, instance=instance)
     door.enter(port, request)
     return port
 

@@ -11,14 +11,13 @@ import trio.testing
 from arena.port import StreamEnd
 from arena.table import Table, TableConfig
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot.wire import action_message
+from chaodipi.arena.v2.convert import action_message, answer
 from engine.presets import PRESETS
 
 from .table_support import (
     ListPort,
     Player,
     absent_bot,
-    answer,
     config,
     kind_of,
     legal_of,

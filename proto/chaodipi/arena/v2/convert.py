@@ -1,27 +1,53 @@
-"""The one place where engine values and protocol v2 messages meet, both ways.
+"""Protocol v2's one conversion: engine values ⇄ messages, and every message's builder.
 
-The server (``arena/table.py``) turns views, events, legal actions and strikes into messages
-here, and reads the bots' actions back; the SDK (:mod:`chaodipi_bot.client`) does the reverse
-with the same functions, so both sides agree by construction (``tests/test_wire.py`` round-
-trips every kind over whole matches). Nothing here decides what a seat may see: views come
-from :func:`engine.view.observe` and events from the match's log, by their audience.
+Hand-written beside the generated code (``proto/generate.py`` writes only the ``arena_pb2*``
+files), so the contract's package is what both sides share: the server (``arena/``) and the
+Python SDK (``chaodipi_bot``) build and read every message here and nowhere else, so they agree
+by construction (``tests/test_convert.py`` round-trips every kind over whole matches of every
+preset). It depends on the engine and the generated code only. Nothing here decides what a
+seat may see: views come from :func:`engine.view.observe` and events from the match's log, by
+their audience.
 
 Cards travel as the enum ``Card`` (number = the engine's code + 1), suits and ranks as the
-engine's value + 1, and "none" (no-trump, the 扛旗 hand's missing level) as 0.
+engine's value + 1, "none" (no-trump, the 扛旗 hand's missing level, no hand cap) as 0, times
+in whole milliseconds (cut down, never rounded up).
+
+Values: ``X_message(value)`` gives a message, ``X_from_message(message)`` the engine's value
+back (:class:`WireError` says what is wrong with a message that means nothing):
 
 >>> from engine.actions import Play
 >>> from engine.cards import parse_cards
 >>> message = action_message(Play(tuple(parse_cards("♠99 BJ"))))
 >>> list(message.play.cards), str(action_from_message(message))
 ([8, 8, 54], 'play ♠99 BJ')
+
+Streams: each builder gives the whole frame that goes on its stream (a ``PlayRequest``,
+``PlayResponse``, ``EnterRequest``, ``EnterResponse`` or ``WatchResponse``):
+
+>>> answer(7, Play(tuple(parse_cards("BJ")))).answer.decision_id
+7
+>>> print(unsupported_version(1))
+protocol version 1 is not supported; this server speaks 2
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
+from engine.actions import (
+    PASS,
+    Action,
+    Bury,
+    Declare,
+    Fry,
+    LegalActions,
+    Pass,
+    Play,
+    bid_action,
+    card_action,
+)
 from engine.bidding import Bid, BidKind, BidRecord
 from engine.cards import CARDS, Card, Rank, Suit
 from engine.events import (
@@ -45,29 +71,49 @@ from engine.events import (
     TrumpFixed,
 )
 from engine.legal import LegalPlays, Option
-from engine.match import HandRecord
+from engine.match import Ending, HandRecord
 from engine.phase import Phase
 from engine.presets import preset
 from engine.rules import Side
 from engine.scoring import HandResult
+from engine.seats import partner
 from engine.trump import Trump
 from engine.view import SeatView, TableTrick
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "MatchEnd",
+    "OpenDecision",
     "WireError",
     "action_from_message",
     "action_message",
+    "answer",
     "cards_from",
+    "decision",
+    "decision_from_message",
+    "enter_request",
+    "entered",
     "event_from_message",
     "event_message",
+    "hello",
     "legal_from_message",
     "legal_message",
+    "match_end_from_message",
+    "match_over",
+    "match_over_message",
+    "refused",
+    "seat_offer",
+    "snapshot",
     "snapshot_message",
+    "strike",
+    "unsupported_version",
     "view_from_snapshot",
+    "watched",
+    "welcome",
 ]
 
 PROTOCOL_VERSION = 2
+"""The version this side speaks (``Hello``, ``EnterRequest``, ``Welcome``, ``Entered``)."""
 
 
 class WireError(ValueError):
@@ -90,6 +136,13 @@ _HEAVEN_EARTH = {
     Side.DEFENDERS: pb.HEAVEN_EARTH_DEFENDERS,
 }
 _HEAVEN_EARTH_OF = {number: side for side, number in _HEAVEN_EARTH.items()}
+_ENDINGS = {
+    Ending.PLAYED_OUT: pb.ENDING_PLAYED_OUT,
+    Ending.FORFEIT: pb.ENDING_FORFEIT,
+    Ending.STOPPED: pb.ENDING_STOPPED,
+    Ending.FAILED: pb.ENDING_FAILED,
+}
+_ENDING_OF = {number: ending for ending, number in _ENDINGS.items()}
 _AUDIENCES = tuple(frozenset(s for s in range(4) if mask >> s & 1) for mask in range(16))
 
 
@@ -408,12 +461,11 @@ def action_from_message(message: pb.Action) -> Action:
     if kind is None:
         raise WireError("the action sets none of pass_turn, declare, fry, bury, play")
     if kind == "pass_turn":
-        return Pass()
+        return PASS
+    # the other fields are named after their phase
     if kind in ("declare", "fry"):
-        bid = _bid_from(getattr(message, kind))
-        return Declare(bid) if kind == "declare" else Fry(bid)
-    cards = tuple(sorted(cards_from(getattr(message, kind).cards)))
-    return Bury(cards) if kind == "bury" else Play(cards)
+        return bid_action(Phase(kind), _bid_from(getattr(message, kind)))
+    return card_action(Phase(kind), tuple(sorted(cards_from(getattr(message, kind).cards))))
 
 
 # -- a seat's whole view ----------------------------------------------------------------------
@@ -493,3 +545,211 @@ def view_from_snapshot(message: pb.Snapshot) -> SeatView:
         winner=_optional(message, "winner"),
         reward=message.reward,
     )
+
+
+# -- the streams' messages --------------------------------------------------------------------
+
+
+def _ms(seconds: float) -> int:
+    """Seconds as the whole milliseconds a message carries (cut down: never promise more)."""
+    return max(0, int(seconds * 1000))
+
+
+def unsupported_version(version: int) -> str | None:
+    """Why a ``Hello`` or ``EnterRequest`` of protocol ``version`` is refused (None: ours)."""
+    if version == PROTOCOL_VERSION:
+        return None
+    return f"protocol version {version} is not supported; this server speaks {PROTOCOL_VERSION}"
+
+
+def enter_request(token: str, *, bot_name: str, capacity: int, instance: str) -> pb.EnterRequest:
+    """A session's request to enter: its token, the seats it plays at once, and the id it
+    keeps across reconnects (the same process coming back)."""
+    return pb.EnterRequest(
+        token=token,
+        protocol_version=PROTOCOL_VERSION,
+        bot_name=bot_name,
+        capacity=capacity,
+        instance=instance,
+    )
+
+
+def entered(session: str, capacity: int) -> pb.EnterResponse:
+    """The answer to an ``EnterRequest``: the session's name, the seats it is given at once."""
+    message = pb.Entered(session=session, capacity=capacity, protocol_version=PROTOCOL_VERSION)
+    return pb.EnterResponse(entered=message)
+
+
+def seat_offer(ticket: str, seat: int, preset: str) -> pb.EnterResponse:
+    """A seat for a session to play, on a ``Play`` stream of its own with ``ticket``."""
+    return pb.EnterResponse(seat=pb.SeatOffer(ticket=ticket, seat=seat, preset=preset))
+
+
+def hello(ticket: str, bot_name: str = "") -> pb.PlayRequest:
+    """A ``Play`` stream's first message: the seat's ticket, this protocol's version."""
+    message = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=bot_name)
+    return pb.PlayRequest(hello=message)
+
+
+def answer(decision_id: int, action: Action) -> pb.PlayRequest:
+    """A bot's answer to the Decision ``decision_id``."""
+    return pb.PlayRequest(answer=pb.Answer(decision_id=decision_id, action=action_message(action)))
+
+
+def welcome(
+    seat: int,
+    *,
+    table: str,
+    preset: str,
+    decision_ms: int,
+    bank_s: float,
+    max_strikes: int,
+    max_hands: int | None,
+    resumed: bool,
+) -> pb.PlayResponse:
+    """The answer to Hello: the seat (and its partner), the table, the clocks (``bank_s``:
+    what is left of the seat's bank now), the strikes that forfeit, the hand cap if any."""
+    message = pb.Welcome(
+        seat=seat,
+        partner=partner(seat),
+        table=table,
+        preset=preset,
+        protocol_version=PROTOCOL_VERSION,
+        decision_ms=decision_ms,
+        bank_ms=_ms(bank_s),
+        max_strikes=max_strikes,
+        max_hands=max_hands or 0,
+        resumed=resumed,
+    )
+    return pb.PlayResponse(welcome=message)
+
+
+def snapshot(view: SeatView, events: Iterable[pb.Event] | None = None) -> pb.PlayResponse:
+    """The seat's whole view, sent on every connect (:func:`snapshot_message`)."""
+    return pb.PlayResponse(snapshot=snapshot_message(view, events))
+
+
+def decision(
+    decision_id: int,
+    *,
+    events: Iterable[pb.Event],
+    legal: pb.LegalActions,
+    deadline_s: float,
+    bank_s: float,
+    strikes: int,
+    cursor: int,
+) -> pb.PlayResponse:
+    """The seat's turn: the events it has not been sent (converted once, by
+    :func:`event_message`), its legal actions (:func:`legal_message`), the time left now and
+    the log's cursor the events bring the seat up to."""
+    message = pb.Decision(
+        decision_id=decision_id,
+        events=events,
+        legal=legal,
+        deadline_ms=_ms(deadline_s),
+        bank_ms=_ms(bank_s),
+        strikes=strikes,
+        cursor=cursor,
+    )
+    return pb.PlayResponse(decision=message)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDecision:
+    """A Decision as the engine's values (:func:`decision_from_message`)."""
+
+    decision_id: int
+    events: tuple[Event, ...]
+    legal: LegalActions
+    deadline_s: float
+    bank_s: float
+    strikes: int
+    cursor: int
+
+
+def decision_from_message(message: pb.Decision) -> OpenDecision:
+    """A Decision back as values; :class:`WireError` if its events or legal set mean nothing."""
+    return OpenDecision(
+        decision_id=message.decision_id,
+        events=tuple(event_from_message(e) for e in message.events),
+        legal=legal_from_message(message.legal),
+        deadline_s=message.deadline_ms / 1000,
+        bank_s=message.bank_ms / 1000,
+        strikes=message.strikes,
+        cursor=message.cursor,
+    )
+
+
+def strike(decision_id: int, played: Action, strikes: int, max_strikes: int) -> pb.PlayResponse:
+    """The seat's clock ran out on ``decision_id``: the table played ``played`` for it."""
+    message = pb.Strike(
+        decision_id=decision_id,
+        played=action_message(played),
+        strikes=strikes,
+        max_strikes=max_strikes,
+    )
+    return pb.PlayResponse(strike=message)
+
+
+def refused(decision_id: int, code: int, reason: str) -> pb.PlayResponse:
+    """What the bot sent about ``decision_id`` was not taken (``code``: a ``RefusalCode``)."""
+    return pb.PlayResponse(refused=pb.Refused(decision_id=decision_id, code=code, reason=reason))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """How a match ended, as a MatchOver says it."""
+
+    ending: Ending
+    reason: str
+    winner: int | None
+    """The winning team (``None``: a draw, or undecided)."""
+    hands: int
+    progress: tuple[int, ...]
+    forfeited_by: int | None
+    """The seat whose team forfeited, if one did."""
+    reward: int
+
+
+def match_over_message(end: MatchEnd, events: Iterable[pb.Event] = ()) -> pb.MatchOver:
+    """A MatchOver with the events its seat has not been sent (none for a spectator)."""
+    message = pb.MatchOver(
+        events=events,
+        ending=_ENDINGS[end.ending],
+        reason=end.reason,
+        hands=end.hands,
+        progress=end.progress,
+        reward=end.reward,
+    )
+    if end.winner is not None:
+        message.winner = end.winner
+    if end.forfeited_by is not None:
+        message.forfeited_by = end.forfeited_by
+    return message
+
+
+def match_over(end: MatchEnd, events: Iterable[pb.Event]) -> pb.PlayResponse:
+    """A seat's last message (:func:`match_over_message`); its stream then ends."""
+    return pb.PlayResponse(match_over=match_over_message(end, events))
+
+
+def match_end_from_message(message: pb.MatchOver) -> tuple[MatchEnd, tuple[Event, ...]]:
+    """A MatchOver back as values, and its events (an ending this side does not know reads
+    as ``STOPPED``: the match is over, undecided as far as it can tell)."""
+    end = MatchEnd(
+        ending=_ENDING_OF.get(message.ending, Ending.STOPPED),
+        reason=message.reason,
+        winner=_optional(message, "winner"),
+        hands=message.hands,
+        progress=tuple(message.progress),
+        forfeited_by=_optional(message, "forfeited_by"),
+        reward=message.reward,
+    )
+    return end, tuple(event_from_message(e) for e in message.events)
+
+
+def watched(item: pb.Event | pb.MatchOver) -> pb.WatchResponse:
+    """A message on a spectator's stream: a public event, or the match's end."""
+    if isinstance(item, pb.Event):
+        return pb.WatchResponse(event=item)
+    return pb.WatchResponse(match_over=item)
