@@ -41,7 +41,7 @@ from engine.events import HandOver
 from engine.match import Ending, HandRecord, Match
 from engine.presets import Preset
 from engine.replay import replay_lines
-from engine.seats import team_of
+from engine.seats import other_team, team_of
 from engine.view import observe
 
 _ILLEGAL, _MALFORMED = pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED
@@ -100,6 +100,15 @@ class TableResult:
     ending: Ending = Ending.PLAYED_OUT
     hand_records: tuple[HandRecord, ...] = ()
     """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """Why a match ended before its end: undecided (``forfeited_by`` None: stopped, failed,
+    void), or lost by the team of the seat ``forfeited_by``."""
+
+    reason: str
+    forfeited_by: int | None = None
 
 
 @dataclass(slots=True)
@@ -168,7 +177,8 @@ class Table:
         """Each event of the match's log as its message, converted once (index: seq - 1)."""
         self._sent = [0, 0, 0, 0]
         """Per seat, the log's cursor up to which the seat has been sent what it may see."""
-        self._forfeit: tuple[int, str] | None = None
+        self._cut: _Cut | None = None
+        """Why the match ended before its end, once it has."""
         self._ending = Ending.PLAYED_OUT
         self._scope = trio.CancelScope()
         self.latencies: list[float] = []
@@ -319,14 +329,14 @@ class Table:
     def stop(self, reason: str) -> None:
         """End the match now, undecided (the server is shutting down)."""
         if self.result is None:
-            self._forfeit = (-1, reason)
+            self._cut = _Cut(reason)
             self._scope.cancel()
 
     def forfeit(self, seat: int, reason: str) -> None:
         """End the match now, lost by ``seat``'s team (its bot is gone for good: a process that
         crashed cannot come back, so waiting out its clock would only cost time)."""
         if self.result is None:
-            self._forfeit = (seat, reason)
+            self._cut = _Cut(reason, forfeited_by=seat)
             self._scope.cancel()
 
     # -- the match ------------------------------------------------------------------------------
@@ -341,19 +351,19 @@ class Table:
                     await self._start.wait()
                 await self._play()
         except Exception as err:
-            self._forfeit = (-1, f"the table failed: {type(err).__name__}: {err}")
+            self._cut = _Cut(f"the table failed: {type(err).__name__}: {err}")
             self._ending = Ending.FAILED
             raise
         finally:
             if self.result is None:
-                self._forfeit = self._forfeit or (-1, "the table stopped")
+                self._cut = self._cut or _Cut("the table stopped")
                 self._finish()
         assert self.result is not None
         return self.result
 
     async def _play(self) -> None:
         match = self.match
-        while not match.over and self._forfeit is None:
+        while not match.over and self._cut is None:
             self._convert_events()
             seat = match.to_play
             legal = match.legal_actions(seat)
@@ -428,7 +438,7 @@ class Table:
             convert.strike(self._decisions, action, state.stats.strikes, self.config.max_strikes),
         )
         if state.stats.strikes >= self.config.max_strikes:
-            self._forfeit = (seat, f"seat {seat} timed out {state.stats.strikes} times")
+            self._cut = _Cut(f"seat {seat} timed out {state.stats.strikes} times", seat)
 
     def _send_decision(self) -> None:
         """The open decision to its seat, with the events the seat has not been sent yet."""
@@ -542,25 +552,25 @@ class Table:
             return
         self._convert_events()
         match = self.match
-        forfeit = self._forfeit
+        cut = self._cut
         ending = self._ending
-        if forfeit is not None and forfeit[0] >= 0:
-            winner: int | None = 1 - team_of(forfeit[0])
-            reason, ending = forfeit[1], Ending.FORFEIT
-        elif forfeit is not None:
-            winner, reason = None, forfeit[1]
+        if cut is not None and cut.forfeited_by is not None:
+            winner: int | None = other_team(team_of(cut.forfeited_by))
+            reason, ending = cut.reason, Ending.FORFEIT
+        elif cut is not None:
+            winner, reason = None, cut.reason
             ending = Ending.STOPPED if ending is Ending.PLAYED_OUT else ending
         else:
             winner, reason = match.winner, "played to the end"
-        replay = self._write_replay(forfeit)
+        replay = self._write_replay(cut)
         self.result = TableResult(
             table=self.name,
             winner=winner,
             hands=len(match.records),
             hand_records=tuple(match.records),
             progress=(match.progress[0], match.progress[1]),
-            reward=match.reward if forfeit is None else 0,
-            forfeited_by=None if forfeit is None or forfeit[0] < 0 else forfeit[0],
+            reward=match.reward if cut is None else 0,
+            forfeited_by=None if cut is None else cut.forfeited_by,
             reason=reason,
             seats=tuple(s.stats for s in self.seats),
             replay=replay,
@@ -581,7 +591,7 @@ class Table:
         self.gallery.end(convert.match_over_message(end))
         self.finished.set()
 
-    def _write_replay(self, forfeit: tuple[int, str] | None) -> Path | None:
+    def _write_replay(self, cut: _Cut | None) -> Path | None:
         directory = self.config.replay_dir
         if directory is None:
             return None
@@ -590,7 +600,8 @@ class Table:
         with path.open("w", encoding="utf-8") as out:
             for line in replay_lines(self.match):
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
-            if forfeit is not None:
-                row: dict[str, Any] = {"forfeit": forfeit[0], "reason": forfeit[1]}
+            if cut is not None:  # the replay format's forfeit: the seat, or -1 when undecided
+                seat = -1 if cut.forfeited_by is None else cut.forfeited_by
+                row: dict[str, Any] = {"forfeit": seat, "reason": cut.reason}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
         return path

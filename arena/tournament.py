@@ -46,6 +46,7 @@ from arena.server import ArenaServer, open_server
 from arena.table import Table, TableConfig, TableResult
 from engine.match import Ending
 from engine.presets import PRESETS
+from engine.seats import SEATS, other_team, team_of, team_seats
 
 __all__ = ["LocalBackend", "play_games"]
 
@@ -124,7 +125,7 @@ class _Game:
             what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
             self.never_played(seat, f"{what} (exit code {code})", player.stderr)
             return
-        self.crashes[seat % 2] += 1
+        self.crashes[team_of(seat)] += 1
         tail = None if player.stderr is None else stderr_tail(player.stderr)
         self.failures.append(
             BotFailure(
@@ -178,7 +179,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     config = run.config
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
-    specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
+    specs = [bots[team0 if team_of(seat) == 0 else team1] for seat in SEATS]
     seated: list[Player] | NoSeat
     try:
         seated = await run.players.seat(key.deal, specs, wait_s=config.connect_timeout)
@@ -244,7 +245,7 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
 
 def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
     a_team = 0 if team0 == key.bot_a else 1
-    b_team = 1 - a_team
+    b_team = other_team(a_team)
     void = "; ".join(game.void) or None
     score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
     if result.winner is None and result.ending is Ending.PLAYED_OUT:
@@ -254,14 +255,14 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
     defended = [0, 0]
     points = [0, 0]
     for record in result.hand_records:
-        defenders = 1 - record.dealer % 2
+        defenders = other_team(team_of(record.dealer))
         defended[defenders] += 1
         points[defenders] += record.total
-    strikes = [sum(result.seats[s].strikes for s in (t, t + 2)) for t in (0, 1)]
-    illegal = [sum(result.seats[s].illegal for s in (t, t + 2)) for t in (0, 1)]
+    strikes = [sum(result.seats[s].strikes for s in team_seats(t)) for t in (0, 1)]
+    illegal = [sum(result.seats[s].illegal for s in team_seats(t)) for t in (0, 1)]
     forfeit = None
     if result.forfeited_by is not None and void is None:
-        forfeit = key.bot_a if result.forfeited_by % 2 == a_team else key.bot_b
+        forfeit = key.bot_a if team_of(result.forfeited_by) == a_team else key.bot_b
     return GameRow(
         key=key,
         score_a=score_a,

@@ -59,14 +59,14 @@ from engine.seats import next_seat, partner
 from engine.trick import check_holds
 from engine.trump import Trump
 
-__all__ = ["KITTY_SIZE", "MAX_REDEALS", "Auction", "Recorder"]
+__all__ = ["KITTY_SIZE", "MAX_REDEALS", "Auction", "EventSink"]
 
 KITTY_SIZE = 8
 MAX_REDEALS = 3
 """A first hand nobody declares in is redealt (003); after this many redeals it is played with
 the kitty turned and seat 0 dealing, so that a match always ends (docs/rules.md)."""
 
-Recorder = Callable[[Payload, frozenset[int]], None]
+EventSink = Callable[[Payload, frozenset[int]], None]
 """Where events go: ``record(payload, audience)``."""
 
 
@@ -85,7 +85,7 @@ class Auction:
         level: Rank | None,
         dealer: int | None,
         *,
-        record: Recorder,
+        record: EventSink,
         first_hand: bool = False,
         kangqi_hand: bool = False,
         deck: Sequence[Card] | None = None,

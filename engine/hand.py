@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.actions import Action, LegalActions, Play, phase_error
-from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, Recorder
+from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, EventSink
 from engine.bidding import BidRecord
 from engine.cards import Card, Rank
 from engine.errors import IllegalAction
@@ -40,7 +40,7 @@ from engine.trump import Trump
 __all__ = ["KITTY_SIZE", "MAX_REDEALS", "HandState", "LegalActions", "Phase"]
 
 
-def _recorder(log: EventLog, number: int) -> Recorder:
+def _recorder(log: EventLog, number: int) -> EventSink:
     """Where the auction of hand ``number`` records: into ``log``. It holds the log, not the
     hand: a recorder holding the hand would make hand and auction a reference cycle, and every
     finished hand (its tricks, its cards) would stay in memory until a full pass of the garbage
