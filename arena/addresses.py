@@ -19,11 +19,9 @@ from __future__ import annotations
 import errno
 import socket
 
-__all__ = ["AddressError", "check_can_listen", "parse_address"]
+from arena.errors import AddressError
 
-
-class AddressError(OSError):
-    """An address the arena cannot listen on; the message (one line) says why."""
+__all__ = ["check_can_listen", "parse_address"]
 
 
 def parse_address(text: str) -> tuple[str, int]:

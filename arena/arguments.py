@@ -25,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from arena.addresses import AddressError, parse_address
+from arena.addresses import parse_address
+from arena.errors import AddressError
 
 __all__ = [
     "LOG_LEVELS",

@@ -27,7 +27,6 @@ from arena.results import GameKey, GameRow
 __all__ = [
     "Assignment",
     "Backend",
-    "BackendFailed",
     "BotFailure",
     "GameResult",
     "Games",
@@ -93,11 +92,6 @@ class Assignment:
     """The games to play, in the schedule's order (deal after deal)."""
     log_dir: Path
     """The run's private folder for the bots' stderr."""
-
-
-class BackendFailed(RuntimeError):
-    """The backend cannot play on (a shard failed on the cluster for good): the run stops with
-    this message; what was stored stays."""
 
 
 class Games(Protocol):

@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ConfigError
 from arena.results import GameKey
 from engine.presets import PRESETS
 
@@ -54,7 +55,6 @@ __all__ = [
     "RENAMED",
     "BotSpec",
     "ConfigDeprecation",
-    "ConfigError",
     "Key",
     "TournamentConfig",
     "config_help",
@@ -62,6 +62,7 @@ __all__ = [
     "parse_config",
     "schedule",
 ]
+
 
 @dataclass(frozen=True, slots=True)
 class Key:
@@ -81,7 +82,7 @@ KEYS: tuple[Key, ...] = (
     Key("first_deal", 1, "the first deal's number", 0),
     Key("concurrency", 4, "games at once", 1),
     Key("schedule", "round-robin", 'or "gauntlet", with gauntlet = "NAME"'),
-    Key("gauntlet", None, "with schedule = \"gauntlet\": the bot that meets all others"),
+    Key("gauntlet", None, 'with schedule = "gauntlet": the bot that meets all others'),
     Key("decision_ms", 1000, "time per decision", 10),
     Key("bank_ms", 30_000, "time bank per seat and game", 0),
     Key("max_strikes", 3, "timeouts before a forfeit", 1),
@@ -114,14 +115,11 @@ def config_help() -> str:
         lines.append(f"  {assignment:<28}# {key.help}")
     return "\n".join(lines)
 
+
 _BOT_KEYS = {"command", "token", "fresh", "processes"}
 
 PYTHON_NAMES = ("python3", "python")
 """A bot command starting with one of these runs with the arena's own interpreter."""
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the key and the reason."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,8 +32,9 @@ from pathlib import Path
 
 import trio
 
-from arena.backend import Assignment, Backend, BackendFailed, BotFailure, GameResult, Games
+from arena.backend import Assignment, Backend, BotFailure, GameResult, Games
 from arena.config import BotSpec, TournamentConfig
+from arena.errors import BackendFailed
 from arena.logs import get_logger
 from arena.recorder import Outcome, Recorder
 from arena.results import GameKey, GameRow, ResultsDB, game_label

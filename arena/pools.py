@@ -35,13 +35,14 @@ from pathlib import Path
 import trio
 
 from arena.config import BotSpec, TournamentConfig
+from arena.errors import NoSeat
 from arena.logs import get_logger
 from arena.processes import BotProcess, launch
 from arena.server import ArenaServer
 from arena.sessions import Door, Session
 from arena.table import Table
 
-__all__ = ["MAX_DEFAULT_PROCESSES", "NoSeat", "Player", "Players", "seats_per_deal"]
+__all__ = ["MAX_DEFAULT_PROCESSES", "Player", "Players", "seats_per_deal"]
 
 MAX_DEFAULT_PROCESSES = 16
 """The most processes a bot's pool holds unless its config says ``processes``."""
@@ -51,14 +52,6 @@ EXIT_GRACE_S = 3.0
 
 OnExit = Callable[["Player", int | None], None]
 """Told when a player holding a seat goes: (the player, its exit code or None)."""
-
-
-class NoSeat(Exception):
-    """A game could not be seated in time (an external bot had too few sessions open)."""
-
-    def __init__(self, spec: BotSpec, message: str) -> None:
-        super().__init__(message)
-        self.spec = spec
 
 
 def seats_per_deal(config: TournamentConfig) -> Counter[str]:

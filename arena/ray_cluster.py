@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from arena.errors import ClusterError, MissingExtraError
+
 __all__ = [
     "DEFAULT_OBJECT_STORE_MB",
     "INSTALL_HINT",
     "LOOPBACK_ENVIRONMENT",
     "QUIET_ENVIRONMENT",
     "Connection",
-    "RayMissingError",
     "connect",
     "import_ray",
     "loopback_only",
@@ -68,19 +69,13 @@ DEFAULT_OBJECT_STORE_MB = 200
 game, and Ray's default (30 % of the memory) would reserve gigabytes of /dev/shm."""
 
 
-class RayMissingError(ImportError):
-    """Ray was asked for and is not installed; the message says how to install it."""
-
-    def __init__(self) -> None:
-        super().__init__(INSTALL_HINT, name="ray")
-
-
 def import_ray() -> Any:
-    """The ``ray`` module, or :class:`RayMissingError`."""
+    """The ``ray`` module, or :class:`~arena.errors.MissingExtraError` saying how to install
+    it."""
     try:
         import ray
     except ImportError as err:
-        raise RayMissingError() from err
+        raise MissingExtraError(INSTALL_HINT, name="ray") from err
     return ray
 
 
@@ -128,12 +123,12 @@ answers there (Ray itself would retry for minutes, printing warnings)."""
 
 
 def _answers(address: str) -> None:
-    """``ConnectionError`` unless something accepts TCP connections at HOST:PORT."""
+    """``ClusterError`` unless something accepts TCP connections at HOST:PORT."""
     host, _, port = address.rpartition(":")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT_S).close()
     except OSError as err:
-        raise ConnectionError(
+        raise ClusterError(
             f"nothing answers at {address} ({err.strerror or err}): is `ray start --head` "
             "running there, and is that the head's GCS port (6379 by default)?"
         ) from None
@@ -189,9 +184,10 @@ def connect(
     Token authentication follows ``RAY_AUTH_MODE`` as Ray does (a cluster started here
     uses a token in ``~/.ray/auth_token`` unless it is ``disabled``).
 
-    Raises :class:`RayMissingError` without ray, ``ValueError`` for a malformed address,
-    ``RuntimeError`` if this process is connected already, and ``ConnectionError`` when no
-    cluster answers (for HOST:PORT, within :data:`REACH_TIMEOUT_S`)."""
+    Raises :class:`~arena.errors.MissingExtraError` without ray, ``ValueError`` for a
+    malformed address, ``RuntimeError`` if this process is connected already, and
+    :class:`~arena.errors.ClusterError` when no cluster answers (for HOST:PORT, within
+    :data:`REACH_TIMEOUT_S`)."""
     address = parse_address(address)
     started_here = address == "local"
     if started_here or _is_loopback(address):

@@ -36,11 +36,12 @@ from typing import Any
 
 import trio
 
-from arena.backend import Assignment, BackendFailed, OnResult
+from arena.backend import Assignment, OnResult
 from arena.config import TournamentConfig
+from arena.errors import BackendFailed, ClusterError, ShardError, UsageError
 from arena.logs import get_logger
 from arena.ray_cluster import connect, import_ray
-from arena.ray_shard import Shard, ShardError, ShardResult, play_shard
+from arena.ray_shard import Shard, ShardResult, play_shard
 from arena.results import GameKey
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "WAIT_S",
     "Plan",
     "RayBackend",
-    "RayRunError",
     "plan_shards",
 ]
 
@@ -79,8 +79,6 @@ WAIT_S = 0.05
 """The backend collects the results ready within this time at once (its only latency)."""
 
 
-class RayRunError(ValueError):
-    """A run that cannot go on Ray as asked; the message says what to change."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +119,7 @@ def plan_shards(
     """
     cpus = [int(c) for c in node_cpus if c >= 1]
     if not cpus:
-        raise RayRunError("the Ray cluster has no node with a CPU to play on")
+        raise ClusterError("the Ray cluster has no node with a CPU to play on")
     cpus_per_shard = max(1, min(concurrency, min(cpus)))
     slots = sum(c // cpus_per_shard for c in cpus)
     deals: dict[int, list[GameKey]] = collections.defaultdict(list)
@@ -147,7 +145,7 @@ def check_config(config: TournamentConfig) -> None:
     Ray every shard serves its own tables on its node's loopback."""
     for bot in config.bots:
         if bot.token is not None:
-            raise RayRunError(
+            raise UsageError(
                 f"bot {bot.name!r} is an external bot (token): its processes connect to one "
                 "arena address, but with --ray the tables run on the cluster's nodes; give it "
                 "a command, or run without --ray"
@@ -189,11 +187,11 @@ def runtime_env(
     working_dir = working_dir.resolve()
     folder = config.folder.resolve()
     if not working_dir.is_dir():
-        raise RayRunError(f"--ray-working-dir {working_dir}: no such folder")
+        raise UsageError(f"--ray-working-dir {working_dir}: no such folder")
     try:
         inside = folder.relative_to(working_dir)
     except ValueError:
-        raise RayRunError(
+        raise UsageError(
             f"--ray-working-dir {working_dir} must hold the config's folder {folder}, where "
             "bot commands run: ship a folder above both"
         ) from None
@@ -220,9 +218,9 @@ class RayBackend:
     node. ``task``: what plays a shard on a node (a benchmark passes one that plays nothing,
     to measure the driver alone).
 
-    Made before the run claims its database, it refuses at once (:class:`RayRunError`) a
+    Made before the run claims its database, it refuses at once (:class:`UsageError`) a
     config or an option that cannot run on Ray, and raises
-    :class:`arena.ray_cluster.RayMissingError` without ray; connecting (when the run opens it,
+    :class:`~arena.errors.MissingExtraError` without ray; connecting (when the run opens it,
     if any game is left to play) raises ``ConnectionError`` when no cluster answers."""
 
     def __init__(
@@ -238,7 +236,7 @@ class RayBackend:
     ) -> None:
         check_config(config)
         if deals_per_shard is not None and deals_per_shard < 1:
-            raise RayRunError(f"--ray-shard-deals must be at least 1, not {deals_per_shard}")
+            raise UsageError(f"--ray-shard-deals must be at least 1, not {deals_per_shard}")
         self.ray = import_ray()
         self.address = address
         self.env, self.folder = runtime_env(config, working_dir)

@@ -40,19 +40,15 @@ import trio
 from arena.backend import GameResult
 from arena.config import TournamentConfig
 from arena.deals import DealKey
+from arena.errors import ShardError
 from arena.logs import configure_logging, get_logger
 from arena.results import GameKey
 from arena.server import open_server, tune_garbage_collector
 from arena.tournament import play_games
 
-__all__ = ["Shard", "ShardError", "ShardResult", "play_shard", "trio_items"]
+__all__ = ["Shard", "ShardResult", "play_shard", "trio_items"]
 
 T = TypeVar("T")
-
-
-class ShardError(RuntimeError):
-    """A shard cannot be played on its node (its folder is missing there); the message says
-    how to fix it."""
 
 
 @dataclass(frozen=True, slots=True)

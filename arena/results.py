@@ -19,8 +19,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from arena.deals import DealKey
+from arena.errors import DatabaseError, ResumeError
 
-__all__ = ["DatabaseError", "GameKey", "GameRow", "ResultsDB", "ResumeError", "game_label"]
+__all__ = ["GameKey", "GameRow", "ResultsDB", "game_label"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,14 +44,6 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 """
-
-
-class ResumeError(ValueError):
-    """The database belongs to another tournament, or exists without ``--resume``."""
-
-
-class DatabaseError(RuntimeError):
-    """The results file cannot be used: locked by another run, unwritable, or not ours."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +119,9 @@ class ResultsDB:
                 self._lock(path)
                 self.db = sqlite3.connect(path)
             self._check_schema(read_only)
+        except DatabaseError:
+            self._unlock()
+            raise
         except OSError as err:
             self._unlock()
             raise DatabaseError(

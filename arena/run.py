@@ -14,33 +14,34 @@ import trio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from arena.addresses import AddressError, check_can_listen
+from arena.addresses import check_can_listen
 from arena.arguments import LOG_LEVELS, host, output_file, output_folder, whole
 from arena.backend import Backend
-from arena.config import (
-    ConfigDeprecation,
-    ConfigError,
-    TournamentConfig,
-    config_help,
-    load_config,
-    schedule,
-)
+from arena.config import ConfigDeprecation, TournamentConfig, config_help, load_config, schedule
 from arena.driver import prepare_log_dir, run_tournament
+from arena.errors import (
+    AddressError,
+    ArenaError,
+    ClusterError,
+    ConfigError,
+    DatabaseError,
+    MissingExtraError,
+)
 from arena.logs import configure_logging
-from arena.ray_cluster import RayMissingError, import_ray, parse_address
-from arena.ray_runner import RayBackend, RayRunError
+from arena.ray_cluster import import_ray, parse_address
+from arena.ray_runner import RayBackend
 from arena.recorder import Outcome
 from arena.report import Report, build_report, print_report, report_csv
-from arena.results import DatabaseError, GameRow, ResultsDB, ResumeError
+from arena.results import GameRow, ResultsDB
 from arena.serve import add_spectator_token_option, publish_spectator_token
 from arena.server import new_spectator_token, tune_garbage_collector
 from arena.stats import SprtTest
 from arena.tournament import LocalBackend
 
 
-def _fail(command: str, message: str) -> int:
+def _fail(command: str, message: str, code: int = 2) -> int:
     print(f"arena {command}: {message}", file=sys.stderr)
-    return 2
+    return code
 
 
 def _parse_sprt(text: str) -> SprtTest:
@@ -129,10 +130,10 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         with progress:
             outcome = _play(args, config, sprt, spectator_token, on_game)
-    except (ResumeError, DatabaseError, RayMissingError, RayRunError, AddressError) as err:
-        return _fail("run", str(err))
-    except ConnectionError as err:  # no Ray cluster answered
+    except (ClusterError, ConnectionError) as err:  # no Ray cluster answered (or Ray said so)
         return _fail("run", f"--ray {args.ray}: no Ray cluster there ({err})")
+    except ArenaError as err:
+        return _fail("run", str(err), err.exit_code)
     stored = f"{outcome.played} games played now"
     if outcome.void:
         stored += f" (and {outcome.void} void, to play again)"
@@ -244,7 +245,7 @@ def _ray_problem(args: argparse.Namespace) -> str | None:
         return f"--ray: {err}"
     try:
         import_ray()
-    except RayMissingError as err:
+    except MissingExtraError as err:
         return f"--ray: {err}"
     return None
 

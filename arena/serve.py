@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from arena.addresses import AddressError, check_can_listen
+from arena.addresses import check_can_listen
 from arena.arguments import (
     LOG_LEVELS,
     listen_address,
@@ -32,6 +32,7 @@ from arena.arguments import (
     whole,
 )
 from arena.deals import DealKey
+from arena.errors import AddressError, UsageError
 from arena.logs import configure_logging
 from arena.server import ArenaServer, new_spectator_token, open_server, tune_garbage_collector
 from arena.signals import stop_on_signals
@@ -171,15 +172,12 @@ def add_command(commands: Any) -> None:
     serve.set_defaults(run=serve_command)
 
 
-class _Refused(Exception):
-    """A command line that cannot run: the message says why (exit status 2)."""
-
 
 def serve_command(args: argparse.Namespace) -> int:
     """Run ``arena serve`` (its exit codes: :data:`EXIT_CODES`)."""
     try:
         configs, tls = _prepare(args)
-    except _Refused as err:
+    except UsageError as err:
         print(f"arena serve: {err}", file=sys.stderr)
         return 2
     configure_logging(args.log_level)
@@ -211,27 +209,27 @@ def _prepare(
     try:
         rules = preset(args.preset)
     except ValueError as err:
-        raise _Refused(str(err)) from None
+        raise UsageError(str(err)) from None
     if (args.tls_cert is None) != (args.tls_key is None):
-        raise _Refused("give both --tls-cert and --tls-key, or neither")
+        raise UsageError("give both --tls-cert and --tls-key, or neither")
     if args.tls_cert is None and not args.plaintext:
-        raise _Refused(
+        raise UsageError(
             "no TLS certificate given: pass --tls-cert and --tls-key, or --plaintext to serve "
             "without encryption (fine on 127.0.0.1)"
         )
     try:
         tls = (args.tls_cert.read_bytes(), args.tls_key.read_bytes()) if args.tls_cert else None
     except OSError as err:
-        raise _Refused(f"cannot read the TLS files: {err}") from None
+        raise UsageError(f"cannot read the TLS files: {err}") from None
     try:
         check_can_listen(args.address)  # before a file is written
     except AddressError as err:
-        raise _Refused(str(err)) from None
+        raise UsageError(str(err)) from None
     if args.replays is not None:
         try:
             args.replays.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise _Refused(f"--replays {args.replays}: {err.strerror}") from None
+            raise UsageError(f"--replays {args.replays}: {err.strerror}") from None
     key = _deal_key(args)
     configs = [
         TableConfig(
@@ -255,18 +253,18 @@ def _deal_key(args: argparse.Namespace) -> DealKey:
         try:
             return DealKey.from_hex(args.reuse_deal_key.read_text(encoding="ascii"))
         except (OSError, ValueError) as err:
-            raise _Refused(f"cannot read the deal key {args.reuse_deal_key}: {err}") from None
+            raise UsageError(f"cannot read the deal key {args.reuse_deal_key}: {err}") from None
     key = DealKey.new()
     if args.deal_key_file is not None:
         try:
             write_private(args.deal_key_file, key.hex() + "\n")
         except FileExistsError:
-            raise _Refused(
+            raise UsageError(
                 f"{args.deal_key_file} exists: choose a new file for this run's key (to deal "
                 "that key's cards again, pass it with --reuse-deal-key)"
             ) from None
         except OSError as err:
-            raise _Refused(f"cannot write the deal key: {err}") from None
+            raise UsageError(f"cannot write the deal key: {err}") from None
     return key
 
 

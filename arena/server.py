@@ -35,7 +35,7 @@ import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena.addresses import AddressError, check_can_listen
+from arena.addresses import check_can_listen
 from arena.admission import (
     FIRST_MESSAGE_S,
     MAX_STREAMS,
@@ -44,6 +44,7 @@ from arena.admission import (
     StreamLimits,
 )
 from arena.bridge import Bridge
+from arena.errors import AddressError
 from arena.logs import get_logger
 from arena.servicer import SERVICE_NAME, add_servicer
 from arena.sessions import Door, Session

@@ -38,8 +38,9 @@ import trio
 from arena.backend import Assignment, BotFailure, GameResult, OnResult
 from arena.config import BotSpec, TournamentConfig
 from arena.deals import DealKey
+from arena.errors import NoSeat
 from arena.logs import get_logger
-from arena.pools import NoSeat, Player, Players
+from arena.pools import Player, Players
 from arena.processes import stderr_tail
 from arena.results import GameKey, GameRow, game_label
 from arena.server import ArenaServer, open_server

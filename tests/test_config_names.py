@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigDeprecation, ConfigError, parse_config
+from arena.config import ConfigDeprecation, parse_config
+from arena.errors import ConfigError
 from arena.results import GameKey, GameRow, ResultsDB
 
 BOTS = {"a": {"command": "x"}, "b": {"command": "y"}}
@@ -32,7 +33,9 @@ def test_the_fingerprint_keeps_the_names_an_old_database_stored() -> None:
     new = parse_config({"deals": 3, "first_deal": 7, "bots": BOTS}, Path("."))
     with pytest.warns(ConfigDeprecation):
         old = parse_config({"seeds": 3, "seed_base": 7, "bots": BOTS}, Path("."))
-    assert new.fingerprint() == old.fingerprint() == "c092d9aa7c46e490"  # as the old arena computed it
+    assert (
+        new.fingerprint() == old.fingerprint() == "c092d9aa7c46e490"
+    )  # as the old arena computed it
 
 
 def _row(key: GameKey) -> GameRow:

@@ -19,9 +19,10 @@ import trio
 import trio.testing
 
 from arena import ray_runner
-from arena.backend import Assignment, BackendFailed, BotFailure, GameResult, OnResult
+from arena.backend import Assignment, BotFailure, GameResult, OnResult
 from arena.config import TournamentConfig, load_config, schedule
 from arena.driver import run_tournament
+from arena.errors import BackendFailed
 from arena.ray_runner import RayBackend
 from arena.ray_shard import Shard, ShardResult
 from arena.recorder import Outcome

@@ -17,7 +17,8 @@ import trio
 import trio.testing
 
 from arena.config import BotSpec, TournamentConfig, parse_config, schedule
-from arena.pools import NoSeat, Player, Players, seats_per_deal
+from arena.errors import NoSeat
+from arena.pools import Player, Players, seats_per_deal
 from arena.sessions import Door
 from chaodipi.arena.v2 import arena_pb2 as pb
 from tests.table_support import ListPort

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from arena import ray_cluster
-from arena.ray_cluster import INSTALL_HINT, RayMissingError, connect, parse_address
+from arena.errors import MissingExtraError
+from arena.ray_cluster import INSTALL_HINT, connect, parse_address
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def test_without_ray_connect_says_how_to_install(
     monkeypatch: pytest.MonkeyPatch, address: str
 ) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
-    with pytest.raises(RayMissingError) as caught:
+    with pytest.raises(MissingExtraError) as caught:
         connect(address)
     assert str(caught.value) == INSTALL_HINT
     assert "pip install -e '.[ray]'" in INSTALL_HINT

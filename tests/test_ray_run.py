@@ -18,9 +18,10 @@ from arena import ray_cluster, ray_shard
 from arena.cli import main
 from arena.config import load_config, schedule
 from arena.deals import DealKey
+from arena.errors import ShardError, UsageError
 from arena.ray_cluster import INSTALL_HINT
-from arena.ray_runner import RayRunError, check_config, runtime_env
-from arena.ray_shard import Shard, ShardError, ShardResult, play_shard
+from arena.ray_runner import check_config, runtime_env
+from arena.ray_shard import Shard, ShardResult, play_shard
 from arena.results import GameKey, GameRow
 from tests.test_run_faults import BROKEN
 from tests.test_tournament import write_config
@@ -78,7 +79,7 @@ def test_an_external_bot_cannot_play_on_ray(tmp_path: Path) -> None:
     path = write_config(
         tmp_path / "t.toml", bots={"inside": HEURISTIC, "outside": {"token": "a-secret-token"}}
     )
-    with pytest.raises(RayRunError, match=r"'outside' is an external bot .* give it a command"):
+    with pytest.raises(UsageError, match=r"'outside' is an external bot .* give it a command"):
         check_config(load_config(path))
 
 
@@ -97,7 +98,7 @@ def test_code_goes_to_the_nodes_at_this_path_unless_a_folder_is_shipped(
     assert env["working_dir"] == str(tmp_path.parent.resolve())
     assert folder == tmp_path.name
     assert f"/{tmp_path.name}/results.sqlite" in env["excludes"]
-    with pytest.raises(RayRunError, match="must hold the config's folder"):
+    with pytest.raises(UsageError, match="must hold the config's folder"):
         runtime_env(loaded, ROOT / "docs")
 
 

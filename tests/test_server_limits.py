@@ -15,7 +15,7 @@ import trio
 from structlog.testing import capture_logs
 
 import arena.server
-from arena.addresses import AddressError
+from arena.errors import AddressError
 from arena.server import SERVICE_NAME, ArenaServer, open_server
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 

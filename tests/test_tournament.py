@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigError, load_config, schedule
-from arena.results import DatabaseError, ResultsDB
+from arena.config import load_config, schedule
+from arena.errors import ConfigError, DatabaseError
+from arena.results import ResultsDB
 
 BOT = f"{sys.executable} -m sample_bots.random_bot"
 
