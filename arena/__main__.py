@@ -1,5 +1,5 @@
-"""``python -m arena`` runs the command line."""
+"""``python -m chaodipi.arena`` runs the command line."""
 
-from arena.cli import main
+from chaodipi.arena.cli.main import main
 
 raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""Every error the arena raises on purpose, by kind (as :mod:`engine.errors` does for the
+"""Every error the arena raises on purpose, by kind (as :mod:`chaodipi.engine.errors` does for the
 rules). Each message is one line that says what was wrong and what to do; a command prints it
 after its name and exits with the kind's :attr:`ArenaError.exit_code`.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from arena.config import BotSpec
+    from chaodipi.arena.tournament.config import BotSpec
 
 __all__ = [
     "AddressError",

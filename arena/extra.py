@@ -1,7 +1,7 @@
 """What the arena needs beyond a bot's install: the ``arena`` extra.
 
 A bot needs the engine, the contract (``chaodipi.arena.v2``, with its conversion) and the SDK
-(``chaodipi_bot``): pyproject's base dependencies, grpcio and protobuf. The server, the
+(``chaodipi.bot``): pyproject's base dependencies, grpcio and protobuf. The server, the
 tournaments and the ``arena`` command need more, installed with the ``arena`` extra
 (``pip install -e '.[arena]'``; the ``test`` extra pulls it in). :data:`MODULES` names the
 module each of the extra's distributions gives (``tests/test_install.py`` checks it against

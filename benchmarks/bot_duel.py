@@ -22,15 +22,15 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from arena.stats import wilson_interval
-from arena.table import forced_action
-from chaodipi_bot import Action, SeatView
-from engine.errors import IllegalAction
-from engine.match import Match
-from engine.presets import PRESETS
-from engine.seats import other_team, team_of
-from engine.view import observe
-from sample_bots import heuristic_bot, mc_bot
+from chaodipi.arena.report.stats import wilson_interval
+from chaodipi.arena.serving.table import forced_action
+from chaodipi.bot import Action, SeatView
+from chaodipi.engine.errors import IllegalAction
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.seats import other_team, team_of
+from chaodipi.engine.view import observe
+from chaodipi.sample_bots import heuristic_bot, mc_bot
 
 Decide = Callable[[SeatView], Action]
 

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 V1_SCRIPT = """
 import json, random, sys
 from arena.protocol import decision_message
-from arena.table import forced_action
-from engine.match import Match
-from engine.presets import PRESETS
+from chaodipi.arena.serving.table import forced_action
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
 totals = []
 for seed in range(1, int(sys.argv[1]) + 1):
     match, rng = Match(PRESETS["classic"], seed=seed, max_hands=1), random.Random(seed)
@@ -47,11 +47,11 @@ print(json.dumps(totals))
 
 
 def v2_sizes(hands: int) -> list[list[int]]:
-    """Per hand, each seat's Decision bytes in v2 (as arena/table.py builds them)."""
-    from arena.table import forced_action
+    """Per hand, each seat's Decision bytes in v2 (as arena/serving/table.py builds them)."""
+    from chaodipi.arena.serving.table import forced_action
     from chaodipi.arena.v2 import convert
-    from engine.match import Match
-    from engine.presets import PRESETS
+    from chaodipi.engine.match import Match
+    from chaodipi.engine.presets import PRESETS
 
     totals = []
     for seed in range(1, hands + 1):

@@ -6,7 +6,7 @@ Four figures, each measured for ``--seconds`` of wall time on one seeded workloa
    leads and for follows (the call builds the compact option set; nothing is enumerated);
 2. ``CardPlay.check_play()`` calls/s on the same positions, checking the play actually made;
 3. trick resolution: complete tricks/s, each four recorded plays ``.add``-ed to a fresh
-   :class:`engine.trick.Trick` (lead classification, follow strength, winner);
+   :class:`chaodipi.engine.trick.Trick` (lead classification, follow strength, winner);
 5. whole hands per preset (dealing, declaring, the kitty, frying, play, scoring) of random
    players: actions/s and hands/s;
 4. random self-play: actions/s and hands/s, where an action is
@@ -39,12 +39,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import DECK, Card, Rank, Suit, Trump
-from engine.match import Match
-from engine.playing import CardPlay
-from engine.presets import PRESETS, Preset
-from engine.rules import CardRules
-from engine.trick import Trick
+from chaodipi.engine import DECK, Card, Rank, Suit, Trump
+from chaodipi.engine.match import Match
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.presets import PRESETS, Preset
+from chaodipi.engine.rules import CardRules
+from chaodipi.engine.trick import Trick
 
 HAND_SIZE = 25
 RLCARD_SCRIPT = Path(__file__).resolve().parent / "rlcard_doudizhu.py"

@@ -56,15 +56,15 @@ def bench_context(games: int, seed: int) -> object:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from engine_bench import record_games
 
-    from engine.rules import CardRules
+    from chaodipi.engine.rules import CardRules
 
     return record_games(games, random.Random(seed), CardRules())
 
 
 def play(preset_name: str, hands: int, seed: int) -> dict[str, object]:
     """Play ``hands`` whole hands of random players under the preset; count the actions."""
-    from engine.match import Match
-    from engine.presets import PRESETS
+    from chaodipi.engine.match import Match
+    from chaodipi.engine.presets import PRESETS
 
     preset = PRESETS[preset_name]
     gc.collect()
@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hands < 1:
         print(f"--hands must be at least 1, not {args.hands}", file=sys.stderr)
         return 2
-    from engine.presets import PRESETS
+    from chaodipi.engine.presets import PRESETS
 
     names: list[str] = args.preset or sorted(PRESETS)
     unknown = [name for name in names if name not in PRESETS]
@@ -183,9 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(play(name, args.hands, args.seed)))
         del context
         return 0
-    import engine
+    import chaodipi.engine
 
-    print(f"engine from {os.path.dirname(engine.__file__)}", file=sys.stderr)
+    print(f"engine from {os.path.dirname(chaodipi.engine.__file__)}", file=sys.stderr)
     script = str(Path(__file__).resolve())
     ours: dict[str, int] = {}
     for name in names:

@@ -27,11 +27,16 @@ from pathlib import Path
 import grpc
 import trio
 
-from arena.server import SERVICE_NAME, ArenaServer, open_server, tune_garbage_collector
-from arena.table import Table, TableConfig
+from chaodipi.arena.serving.server import (
+    SERVICE_NAME,
+    ArenaServer,
+    open_server,
+    tune_garbage_collector,
+)
+from chaodipi.arena.serving.table import Table, TableConfig
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
-from engine.presets import PRESETS
+from chaodipi.engine.presets import PRESETS
 
 REPORT_EVERY = 200
 

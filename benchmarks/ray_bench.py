@@ -29,17 +29,17 @@ from typing import Any
 
 import trio
 
-from arena.backend import GameResult
-from arena.config import TournamentConfig, parse_config
-from arena.deals import DealKey
-from arena.driver import run_tournament
-from arena.logs import configure_logging
-from arena.ray_cluster import import_ray
-from arena.ray_runner import RayBackend
-from arena.ray_shard import Shard, ShardResult
-from arena.recorder import Outcome, Recorder
-from arena.results import GameRow, ResultsDB
-from arena.tournament import LocalBackend
+from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.tournament.backend import GameResult
+from chaodipi.arena.tournament.config import TournamentConfig, parse_config
+from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.local import LocalBackend
+from chaodipi.arena.tournament.ray_backend import RayBackend
+from chaodipi.arena.tournament.ray_cluster import import_ray
+from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
+from chaodipi.arena.tournament.recorder import Outcome, Recorder
+from chaodipi.arena.tournament.results import GameRow, ResultsDB
 
 
 def make_config(folder: Path, args: argparse.Namespace) -> TournamentConfig:
@@ -51,8 +51,8 @@ def make_config(folder: Path, args: argparse.Namespace) -> TournamentConfig:
             "concurrency": args.concurrency,
             "database": "bench.sqlite",
             "bots": {
-                "random": {"command": "python3 -m sample_bots.random_bot"},
-                "heuristic": {"command": "python3 -m sample_bots.heuristic_bot"},
+                "random": {"command": "python3 -m chaodipi.sample_bots.random_bot"},
+                "heuristic": {"command": "python3 -m chaodipi.sample_bots.heuristic_bot"},
             },
         },
         folder,

@@ -1,11 +1,11 @@
-"""Hidden-hand sampling speed (engine.sampling), in every preset, early and mid-hand.
+"""Hidden-hand sampling speed (chaodipi.engine.sampling), in every preset, early and mid-hand.
 
     python3 benchmarks/sampling_bench.py [--seeds 10] [--draws 500]
 
 For each preset and seed (and the kangqi preset's 扛旗 hand), a hand is played with random
 legal actions to two points: *early* (the card play has just begun: the kitty is buried, no
 trick played) and *mid* (12 tricks played); there, the seat to play builds a
-:class:`~engine.sampling.DealSampler` (the counting, once per decision), draws ``--draws``
+:class:`~chaodipi.engine.sampling.DealSampler` (the counting, once per decision), draws ``--draws``
 deals, then builds an engine position from each (``card_play``). Random play shows more voids
 than good play does, so the counting works harder than in a real game. Prints, per preset and
 point, the median and largest build time, deals a second, deals a second with a position
@@ -19,11 +19,11 @@ import random
 import statistics
 import time
 
-from engine.match import Match
-from engine.phase import Phase
-from engine.presets import PRESETS
-from engine.sampling import DealSampler
-from engine.view import SeatView, observe
+from chaodipi.engine.match import Match
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.sampling import DealSampler
+from chaodipi.engine.view import SeatView, observe
 
 KANGQI_HAND = "kangqi/扛旗"
 """The kangqi preset's 扛旗 hand (27 cards a seat, no kitty), reached by starting there."""

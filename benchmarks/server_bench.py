@@ -4,8 +4,9 @@
 
 1. echo: a bare grpc.aio bidi echo server (another process) and a ping-pong client sending a
    message the size of a real Decision: round trips/s and latency p50/p99, 1 and 16 streams;
-   then the same echo with each message handed to trio and back through ``arena.bridge``, as
-   a bot's message reaches its table: the floor of the server's two-loop design;
+   then the same echo with each message handed to trio and back through
+   ``chaodipi.arena.serving.bridge``, as a bot's message reaches its table: the floor of the
+   server's two-loop design;
 2. arena: the real server (trio + grpc.aio bridge) with random bots in another process (one
    grpc.aio task per seat): decisions/s with 1 table and with 100 tables, server-side latency
    per decision (Decision sent → legal answer in) p50/p99, the bots' mean think time, timeouts;
@@ -36,13 +37,13 @@ from pathlib import Path
 import grpc
 import trio
 
-from arena.bridge import Bridge, StreamPort
-from arena.logs import configure_logging
-from arena.server import open_server, tune_garbage_collector
-from arena.table import TableConfig
+from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.serving.bridge import Bridge, StreamPort
+from chaodipi.arena.serving.server import open_server, tune_garbage_collector
+from chaodipi.arena.serving.table import TableConfig
 from chaodipi.arena.v2 import convert
-from engine.match import Match
-from engine.presets import PRESETS
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
 
 HERE = Path(__file__).resolve().parent
 ECHO = "/bench.Echo/Echo"
@@ -107,7 +108,8 @@ def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[typ
 
 def _bridged_echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
     """The same echo, but every message crosses to trio and back the way a bot's message
-    reaches its table and a table's reaches a bot (arena.bridge): the floor of this design."""
+    reaches its table and a table's reaches a bot (chaodipi.arena.serving.bridge): the floor of this
+    design."""
 
     def bounce(connection: StreamPort, message: bytes) -> None:  # in trio
         connection.send(message)

@@ -24,11 +24,11 @@ from typing import Any
 
 import trio
 
-from arena.config import TournamentConfig, parse_config
-from arena.deals import DealKey
-from arena.driver import run_tournament
-from arena.logs import configure_logging
-from arena.results import ResultsDB
+from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.tournament.config import TournamentConfig, parse_config
+from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.results import ResultsDB
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bot_duel
@@ -36,8 +36,8 @@ import bot_duel
 
 def arena_config(folder: Path, args: argparse.Namespace, concurrency: int, fresh: bool) -> Any:
     bots: dict[str, dict[str, Any]] = {
-        "random": {"command": "python3 -m sample_bots.random_bot"},
-        "heuristic": {"command": "python3 -m sample_bots.heuristic_bot"},
+        "random": {"command": "python3 -m chaodipi.sample_bots.random_bot"},
+        "heuristic": {"command": "python3 -m chaodipi.sample_bots.heuristic_bot"},
     }
     if fresh:
         for spec in bots.values():

@@ -1,6 +1,6 @@
 """What a seat can do: pass, declare, fry, bury, play — values that print and parse.
 
->>> from engine.cards import Rank
+>>> from chaodipi.engine.cards import Rank
 >>> str(parse_action("play ♠9988", Rank.TWO)), str(parse_action("declare S7", Rank.SEVEN))
 ('play ♠9988', 'declare ♠7')
 """
@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from engine.bidding import Bid
-from engine.cards import Card, Rank, format_cards, parse_cards
-from engine.errors import ActionParseError
-from engine.legal import LegalPlays
-from engine.phase import Phase
-from engine.rules import CardRules
+from chaodipi.engine.bidding import Bid
+from chaodipi.engine.cards import Card, Rank, format_cards, parse_cards
+from chaodipi.engine.errors import ActionParseError
+from chaodipi.engine.legal import LegalPlays
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.rules import CardRules
 
 __all__ = [
     "PASS",
@@ -95,7 +95,7 @@ def bid_action(phase: Phase, bid: Bid) -> Declare | Fry:
     """The action that shows ``bid`` in ``phase``: :class:`Declare` while dealing, :class:`Fry`
     after (the one place this choice is written).
 
-    >>> from engine.cards import Rank
+    >>> from chaodipi.engine.cards import Rank
     >>> bid = Bid.parse("♠7", Rank.SEVEN)
     >>> str(bid_action(Phase.DECLARE, bid)), str(bid_action(Phase.FRY, bid))
     ('declare ♠7', 'fry ♠7')
@@ -137,9 +137,10 @@ class LegalActions:
 
     Iterate it for every legal action (bids included), test an action with ``in``, count them
     with :meth:`count` (python-chess's ``board.legal_moves``). Testing with ``in`` checks only
-    this list: :meth:`engine.match.Match.apply` checks an action against the rules themselves.
+    this list: :meth:`chaodipi.engine.match.Match.apply` checks an action against the rules
+    themselves.
 
-    >>> from engine.cards import Rank
+    >>> from chaodipi.engine.cards import Rank
     >>> bid = Bid.parse("♠7", Rank.SEVEN)
     >>> legal = LegalActions(Phase.DECLARE, 1, can_pass=True, bids=(bid,))
     >>> [str(a) for a in legal], Declare(bid) in legal, Fry(bid) in legal, legal.count()
@@ -180,7 +181,7 @@ class LegalActions:
         the legal set lists (the first option's forced cards and its pool's first ``k_min``),
         else the first bid. The table plays it for a seat whose clock ran out.
 
-        >>> from engine.cards import Rank
+        >>> from chaodipi.engine.cards import Rank
         >>> LegalActions(Phase.DECLARE, 1, can_pass=True).default()
         Pass()
         """

@@ -12,11 +12,11 @@ Phases, in order (``docs/rules.md`` maps each to the texts):
   are then revealed and fries that were not above the bid in force fail.
 
 When it is over (:attr:`Auction.finished`) the trump, the dealer, the four hands and the kitty
-are settled, and :class:`engine.hand.HandState` starts the card play. Events go to the
+are settled, and :class:`chaodipi.engine.hand.HandState` starts the card play. Events go to the
 ``record`` sink it is given (the match's log, through the hand).
 
->>> from engine.presets import PRESETS
->>> from engine.cards import Rank
+>>> from chaodipi.engine.presets import PRESETS
+>>> from chaodipi.engine.cards import Rank
 >>> recorded = []
 >>> auction = Auction(PRESETS["classic"], "s", Rank.TWO, 1, record=lambda p, a: recorded.append(p))
 >>> auction.phase.value, auction.to_act, [len(auction.hand(s)) for s in range(4)]
@@ -30,11 +30,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, phase_error
-from engine.bidding import Bid, BidKind, BidRecord, bid_rank, bids_from
-from engine.cards import DECK, Card, Rank
-from engine.errors import IllegalAction
-from engine.events import (
+from chaodipi.engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, phase_error
+from chaodipi.engine.bidding import Bid, BidKind, BidRecord, bid_rank, bids_from
+from chaodipi.engine.cards import DECK, Card, Rank
+from chaodipi.engine.errors import IllegalAction
+from chaodipi.engine.events import (
     EVERYONE,
     BidsRevealed,
     Buried,
@@ -52,12 +52,12 @@ from engine.events import (
     all_but,
     only,
 )
-from engine.legal import LegalPlays, Option
-from engine.phase import Phase
-from engine.presets import Preset
-from engine.seats import next_seat, partner
-from engine.trick import check_holds
-from engine.trump import Trump
+from chaodipi.engine.legal import LegalPlays, Option
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.seats import next_seat, partner
+from chaodipi.engine.trick import check_holds
+from chaodipi.engine.trump import Trump
 
 __all__ = ["KITTY_SIZE", "MAX_REDEALS", "Auction", "EventSink"]
 

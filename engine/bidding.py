@@ -1,11 +1,11 @@
 """Bids: declaring trump (亮主), overriding it (反主), 回头望, and frying the kitty (炒底).
 
 A bid shows cards and names the trump it would make. Bids rank by the room's order
-(:class:`engine.rules.BidRules`): a single level card (亮主) lowest, then level pairs by suit,
-the small-joker pair, the big-joker pair, the ♥5 pair and, where allowed, 回头望.
+(:class:`chaodipi.engine.rules.BidRules`): a single level card (亮主) lowest, then level pairs by
+suit, the small-joker pair, the big-joker pair, the ♥5 pair and, where allowed, 回头望.
 
->>> from engine.cards import Rank
->>> from engine.units import count_cards
+>>> from chaodipi.engine.cards import Rank
+>>> from chaodipi.engine.units import count_cards
 >>> rules = BidRules(pair_order=(3, 2, 1, 0))
 >>> [str(b) for b in bids_from(count_cards(parse_cards("♠77 ♥7 BJ BJ")), Rank.SEVEN, rules)]
 ['♠7', '♥7', '♠77', 'BJ BJ']
@@ -18,11 +18,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit, format_cards, parse_cards
-from engine.errors import BidParseError
-from engine.phase import Phase
-from engine.rules import BidRules, CardRules
-from engine.trump import RED_FIVE
+from chaodipi.engine.cards import (
+    BIG_JOKER,
+    CARDS,
+    SMALL_JOKER,
+    Card,
+    Rank,
+    Suit,
+    format_cards,
+    parse_cards,
+)
+from chaodipi.engine.errors import BidParseError
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.rules import BidRules, CardRules
+from chaodipi.engine.trump import RED_FIVE
 
 __all__ = ["Bid", "BidKind", "BidParseError", "BidRecord", "bid_rank", "bids_from"]
 

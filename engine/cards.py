@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Final
 
-from engine.errors import CardParseError
+from chaodipi.engine.errors import CardParseError
 
 __all__ = [
     "BIG_JOKER",
@@ -125,7 +125,7 @@ class Card(int):
     """One card kind: an ``int`` in 0..53 that prints as players write it.
 
     Cards compare and hash as their codes; the order of play depends on trump and lives in
-    :mod:`engine.trump`, not here.
+    :mod:`chaodipi.engine.trump`, not here.
 
     >>> Card.of(Suit.HEARTS, Rank.FIVE)
     Card.parse('♥5')

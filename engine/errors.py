@@ -2,7 +2,7 @@
 here, a replay the engine does not reproduce. All are :class:`ValueError` subclasses, and each
 message quotes the input and says what would be legal.
 
->>> from engine.cards import parse_cards
+>>> from chaodipi.engine.cards import parse_cards
 >>> try:
 ...     parse_cards("♠X")
 ... except ParseError as err:

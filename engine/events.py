@@ -5,12 +5,12 @@ number (``seq``, from 1: the unit of a seat's cursor), the hand it belongs to, i
 (the seats that may see it, decided where it is made) and a typed ``payload``, one frozen class
 per :class:`EventKind` holding cards, bids, seats and numbers, never text. Turning events into
 wire messages is the protocol's business (``chaodipi.arena.v2.convert``), not the engine's; a seat's
-view is carried forward by the events it sees with :func:`engine.follow.follow`.
+view is carried forward by the events it sees with :func:`chaodipi.engine.follow.follow`.
 
 Private facts come as pairs: the seat concerned gets the cards (``KITTY``, ``BURY``, its own
 hidden bid), the others a payload without them (``TOOK_KITTY``, ``BURIED``, a bid of ``None``).
 
->>> from engine.cards import parse_cards
+>>> from chaodipi.engine.cards import parse_cards
 >>> log = EventLog()
 >>> log.record(0, Dealt(2, tuple(parse_cards("♠3 BJ"))), only(2))
 1
@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from engine.bidding import Bid, BidRecord
-from engine.cards import Card, Rank, Suit
-from engine.phase import Phase
-from engine.scoring import HandResult
+from chaodipi.engine.bidding import Bid, BidRecord
+from chaodipi.engine.cards import Card, Rank, Suit
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.scoring import HandResult
 
 __all__ = [
     "EVERYONE",

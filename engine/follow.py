@@ -1,16 +1,16 @@
 """A seat's view carried forward by the events it is sent: ``follow(view, events, ...)``.
 
-The protocol sends a seat its whole view once (a snapshot of :func:`engine.view.observe`) and
-then each event it may see once, in order. :func:`follow` is how a bot gets its view back
+The protocol sends a seat its whole view once (a snapshot of :func:`chaodipi.engine.view.observe`)
+and then each event it may see once, in order. :func:`follow` is how a bot gets its view back
 from those: the earlier view plus the events since give the view now, as the engine's own
-values (:class:`~engine.view.SeatView`). It reads nothing but the view and the events, so it
-can learn nothing the seat may not see; ``tests/test_follow.py`` checks that at every decision
+values (:class:`~chaodipi.engine.view.SeatView`). It reads nothing but the view and the events, so
+it can learn nothing the seat may not see; ``tests/test_follow.py`` checks that at every decision
 of random matches of every preset it equals ``observe(match, seat)`` exactly.
 
 >>> import random
->>> from engine.match import Match
->>> from engine.presets import PRESETS
->>> from engine.view import observe
+>>> from chaodipi.engine.match import Match
+>>> from chaodipi.engine.presets import PRESETS
+>>> from chaodipi.engine.view import observe
 >>> match, rng = Match(PRESETS["classic"], seed=2), random.Random(2)
 >>> first = [observe(match, seat) for seat in range(4)]   # the snapshots
 >>> for _ in range(40):
@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from engine.actions import LegalActions
-from engine.cards import Card
-from engine.events import (
+from chaodipi.engine.actions import LegalActions
+from chaodipi.engine.cards import Card
+from chaodipi.engine.events import (
     BidsRevealed,
     Buried,
     BuriedCards,
@@ -48,11 +48,11 @@ from engine.events import (
     TrickWon,
     TrumpFixed,
 )
-from engine.match import HandRecord, hand_level, must_play_dealt
-from engine.phase import Phase
-from engine.seats import same_team, team_of
-from engine.trump import Trump
-from engine.view import SeatView, TableTrick
+from chaodipi.engine.match import HandRecord, hand_level, must_play_dealt
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.seats import same_team, team_of
+from chaodipi.engine.trump import Trump
+from chaodipi.engine.view import SeatView, TableTrick
 
 __all__ = ["follow"]
 

@@ -1,17 +1,17 @@
 """One hand, from the shuffle to the score: it drives the phases and records what happens.
 
 * the deal with declaring, the kitty and 炒底 (``DECLARE``, ``BURY``, ``FRY``):
-  :class:`engine.auction.Auction`;
-* the card play (``PLAY``): :class:`engine.playing.CardPlay`, from the dealer's lead;
-* the score (``OVER``): :func:`engine.scoring.score_hand`, in :attr:`HandState.result`.
+  :class:`chaodipi.engine.auction.Auction`;
+* the card play (``PLAY``): :class:`chaodipi.engine.playing.CardPlay`, from the dealer's lead;
+* the score (``OVER``): :func:`chaodipi.engine.scoring.score_hand`, in :attr:`HandState.result`.
 
-Everything that happens is recorded as a typed event (:mod:`engine.events`) with the seats
+Everything that happens is recorded as a typed event (:mod:`chaodipi.engine.events`) with the seats
 that may see it, into the match's log; what a seat knows is built from those alone
-(:mod:`engine.view`).
+(:mod:`chaodipi.engine.view`).
 
 >>> import random
->>> from engine.presets import PRESETS
->>> from engine.cards import Rank
+>>> from chaodipi.engine.presets import PRESETS
+>>> from chaodipi.engine.cards import Rank
 >>> hand = HandState.deal(PRESETS["classic"], "doc", Rank.TWO, 0)
 >>> rng = random.Random(0)
 >>> while hand.phase is not Phase.OVER:
@@ -25,17 +25,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.actions import Action, LegalActions, Play, phase_error
-from engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, EventSink
-from engine.bidding import BidRecord
-from engine.cards import Card, Rank
-from engine.errors import IllegalAction
-from engine.events import EVERYONE, Event, EventLog, Payload, Played, TrickWon, TrumpFixed
-from engine.phase import Phase
-from engine.playing import CardPlay
-from engine.presets import Preset
-from engine.scoring import HandResult, score_hand
-from engine.trump import Trump
+from chaodipi.engine.actions import Action, LegalActions, Play, phase_error
+from chaodipi.engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, EventSink
+from chaodipi.engine.bidding import BidRecord
+from chaodipi.engine.cards import Card, Rank
+from chaodipi.engine.errors import IllegalAction
+from chaodipi.engine.events import EVERYONE, Event, EventLog, Payload, Played, TrickWon, TrumpFixed
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.scoring import HandResult, score_hand
+from chaodipi.engine.trump import Trump
 
 __all__ = ["KITTY_SIZE", "MAX_REDEALS", "HandState", "LegalActions", "Phase"]
 
@@ -86,8 +86,8 @@ class HandState:
         number: int = 0,
     ) -> HandState:
         """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand);
-        ``deck`` stacks the shoe (:class:`engine.auction.Auction`). ``log``: the match's event
-        log, where this hand (number ``number``) records its events."""
+        ``deck`` stacks the shoe (:class:`chaodipi.engine.auction.Auction`). ``log``: the match's
+        event log, where this hand (number ``number``) records its events."""
         state = cls(preset, level, first_hand, kangqi_hand, number)
         if log is not None:
             state.log = log

@@ -1,7 +1,7 @@
 """What one seat knows about the cards it cannot see: ``infer(view)``, a frozen :class:`Knowledge`.
 
-Built from a :class:`~engine.view.SeatView` alone (so from nothing the seat may not see), it
-says where the unseen cards may be. A *place* is a seat (0-3), the kitty (:data:`KITTY`) or,
+Built from a :class:`~chaodipi.engine.view.SeatView` alone (so from nothing the seat may not see),
+it says where the unseen cards may be. A *place* is a seat (0-3), the kitty (:data:`KITTY`) or,
 while the deal is still coming, the cards not yet dealt (:data:`UNDEALT`). It holds:
 
 * every card played this hand, by whom (:attr:`Knowledge.played`), and how many cards each
@@ -27,12 +27,12 @@ while the deal is still coming, the cards not yet dealt (:data:`UNDEALT`). It ho
 What it does not use: what a follow's shape says about pairs and tractors (a seat that did not
 follow a pair with a pair has none), which units could beat a failed throw, a stood throw's
 tractors, a seat not answering a trump 5-10-K with one, and anything about how seats chose
-their plays. :mod:`engine.sampling` draws deals uniformly among those these facts allow.
+their plays. :mod:`chaodipi.engine.sampling` draws deals uniformly among those these facts allow.
 
 >>> import random
->>> from engine.match import Match
->>> from engine.presets import PRESETS
->>> from engine.view import observe
+>>> from chaodipi.engine.match import Match
+>>> from chaodipi.engine.presets import PRESETS
+>>> from chaodipi.engine.view import observe
 >>> match, rng = Match(PRESETS["classic"], seed=3), random.Random(3)
 >>> while match.hand.phase.value != "play" or len(match.hand.play.tricks) < 2:
 ...     match.apply(match.to_play, match.legal_actions().sample(rng))
@@ -56,9 +56,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from engine.bidding import Bid, BidRecord
-from engine.cards import CARDS, DECK, Card
-from engine.events import (
+from chaodipi.engine.bidding import Bid, BidRecord
+from chaodipi.engine.cards import CARDS, DECK, Card
+from chaodipi.engine.events import (
     BidsRevealed,
     Buried,
     BuriedCards,
@@ -73,13 +73,13 @@ from engine.events import (
     Redealt,
     TookKitty,
 )
-from engine.hand import KITTY_SIZE
-from engine.phase import Phase
-from engine.presets import Preset
-from engine.seats import next_seat, partner, same_team
-from engine.trick import Lead, PlayKind, Trick, classify_lead, trump_ftk_in
-from engine.trump import TRUMP, Trump
-from engine.view import SeatView, TableTrick
+from chaodipi.engine.hand import KITTY_SIZE
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.seats import next_seat, partner, same_team
+from chaodipi.engine.trick import Lead, PlayKind, Trick, classify_lead, trump_ftk_in
+from chaodipi.engine.trump import TRUMP, Trump
+from chaodipi.engine.view import SeatView, TableTrick
 
 __all__ = ["KITTY", "PLACES", "UNDEALT", "Bound", "Knowledge", "infer", "place_name"]
 
@@ -138,7 +138,7 @@ class Knowledge:
     kitty: tuple[Card, ...] | None
     """The kitty, when this seat knows it (it buried it last, or it is empty)."""
     voids: tuple[frozenset[int], ...]
-    """Each seat's effective suits (0-3, :data:`~engine.trump.TRUMP`) it has none of."""
+    """Each seat's effective suits (0-3, :data:`~chaodipi.engine.trump.TRUMP`) it has none of."""
     bounds: tuple[Bound, ...]
     table: TableTrick | None
     """The trick on the table (as the view has it)."""
@@ -185,8 +185,8 @@ class Knowledge:
         )
 
     def trick(self) -> Trick | None:
-        """The trick on the table as a fresh engine :class:`~engine.trick.Trick` (to ask who
-        would win), or ``None`` before the card play."""
+        """The trick on the table as a fresh engine :class:`~chaodipi.engine.trick.Trick` (to ask
+        who would win), or ``None`` before the card play."""
         if self.trump is None or self.table is None:
             return None
         trick = Trick(self.trump, self.table.leader)
@@ -344,7 +344,8 @@ class _Reader:
         self.in_trick = next_seat(self.in_trick)
 
     def _throw_stood(self, thrower: int, lead: Lead) -> None:
-        """No other seat held a higher single of the suit, nor a higher pair (engine.throws)."""
+        """No other seat held a higher single of the suit, nor a higher pair
+        (chaodipi.engine.throws)."""
         assert self.trump is not None
         order = self.trump.order
         others = [s for s in range(4) if s not in (thrower, self.seat)]

@@ -15,9 +15,9 @@ The options are exact: a play is legal if and only if some option produces it, a
 :func:`check_play` gives the reason when it is not. Options of a follow may overlap;
 :meth:`LegalPlays.__iter__` yields each play once.
 
->>> from engine.cards import Rank, Suit, parse_cards
->>> from engine.trick import classify_lead
->>> from engine.units import count_cards
+>>> from chaodipi.engine.cards import Rank, Suit, parse_cards
+>>> from chaodipi.engine.trick import classify_lead
+>>> from chaodipi.engine.units import count_cards
 >>> t = Trump(Rank.TWO, Suit.SPADES)
 >>> hand = count_cards(parse_cards("♣KK ♣77 ♣3 ♥4 ♥6"))
 >>> legal = follow_options(t, classify_lead(t, parse_cards("♣99")), hand)
@@ -35,10 +35,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.cards import CARDS, Card, Rank, Suit, format_cards
-from engine.trick import Lead, ftk_of, holding, trump_ftk_in
-from engine.trump import TRUMP, Trump
-from engine.units import pairs_of, structure_score
+from chaodipi.engine.cards import CARDS, Card, Rank, Suit, format_cards
+from chaodipi.engine.trick import Lead, ftk_of, holding, trump_ftk_in
+from chaodipi.engine.trump import TRUMP, Trump
+from chaodipi.engine.units import pairs_of, structure_score
 
 __all__ = ["LegalPlays", "Option", "follow_options", "lead_options"]
 
@@ -107,7 +107,7 @@ class Option:
     def is_single(self) -> bool:
         """Exactly one play: ``count() == 1``, without counting.
 
-        >>> from engine.cards import parse_cards
+        >>> from chaodipi.engine.cards import parse_cards
         >>> Option((), tuple(parse_cards("♠99")), 1, 1).is_single  # either ♠9 is the same play
         True
         >>> Option((), tuple(parse_cards("♠98")), 1, 1).is_single
@@ -130,7 +130,7 @@ class Option:
     def __contains__(self, cards: object) -> bool:
         """Is ``cards`` (any order) one of this option's plays?
 
-        >>> from engine.cards import parse_cards
+        >>> from chaodipi.engine.cards import parse_cards
         >>> option = Option(tuple(parse_cards("♠A")), tuple(parse_cards("♠99 ♠3")), 1, 2)
         >>> [tuple(parse_cards(t)) in option for t in ("♠A ♠9", "♠A ♠99", "♠A", "♠A ♠999")]
         [True, True, False, False]

@@ -3,7 +3,7 @@
 A team's place in the match is its *progress*: ``circuit * 13 + level`` where level 0 is 2 and
 12 is A. In the 扛旗 room, progress 13 means "passed A: plays the 扛旗 hand next".
 
->>> from engine.rules import ScoreRules
+>>> from chaodipi.engine.rules import ScoreRules
 >>> [levels_for(p, ScoreRules()) for p in (0, 20, 40, 60, 80, 120, 200)]
 [(False, 2), (False, 2), (False, 1), (True, 0), (True, 1), (True, 3), (True, 6)]
 >>> levels_for(0, ScoreRules(), shut_out=True)  # 大光: the defenders won no point card
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.cards import Card, Rank
-from engine.presets import Preset
-from engine.rules import MatchRules, ScoreRules, Side
-from engine.scoring import HandResult
+from chaodipi.engine.cards import Card, Rank
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.rules import MatchRules, ScoreRules, Side
+from chaodipi.engine.scoring import HandResult
 
 __all__ = [
     "Settlement",
@@ -76,7 +76,7 @@ def progress_end(rules: MatchRules) -> int:
 def is_must_play(progress: int, rules: MatchRules) -> bool:
     """Is the level at this progress a must-play level (in its circuit)?
 
-    >>> from engine.presets import PRESETS
+    >>> from chaodipi.engine.presets import PRESETS
     >>> [is_must_play(p, PRESETS["hefei"].match) for p in (0, 1, Rank.JACK, Rank.ACE)]
     [True, False, True, True]
     >>> anchao = PRESETS["anchao"].match  # only the third circuit's A
@@ -104,7 +104,7 @@ def climb(
     ``played``: the must-play levels (as progress) the team has dealt a hand at; with
     ``rules.must_play_once`` they bind no more (001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」).
 
-    >>> from engine.presets import PRESETS
+    >>> from chaodipi.engine.presets import PRESETS
     >>> hefei = PRESETS["hefei"].match
     >>> jack = 9  # progress of level J (0 is level 2)
     >>> climb(jack, 4, dealing=False, rules=hefei)  # J not played yet: stays
@@ -228,7 +228,7 @@ def _shows_level_card(
     """Does the play hold a level card (``pair``: two of one suit)? ``exact``: is the play
     that single card or that pair and nothing else (a single or a pair, when not ``pair``)?
 
-    >>> from engine.cards import parse_cards
+    >>> from chaodipi.engine.cards import parse_cards
     >>> jack = Rank.JACK
     >>> _shows_level_card(tuple(parse_cards("♠J ♠A")), jack, pair=False)
     True

@@ -5,7 +5,7 @@ Teams: team 0 is seats 0 and 2, team 1 is seats 1 and 3. A match is reproducible
 ahead wins; level with each other is a draw).
 
 >>> import random
->>> from engine.presets import PRESETS
+>>> from chaodipi.engine.presets import PRESETS
 >>> match = Match(PRESETS["classic"], seed=7, max_hands=1)
 >>> rng = random.Random(7)
 >>> while not match.over:
@@ -21,15 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from engine.actions import Action
-from engine.cards import Rank, Suit
-from engine.errors import IllegalAction
-from engine.events import Event, EventLog, HandOver
-from engine.hand import HandState, LegalActions
-from engine.levels import is_must_play, settle
-from engine.presets import Preset
-from engine.scoring import HandResult
-from engine.seats import next_seat, partner, team_of
+from chaodipi.engine.actions import Action
+from chaodipi.engine.cards import Rank, Suit
+from chaodipi.engine.errors import IllegalAction
+from chaodipi.engine.events import Event, EventLog, HandOver
+from chaodipi.engine.hand import HandState, LegalActions
+from chaodipi.engine.levels import is_must_play, settle
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.scoring import HandResult
+from chaodipi.engine.seats import next_seat, partner, team_of
 
 __all__ = ["Ending", "HandRecord", "Match", "hand_level", "must_play_dealt"]
 
@@ -51,7 +51,7 @@ def hand_level(preset: Preset, progress: Sequence[int], dealer: int | None) -> R
     """The level of the hand ``dealer`` deals at ``progress`` (``None``: the 扛旗 hand, which
     has none). The first hand (no dealer yet) is played at 2.
 
-    >>> from engine.presets import PRESETS
+    >>> from chaodipi.engine.presets import PRESETS
     >>> hand_level(PRESETS["classic"], (0, 0), None), hand_level(PRESETS["classic"], (5, 3), 1)
     (<Rank.TWO: 0>, <Rank.FIVE: 3>)
     """
@@ -263,7 +263,7 @@ class Match:
         """The events after ``cursor`` (a sequence number; 0: from the start) that ``seat`` may
         see, in order: what is new for a seat since it last looked.
 
-        >>> from engine.presets import PRESETS
+        >>> from chaodipi.engine.presets import PRESETS
         >>> match = Match(PRESETS["classic"], seed=1)
         >>> [(e.seq, e.kind.value, e.seat) for e in match.events_since(0, 2)]
         [(3, 'deal', 2)]

@@ -12,8 +12,8 @@ __all__ = ["Phase"]
 
 
 class Phase(Enum):
-    """Where a hand is: :mod:`engine.auction` drives the first three, :mod:`engine.playing`
-    the card play; ``OVER`` once the hand is scored."""
+    """Where a hand is: :mod:`chaodipi.engine.auction` drives the first three,
+    :mod:`chaodipi.engine.playing` the card play; ``OVER`` once the hand is scored."""
 
     DECLARE = "declare"
     BURY = "bury"

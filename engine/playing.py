@@ -5,7 +5,7 @@ the defenders' trick points. Dealing, declaring and the kitty belong to the hand
 module); this one starts when the first card is led. Seats are numbered in turn order, so the
 seat after ``s`` is ``(s + 1) % 4``; seats ``s`` and ``s + 2`` are partners.
 
->>> from engine.cards import Rank, Suit, parse_cards
+>>> from chaodipi.engine.cards import Rank, Suit, parse_cards
 >>> hands = [parse_cards(h) for h in ("♣A ♣3", "♣K ♣4", "♣Q ♠2", "♥3 ♥4")]
 >>> play = CardPlay(Trump(Rank.TWO, Suit.SPADES), hands, dealer=0)
 >>> play.play(0, parse_cards("♣A ♣3")).throw_failure is not None   # ♣K beats the ♣3
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.cards import CARDS, Card, format_cards
-from engine.errors import IllegalPlay
-from engine.legal import LegalPlays, follow_options, lead_options
-from engine.seats import same_team
-from engine.throws import ThrowFailure, check_throw, throw_penalty
-from engine.trick import (
+from chaodipi.engine.cards import CARDS, Card, format_cards
+from chaodipi.engine.errors import IllegalPlay
+from chaodipi.engine.legal import LegalPlays, follow_options, lead_options
+from chaodipi.engine.seats import same_team
+from chaodipi.engine.throws import ThrowFailure, check_throw, throw_penalty
+from chaodipi.engine.trick import (
     Lead,
     PlayKind,
     Trick,
@@ -32,8 +32,8 @@ from engine.trick import (
     check_lead,
     classify_lead,
 )
-from engine.trump import Trump
-from engine.units import count_cards
+from chaodipi.engine.trump import Trump
+from chaodipi.engine.units import count_cards
 
 __all__ = ["CardPlay", "PlayResult", "check_play", "legal_plays"]
 
@@ -112,7 +112,7 @@ class CardPlay:
     # -- legality ----------------------------------------------------------------------------
 
     def legal_plays(self, seat: int | None = None) -> LegalPlays:
-        """The legal plays of the seat to play (see :mod:`engine.legal`)."""
+        """The legal plays of the seat to play (see :mod:`chaodipi.engine.legal`)."""
         seat = self.to_play if seat is None else seat
         self._check_turn(seat)
         hand = self.hands[seat]

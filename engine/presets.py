@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from engine.cards import Rank, Suit
-from engine.rules import BidRules, CardRules, Demotion, HeavenEarth, MatchRules, ScoreRules
+from chaodipi.engine.cards import Rank, Suit
+from chaodipi.engine.rules import BidRules, CardRules, Demotion, HeavenEarth, MatchRules, ScoreRules
 
 __all__ = ["PRESETS", "Preset", "preset"]
 

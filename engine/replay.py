@@ -6,8 +6,8 @@ score and the levels after it, and a last line with the result. Replaying re-app
 action with full checking and compares each recorded outcome with the engine's.
 
 >>> import io, random
->>> from engine.match import Match
->>> from engine.presets import PRESETS
+>>> from chaodipi.engine.match import Match
+>>> from chaodipi.engine.presets import PRESETS
 >>> match = Match(PRESETS["hefei"], seed=11, max_hands=1)
 >>> rng = random.Random(1)
 >>> while not match.over:
@@ -25,10 +25,10 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from engine.actions import parse_action
-from engine.errors import ReplayError
-from engine.match import Match
-from engine.presets import preset
+from chaodipi.engine.actions import parse_action
+from chaodipi.engine.errors import ReplayError
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import preset
 
 __all__ = ["REPLAY_FORMAT", "ReplayError", "replay", "replay_lines", "write_replay"]
 
@@ -36,7 +36,7 @@ REPLAY_FORMAT = "chaodipi-replay/1"
 
 
 def _engine_version() -> str:
-    from engine import __version__
+    from chaodipi.engine import __version__
 
     return __version__
 

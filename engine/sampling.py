@@ -1,6 +1,6 @@
 """Sampling hidden hands: complete deals drawn uniformly among those a seat's knowledge allows.
 
-Given what a seat knows (:func:`engine.knowledge.infer` of its view: its hand, every card
+Given what a seat knows (:func:`chaodipi.engine.knowledge.infer` of its view: its hand, every card
 played, how many cards each seat holds, voids, cards shown in bids, the kitty if it buried it,
 …), :func:`sample_deals` draws deals of the cards it has not seen to the places it cannot see
 (the other seats, the kitty it did not bury, the undealt cards while declaring), each with its
@@ -21,9 +21,9 @@ counting is done once per :class:`DealSampler`, which then draws thousands of de
 play out: the trick on the table, the tricks taken, the points and penalties so far.
 
 >>> import random
->>> from engine.match import Match
->>> from engine.presets import PRESETS
->>> from engine.view import observe
+>>> from chaodipi.engine.match import Match
+>>> from chaodipi.engine.presets import PRESETS
+>>> from chaodipi.engine.view import observe
 >>> match, rng = Match(PRESETS["classic"], seed=3), random.Random(3)
 >>> while match.hand.phase.value != "play" or len(match.hand.play.tricks) < 2:
 ...     match.apply(match.to_play, match.legal_actions().sample(rng))
@@ -54,13 +54,13 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import Card
-from engine.hand import HandState
-from engine.knowledge import KITTY, UNDEALT, Bound, Knowledge, infer
-from engine.phase import Phase
-from engine.playing import CardPlay
-from engine.trick import Trick
-from engine.view import SeatView
+from chaodipi.engine.cards import Card
+from chaodipi.engine.hand import HandState
+from chaodipi.engine.knowledge import KITTY, UNDEALT, Bound, Knowledge, infer
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.trick import Trick
+from chaodipi.engine.view import SeatView
 
 __all__ = ["Deal", "DealSampler", "count_deals", "position", "sample_deals"]
 

@@ -1,7 +1,7 @@
 """The score of a hand: the defenders' points from tricks, 抠底, penalties and bonuses.
 
 Every amount is a change to the defenders' points, the number the level tables read
-(:mod:`engine.levels`). ``docs/rules.md`` cites the sentence behind each term.
+(:mod:`chaodipi.engine.levels`). ``docs/rules.md`` cites the sentence behind each term.
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import CARDS, Card, Rank, points_of
-from engine.playing import CardPlay
-from engine.rules import HeavenEarth, ScoreRules, Side
-from engine.trick import ftk_of
-from engine.trump import RED_FIVE, Trump
-from engine.units import decompose, pairs_of
+from chaodipi.engine.cards import CARDS, Card, Rank, points_of
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.rules import HeavenEarth, ScoreRules, Side
+from chaodipi.engine.trick import ftk_of
+from chaodipi.engine.trump import RED_FIVE, Trump
+from chaodipi.engine.units import decompose, pairs_of
 
 __all__ = ["HandResult", "heaven_earth_side", "kitty_multiplier", "score_hand"]
 
@@ -58,7 +58,7 @@ class HandResult:
         """打大光: the defenders won no point card, in tricks or in a dug kitty, whatever the
         penalties did to their total (docs/rules.md, "what 打大光 is").
 
-        >>> from engine.cards import parse_cards
+        >>> from chaodipi.engine.cards import parse_cards
         >>> played = dict(dealer=0, kitty_points=0, kitty_multiplier=0, fry_penalty=0,
         ...     red_five=0, heaven_earth=None, last_winner=0, last_play=tuple(parse_cards("♦3")),
         ...     floor_at_zero=True)

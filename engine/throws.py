@@ -9,9 +9,9 @@ strictly stronger unit of the same shape: a higher single, a higher pair, or a t
 long with a higher top. A failed throw plays only one beaten unit: the one holding the throw's
 smallest card among the beaten units (docs/rules.md, "failed throw").
 
->>> from engine.cards import Rank, Suit, parse_cards
->>> from engine.trick import classify_lead
->>> from engine.units import count_cards
+>>> from chaodipi.engine.cards import Rank, Suit, parse_cards
+>>> from chaodipi.engine.trick import classify_lead
+>>> from chaodipi.engine.units import count_cards
 >>> t = Trump(Rank.TWO, Suit.SPADES)
 >>> lead = classify_lead(t, parse_cards("♣A ♣KK ♣Q"))
 >>> others = [count_cards(parse_cards(h)) for h in ("♣J ♣A", "♣3", "♦3")]
@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import Card
-from engine.trick import Lead, PlayKind
-from engine.trump import Trump
-from engine.units import Unit, run_variants, tractor_key
+from chaodipi.engine.cards import Card
+from chaodipi.engine.trick import Lead, PlayKind
+from chaodipi.engine.trump import Trump
+from chaodipi.engine.units import Unit, run_variants, tractor_key
 
 __all__ = ["ThrowFailure", "beats_unit", "check_throw", "throw_penalty"]
 

@@ -3,7 +3,7 @@
 The seed texts this module implements: 000 「出牌及牌大小原则」, 001 §3, 003 「基本玩法」. See
 ``docs/rules.md`` for the readings chosen where they are unclear.
 
->>> from engine.cards import Rank, Suit, parse_cards
+>>> from chaodipi.engine.cards import Rank, Suit, parse_cards
 >>> t = Trump(Rank.TWO, Suit.SPADES)
 >>> lead = classify_lead(t, parse_cards("♣5 ♣44"))
 >>> lead.kind.name, str(lead.fmt)
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from engine.cards import CARDS, Card, Rank, Suit, format_cards, points_of
-from engine.errors import IllegalPlay
-from engine.trump import TRUMP, Trump
-from engine.units import (
+from chaodipi.engine.cards import CARDS, Card, Rank, Suit, format_cards, points_of
+from chaodipi.engine.errors import IllegalPlay
+from chaodipi.engine.trump import TRUMP, Trump
+from chaodipi.engine.units import (
     Format,
     Unit,
     count_cards,
@@ -243,7 +243,7 @@ class Trick:
     """A trick in progress: the plays in turn order and who is winning so far.
 
     :meth:`add` records a play without checking it (the caller checks; see
-    :mod:`engine.legal`), classifying the lead and keeping the current winner up to date.
+    :mod:`chaodipi.engine.legal`), classifying the lead and keeping the current winner up to date.
     """
 
     trump: Trump

@@ -8,7 +8,7 @@ hot paths (following, trick resolution, legal plays) are table look-ups:
 * ``positions[c]``: the card's places on its suit's tractor chain (two for an A that may also
   count as 1, none for a card that never joins a tractor).
 
->>> from engine.cards import parse_cards
+>>> from chaodipi.engine.cards import parse_cards
 >>> t = Trump(Rank.SEVEN, Suit.SPADES)
 >>> [str(c) for c in sorted(parse_cards("♠A ♥5 BJ ♠7 ♦7"), key=t.strength)]
 ['♠A', '♦7', '♠7', 'BJ', '♥5']
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit
-from engine.rules import CardRules
+from chaodipi.engine.cards import BIG_JOKER, CARDS, SMALL_JOKER, Card, Rank, Suit
+from chaodipi.engine.rules import CardRules
 
 __all__ = ["RED_FIVE", "TRUMP", "Trump"]
 

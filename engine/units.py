@@ -1,14 +1,14 @@
 """Units of a play (singles, pairs, tractors), the format of a lead, and how well cards match it.
 
 All functions take cards of one effective suit. A *pair* is two copies of one card kind; a
-*tractor* is a run of pairs on adjacent places of the suit's chain (:mod:`engine.trump`).
+*tractor* is a run of pairs on adjacent places of the suit's chain (:mod:`chaodipi.engine.trump`).
 
 The *structure score* of some cards against a lead's format is the pair (pairs matched inside
 tractors of the lead's lengths, pairs matched) that a follower's cards can show. A follow must
 show as much structure as the follower's holding allows; a ruff must show all of it.
 
->>> from engine.cards import parse_cards
->>> from engine.cards import Rank, Suit
+>>> from chaodipi.engine.cards import parse_cards
+>>> from chaodipi.engine.cards import Rank, Suit
 >>> t = Trump(Rank.TWO, Suit.SPADES)
 >>> [str(u) for u in decompose(t, parse_cards("♣AAKK ♣QQ ♣9 ♣5"))]
 ['♣AAKKQQ', '♣9', '♣5']
@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.cards import Card, format_cards
-from engine.trump import Trump
+from chaodipi.engine.cards import Card, format_cards
+from chaodipi.engine.trump import Trump
 
 __all__ = [
     "Format",
@@ -231,7 +231,7 @@ def structure_score(trump: Trump, pairs: Sequence[Card], fmt: Format) -> tuple[i
     to the lead tractor's length (a shorter one counts its pairs); pairs count up to the lead's
     total pairs.
 
-    >>> from engine.cards import Rank, Suit, parse_cards
+    >>> from chaodipi.engine.cards import Rank, Suit, parse_cards
     >>> t = Trump(Rank.TWO, Suit.SPADES)
     >>> structure_score(t, pairs_of(parse_cards("♠9988 ♠77")), Format(tractors=(3,)))
     (3, 3)
@@ -260,7 +260,7 @@ def ruff_holds(trump: Trump, cards: Sequence[Card], fmt: Format) -> bool:
     (000 「其连对的数目不得少于首家出的牌中的连对的数目，对牌的数目也不得少于首家出的牌中的对牌的
     数目，否则被视为垫牌」)? Tractor lengths do not count: ♠9988 ♠KK ruffs ♣334455.
 
-    >>> from engine.cards import Rank, Suit, parse_cards
+    >>> from chaodipi.engine.cards import Rank, Suit, parse_cards
     >>> t = Trump(Rank.TWO, Suit.SPADES)
     >>> lead = Format(tractors=(3,))
     >>> [ruff_holds(t, parse_cards(c), lead) for c in ("♠9988 ♠KK", "♠99 ♠JJ ♠KK", "♠9988 ♠K ♠3")]

@@ -7,15 +7,15 @@ the kitty another seat buried or a hidden bid cannot leak (OpenSpiel's observer,
 ``for_player``). ``cursor`` is where the view stands in the match's event log: what is new for
 the seat later is ``match.events_since(view.cursor, view.seat)``.
 
->>> from engine.match import Match
->>> from engine.presets import PRESETS
+>>> from chaodipi.engine.match import Match
+>>> from chaodipi.engine.presets import PRESETS
 >>> match = Match(PRESETS["anchao"], seed=3)
 >>> view = observe(match, 0)
 >>> view.seat, view.partner, view.phase.value, len(view.hand), view.to_act
 (0, 2, 'declare', 5, 0)
 >>> [e.kind.value for e in view.events], view.cursor    # its own packet; all four were dealt
 (['deal'], 4)
->>> from engine.actions import Pass
+>>> from chaodipi.engine.actions import Pass
 >>> view.legal is not None and Pass() in view.legal
 True
 """
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.actions import LegalActions
-from engine.cards import Card, Rank
-from engine.events import Event
-from engine.match import HandRecord, Match
-from engine.phase import Phase
-from engine.presets import Preset
-from engine.seats import partner, team_of
-from engine.trump import Trump
+from chaodipi.engine.actions import LegalActions
+from chaodipi.engine.cards import Card, Rank
+from chaodipi.engine.events import Event
+from chaodipi.engine.match import HandRecord, Match
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.seats import partner, team_of
+from chaodipi.engine.trump import Trump
 
 __all__ = ["SeatView", "TableTrick", "observe"]
 
@@ -62,7 +62,7 @@ class SeatView:
     dealer: int | None
     """``None`` until known in the first hand."""
     progress: tuple[int, int]
-    """Each team's place: ``circuit * 13 + level`` (:mod:`engine.levels`)."""
+    """Each team's place: ``circuit * 13 + level`` (:mod:`chaodipi.engine.levels`)."""
     must_played: tuple[frozenset[int], frozenset[int]]
     """Each team's must-play levels (as progress) played (:attr:`Match.must_played`)."""
     level: Rank | None

@@ -1,4 +1,4 @@
-from chaodipi_bot import card_action, run_bot
+from chaodipi.bot import card_action, run_bot
 
 
 def decide(view):

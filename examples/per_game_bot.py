@@ -3,7 +3,7 @@
 import random
 import sys
 
-from chaodipi_bot import run_bot
+from chaodipi.bot import run_bot
 
 
 class Game:

@@ -8,8 +8,8 @@
 * follows: wins the trick cheaply when it can and it matters, feeds points to a partner who is
   winning, and otherwise sheds its least valuable cards; it remembers who showed a void.
 
-    ARENA_TOKEN=TOKEN python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051
-    ARENA_TICKET=TICKET python3 -m sample_bots.heuristic_bot --address 127.0.0.1:50051
+    ARENA_TOKEN=TOKEN python3 -m chaodipi.sample_bots.heuristic_bot --address 127.0.0.1:50051
+    ARENA_TICKET=TICKET python3 -m chaodipi.sample_bots.heuristic_bot --address 127.0.0.1:50051
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ import itertools
 import sys
 from collections import Counter
 
-from chaodipi_bot import bot_arguments, run_bot
-from engine.actions import Action, Bury, LegalActions, Pass, Play, bid_action
-from engine.bidding import Bid
-from engine.cards import Card, Suit
-from engine.events import Declared, Fried, KittyTurned
-from engine.knowledge import Knowledge, infer
-from engine.phase import Phase
-from engine.throws import beats_unit
-from engine.trump import TRUMP, Trump
-from engine.units import decompose
-from engine.view import SeatView
+from chaodipi.bot import bot_arguments, run_bot
+from chaodipi.engine.actions import Action, Bury, LegalActions, Pass, Play, bid_action
+from chaodipi.engine.bidding import Bid
+from chaodipi.engine.cards import Card, Suit
+from chaodipi.engine.events import Declared, Fried, KittyTurned
+from chaodipi.engine.knowledge import Knowledge, infer
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.throws import beats_unit
+from chaodipi.engine.trump import TRUMP, Trump
+from chaodipi.engine.units import decompose
+from chaodipi.engine.view import SeatView
 
 __all__ = ["candidates", "card_value", "decide", "main"]
 

@@ -3,8 +3,8 @@ the best on average.
 
 For each of a handful of candidate plays (the heuristic bot's), it draws deals of the cards it
 has not seen to the other seats (and the kitty it did not bury), uniformly among those
-consistent with everything it saw (:mod:`engine.sampling`: hand sizes, voids, cards shown in
-bids, throws), and builds each as an engine position. It then plays the hand on
+consistent with everything it saw (:mod:`chaodipi.engine.sampling`: hand sizes, voids, cards shown
+in bids, throws), and builds each as an engine position. It then plays the hand on
 in-process for a few tricks (to the end near the end, where the kitty counts too) with a fast
 policy that leads like the heuristic bot and follows by winning when it can, feeding a winning
 partner, or else giving up no points and no trumps; it scores the points its team takes minus
@@ -18,8 +18,9 @@ heuristic bot's.
 Its budget is thinking time, which games played at once would share (one core, under the
 GIL): in a session it asks for one game at a time unless given ``--capacity``.
 
-    ARENA_TOKEN=TOKEN python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 [--budget-ms 300]
-    ARENA_TICKET=TICKET python3 -m sample_bots.mc_bot --address 127.0.0.1:50051 [--budget-ms 300]
+    ARENA_TOKEN=TOKEN python3 -m chaodipi.sample_bots.mc_bot --address 127.0.0.1:50051 [--budget-ms
+    300] ARENA_TICKET=TICKET python3 -m chaodipi.sample_bots.mc_bot --address 127.0.0.1:50051
+    [--budget-ms 300]
 """
 
 from __future__ import annotations
@@ -30,20 +31,20 @@ import sys
 import time
 from collections.abc import Sequence
 
-from chaodipi_bot import bot_arguments, run_bot
-from engine.actions import Action, Play
-from engine.cards import Card, points_of
-from engine.phase import Phase
-from engine.playing import CardPlay
-from engine.sampling import Deal, DealSampler
-from engine.scoring import kitty_multiplier
-from engine.seats import opponents as seat_opponents
-from engine.seats import partner
-from engine.throws import beats_unit
-from engine.trump import TRUMP
-from engine.units import decompose
-from engine.view import SeatView
-from sample_bots import heuristic_bot
+from chaodipi.bot import bot_arguments, run_bot
+from chaodipi.engine.actions import Action, Play
+from chaodipi.engine.cards import Card, points_of
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.sampling import Deal, DealSampler
+from chaodipi.engine.scoring import kitty_multiplier
+from chaodipi.engine.seats import opponents as seat_opponents
+from chaodipi.engine.seats import partner
+from chaodipi.engine.throws import beats_unit
+from chaodipi.engine.trump import TRUMP
+from chaodipi.engine.units import decompose
+from chaodipi.engine.view import SeatView
+from chaodipi.sample_bots import heuristic_bot
 
 __all__ = ["decide"]
 

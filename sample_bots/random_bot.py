@@ -1,7 +1,7 @@
 """The random bot: every move uniformly at random among the legal ones.
 
-ARENA_TOKEN=TOKEN python3 -m sample_bots.random_bot --address 127.0.0.1:50051 [--seed N]
-ARENA_TICKET=TICKET python3 -m sample_bots.random_bot --address 127.0.0.1:50051 [--seed N]
+ARENA_TOKEN=TOKEN python3 -m chaodipi.sample_bots.random_bot --address 127.0.0.1:50051 [--seed N]
+ARENA_TICKET=TICKET python3 -m chaodipi.sample_bots.random_bot --address 127.0.0.1:50051 [--seed N]
 
 (the arena sets ARENA_TOKEN or ARENA_TICKET itself when it starts the bot).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import sys
 
-from chaodipi_bot import Action, SeatView, bot_arguments, run_bot
+from chaodipi.bot import Action, SeatView, bot_arguments, run_bot
 
 
 def main(argv: list[str] | None = None) -> int:

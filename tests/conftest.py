@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.logs import configure_logging
+from chaodipi.arena.logs import configure_logging
 
 
 @pytest.fixture(autouse=True, scope="session")

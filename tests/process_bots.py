@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import grpc
 import trio
 
-from arena.processes import bot_environment
-from arena.server import open_server
-from arena.sessions import Session
-from arena.table import TableResult
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.serving.sessions import Session
+from chaodipi.arena.serving.table import TableResult
+from chaodipi.arena.tournament.processes import bot_environment
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from engine.match import Ending
+from chaodipi.engine.match import Ending
 
 from .server_support import Recording, config, random_bot
 

@@ -15,13 +15,13 @@ from typing import Any
 import grpc
 import trio
 
-from arena.server import SERVICE_NAME, ArenaServer, open_server
-from arena.table import Table, TableConfig, TableResult
+from chaodipi.arena.serving.server import SERVICE_NAME, ArenaServer, open_server
+from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import PROTOCOL_VERSION, legal_from_message
-from chaodipi_bot import Action, MatchResult, SeatView, run_bot
-from engine.presets import PRESETS
+from chaodipi.bot import Action, MatchResult, SeatView, run_bot
+from chaodipi.engine.presets import PRESETS
 
 SPECTATOR_TOKEN = "spectator-token-for-tests-only"
 

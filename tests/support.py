@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine import Card, Rank, Suit, Trump, parse_cards
-from engine.presets import PRESETS
-from engine.rules import CardRules
-from engine.trick import Lead, Trick, classify_lead
-from engine.units import count_cards
+from chaodipi.engine import Card, Rank, Suit, Trump, parse_cards
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.rules import CardRules
+from chaodipi.engine.trick import Lead, Trick, classify_lead
+from chaodipi.engine.units import count_cards
 
 # The card-play options of each seed room's preset.
 ANCHAO = PRESETS["anchao"].card
@@ -53,7 +53,7 @@ def stacked_deck(
     """A shoe that deals each seat the cards written for it first (in that order) and the
     kitty given. The rest of the 108 cards fill in; bid-making cards (the level rank, jokers,
     the ♥5) are spread one copy to a seat, at the ends of the hands, so they make no pairs."""
-    from engine import DECK
+    from chaodipi.engine import DECK
 
     rank = Rank.parse(level)
     wanted = {seat: parse_cards(text) for seat, text in seats.items()}

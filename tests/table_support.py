@@ -18,15 +18,15 @@ from typing import Any
 import trio
 import trio.testing
 
-from arena.bridge import Bridge
-from arena.port import StreamEnd
-from arena.server import ArenaServer, ServerOptions
-from arena.table import Table, TableConfig, TableResult
+from chaodipi.arena.serving.bridge import Bridge
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.server import ArenaServer, ServerOptions
+from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.arena.v2.convert import legal_from_message
-from engine.actions import Action
-from engine.presets import PRESETS
+from chaodipi.engine.actions import Action
+from chaodipi.engine.presets import PRESETS
 
 
 def kind_of(message: Any) -> str:
@@ -36,7 +36,7 @@ def kind_of(message: Any) -> str:
 
 @dataclass(eq=False)
 class ListPort:
-    """A stream as the arena sees it (:class:`arena.port.Port`), keeping every message it is
+    """A stream as the arena sees it (:class:`chaodipi.arena.serving.port.Port`), keeping every message it is
     sent; what comes after :meth:`close` is dropped, as on the wire."""
 
     peer: str = "test"
@@ -241,7 +241,7 @@ def play_table(
     """Play one table (``Table("t", ...)``) to its end with a bot task per seat (random bots
     by default), under MockClock. ``during(table, players)`` runs beside them, and may go
     on after the match (the table is left once both are over); ``start`` and
-    ``spectators_after`` are the table's (:class:`arena.table.Table`)."""
+    ``spectators_after`` are the table's (:class:`chaodipi.arena.serving.table.Table`)."""
 
     async def main() -> tuple[TableResult, list[Player]]:
         table = Table("t", table_config, start, spectators_after)

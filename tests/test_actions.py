@@ -1,5 +1,5 @@
 """Actions and the legal set: which of Declare and Fry, Bury and Play a phase wants is decided in
-one place (``engine.actions.bid_action`` and ``card_action``), and the legal set's iteration,
+one place (``chaodipi.engine.actions.bid_action`` and ``card_action``), and the legal set's iteration,
 ``in``, ``default`` and ``sample`` and the action parser all agree with it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import (
+from chaodipi.engine.actions import (
     Bury,
     Declare,
     Fry,
@@ -20,11 +20,11 @@ from engine.actions import (
     card_action,
     parse_action,
 )
-from engine.bidding import Bid
-from engine.cards import Rank, parse_cards
-from engine.match import Match
-from engine.phase import Phase
-from engine.presets import PRESETS
+from chaodipi.engine.bidding import Bid
+from chaodipi.engine.cards import Rank, parse_cards
+from chaodipi.engine.match import Match
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 

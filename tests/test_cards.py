@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from engine import DECK, Card, CardParseError, Rank, Suit, format_cards, parse_cards
-from engine.cards import CARDS, points_of
+from chaodipi.engine import DECK, Card, CardParseError, Rank, Suit, format_cards, parse_cards
+from chaodipi.engine.cards import CARDS, points_of
 
 
 def test_every_card_prints_and_parses_back() -> None:

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 import trio
 
-from arena import cli
-from arena.cli import build_parser, main
-from engine.presets import PRESETS
+from chaodipi.arena.cli import main as cli_main
+from chaodipi.arena.cli.main import build_parser, main
+from chaodipi.engine.presets import PRESETS
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "chaodipi.arena", *args], capture_output=True, text=True, timeout=120
     )
 
 
@@ -134,7 +134,7 @@ def test_a_bad_argument_is_one_line_and_exit_code_2(
         raise AssertionError("the command started with a bad argument")
 
     monkeypatch.setattr(trio, "run", no_run)
-    monkeypatch.setattr(cli, "play_random_match", no_run)
+    monkeypatch.setattr(cli_main, "play_random_match", no_run)
     monkeypatch.chdir(tmp_path)
     try:
         code = main(argv)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import ConfigDeprecation, parse_config
-from arena.errors import ConfigError
-from arena.results import GameKey, GameRow, ResultsDB
+from chaodipi.arena.errors import ConfigError
+from chaodipi.arena.tournament.config import ConfigDeprecation, parse_config
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 
 BOTS = {"a": {"command": "x"}, "b": {"command": "y"}}
 

@@ -31,11 +31,11 @@ from chaodipi.arena.v2.convert import (
     snapshot_message,
     view_from_snapshot,
 )
-from engine.actions import Pass, Play
-from engine.cards import parse_cards
-from engine.match import Ending, Match
-from engine.presets import PRESETS
-from engine.view import observe
+from chaodipi.engine.actions import Pass, Play
+from chaodipi.engine.cards import parse_cards
+from chaodipi.engine.match import Ending, Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.view import observe
 
 
 def _again(message: pb.PlayResponse) -> pb.PlayResponse:
@@ -223,7 +223,7 @@ def test_no_message_is_built_anywhere_else() -> None:
     generated code themselves (``pb.Decision(...)``, say): they call the builders here."""
     root = Path(__file__).resolve().parent.parent
     found = []
-    for folder in ("arena", "chaodipi_bot", "sample_bots", "examples", "benchmarks"):
+    for folder in ("arena", "chaodipi.bot", "sample_bots", "examples", "benchmarks"):
         for path in sorted((root / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 called = node.func if isinstance(node, ast.Call) else None

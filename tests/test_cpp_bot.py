@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.processes import bot_environment
-from arena.server import open_server
-from engine.match import Ending
-from engine.presets import PRESETS
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.tournament.processes import bot_environment
+from chaodipi.engine.match import Ending
+from chaodipi.engine.presets import PRESETS
 
 from .process_bots import (
     check_a_run_that_ended_while_away,

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.config import load_config
-from arena.deals import DealKey
-from arena.driver import run_tournament
-from arena.results import GameRow, ResultsDB
-from engine.match import Match
-from engine.presets import PRESETS
+from chaodipi.arena.tournament.config import load_config
+from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.results import GameRow, ResultsDB
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
 from tests.test_tournament import BOT, write_config
 
 CLASSIC = PRESETS["classic"]

@@ -1,6 +1,6 @@
-"""The tournament driver's own rules (arena.driver), with backends that play no game: a scripted
+"""The tournament driver's own rules (chaodipi.arena.tournament.driver), with backends that play no game: a scripted
 one that hands over results one (mock) second apart, and the real Ray backend's loop
-(arena.ray_runner) over a stand-in for ``ray`` whose shards yield scripted results. What is
+(chaodipi.arena.tournament.ray_backend) over a stand-in for ``ray`` whose shards yield scripted results. What is
 stored, what is counted, which replays are written when, and when and how the backend is
 stopped: the same whichever backend the results come from."""
 
@@ -18,16 +18,16 @@ import pytest
 import trio
 import trio.testing
 
-from arena import ray_runner
-from arena.backend import Assignment, BotFailure, GameResult, OnResult
-from arena.config import TournamentConfig, load_config, schedule
-from arena.driver import run_tournament
-from arena.errors import BackendFailed
-from arena.ray_runner import RayBackend
-from arena.ray_shard import Shard, ShardResult
-from arena.recorder import Outcome
-from arena.results import GameKey, GameRow, ResultsDB, game_label
-from arena.stats import SprtTest
+from chaodipi.arena.errors import BackendFailed
+from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.tournament import ray_backend
+from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
+from chaodipi.arena.tournament.config import TournamentConfig, load_config, schedule
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.ray_backend import RayBackend
+from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
+from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
 from tests.test_tournament import write_config
 
 BROKEN_STOP = (
@@ -276,7 +276,7 @@ class FakeStream:
 
 @dataclass
 class FakeRay:
-    """What arena.ray_runner calls of ray, in this process: ``remote(task).options(...)
+    """What chaodipi.arena.tournament.ray_backend calls of ray, in this process: ``remote(task).options(...)
     .remote(shard)`` is the task's generator."""
 
     streams: list[FakeStream] = field(default_factory=list)
@@ -328,8 +328,8 @@ def fake_ray(monkeypatch: pytest.MonkeyPatch) -> FakeRay:
     def connect(address: str, **options: Any) -> Iterator[FakeConnection]:
         yield FakeConnection()
 
-    monkeypatch.setattr(ray_runner, "import_ray", lambda: ray)
-    monkeypatch.setattr(ray_runner, "connect", connect)
+    monkeypatch.setattr(ray_backend, "import_ray", lambda: ray)
+    monkeypatch.setattr(ray_backend, "connect", connect)
     return ray
 
 
@@ -422,6 +422,6 @@ def test_on_ray_nothing_to_play_connects_to_no_cluster(
     def no_cluster(address: str, **options: Any) -> None:
         raise AssertionError("connected")
 
-    monkeypatch.setattr(ray_runner, "connect", no_cluster)
+    monkeypatch.setattr(ray_backend, "connect", no_cluster)
     outcome = trio.run(lambda: run_tournament(config, on_ray(config, {}), resume=True))
     assert (outcome.skipped, outcome.played, fake_ray.streams) == (2, 0, [])

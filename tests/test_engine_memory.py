@@ -16,10 +16,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from engine.actions import Pass, Play
-from engine.events import EVERYONE, Played, all_but, only
-from engine.match import Match
-from engine.presets import PRESETS
+from chaodipi.engine.actions import Pass, Play
+from chaodipi.engine.events import EVERYONE, Played, all_but, only
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
 
 KEPT_PER_ACTION = 5.5
 """The most objects the garbage collector tracks, per action, in a played-out match of three

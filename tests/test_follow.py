@@ -1,4 +1,4 @@
-"""A seat's view rebuilt from one snapshot and the events it is sent (``engine.follow``) is
+"""A seat's view rebuilt from one snapshot and the events it is sent (``chaodipi.engine.follow``) is
 exactly ``observe(match, seat)`` at every one of its decisions and at the end, over random
 matches of every preset, whether it started at the first deal or mid-match (a reconnect)."""
 
@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import pytest
 
-from engine.cards import Card
-from engine.events import EVERYONE, Event, Played
-from engine.follow import follow
-from engine.match import Match
-from engine.presets import PRESETS
-from engine.view import SeatView, observe
+from chaodipi.engine.cards import Card
+from chaodipi.engine.events import EVERYONE, Event, Played
+from chaodipi.engine.follow import follow
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.view import SeatView, observe
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engine import IllegalPlay
-from engine.actions import Bury, Declare, Fry, Pass
-from engine.bidding import Bid, BidRecord
-from engine.cards import Card, Rank, Suit
-from engine.errors import IllegalAction
-from engine.events import BidsRevealed, Declared, EventKind, KittyTurned
-from engine.hand import MAX_REDEALS, HandState, Phase
-from engine.presets import PRESETS
+from chaodipi.engine import IllegalPlay
+from chaodipi.engine.actions import Bury, Declare, Fry, Pass
+from chaodipi.engine.bidding import Bid, BidRecord
+from chaodipi.engine.cards import Card, Rank, Suit
+from chaodipi.engine.errors import IllegalAction
+from chaodipi.engine.events import BidsRevealed, Declared, EventKind, KittyTurned
+from chaodipi.engine.hand import MAX_REDEALS, HandState, Phase
+from chaodipi.engine.presets import PRESETS
 
 from .support import cards, stacked_deck
 
@@ -213,7 +213,7 @@ def test_no_huitouwang_in_the_classic_preset() -> None:
 
 def test_anchao_bid_order() -> None:
     """暗炒 「反主级别由低到高为:梅花对、方块对、黑桃对、红桃对、小王对、大王对、红5对、回头望」."""
-    from engine.bidding import bid_rank
+    from chaodipi.engine.bidding import bid_rank
 
     rules = PRESETS["anchao"].bid
     order = ["♣22", "♦22", "♠22", "♥22", "LJ LJ", "BJ BJ", "♥55=♠", "回头望 ♣22"]
@@ -223,7 +223,7 @@ def test_anchao_bid_order() -> None:
 
 def test_kangqi_and_classic_bid_order() -> None:
     """扛旗 and 003 「方塊對、梅花對、紅桃對、黑桃對、小王對、大王對、紅5對」."""
-    from engine.bidding import bid_rank
+    from chaodipi.engine.bidding import bid_rank
 
     for preset in ("kangqi", "classic", "mingchao"):
         rules = PRESETS[preset].bid
@@ -384,7 +384,7 @@ def test_actions_out_of_phase_or_turn_are_refused() -> None:
     with pytest.raises(IllegalAction, match="cannot bury in the declare phase"):
         state.apply(0, Bury(tuple(state.hand(0)[:8])))
     with pytest.raises(IllegalAction, match="cannot play cards in the declare phase"):
-        from engine.actions import Play
+        from chaodipi.engine.actions import Play
 
         state.apply(0, Play((Card.parse("♠3"),)))
     assert issubclass(IllegalPlay, IllegalAction)

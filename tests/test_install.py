@@ -13,8 +13,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-import arena.extra
-from arena.extra import INSTALL_HINT, MODULES
+import chaodipi.arena.extra
+from chaodipi.arena.extra import INSTALL_HINT, MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -43,12 +43,12 @@ SERVER_ONLY = [*MODULES.values(), "arena"]
 
 PLAY_A_HAND = """
 from chaodipi.arena.v2 import convert
-from chaodipi_bot import MatchResult, run_bot
-from chaodipi_bot.seat import Seat
-from engine.match import Ending, Match
-from engine.presets import PRESETS
-from engine.view import observe
-from sample_bots.heuristic_bot import decide
+from chaodipi.bot import MatchResult, run_bot
+from chaodipi.bot.seat import Seat
+from chaodipi.engine.match import Ending, Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.view import observe
+from chaodipi.sample_bots.heuristic_bot import decide
 
 # one hand, every seat played by the SDK's Seat on the messages a table would send it
 match = Match(PRESETS["classic"], seed=7, max_hands=1)
@@ -129,7 +129,7 @@ def test_the_sdk_plays_without_the_server_or_its_dependencies() -> None:
 
 
 def test_the_arena_command_without_the_extra_says_which_extra_to_install() -> None:
-    code = "from arena.cli import main\nraise SystemExit(main(['presets']))"
+    code = "from chaodipi.arena.cli.main import main\nraise SystemExit(main(['presets']))"
     done = _without(list(MODULES.values()), code)
     assert done.returncode == 2
     assert done.stdout == ""
@@ -158,7 +158,7 @@ def test_the_server_and_the_contract_import_nothing_of_the_sdk() -> None:
     """arena/ imports no SDK code, and the contract (proto/chaodipi) neither the SDK nor the
     server: the SDK depends on the contract, never the other way round."""
     found = []
-    for folder, refused in (("arena", {"chaodipi_bot"}), ("proto", {"chaodipi_bot", "arena"})):
+    for folder, refused in (("arena", {"chaodipi.bot"}), ("proto", {"chaodipi.bot", "arena"})):
         for path in sorted((ROOT / folder).rglob("*.py")):
             if "node_modules" not in path.parts and _imported(path) & refused:
                 found.append(str(path.relative_to(ROOT)))
@@ -166,5 +166,5 @@ def test_the_server_and_the_contract_import_nothing_of_the_sdk() -> None:
 
 
 def test_the_extra_modules_examples_hold() -> None:
-    failed, attempted = doctest.testmod(arena.extra)
+    failed, attempted = doctest.testmod(chaodipi.arena.extra)
     assert (failed, attempted > 0) == (0, True)

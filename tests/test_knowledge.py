@@ -1,4 +1,4 @@
-"""What a seat infers about the cards it cannot see (engine.knowledge), on set-up hands.
+"""What a seat infers about the cards it cannot see (chaodipi.engine.knowledge), on set-up hands.
 
 The hands come from a stacked shoe (tests/support.py) in a later hand where nobody declares,
 so the kitty is turned (003 「若打牌過程中無人叫主，則翻底，底牌中第三張牌的花色即為本副牌的主牌」):
@@ -9,17 +9,17 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine.actions import Bury, Pass, Play
-from engine.cards import Card, Rank, parse_cards
-from engine.events import EventLog
-from engine.hand import HandState
-from engine.knowledge import KITTY, Bound, infer
-from engine.match import Match
-from engine.phase import Phase
-from engine.presets import PRESETS
-from engine.sampling import DealSampler
-from engine.trump import TRUMP
-from engine.view import observe
+from chaodipi.engine.actions import Bury, Pass, Play
+from chaodipi.engine.cards import Card, Rank, parse_cards
+from chaodipi.engine.events import EventLog
+from chaodipi.engine.hand import HandState
+from chaodipi.engine.knowledge import KITTY, Bound, infer
+from chaodipi.engine.match import Match
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.sampling import DealSampler
+from chaodipi.engine.trump import TRUMP
+from chaodipi.engine.view import observe
 
 from .support import stacked_deck
 

@@ -7,10 +7,10 @@ from math import comb
 
 import pytest
 
-from engine import Card, IllegalPlay, format_cards
-from engine.legal import follow_options, lead_options
-from engine.playing import CardPlay
-from engine.trick import check_follow
+from chaodipi.engine import Card, IllegalPlay, format_cards
+from chaodipi.engine.legal import follow_options, lead_options
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.trick import check_follow
 
 from .support import ANCHAO, cards, hand, lead, trump
 
@@ -19,7 +19,7 @@ T = trump("J", "♠")
 
 def brute_force_follows(t: object, led: str, held: str) -> set[tuple[Card, ...]]:
     """Every sub-multiset of the hand of the lead's size that the checker accepts."""
-    from engine import Trump
+    from chaodipi.engine import Trump
 
     assert isinstance(t, Trump)
     the_lead = lead(t, led)

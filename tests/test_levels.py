@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import Card, Rank
-from engine.levels import Settlement, climb, levels_for, settle
-from engine.presets import PRESETS
-from engine.rules import Side
-from engine.scoring import HandResult
+from chaodipi.engine.cards import Card, Rank
+from chaodipi.engine.levels import Settlement, climb, levels_for, settle
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.rules import Side
+from chaodipi.engine.scoring import HandResult
 
 from .support import cards
 

@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from engine.cards import DECK, points_of
-from engine.hand import HandState, Phase
-from engine.match import Match
-from engine.presets import PRESETS
-from engine.replay import ReplayError, replay, write_replay
+from chaodipi.engine.cards import DECK, points_of
+from chaodipi.engine.hand import HandState, Phase
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.replay import ReplayError, replay, write_replay
 
 HANDS_PER_PRESET = 400
 """Random hands per preset in the test suite (×5 presets = 2,000 hands); the soak script
@@ -152,8 +152,8 @@ def test_max_hands_cuts_the_match_and_the_leader_wins() -> None:
 
 
 def test_a_finished_match_refuses_more_actions() -> None:
-    from engine.actions import Pass
-    from engine.errors import IllegalAction
+    from chaodipi.engine.actions import Pass
+    from chaodipi.engine.errors import IllegalAction
 
     match = play_random("classic", 12, max_hands=1)
     with pytest.raises(IllegalAction, match="the match is over"):
@@ -178,7 +178,7 @@ def test_reward_is_the_margin_or_the_heaven_earth_reward() -> None:
 def test_the_match_keeps_each_teams_must_play_levels_played() -> None:
     """001 §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌」 needs the match to remember, per team, the
     must-play levels it has dealt a hand at; every seat sees them."""
-    from engine.view import observe
+    from chaodipi.engine.view import observe
 
     match = play_random("hefei", 11, max_hands=1)
     first = match.records[0]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.processes import bot_environment
-from arena.server import open_server
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.tournament.processes import bot_environment
 
 from .process_bots import (
     check_a_run_that_ended_while_away,

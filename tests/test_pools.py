@@ -16,10 +16,10 @@ import pytest
 import trio
 import trio.testing
 
-from arena.config import BotSpec, TournamentConfig, parse_config, schedule
-from arena.errors import NoSeat
-from arena.pools import Player, Players, seats_per_deal
-from arena.sessions import Door
+from chaodipi.arena.errors import NoSeat
+from chaodipi.arena.serving.sessions import Door
+from chaodipi.arena.tournament.config import BotSpec, TournamentConfig, parse_config, schedule
+from chaodipi.arena.tournament.pools import Player, Players, seats_per_deal
 from chaodipi.arena.v2 import arena_pb2 as pb
 from tests.table_support import ListPort
 

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import (
+from chaodipi.engine import (
     DECK,
     Card,
     IllegalPlay,
@@ -41,11 +41,11 @@ from engine import (
     format_cards,
     parse_cards,
 )
-from engine.cards import CARDS, points_of
-from engine.legal import Option
-from engine.playing import CardPlay, PlayResult
-from engine.rules import CardRules
-from engine.units import decompose, pairs_of, structure_score
+from chaodipi.engine.cards import CARDS, points_of
+from chaodipi.engine.legal import Option
+from chaodipi.engine.playing import CardPlay, PlayResult
+from chaodipi.engine.rules import CardRules
+from chaodipi.engine.units import decompose, pairs_of, structure_score
 
 RULE_VARIANTS: tuple[CardRules, ...] = (
     CardRules(),

@@ -1,4 +1,4 @@
-"""arena.ray_cluster without a cluster: addresses, and the message when ray is missing (these
+"""chaodipi.arena.tournament.ray_cluster without a cluster: addresses, and the message when ray is missing (these
 run in the normal suite; tests/test_ray_tournament.py starts clusters)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from arena import ray_cluster
-from arena.errors import MissingExtraError
-from arena.ray_cluster import INSTALL_HINT, connect, parse_address
+from chaodipi.arena.errors import MissingExtraError
+from chaodipi.arena.tournament import ray_cluster
+from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT, connect, parse_address
 
 
 @pytest.fixture

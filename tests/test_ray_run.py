@@ -14,26 +14,27 @@ from types import FrameType
 
 import pytest
 
-from arena import ray_cluster, ray_shard
-from arena.cli import main
-from arena.config import load_config, schedule
-from arena.deals import DealKey
-from arena.errors import ShardError, UsageError
-from arena.ray_cluster import INSTALL_HINT
-from arena.ray_runner import check_config, runtime_env
-from arena.ray_shard import Shard, ShardResult, play_shard
-from arena.results import GameKey, GameRow
+import chaodipi
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.errors import ShardError, UsageError
+from chaodipi.arena.tournament import ray_cluster, ray_shard
+from chaodipi.arena.tournament.config import load_config, schedule
+from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.ray_backend import check_config, runtime_env
+from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT
+from chaodipi.arena.tournament.ray_shard import Shard, ShardResult, play_shard
+from chaodipi.arena.tournament.results import GameKey, GameRow
 from tests.test_run_faults import BROKEN
 from tests.test_tournament import write_config
 
 ROOT = Path(__file__).resolve().parent.parent
-HEURISTIC = "python3 -m sample_bots.heuristic_bot"
+HEURISTIC = "python3 -m chaodipi.sample_bots.heuristic_bot"
 HIGHEST = f"python3 {ROOT / 'examples' / 'highest_card_bot.py'}"
 
 
 @pytest.fixture(autouse=True)
 def no_frozen_heap(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A worker freezes its heap once (arena.server.tune_garbage_collector): not pytest's."""
+    """A worker freezes its heap once (chaodipi.arena.serving.server.tune_garbage_collector): not pytest's."""
     monkeypatch.setattr(ray_shard, "_prepared", True)
 
 
@@ -90,9 +91,8 @@ def test_code_goes_to_the_nodes_at_this_path_unless_a_folder_is_shipped(
     env, folder = runtime_env(loaded, None)
     assert folder is None
     roots = env.get("env_vars", {}).get("PYTHONPATH", "").split(":")
-    import arena
 
-    checkout = str(Path(arena.__file__).resolve().parent.parent)
+    checkout = str(Path(chaodipi.__file__).parent.parent)
     assert checkout in roots or "site-packages" in checkout
     env, folder = runtime_env(loaded, tmp_path.parent)
     assert env["working_dir"] == str(tmp_path.parent.resolve())
@@ -155,7 +155,7 @@ def test_a_shard_counts_no_failure_and_sends_each_one_as_a_fact(tmp_path: Path) 
 
 def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> None:
     """Ray owns SIGTERM in a worker (its handler ends the worker): a shard installs none of its
-    own, while it plays or after (the driver alone watches signals, arena.signals)."""
+    own, while it plays or after (the driver alone watches signals, chaodipi.arena.signals)."""
     path = write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
 
     def rays(signum: int, frame: FrameType | None) -> None:
@@ -188,8 +188,8 @@ def test_an_address_where_nothing_answers_is_named_at_once() -> None:
 
 def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
     """What a shard run again by Ray could send: the recorder stores each game once."""
-    from arena.recorder import Outcome, Recorder
-    from arena.results import ResultsDB
+    from chaodipi.arena.tournament.recorder import Outcome, Recorder
+    from chaodipi.arena.tournament.results import ResultsDB
 
     config = load_config(
         write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})

@@ -29,10 +29,10 @@ from typing import Any
 
 import pytest
 
-from arena import ray_cluster
-from arena.config import load_config, schedule
-from arena.ray_cluster import INSTALL_HINT, connect, loopback_only
-from arena.results import ResultsDB
+from chaodipi.arena.tournament import ray_cluster
+from chaodipi.arena.tournament.config import load_config, schedule
+from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT, connect, loopback_only
+from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_tournament import stored_games
 
 RAY_MISSING = importlib.util.find_spec("ray") is None
@@ -50,7 +50,7 @@ ENVIRONMENT = (
     "RAY_AUTH_MODE",
 )
 BOTS = {
-    "heuristic": "python3 -m sample_bots.heuristic_bot",
+    "heuristic": "python3 -m chaodipi.sample_bots.heuristic_bot",
     "highest": f"python3 {ROOT / 'examples' / 'highest_card_bot.py'}",
     "steady": f"python3 {ROOT / 'tests' / 'bots' / 'steady_bot.py'}",
 }
@@ -173,13 +173,13 @@ def write_config(folder: Path, **extra: object) -> Path:
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=HANG_S
+        [sys.executable, "-m", "chaodipi.arena", *args], capture_output=True, text=True, timeout=HANG_S
     )
 
 
 def start(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", *args],
+        [sys.executable, "-m", "chaodipi.arena", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -476,7 +476,7 @@ def test_sprt_stops_the_cluster_early(two_nodes: TwoNodes, tmp_path: Path) -> No
     config = write_config(
         tmp_path,
         deals = 30,
-        bots={"heuristic": BOTS["heuristic"], "random": "python3 -m sample_bots.random_bot"},
+        bots={"heuristic": BOTS["heuristic"], "random": "python3 -m chaodipi.sample_bots.random_bot"},
     )
     done = arena(
         "run", str(config), "--sprt", "0,100,0.05,0.05", "--ray", two_nodes.address,
@@ -501,7 +501,7 @@ def test_a_bot_that_cannot_start_on_the_nodes_stops_the_run_with_its_stderr(
     done = arena("run", str(config), "--ray", two_nodes.address, "--ray-shard-deals", "1")
     assert done.returncode == 1
     stopped = [line for line in done.stderr.splitlines() if "arena run: stopped: " in line]
-    # the local run's message (arena.driver.FailureCount): why, its command, then its stderr
+    # the local run's message (chaodipi.arena.tournament.driver.FailureCount): why, its command, then its stderr
     assert stopped and stopped[0].startswith(
         "arena run: stopped: bot 'broken' failed to start 3 games in a row (exited before "
         "connecting (exit code 3); command: "

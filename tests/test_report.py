@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from arena.report import build_report, print_report, report_csv
-from arena.results import GameKey, GameRow
-from arena.stats import SprtTest
+from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.report.summary import build_report, print_report, report_csv
+from chaodipi.arena.tournament.results import GameKey, GameRow
 
 
 def game(
@@ -196,7 +196,7 @@ def test_csv_has_no_infinite_cells() -> None:
 
 def test_plots_of_an_unbeaten_bot(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from arena.plots import head_to_head_figure, ratings_figure, write_plots
+    from chaodipi.arena.report.plots import head_to_head_figure, ratings_figure, write_plots
 
     report = build_report(unbeaten_rows())
     paths = write_plots(report, tmp_path)
@@ -214,7 +214,7 @@ def test_plots_of_an_unbeaten_bot(tmp_path: Path) -> None:
 
 def test_plots_with_every_bot_unbounded(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from arena.plots import ratings_figure, write_plots
+    from chaodipi.arena.report.plots import ratings_figure, write_plots
 
     report = build_report(pairs("a", "b", [2.0] * 4))
     assert [b.rating for b in report.bots] == [math.inf, -math.inf]

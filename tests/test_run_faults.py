@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from arena.results import ResultsDB
+from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
 BROKEN = f"{sys.executable} -c \"import sys; print('missing weights.bin', file=sys.stderr); sys.exit(3)\""
@@ -76,16 +76,16 @@ def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
     folder = tmp_path / "bots"
     folder.mkdir()
     (folder / "my_bot.py").write_text(
-        "from sample_bots.random_bot import main\nmain()\n", encoding="utf-8"
+        "from chaodipi.sample_bots.random_bot import main\nmain()\n", encoding="utf-8"
     )
     config = write_config(
         folder / "t.toml",
         deals = 1,
-        bots={"mine": "python3 my_bot.py", "theirs": "python3 -m sample_bots.random_bot"},
+        bots={"mine": "python3 my_bot.py", "theirs": "python3 -m chaodipi.sample_bots.random_bot"},
     )
     env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
-        [sys.executable, "-m", "arena", "run", str(config)],
+        [sys.executable, "-m", "chaodipi.arena", "run", str(config)],
         capture_output=True,
         text=True,
         env=env,
@@ -137,7 +137,7 @@ def test_ctrl_c_stops_cleanly_and_resume_goes_on(tmp_path: Path) -> None:
     )
     database = tmp_path / "results.sqlite"
     runner = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(config)],
+        [sys.executable, "-m", "chaodipi.arena", "run", str(config)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -180,7 +180,7 @@ def test_version() -> None:
 
 CRASHER = """\
 import os, random, sys
-from chaodipi_bot import run_bot
+from chaodipi.bot import run_bot
 
 decisions = 0
 
@@ -225,7 +225,7 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
 ONCE_CRASHER = """\
 import os, random, sys
 from pathlib import Path
-from chaodipi_bot import run_bot
+from chaodipi.bot import run_bot
 
 marker = Path("crashed-once")
 decisions = 0

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.processes import bot_environment
-from chaodipi_bot import Action, MatchResult, SeatView, run_bot
-from engine.cards import Rank, Suit, format_cards, parse_cards
-from engine.match import Match
-from engine.playing import CardPlay
-from engine.presets import PRESETS
-from engine.trump import Trump
-from engine.view import observe
-from sample_bots import heuristic_bot, mc_bot
+from chaodipi.arena.tournament.processes import bot_environment
+from chaodipi.bot import Action, MatchResult, SeatView, run_bot
+from chaodipi.engine.cards import Rank, Suit, format_cards, parse_cards
+from chaodipi.engine.match import Match
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.trump import Trump
+from chaodipi.engine.view import observe
+from chaodipi.sample_bots import heuristic_bot, mc_bot
 
 from .server_support import Recording, config, random_bot, run_tables
 from .table_support import delivered_events
@@ -85,7 +85,7 @@ def test_every_preset_with_heuristic_bots() -> None:
 
 
 def test_bot_commands_have_help() -> None:
-    for module in ("sample_bots.random_bot", "sample_bots.heuristic_bot", "sample_bots.mc_bot"):
+    for module in ("chaodipi.sample_bots.random_bot", "chaodipi.sample_bots.heuristic_bot", "chaodipi.sample_bots.mc_bot"):
         done = subprocess.run(
             [sys.executable, "-m", module, "--help"], capture_output=True, text=True
         )
@@ -175,7 +175,7 @@ def test_rollout_scores_the_kitty_with_the_presets_multiplier() -> None:
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_montecarlo_plays_legally_in_sampled_worlds(preset: str) -> None:
     """In-process, at every play of a hand: its choice is legal, worlds drawn by the engine's
-    sampler (engine.sampling), with a budget short enough to run many decisions."""
+    sampler (chaodipi.engine.sampling), with a budget short enough to run many decisions."""
     match = Match(PRESETS[preset], seed=8, max_hands=1)
     rng = random.Random(8)
     decided = 0

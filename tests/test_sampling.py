@@ -1,4 +1,4 @@
-"""Sampling hidden hands (engine.sampling, engine.knowledge).
+"""Sampling hidden hands (chaodipi.engine.sampling, chaodipi.engine.knowledge).
 
 * On random whole games of every preset, at many points and for every seat, every sampled deal
   is consistent with what the seat saw (checked here from the view's events, not with the
@@ -20,10 +20,10 @@ from collections.abc import Iterator
 import pytest
 from scipy.stats import chisquare
 
-from engine.actions import Play
-from engine.bidding import Bid
-from engine.cards import DECK, Card, Rank, Suit, parse_cards
-from engine.events import (
+from chaodipi.engine.actions import Play
+from chaodipi.engine.bidding import Bid
+from chaodipi.engine.cards import DECK, Card, Rank, Suit, parse_cards
+from chaodipi.engine.events import (
     BidsRevealed,
     Declared,
     Fried,
@@ -31,15 +31,15 @@ from engine.events import (
     Played,
     TookKitty,
 )
-from engine.knowledge import KITTY, UNDEALT, Bound, Knowledge, infer
-from engine.match import Match
-from engine.phase import Phase
-from engine.presets import PRESETS
-from engine.sampling import Deal, DealSampler, count_deals, position, sample_deals
-from engine.throws import beats_unit
-from engine.trick import PlayKind, classify_lead
-from engine.trump import Trump
-from engine.view import SeatView, observe
+from chaodipi.engine.knowledge import KITTY, UNDEALT, Bound, Knowledge, infer
+from chaodipi.engine.match import Match
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.sampling import Deal, DealSampler, count_deals, position, sample_deals
+from chaodipi.engine.throws import beats_unit
+from chaodipi.engine.trick import PlayKind, classify_lead
+from chaodipi.engine.trump import Trump
+from chaodipi.engine.view import SeatView, observe
 
 P_FLOOR = 1e-6
 """A chi-square p-value below this fails: with the fixed seeds a false failure would need a
@@ -407,7 +407,7 @@ def test_last_trick_of_a_real_hand_matches_the_exact_distribution() -> None:
 
 
 def _play_out(state: object, rng: random.Random) -> None:
-    from engine.hand import HandState
+    from chaodipi.engine.hand import HandState
 
     assert isinstance(state, HandState)
     while state.phase is Phase.PLAY:

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from engine.actions import Play
-from engine.cards import Card
-from engine.hand import HandState, Phase
-from engine.presets import PRESETS
-from engine.rules import HeavenEarth, Side
-from engine.scoring import heaven_earth_side, kitty_multiplier
+from chaodipi.engine.actions import Play
+from chaodipi.engine.cards import Card
+from chaodipi.engine.hand import HandState, Phase
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.rules import HeavenEarth, Side
+from chaodipi.engine.scoring import heaven_earth_side, kitty_multiplier
 
 from .support import cards, trump
 

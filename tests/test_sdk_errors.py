@@ -17,10 +17,10 @@ import grpc
 import pytest
 import trio
 
-from arena.processes import bot_environment
-from arena.server import open_server
-from arena.sessions import Session
-from chaodipi_bot import SeatError, SessionError, SessionResult, run_bot
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.serving.sessions import Session
+from chaodipi.arena.tournament.processes import bot_environment
+from chaodipi.bot import SeatError, SessionError, SessionResult, run_bot
 
 from .process_bots import run_with_a_wrong_token
 from .server_support import config
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HANG_S = 120.0
 TOKEN = "a-session-token-for-tests"
 COMMANDS = {
-    "sample-bot": [sys.executable, "-m", "sample_bots.random_bot"],
+    "sample-bot": [sys.executable, "-m", "chaodipi.sample_bots.random_bot"],
     "example": [sys.executable, str(ROOT / "examples" / "highest_card_bot.py")],
 }
 
@@ -83,7 +83,7 @@ def test_nothing_at_the_address_is_one_line_and_exit_status_1(
 
 
 def test_a_wrong_session_token_is_one_line_and_exit_status_1() -> None:
-    done = run_with_a_wrong_token([sys.executable, "-m", "sample_bots.random_bot"])
+    done = run_with_a_wrong_token([sys.executable, "-m", "chaodipi.sample_bots.random_bot"])
     lines = str(done.stderr).splitlines()
     assert done.returncode == 1, lines
     assert len(lines) == 1, lines

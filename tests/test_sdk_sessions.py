@@ -21,11 +21,11 @@ import grpc
 import pytest
 import trio
 
-from arena.server import ArenaServer, open_server
-from arena.sessions import Door, Session
-from arena.table import Table
-from chaodipi_bot import Action, MatchResult, SeatView, SessionError, SessionResult, run_bot
-from engine.match import Ending
+from chaodipi.arena.serving.server import ArenaServer, open_server
+from chaodipi.arena.serving.sessions import Door, Session
+from chaodipi.arena.serving.table import Table
+from chaodipi.bot import Action, MatchResult, SeatView, SessionError, SessionResult, run_bot
+from chaodipi.engine.match import Ending
 
 from .server_support import Recording, config, random_bot, random_decide, run_tables, until
 
@@ -339,14 +339,14 @@ def test_run_bot_takes_decide_or_new_game_not_both() -> None:
 
 
 def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -> None:
-    """``python3 -m sample_bots.random_bot``, ``examples/highest_card_bot.py`` (which calls
+    """``python3 -m chaodipi.sample_bots.random_bot``, ``examples/highest_card_bot.py`` (which calls
     ``run_bot(decide)`` alone) and ``examples/per_game_bot.py`` (``new_game``), each given a
     token in ``ARENA_TOKEN`` as the arena gives it, hold a session, play the seat offered, and
     exit 0 once their door closes, with no warning."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "proto")])}
     env.pop("ARENA_TICKET", None)
     commands = {
-        "random-token-for-tests": [sys.executable, "-m", "sample_bots.random_bot", "--seed", "3"],
+        "random-token-for-tests": [sys.executable, "-m", "chaodipi.sample_bots.random_bot", "--seed", "3"],
         "example-token-for-tests": [sys.executable, str(ROOT / "examples/highest_card_bot.py")],
         "per-game-token-for-tests": [sys.executable, str(ROOT / "examples/per_game_bot.py")],
     }
@@ -404,7 +404,7 @@ def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -
 
 def test_the_sample_bots_help_lists_the_session_options() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "sample_bots.random_bot", "--help"],
+        [sys.executable, "-m", "chaodipi.sample_bots.random_bot", "--help"],
         cwd=ROOT,
         capture_output=True,
         text=True,

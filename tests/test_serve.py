@@ -13,13 +13,13 @@ from pathlib import Path
 import grpc
 import trio
 
-from arena.deals import DealKey
-from arena.serve import start_when_seated
-from arena.server import open_server
-from arena.table import TableResult
+from chaodipi.arena.cli.serve import start_when_seated
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.serving.table import TableResult
+from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from engine.match import Ending
+from chaodipi.engine.match import Ending
 
 from .server_support import RawClient, config, until
 from .test_cli import arena
@@ -36,7 +36,7 @@ def _wait_for(path: Path, lines: int = 4) -> None:
 
 def _serve(tickets: Path, *extra: str) -> subprocess.Popen[str]:
     """`arena serve` on a free localhost port, its tickets written to ``tickets``."""
-    command = [sys.executable, "-m", "arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
+    command = [sys.executable, "-m", "chaodipi.arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
     server = subprocess.Popen(
         [*command, "--tickets", str(tickets), *extra],
         stdout=subprocess.PIPE,
@@ -53,7 +53,7 @@ def _play(tickets: Path, server: subprocess.Popen[str]) -> tuple[str, str, list[
     try:
         bots = [
             subprocess.Popen(
-                [sys.executable, "-m", "sample_bots.random_bot", "--address", row["address"]],
+                [sys.executable, "-m", "chaodipi.sample_bots.random_bot", "--address", row["address"]],
                 env={**os.environ, "ARENA_TICKET": row["ticket"]},
                 stderr=subprocess.DEVNULL,
             )
@@ -147,7 +147,7 @@ def test_serve_makes_a_spectator_token_only_when_asked(tmp_path: Path) -> None:
 def test_serve_without_a_tickets_file_writes_the_spectator_token_to_a_private_file() -> None:
     """The tickets go to stdout; the spectator token goes to a new file readable by its owner
     only, whose name is printed on stderr. The token is on neither output."""
-    command = [sys.executable, "-m", "arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
+    command = [sys.executable, "-m", "chaodipi.arena", "serve", "--plaintext", "--address", "127.0.0.1:0"]
     server = subprocess.Popen(
         [*command, "--spectator-token"],
         stdout=subprocess.PIPE,

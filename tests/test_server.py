@@ -12,11 +12,11 @@ import grpc
 import pytest
 import trio
 
-from arena.port import StreamEnd
-from arena.server import open_server
-from arena.servicer import STATUS_OF_END
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.serving.servicer import STATUS_OF_END
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot import MatchResult, run_bot
+from chaodipi.bot import MatchResult, run_bot
 
 from .server_support import (
     SPECTATOR_TOKEN,

@@ -12,9 +12,9 @@ import pytest
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2.convert import answer, event_message, legal_from_message
-from chaodipi_bot import MatchResult, run_bot
-from engine.events import Event
-from engine.replay import replay
+from chaodipi.bot import MatchResult, run_bot
+from chaodipi.engine.events import Event
+from chaodipi.engine.replay import replay
 
 from .server_support import (
     RawClient,
@@ -123,8 +123,8 @@ def test_no_message_carries_what_the_seat_may_not_see(preset: str, tmp_path) -> 
 
 def test_the_check_catches_a_leak() -> None:
     """The control: a deal event meant for another seat is caught."""
-    from engine.cards import Card
-    from engine.events import Dealt, only
+    from chaodipi.engine.cards import Card
+    from chaodipi.engine.events import Dealt, only
 
     true = Event(1, 0, only(2), Dealt(2, (Card.parse("♠3"),)))
     leak = pb.PlayResponse(decision=pb.Decision(events=[event_message(true)]))

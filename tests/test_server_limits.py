@@ -14,9 +14,9 @@ import pytest
 import trio
 from structlog.testing import capture_logs
 
-import arena.server
-from arena.errors import AddressError
-from arena.server import SERVICE_NAME, ArenaServer, open_server
+import chaodipi.arena.serving.server
+from chaodipi.arena.errors import AddressError
+from chaodipi.arena.serving.server import SERVICE_NAME, ArenaServer, open_server
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 
 from .server_support import SPECTATOR_TOKEN, RawClient, config, status_of, until
@@ -85,7 +85,7 @@ def test_a_second_server_on_a_taken_port_fails_at_once_naming_the_address() -> N
 def test_grpc_itself_never_shares_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the arena's own check of the address, grpc's bind fails too: SO_REUSEPORT is
     off (with it, both servers would take the port and split the bots between them)."""
-    monkeypatch.setattr(arena.server, "check_can_listen", lambda address: None)
+    monkeypatch.setattr(chaodipi.arena.serving.server, "check_can_listen", lambda address: None)
 
     async def main() -> None:
         async with open_server("127.0.0.1:0") as first:

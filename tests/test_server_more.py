@@ -21,9 +21,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 from structlog.testing import capture_logs
 
-from arena.server import SERVICE_NAME, open_server
+from chaodipi.arena.serving.server import SERVICE_NAME, open_server
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi_bot import run_bot
+from chaodipi.bot import run_bot
 
 from .server_support import (
     SPECTATOR_TOKEN,

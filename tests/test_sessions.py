@@ -8,9 +8,9 @@ from typing import Any
 
 import trio
 
-from arena.port import StreamEnd
-from arena.sessions import CLOSED_MESSAGE, MAX_CAPACITY, Door, Session
-from arena.table import Table
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.sessions import CLOSED_MESSAGE, MAX_CAPACITY, Door, Session
+from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.arena.v2.convert import PROTOCOL_VERSION

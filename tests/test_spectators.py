@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import trio
 
-from arena.port import StreamEnd
-from arena.spectators import released_message
-from arena.table import Table
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.spectators import released_message
+from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 
 from .table_support import ListPort, Player, config, kind_of, play_table

@@ -9,15 +9,15 @@ import trio
 import trio.testing
 from structlog.testing import capture_logs
 
-from arena.flood import FLOOD_BURST, FLOOD_REFILL_PER_S
-from arena.port import StreamEnd
-from arena.table import Table
+from chaodipi.arena.serving.flood import FLOOD_BURST, FLOOD_REFILL_PER_S
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
-from engine.actions import Action, Play
-from engine.cards import parse_cards
-from engine.match import Match
-from engine.presets import PRESETS
-from engine.replay import replay
+from chaodipi.engine.actions import Action, Play
+from chaodipi.engine.cards import parse_cards
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.replay import replay
 
 from .table_support import (
     Player,

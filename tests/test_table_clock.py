@@ -8,11 +8,11 @@ import pytest
 import trio
 import trio.testing
 
-from arena.port import StreamEnd
-from arena.table import Table, TableConfig
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.table import Table, TableConfig
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2.convert import action_message, answer
-from engine.presets import PRESETS
+from chaodipi.engine.presets import PRESETS
 
 from .table_support import (
     ListPort,

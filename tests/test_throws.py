@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.playing import CardPlay
-from engine.throws import check_throw
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.throws import check_throw
 
 from .support import cards, hand, lead, trick_winner, trump
 

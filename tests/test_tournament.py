@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.config import load_config, schedule
-from arena.errors import ConfigError, DatabaseError
-from arena.results import ResultsDB
+from chaodipi.arena.errors import ConfigError, DatabaseError
+from chaodipi.arena.tournament.config import load_config, schedule
+from chaodipi.arena.tournament.results import ResultsDB
 
-BOT = f"{sys.executable} -m sample_bots.random_bot"
+BOT = f"{sys.executable} -m chaodipi.sample_bots.random_bot"
 
 
 def write_config(path: Path, **extra: object) -> Path:
@@ -41,7 +41,7 @@ def write_config(path: Path, **extra: object) -> Path:
 
 def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "chaodipi.arena", *args], capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -101,7 +101,7 @@ def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) ->
     config = load_config(config_path)
     database = tmp_path / "results.sqlite"
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(config_path)],
+        [sys.executable, "-m", "chaodipi.arena", "run", str(config_path)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -183,7 +183,7 @@ def test_config_error_on_the_command_line(tmp_path: Path) -> None:
 
 
 def test_sprt_stops_a_lopsided_match_early(tmp_path: Path) -> None:
-    heuristic = f"{sys.executable} -m sample_bots.heuristic_bot"
+    heuristic = f"{sys.executable} -m chaodipi.sample_bots.heuristic_bot"
     config = write_config(
         tmp_path / "s.toml",
         deals = 30,
@@ -208,7 +208,7 @@ def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
     import socket
     import threading
 
-    from chaodipi_bot import run_bot
+    from chaodipi.bot import run_bot
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -221,7 +221,7 @@ def test_an_external_bot_connects_with_its_token(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     runner = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(config), "--port", str(port), "--json"],
+        [sys.executable, "-m", "chaodipi.arena", "run", str(config), "--port", str(port), "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

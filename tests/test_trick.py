@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import IllegalPlay
-from engine.trick import check_follow
+from chaodipi.engine import IllegalPlay
+from chaodipi.engine.trick import check_follow
 
 from .support import ANCHAO, CLASSIC, cards, hand, lead, trick_winner, trump
 
@@ -266,7 +266,7 @@ def test_same_suit_five_ten_king_lead_is_never_a_throw() -> None:
     """docs/rules.md "a same-suit 5-10-K lead is the 5-10-K": ♣5 ♣10 ♣K leads as the special
     play even when, read as a throw, a ♣A elsewhere would beat it; without the rule (hefei) it
     is a throw."""
-    from engine.trick import PlayKind
+    from chaodipi.engine.trick import PlayKind
 
     from .support import HEFEI
 

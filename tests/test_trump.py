@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine import Card
-from engine.rules import CardRules
-from engine.trump import TRUMP
+from chaodipi.engine import Card
+from chaodipi.engine.rules import CardRules
+from chaodipi.engine.trump import TRUMP
 
 from .support import CLASSIC, HEFEI, KANGQI, cards, trump
 

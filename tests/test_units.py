@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import IllegalPlay
-from engine.rules import CardRules
-from engine.trick import PlayKind
-from engine.units import decompose, decompose_format
+from chaodipi.engine import IllegalPlay
+from chaodipi.engine.rules import CardRules
+from chaodipi.engine.trick import PlayKind
+from chaodipi.engine.units import decompose, decompose_format
 
 from .support import (
     ANCHAO,

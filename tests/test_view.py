@@ -8,12 +8,12 @@ import random
 
 import pytest
 
-from engine.bidding import Bid
-from engine.events import Declared, EventKind, HandOver
-from engine.match import Match
-from engine.phase import Phase
-from engine.presets import PRESETS
-from engine.view import SeatView, observe
+from chaodipi.engine.bidding import Bid
+from chaodipi.engine.events import Declared, EventKind, HandOver
+from chaodipi.engine.match import Match
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.view import SeatView, observe
 
 
 def seen(match: Match, seat: int) -> SeatView:

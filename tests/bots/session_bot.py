@@ -21,7 +21,7 @@ import grpc
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi_bot import run_bot
+from chaodipi.bot import run_bot
 
 
 def hang(address: str, ticket: str) -> None:

@@ -20,9 +20,9 @@ import sys
 import threading
 from pathlib import Path
 
-from chaodipi_bot import bot_arguments, run_bot
-from engine.actions import Action
-from engine.view import SeatView
+from chaodipi.bot import bot_arguments, run_bot
+from chaodipi.engine.actions import Action
+from chaodipi.engine.view import SeatView
 
 _LOCK = threading.Lock()
 

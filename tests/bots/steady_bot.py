@@ -13,9 +13,9 @@ import random
 import sys
 import time
 
-from chaodipi_bot import bot_arguments, run_bot
-from engine.actions import Action
-from engine.view import SeatView
+from chaodipi.bot import bot_arguments, run_bot
+from chaodipi.engine.actions import Action
+from chaodipi.engine.view import SeatView
 
 
 class Game:

@@ -2,11 +2,11 @@
 
 Hand-written beside the generated code (``proto/generate.py`` writes only the ``arena_pb2*``
 files), so the contract's package is what both sides share: the server (``arena/``) and the
-Python SDK (``chaodipi_bot``) build and read every message here and nowhere else, so they agree
+Python SDK (``chaodipi.bot``) build and read every message here and nowhere else, so they agree
 by construction (``tests/test_convert.py`` round-trips every kind over whole matches of every
 preset). It depends on the engine and the generated code only. Nothing here decides what a
-seat may see: views come from :func:`engine.view.observe` and events from the match's log, by
-their audience.
+seat may see: views come from :func:`chaodipi.engine.view.observe` and events from the match's log,
+by their audience.
 
 Cards travel as the enum ``Card`` (number = the engine's code + 1), suits and ranks as the
 engine's value + 1, "none" (no-trump, the 扛旗 hand's missing level, no hand cap) as 0, times
@@ -15,8 +15,8 @@ in whole milliseconds (cut down, never rounded up).
 Values: ``X_message(value)`` gives a message, ``X_from_message(message)`` the engine's value
 back (:class:`WireError` says what is wrong with a message that means nothing):
 
->>> from engine.actions import Play
->>> from engine.cards import parse_cards
+>>> from chaodipi.engine.actions import Play
+>>> from chaodipi.engine.cards import parse_cards
 >>> message = action_message(Play(tuple(parse_cards("♠99 BJ"))))
 >>> list(message.play.cards), str(action_from_message(message))
 ([8, 8, 54], 'play ♠99 BJ')
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from engine.actions import (
+from chaodipi.engine.actions import (
     PASS,
     Action,
     Bury,
@@ -48,9 +48,9 @@ from engine.actions import (
     bid_action,
     card_action,
 )
-from engine.bidding import Bid, BidKind, BidRecord
-from engine.cards import CARDS, Card, Rank, Suit
-from engine.events import (
+from chaodipi.engine.bidding import Bid, BidKind, BidRecord
+from chaodipi.engine.cards import CARDS, Card, Rank, Suit
+from chaodipi.engine.events import (
     BidsRevealed,
     Buried,
     BuriedCards,
@@ -70,15 +70,15 @@ from engine.events import (
     TrickWon,
     TrumpFixed,
 )
-from engine.legal import LegalPlays, Option
-from engine.match import Ending, HandRecord
-from engine.phase import Phase
-from engine.presets import preset
-from engine.rules import Side
-from engine.scoring import HandResult
-from engine.seats import partner
-from engine.trump import Trump
-from engine.view import SeatView, TableTrick
+from chaodipi.engine.legal import LegalPlays, Option
+from chaodipi.engine.match import Ending, HandRecord
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import preset
+from chaodipi.engine.rules import Side
+from chaodipi.engine.scoring import HandResult
+from chaodipi.engine.seats import partner
+from chaodipi.engine.trump import Trump
+from chaodipi.engine.view import SeatView, TableTrick
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -345,7 +345,7 @@ def _payload_message(payload: Payload) -> tuple[str, object]:
 
 
 def event_from_message(message: pb.Event) -> Event:
-    """A protocol Event back as the engine's :class:`~engine.events.Event`."""
+    """A protocol Event back as the engine's :class:`~chaodipi.engine.events.Event`."""
     if not 0 < message.audience < 16:
         raise WireError(f"audience {message.audience} names no seats (bits 1 << seat, 1-15)")
     return Event(message.seq, message.hand, _AUDIENCES[message.audience], _payload_from(message))
@@ -472,7 +472,7 @@ def action_from_message(message: pb.Action) -> Action:
 
 
 def snapshot_message(view: SeatView, events: Iterable[pb.Event] | None = None) -> pb.Snapshot:
-    """A seat's view (:func:`engine.view.observe`) as a Snapshot, without its legal actions
+    """A seat's view (:func:`chaodipi.engine.view.observe`) as a Snapshot, without its legal actions
     (they come with the Decision). ``events``: the view's events already converted (the
     table keeps each event's message), else they are converted here."""
     message = pb.Snapshot(
@@ -507,7 +507,7 @@ def snapshot_message(view: SeatView, events: Iterable[pb.Event] | None = None) -
 
 
 def view_from_snapshot(message: pb.Snapshot) -> SeatView:
-    """A Snapshot back as the engine's :class:`~engine.view.SeatView` (``legal`` None)."""
+    """A Snapshot back as the engine's :class:`~chaodipi.engine.view.SeatView` (``legal`` None)."""
     try:
         rules = preset(message.preset)
     except ValueError as err:

@@ -1,0 +1,166 @@
+"""The ``arena`` command line: one sub-command per job, each with its own ``--help``.
+
+It needs the ``arena`` extra (:mod:`chaodipi.arena.extra`); without it, :func:`main` says so in one
+line before importing anything the extra gives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+
+from chaodipi.arena.cli.arguments import ArenaParser, whole
+from chaodipi.arena.cli.selfplay import play_random_match
+from chaodipi.arena.extra import INSTALL_HINT, missing
+from chaodipi.engine.presets import PRESETS, preset
+
+
+def _presets(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if args.name:
+        try:
+            console.print(preset(args.name).describe(), markup=False, highlight=False)
+        except ValueError as err:
+            print(f"arena presets: {err}", file=sys.stderr)  # one line, never wrapped
+            return 2
+        return 0
+    table = Table(title="Rule presets (arena presets NAME lists every option)")
+    table.add_column("name")
+    table.add_column("seed text")
+    table.add_column("summary")
+    for p in PRESETS.values():
+        table.add_row(p.name, p.source, p.summary)
+    console.print(table)
+    return 0
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    try:
+        rules = preset(args.preset)
+    except ValueError as err:
+        print(f"arena selfplay: {err}", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    stats = [play_random_match(rules, args.seed + i, args.hands) for i in range(args.matches)]
+    elapsed = time.perf_counter() - started
+    hands = sum(s.hands for s in stats)
+    actions = sum(s.actions for s in stats)
+    points = [p for s in stats for p in s.defenders_points]
+    table = Table(
+        title=f"Random self-play, preset {rules.name}: {args.matches} matches "
+        f"(at most {args.hands} hands each) from seed {args.seed}"
+    )
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    wins = [sum(s.winner == team for s in stats) for team in (0, 1)]
+    table.add_row(
+        "matches won by seats 0+2 / 1+3 / drawn",
+        f"{wins[0]} / {wins[1]} / {args.matches - sum(wins)}",
+    )
+    table.add_row("hands played", f"{hands}")
+    table.add_row("actions (all checked by the engine)", f"{actions}")
+    table.add_row("defenders' points per hand, mean", f"{statistics.fmean(points):.1f}")
+    if len(points) > 1:
+        table.add_row("defenders' points per hand, stdev", f"{statistics.stdev(points):.1f}")
+    table.add_row("failed throws per hand", f"{sum(s.failed_throws for s in stats) / hands:.2f}")
+    table.add_row("actions/s", f"{actions / elapsed:,.0f}")
+    console.print(table)
+    return 0
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("chaodipi-arena")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "(not installed)"
+
+
+PRESETS_EXIT_CODES = """\
+exit codes:
+  0    listed
+  2    no preset of that NAME (the line on stderr lists them), or another bad argument"""
+
+SELFPLAY_EXIT_CODES = """\
+exit codes:
+  0    played, and the summary printed
+  2    the command line cannot run (the line on stderr says why)
+  130  interrupted (Ctrl-C)"""
+
+TOP_EPILOG = """\
+every command's --help lists its options with their defaults and its exit codes. All of them
+exit 2 on a command line they cannot run, with one line on stderr naming what is wrong, and
+130 when interrupted (Ctrl-C) before they could stop cleanly."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArenaParser(
+        prog="arena",
+        description="The arena where 炒地皮 (Chao Dipi) bots play.",
+        epilog=TOP_EPILOG,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    presets = commands.add_parser(
+        "presets",
+        help="list the rule presets, or every option of one",
+        description="List the rule presets (one per seed room or text), or with NAME every "
+        "option of that preset.",
+        epilog=PRESETS_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    presets.add_argument("name", nargs="?", help="a preset name, e.g. anchao")
+    presets.set_defaults(run=_presets)
+    selfplay = commands.add_parser(
+        "selfplay",
+        help="play random matches in-process and print what happened",
+        description="Play whole matches between four random players in-process, every action "
+        "checked by the rules engine, and print a summary.",
+        epilog=SELFPLAY_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    selfplay.add_argument(
+        "--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)} (default classic)"
+    )
+    selfplay.add_argument(
+        "--matches", type=whole(1), default=20, help="matches to play (default 20)"
+    )
+    selfplay.add_argument(
+        "--hands",
+        type=whole(1),
+        default=10,
+        help="cut each match after this many hands (default 10)",
+    )
+    selfplay.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
+    selfplay.set_defaults(run=_selfplay)
+    from chaodipi.arena.cli.serve import add_command as add_serve
+
+    add_serve(commands)
+    from chaodipi.arena.cli.run import add_commands
+
+    add_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    absent = missing()
+    if absent:
+        print(f"arena: {', '.join(absent)} not installed: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except KeyboardInterrupt:  # outside the commands' own handling: nothing was half-written
+        print(f"arena {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code

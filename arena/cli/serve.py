@@ -1,0 +1,417 @@
+"""``arena serve``: open tables, hand out tickets, run until every match is over.
+
+Each run deals from a secret key of its own (:class:`chaodipi.arena.tournament.deals.DealKey`):
+table ``i`` (counting from 0) plays ``key.seed(i)``, so no bot can find the deal from the cards it
+holds. The key is shown to nobody unless asked (``--deal-key-file``); a replay records its table's
+derived seed only. Watching needs an operator token, made only when asked
+(``--spectator-token``). Each table is released as soon as it ends: its result is kept and its
+replay written, and nothing else of it stays in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from chaodipi.arena.cli.arguments import (
+    LOG_LEVELS,
+    listen_address,
+    milliseconds,
+    output_file,
+    output_folder,
+    seconds,
+    whole,
+)
+from chaodipi.arena.errors import AddressError, UsageError
+from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.serving.addresses import check_can_listen
+from chaodipi.arena.serving.server import (
+    ArenaServer,
+    new_spectator_token,
+    open_server,
+    tune_garbage_collector,
+)
+from chaodipi.arena.serving.table import Table, TableConfig, TableResult
+from chaodipi.arena.signals import stop_on_signals
+from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.engine.match import Ending
+from chaodipi.engine.presets import PRESETS, preset
+
+__all__ = [
+    "add_command",
+    "add_spectator_token_option",
+    "publish_spectator_token",
+    "serve_command",
+    "start_when_seated",
+    "write_private",
+]
+
+DESCRIPTION = """\
+Serve TABLES tables of the chosen preset over gRPC. Each seat has a ticket (a secret): the
+tickets are printed as JSON lines (or written to --tickets). Bots connect with
+`ArenaService.Play` and present their seat's ticket. A table begins once its four seats are
+connected; a table with a seat that has not connected within --connect-timeout seconds is void:
+it ends undecided at once ("void: seat 3 did not connect within 60 s", MatchOver ending
+ENDING_STOPPED to the seats that came), as a game in `arena run` whose bot never connected. The
+server exits when every table's match is over (or on Ctrl-C), printing each result as a JSON
+line ("void": true for a void table); each table is released from memory as it ends, and a
+ticket of a table whose match is over gets NOT_FOUND.
+
+Deals come from a secret key made for this run (table i plays deal i of the key), so no bot can
+work out the other hands from its own cards. The key is printed nowhere: --deal-key-file saves
+it (readable by you only) so that --reuse-deal-key can deal the very same cards again later.
+
+Spectators (`ArenaService.Watch`) need an operator token, which bots never get: --spectator-token
+makes one for this run and writes it to a file readable by you only (PATH, beside the tickets
+file, or a temporary file), printing only its name, as `arena run --spectator-token` does.
+Without it, Watch is refused."""
+
+EXIT_CODES = """\
+exit codes:
+  0    every table's match was played to its end
+  1    some table's was not: a forfeit, a void table, the server stopped (Ctrl-C, SIGTERM) or
+       a table failed; a line on stderr names each such table and why
+  2    the command line cannot run (a bad option, unreadable TLS files, an address the server
+       cannot listen on, such as a port another server holds); nothing was served
+  130  interrupted before serving began"""
+
+
+def add_command(commands: Any) -> None:
+    """Add ``serve`` and its options to the ``arena`` command's sub-parsers."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve tables that bots join over gRPC",
+        description=DESCRIPTION,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument(
+        "--address",
+        type=listen_address,
+        default="127.0.0.1:50051",
+        help="HOST:PORT to listen on; port 0: any free one (default 127.0.0.1:50051)",
+    )
+    serve.add_argument(
+        "--preset", default="classic", help=f"rule preset: {', '.join(PRESETS)} (default classic)"
+    )
+    serve.add_argument("--tables", type=whole(1), default=1, help="tables to open (default 1)")
+    serve.add_argument(
+        "--hands", type=whole(0), default=0, help="cut matches after N hands (default 0: never)"
+    )
+    serve.add_argument(
+        "--decision-ms",
+        type=milliseconds(1),
+        default=1000,
+        help="time per decision, in ms (default 1000)",
+    )
+    serve.add_argument(
+        "--bank-ms",
+        type=milliseconds(0),
+        default=30_000,
+        help="time bank per seat and match, in ms (default 30000)",
+    )
+    serve.add_argument(
+        "--max-strikes", type=whole(1), default=3, help="timeouts before a forfeit (default 3)"
+    )
+    serve.add_argument(
+        "--connect-timeout",
+        type=seconds,
+        default=60.0,
+        help="seconds for a table's four bots to connect; a table with a seat still missing "
+        "then is void (default 60)",
+    )
+    serve.add_argument(
+        "--tls-cert", type=Path, help="PEM server certificate (with --tls-key; default: none)"
+    )
+    serve.add_argument(
+        "--tls-key", type=Path, help="PEM private key of the certificate (default: none)"
+    )
+    serve.add_argument(
+        "--plaintext", action="store_true", help="serve without TLS (only for trusted networks)"
+    )
+    serve.add_argument(
+        "--tickets",
+        type=output_file,
+        help="write the tickets here (readable by you only; default: stdout)",
+    )
+    serve.add_argument(
+        "--replays",
+        type=output_folder,
+        help="write each table's replay (JSON lines) into this folder (default: none)",
+    )
+    keys = serve.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--deal-key-file",
+        type=output_file,
+        metavar="PATH",
+        help="save this run's secret deal key to PATH (a new file, readable by you only), to "
+        "deal the same cards again with --reuse-deal-key; never give it to a bot (default: not "
+        "saved)",
+    )
+    keys.add_argument(
+        "--reuse-deal-key",
+        type=Path,
+        metavar="PATH",
+        help="deal from the key saved by an earlier run's --deal-key-file: table i gets the "
+        "same cards as that run's table i (bots that played that run have seen them; default: "
+        "a new key)",
+    )
+    add_spectator_token_option(
+        serve,
+        "TICKETS.spectator beside --tickets, or a new temporary file without it",
+    )
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="how much to log, on stderr (default info)",
+    )
+    serve.set_defaults(run=serve_command)
+
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Run ``arena serve`` (its exit codes: :data:`EXIT_CODES`)."""
+    try:
+        configs, tls = _prepare(args)
+    except UsageError as err:
+        print(f"arena serve: {err}", file=sys.stderr)
+        return 2
+    configure_logging(args.log_level)
+    tune_garbage_collector()
+    token = new_spectator_token() if args.spectator_token else None
+    try:
+        results = trio.run(_serve, args, configs, tls, token)
+    except (RuntimeError, OSError) as err:
+        print(f"arena serve: {err}", file=sys.stderr)
+        return 2
+    for result in results:
+        print(json.dumps(_summary(result), ensure_ascii=False))
+    unfinished = [r for r in results if r.ending is not Ending.PLAYED_OUT]
+    if not unfinished:
+        return 0
+    print(
+        f"arena serve: exit code 1: {len(unfinished)} of {len(results)} tables did not play "
+        "to the end: " + "; ".join(f"{r.table} ({r.reason})" for r in unfinished),
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _prepare(
+    args: argparse.Namespace,
+) -> tuple[list[TableConfig], tuple[bytes, bytes] | None]:
+    """Check the command line; the tables' configurations (dealing from this run's key) and
+    the TLS pair."""
+    try:
+        rules = preset(args.preset)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise UsageError("give both --tls-cert and --tls-key, or neither")
+    if args.tls_cert is None and not args.plaintext:
+        raise UsageError(
+            "no TLS certificate given: pass --tls-cert and --tls-key, or --plaintext to serve "
+            "without encryption (fine on 127.0.0.1)"
+        )
+    try:
+        tls = (args.tls_cert.read_bytes(), args.tls_key.read_bytes()) if args.tls_cert else None
+    except OSError as err:
+        raise UsageError(f"cannot read the TLS files: {err}") from None
+    try:
+        check_can_listen(args.address)  # before a file is written
+    except AddressError as err:
+        raise UsageError(str(err)) from None
+    if args.replays is not None:
+        try:
+            args.replays.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"--replays {args.replays}: {err.strerror}") from None
+    key = _deal_key(args)
+    configs = [
+        TableConfig(
+            rules,
+            seed=key.seed(i),
+            max_hands=args.hands or None,
+            decision_ms=args.decision_ms,
+            bank_ms=args.bank_ms,
+            max_strikes=args.max_strikes,
+            connect_timeout_s=args.connect_timeout,
+            replay_dir=args.replays,
+        )
+        for i in range(args.tables)
+    ]
+    return configs, tls
+
+
+def _deal_key(args: argparse.Namespace) -> DealKey:
+    """This run's deal key: read (``--reuse-deal-key``), or new and maybe saved."""
+    if args.reuse_deal_key is not None:
+        try:
+            return DealKey.from_hex(args.reuse_deal_key.read_text(encoding="ascii"))
+        except (OSError, ValueError) as err:
+            raise UsageError(f"cannot read the deal key {args.reuse_deal_key}: {err}") from None
+    key = DealKey.new()
+    if args.deal_key_file is not None:
+        try:
+            write_private(args.deal_key_file, key.hex() + "\n")
+        except FileExistsError:
+            raise UsageError(
+                f"{args.deal_key_file} exists: choose a new file for this run's key (to deal "
+                "that key's cards again, pass it with --reuse-deal-key)"
+            ) from None
+        except OSError as err:
+            raise UsageError(f"cannot write the deal key: {err}") from None
+    return key
+
+
+def write_private(path: Path, text: str, *, replace: bool = False) -> None:
+    """Write a file only its owner can read, never readable by others even for a moment.
+    Without ``replace``, an existing file raises ``FileExistsError``."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if replace else os.O_EXCL)
+    descriptor = os.open(path, flags, 0o600)
+    os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+async def _serve(
+    args: argparse.Namespace,
+    configs: list[TableConfig],
+    tls: tuple[bytes, bytes] | None,
+    spectator_token: str | None,
+) -> list[TableResult]:
+    cert, key = tls if tls is not None else (None, None)
+    async with open_server(
+        args.address,
+        plaintext=tls is None,
+        tls_cert=cert,
+        tls_key=key,
+        spectator_token=spectator_token,
+    ) as server:
+        starts = [trio.Event() for _ in configs]
+        tables = [server.start_table(c, start=e) for c, e in zip(configs, starts, strict=True)]
+        lines = [
+            json.dumps(
+                {"table": t.name, "seat": s, "ticket": t.ticket(s), "address": server.address}
+            )
+            for t in tables
+            for s in range(4)
+        ]
+        if spectator_token is not None:  # first: the tickets file says the server is ready
+            path = _spectator_token_path(args.spectator_token, args.tickets)
+            publish_spectator_token(spectator_token, path, "serve")
+        _publish(lines, args.tickets)
+        results: list[TableResult | None] = [None] * len(tables)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(stop_on_signals, functools.partial(_stop_tables, tables))
+            for table, start in zip(tables, starts, strict=True):
+                nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
+            async with trio.open_nursery() as waiting:
+                for i, table in enumerate(tables):
+                    waiting.start_soon(_wait_and_release, server, table, results, i)
+            nursery.cancel_scope.cancel()
+        return [r for r in results if r is not None]
+
+
+VOID = "void: "
+"""How a void table's reason begins."""
+
+
+async def start_when_seated(table: Table, start: trio.Event, timeout_s: float) -> None:
+    """Let the table begin once its four seats are connected; if a seat has not connected
+    within ``timeout_s``, the table is void (ended undecided, before any play), by the rule of
+    ``arena run``: a game whose bot never connected is no result."""
+    with trio.move_on_after(timeout_s):
+        await table.connected.wait()
+    never = [seat for seat, state in enumerate(table.seats) if state.stats.connects == 0]
+    if not never:
+        start.set()  # (a seat that connected and dropped may still come back: its clock runs)
+        return
+    seats = f"seat {never[0]}" if len(never) == 1 else f"seats {', '.join(map(str, never))}"
+    table.stop(f"{VOID}{seats} did not connect within {timeout_s:g} s")
+
+
+def _stop_tables(tables: list[Table]) -> None:
+    """On SIGINT or SIGTERM: stop every table (each still reports its result)."""
+    print("arena serve: stopping", file=sys.stderr)
+    for table in tables:
+        table.stop("the server was stopped")
+
+
+async def _wait_and_release(
+    server: ArenaServer, table: Table, results: list[TableResult | None], index: int
+) -> None:
+    """Keep a table's result once it ends (its replay is written by then), then release it."""
+    results[index] = await server.wait(table)
+    server.release(table)
+
+
+def _publish(lines: list[str], path: Path | None) -> None:
+    if path is None:
+        print("\n".join(lines), flush=True)
+        return
+    write_private(path, "\n".join(lines) + "\n", replace=True)
+    print(f"arena serve: {len(lines)} tickets written to {path}", file=sys.stderr, flush=True)
+
+
+def add_spectator_token_option(parser: argparse.ArgumentParser, default_place: str) -> None:
+    """``--spectator-token [PATH]``, the same for ``arena serve`` and ``arena run``: the value
+    is None (no token), True (write it to ``default_place``) or the PATH given."""
+    parser.add_argument(
+        "--spectator-token",
+        nargs="?",
+        type=Path,
+        const=True,
+        default=None,
+        metavar="PATH",
+        help="make an operator token for ArenaService.Watch (WatchRequest.token; bots never get "
+        f"it) and write it to PATH (default: {default_place}), a file readable by you only; "
+        "only the file's name is printed, never the token. Without it nobody may watch",
+    )
+
+
+def publish_spectator_token(token: str, path: Path, command: str) -> None:
+    """Write the operator's Watch token to ``path`` (readable by its owner only, replacing
+    what was there) and say where on stderr: the token itself is never printed."""
+    write_private(path, token + "\n", replace=True)
+    print(
+        f"arena {command}: spectator token written to {path} (readable by you only)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _spectator_token_path(given: Path | bool, tickets: Path | None) -> Path:
+    """Where ``arena serve`` writes the spectator token: PATH, beside the tickets file, or
+    a new temporary file (made readable by its owner only)."""
+    if isinstance(given, Path):
+        return given
+    if tickets is not None:
+        return tickets.with_name(tickets.name + ".spectator")
+    descriptor, name = tempfile.mkstemp(prefix="arena-serve-", suffix=".spectator")
+    os.close(descriptor)
+    return Path(name)
+
+
+def _summary(result: TableResult) -> dict[str, object]:
+    return {
+        "table": result.table,
+        "winner": result.winner,
+        "hands": result.hands,
+        "progress": list(result.progress),
+        "forfeited_by": result.forfeited_by,
+        "reason": result.reason,
+        "void": result.ending is Ending.STOPPED and result.reason.startswith(VOID),
+        "strikes": [s.strikes for s in result.seats],
+        "illegal": [s.illegal for s in result.seats],
+        "replay": None if result.replay is None else str(result.replay),
+    }

@@ -1,0 +1,381 @@
+"""The Arena service's handlers (the gRPC thread): tickets and tokens checked, messages moved
+across the bridge to the tables and sessions in trio.
+
+The handlers see a call only once :class:`chaodipi.arena.serving.admission.Admission` has let it in
+(the caps on streams) and, for ``Enter`` and ``Watch``, once their request has come within the
+first- message deadline; ``Play`` waits for its Hello with the same deadline itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import grpc
+
+from chaodipi.arena.logs import get_logger
+from chaodipi.arena.serving.bridge import Closing, StreamPort
+from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.sessions import Door
+from chaodipi.arena.serving.spectators import released_message
+from chaodipi.arena.serving.table import Table
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi.arena.v2.convert import unsupported_version
+
+if TYPE_CHECKING:
+    from chaodipi.arena.serving.server import ArenaServer
+
+__all__ = ["SERVICE_NAME", "STATUS_OF_END", "Unparsable", "add_servicer"]
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
+OUTBOX_SIZE = 256
+SPECTATOR_OUTBOX_SIZE = 1024
+MAX_BACKLOG = 1000
+"""Messages a bot may have sent that its table has not read yet; past this it is cut off (an
+honest bot has one or two in flight: it waits for its next Decision)."""
+STATUS_OF_END: dict[StreamEnd, grpc.StatusCode] = {
+    StreamEnd.DONE: grpc.StatusCode.OK,
+    StreamEnd.TAKEN_OVER: grpc.StatusCode.ABORTED,
+    StreamEnd.FLOODING: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    StreamEnd.NOT_READING: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    StreamEnd.GONE: grpc.StatusCode.NOT_FOUND,
+    StreamEnd.NO_MORE_GAMES: grpc.StatusCode.FAILED_PRECONDITION,
+    StreamEnd.UNPARSABLE: grpc.StatusCode.INVALID_ARGUMENT,
+    StreamEnd.BROKEN: grpc.StatusCode.INTERNAL,
+}
+"""The status a stream ends with, by how the arena ended it."""
+
+
+def over_message(table: str) -> str:
+    """What a Play naming a table whose match is over is told (NOT_FOUND)."""
+    return (
+        f"table {table!r} is over: its match has ended (the MatchOver went out on the seat's "
+        "stream open at the end), and nothing more is played there"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsable:
+    """What the request deserializer gives for bytes that are not a message (so the handler,
+    not grpc, decides the status: INVALID_ARGUMENT with the reason)."""
+
+    error: str
+
+
+def _parse(message_class: Any) -> Any:
+    """A request deserializer that returns :class:`Unparsable` instead of raising."""
+
+    def parse(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except Exception as err:  # DecodeError, or invalid UTF-8 in a string field
+            return Unparsable(f"{type(err).__name__}: {err}"[:200])
+
+    return parse
+
+
+class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
+    """The gRPC side (asyncio thread): checks tickets and moves messages across the bridge."""
+
+    def __init__(self, server: ArenaServer) -> None:
+        self.server = server
+
+    def _find_seat(self, ticket: str) -> tuple[Table, int] | None:
+        table_name, _, rest = ticket.partition("/")
+        seat_text, _, secret = rest.partition("/")
+        table = self.server.tables.get(table_name)
+        if table is None or seat_text not in ("0", "1", "2", "3"):
+            return None
+        seat = int(seat_text)
+        return (table, seat) if table.check_secret(seat, secret) else None
+
+    @staticmethod
+    async def _refuse(
+        context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, **bound: Any
+    ) -> NoReturn:
+        """End a call that is refused, and log it (the peer and the reason: never a ticket
+        or a token)."""
+        get_logger(**bound).warning("refused", peer=context.peer(), code=code.name, reason=reason)
+        await context.abort(code, reason)
+        raise AssertionError("context.abort returns only by raising")
+
+    async def _hello(self, context: grpc.aio.ServicerContext) -> pb.Hello:
+        """The first message, which must be a Hello of our protocol version."""
+        deadline = self.server.options.limits.first_message_s
+        try:
+            first = await asyncio.wait_for(context.read(), deadline)
+        except TimeoutError:
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"no Hello within {deadline:g} s of opening the stream",
+                rpc="Play",
+            )
+        if isinstance(first, Unparsable):
+            await self._refuse(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message does not parse as a PlayRequest ({first.error})",
+                rpc="Play",
+            )
+        if first is grpc.aio.EOF or first.WhichOneof("request") != "hello":
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "the first message must be a Hello",
+                rpc="Play",
+            )
+        hello: pb.Hello = first.hello
+        await self._check_version(context, hello.protocol_version, "Play")
+        return hello
+
+    async def _check_version(
+        self, context: grpc.aio.ServicerContext, version: int, rpc: str
+    ) -> None:
+        """Refuse a Hello or EnterRequest of a protocol version this server does not speak."""
+        refusal = unsupported_version(version)
+        if refusal is not None:
+            await self._refuse(context, grpc.StatusCode.FAILED_PRECONDITION, refusal, rpc=rpc)
+
+    async def _seat(self, context: grpc.aio.ServicerContext, ticket: str) -> tuple[Table, int]:
+        """The seat a ticket names, or the call is refused. A table whose match is over gets
+        NOT_FOUND whatever the rest of the ticket, held or released: its seats' MatchOver went
+        out on the streams open at the end, and nothing more is played there."""
+        name = ticket.partition("/")[0]
+        table = self.server.tables.get(name)
+        if table is not None and table.result is not None:
+            await self._refuse(
+                context, grpc.StatusCode.NOT_FOUND, over_message(name), rpc="Play", table=name
+            )
+        if name in self.server.released:
+            await self._refuse(
+                context, grpc.StatusCode.NOT_FOUND, released_message(name), rpc="Play", table=name
+            )
+        found = self._find_seat(ticket)
+        if found is not None:
+            return found
+        known = name if name in self.server.tables else None  # never log what a bot made up
+        await self._refuse(
+            context,
+            grpc.StatusCode.UNAUTHENTICATED,
+            "unknown or wrong ticket",
+            rpc="Play",
+            table=known,
+        )
+
+    async def Enter(
+        self, request: pb.EnterRequest | Unparsable, context: grpc.aio.ServicerContext
+    ) -> None:
+        if isinstance(request, Unparsable):
+            await self._refuse(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request does not parse as an EnterRequest ({request.error})",
+                rpc="Enter",
+            )
+        await self._check_version(context, request.protocol_version, "Enter")
+        door = self._door(request.token)
+        if door is None:
+            await self._refuse(
+                context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc="Enter"
+            )
+        bridge = self.server.bridge
+        connection = StreamPort(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        bridge.to_trio(door.enter, connection, request)
+        try:
+            await self._write(context, connection)
+        finally:
+            bridge.to_trio(door.leave, connection)
+
+    def _door(self, token: str) -> Door | None:
+        for known, door in list(self.server.doors.items()):
+            if secrets.compare_digest(known.encode(), token.encode()):
+                return door
+        return None
+
+    async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
+        hello = await self._hello(context)
+        table, seat = await self._seat(context, hello.ticket)
+        bridge = self.server.bridge
+        connection = StreamPort(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
+        reader = asyncio.ensure_future(self._read(context, table, seat, connection))
+        try:
+            await self._write(context, connection)
+        finally:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)  # its end is not news
+            bridge.to_trio(table.detach, seat, connection)
+
+    async def _read(
+        self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: StreamPort
+    ) -> None:
+        """Hand each message to the table; end the stream (with a status, and a log line) on
+        bytes that do not parse, a backlog that shows a flood, or a read that fails."""
+        log = get_logger(table=table.name, seat=seat)
+        try:
+            await self._read_messages(context, table, seat, connection, log)
+        except Exception as err:  # the stream broke: say so instead of going quiet
+            if connection.closed:
+                return  # the server ended the stream (a cut-off, logged as such): not news
+            log.warning("read_failed", peer=connection.peer, error=f"{type(err).__name__}: {err}")
+            connection._offer_close(
+                Closing(
+                    StreamEnd.BROKEN,
+                    f"reading your stream failed ({type(err).__name__}); reconnect with your "
+                    "ticket",
+                )
+            )
+
+    async def _read_messages(
+        self,
+        context: grpc.aio.ServicerContext,
+        table: Table,
+        seat: int,
+        connection: StreamPort,
+        log: Any,
+    ) -> None:
+        bridge = self.server.bridge
+        while True:
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                return
+            if isinstance(message, Unparsable):
+                log.warning("unparsable_message", peer=connection.peer, error=message.error)
+                connection._offer_close(
+                    Closing(
+                        StreamEnd.UNPARSABLE,
+                        f"a message does not parse as a PlayRequest ({message.error}): this "
+                        "stream is ended; reconnect with your ticket",
+                    )
+                )
+                return
+            connection.handed += 1
+            if connection.handed - connection.handled > MAX_BACKLOG:
+                log.warning("flood_cut_off", peer=connection.peer, backlog=MAX_BACKLOG)
+                connection._offer_close(
+                    Closing(
+                        StreamEnd.FLOODING,
+                        f"flooding: {MAX_BACKLOG} messages sent that the table has not read "
+                        "yet: cut off. Send one answer per Decision",
+                    )
+                )
+                return
+            # the port counts the message taken once it reaches the table (not the table)
+            bridge.to_trio(connection.deliver, table.receive, seat, connection, message)
+
+    async def _write(self, context: grpc.aio.ServicerContext, connection: StreamPort) -> None:
+        while True:
+            item = await connection.outbox.get()
+            if isinstance(item, Closing):
+                if item.end is not StreamEnd.DONE:
+                    await context.abort(STATUS_OF_END[item.end], item.details)
+                return
+            await context.write(item)
+
+    async def _spectated_table(
+        self, request: pb.WatchRequest | Unparsable, context: grpc.aio.ServicerContext
+    ) -> Table:
+        """The table a Watch may follow: the spectator token checked, the caps kept."""
+        server = self.server
+        expected = server.options.spectator_token
+        if isinstance(request, Unparsable):
+            await self._refuse(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the request does not parse as a WatchRequest ({request.error})",
+                rpc="Watch",
+            )
+        if expected is None:
+            await self._refuse(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                "watching is off on this server: start it with a spectator token "
+                "(arena serve --spectator-token) and send that token in WatchRequest.token",
+                rpc="Watch",
+            )
+        if not secrets.compare_digest(expected.encode(), request.token.encode()):
+            await self._refuse(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "wrong or missing spectator token (WatchRequest.token)",
+                rpc="Watch",
+            )
+        table = server.tables.get(request.table)
+        if table is None:
+            await self._refuse(
+                context,
+                grpc.StatusCode.NOT_FOUND,
+                server.missing_table_message(request.table),
+                rpc="Watch",
+            )
+        if server.watching[table.name] >= server.options.max_spectators_per_table:
+            await self._refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"table {table.name!r} has {server.options.max_spectators_per_table} "
+                "spectators already, the most it takes",
+                rpc="Watch",
+                table=table.name,
+            )
+        if server.watching.total() >= server.options.max_spectators:
+            await self._refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server has {server.options.max_spectators} spectators already, the "
+                "most it takes",
+                rpc="Watch",
+                table=table.name,
+            )
+        return table
+
+    async def Watch(
+        self, request: pb.WatchRequest | Unparsable, context: grpc.aio.ServicerContext
+    ) -> None:
+        table = await self._spectated_table(request, context)
+        server = self.server
+        bridge = server.bridge
+        connection = StreamPort(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
+        server.watching[table.name] += 1
+        bridge.to_trio(table.watch, connection)
+        try:
+            # the spectator may read these as "you are in": its stream is attached before any
+            # bot's connection made after this
+            await context.send_initial_metadata(())
+            await self._write(context, connection)
+        finally:
+            server.watching[table.name] -= 1
+            if server.watching[table.name] <= 0:
+                del server.watching[table.name]
+            bridge.to_trio(table.unwatch, connection)
+
+
+def add_servicer(server: ArenaServer, grpc_server: grpc.aio.Server) -> None:
+    """Register the service as the generated ``add_ArenaServiceServicer_to_server`` does,
+    except that requests are read with :func:`_parse`: bytes that do not parse reach the
+    handler, which ends the call with INVALID_ARGUMENT and the reason (the generated
+    registration would let grpc end it with UNKNOWN, saying nothing)."""
+    servicer = _Servicer(server)
+    handlers = {
+        "Enter": grpc.unary_stream_rpc_method_handler(
+            servicer.Enter,
+            request_deserializer=_parse(pb.EnterRequest),
+            response_serializer=pb.EnterResponse.SerializeToString,
+        ),
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=_parse(pb.PlayRequest),
+            response_serializer=pb.PlayResponse.SerializeToString,
+        ),
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=_parse(pb.WatchRequest),
+            response_serializer=pb.WatchResponse.SerializeToString,
+        ),
+    }
+    generic = grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+    grpc_server.add_generic_rpc_handlers((generic,))
+    grpc_server.add_registered_method_handlers(SERVICE_NAME, handlers)

@@ -1,0 +1,607 @@
+"""A table: four seats, one match, the clocks, and everything each seat is sent.
+
+A table is one trio task that plays the match decision by decision. It knows each seat's
+stream as a port (:mod:`chaodipi.arena.serving.port`: send, close, peer), nothing of gRPC: bots'
+messages arrive through :meth:`Table.receive` (called by the gRPC layer, or a test), which refuses
+what does not answer the open decision and hands the rest to that task over a bounded channel. The
+table owns each seat's allowance of unasked messages (:mod:`chaodipi.arena.serving.flood`), made
+fresh whenever a stream attaches, and cuts off a stream that floods. A decision's deadline is
+a cancel scope (``move_on_after``): per-decision time plus the seat's match bank plus a small
+grace. On timeout the table plays a deterministic default move, records a strike and tells the
+bot; after ``max_strikes`` the seat forfeits the match for its team.
+
+Everything a seat is sent comes from ``chaodipi.engine.view.observe(match, seat)`` (the Snapshot, on
+every connect) or from events whose audience includes that seat: nothing else of the state is
+read on the way out. Events reach a seat one way only: each rides, once and in order, on the
+seat's next Decision (or its MatchOver), read from the match's log by the seat's cursor
+(``match.events_since``). Each event is converted to its message once, when it happens; every
+message is built by the contract's conversion (:mod:`chaodipi.arena.v2.convert`).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from chaodipi.arena.logs import get_logger
+from chaodipi.arena.serving.flood import FloodGuard
+from chaodipi.arena.serving.port import Port, StreamEnd
+from chaodipi.arena.serving.spectators import Spectators
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import convert
+from chaodipi.arena.v2.convert import MatchEnd, WireError
+from chaodipi.engine.actions import Action, LegalActions, Pass
+from chaodipi.engine.errors import IllegalAction
+from chaodipi.engine.events import HandOver
+from chaodipi.engine.match import Ending, HandRecord, Match
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.replay import replay_lines
+from chaodipi.engine.seats import other_team, team_of
+from chaodipi.engine.view import observe
+
+_ILLEGAL, _MALFORMED = pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED
+_STALE, _NOT_YOUR_TURN = pb.REFUSAL_CODE_STALE, pb.REFUSAL_CODE_NOT_YOUR_TURN
+
+__all__ = [
+    "SeatStats",
+    "Table",
+    "TableConfig",
+    "TableResult",
+    "forced_action",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """How a table plays: the rules, the shuffle seed, the clocks, where the replay goes."""
+
+    preset: Preset
+    seed: int | str = 0
+    max_hands: int | None = None
+    decision_ms: int = 1000
+    bank_ms: int = 30_000
+    grace_ms: int = 50
+    max_strikes: int = 3
+    connect_timeout_s: float = 30.0
+    replay_dir: Path | None = None
+
+
+@dataclass(slots=True)
+class SeatStats:
+    """What one seat did, for reports."""
+
+    name: str = ""
+    decisions: int = 0
+    think_s: float = 0.0
+    strikes: int = 0
+    illegal: int = 0
+    malformed: int = 0
+    connects: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """How a table's match ended."""
+
+    table: str
+    winner: int | None
+    hands: int
+    progress: tuple[int, int]
+    reward: int
+    forfeited_by: int | None
+    reason: str
+    seats: tuple[SeatStats, ...]
+    replay: Path | None
+    ending: Ending = Ending.PLAYED_OUT
+    hand_records: tuple[HandRecord, ...] = ()
+    """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """Why a match ended before its end: undecided (``forfeited_by`` None: stopped, failed,
+    void), or lost by the team of the seat ``forfeited_by``."""
+
+    reason: str
+    forfeited_by: int | None = None
+
+
+@dataclass(slots=True)
+class _Seat:
+    ticket: str
+    connection: Port | None = None
+    guard: FloodGuard = field(default_factory=FloodGuard)
+    """The allowance of unasked messages of the connection attached now (made fresh with it)."""
+    bank_s: float = 0.0
+    stats: SeatStats = field(default_factory=SeatStats)
+
+
+@dataclass(slots=True)
+class _Open:
+    seat: int
+    id: int
+    legal: LegalActions
+    opened: float
+    budget_s: float
+    legal_message: pb.LegalActions
+
+
+def forced_action(legal: LegalActions) -> Action | None:
+    """The only legal action, if there is just one (the table plays it without asking)."""
+    if legal.cards is None:
+        return Pass() if not legal.bids and legal.can_pass else None
+    if len(legal.cards.options) == 1 and legal.cards.options[0].is_single:
+        return legal.default()
+    return None
+
+
+class Table:
+    """One table's seats and match. Create it, then ``await run()`` in a nursery (and, for a
+    table with an embargo, ``await embargo()`` beside it)."""
+
+    def __init__(
+        self,
+        name: str,
+        config: TableConfig,
+        start: trio.Event | None = None,
+        spectators_after: trio.Event | None = None,
+    ) -> None:
+        """``start``: when given, the match begins only once it is set (and every seat is
+        connected), so that many tables can begin together. ``spectators_after``: when given,
+        spectators receive nothing of this table until it is set; they then get the public
+        events held back so far, and the rest live."""
+        self.name = name
+        self.config = config
+        self.match = Match(config.preset, config.seed, config.max_hands)
+        self.seats = [
+            _Seat(secrets.token_urlsafe(24), bank_s=config.bank_ms / 1000) for _ in range(4)
+        ]
+        self.gallery = Spectators(name, spectators_after)
+        self.finished = trio.Event()
+        self.result: TableResult | None = None
+        self._answers_send, self._answers_receive = trio.open_memory_channel[
+            tuple[int, Port, pb.Answer]
+        ](16)
+        self.connected = trio.Event()
+        """Set when every seat has connected (or its bot is known to be gone)."""
+        self._start = start
+        self._absent: set[int] = set()
+        self._decision: _Open | None = None
+        self._decisions = 0
+        self._messages: list[pb.Event] = []
+        """Each event of the match's log as its message, converted once (index: seq - 1)."""
+        self._sent = [0, 0, 0, 0]
+        """Per seat, the log's cursor up to which the seat has been sent what it may see."""
+        self._cut: _Cut | None = None
+        """Why the match ended before its end, once it has."""
+        self._ending = Ending.PLAYED_OUT
+        self._scope = trio.CancelScope()
+        self.latencies: list[float] = []
+        """Seconds from sending each answered decision to receiving its legal answer."""
+        self._log = get_logger(table=name)
+
+    # -- identity -----------------------------------------------------------------------------
+
+    def ticket(self, seat: int) -> str:
+        """The seat's ticket: ``table/seat/secret`` (only the secret part is secret)."""
+        return f"{self.name}/{seat}/{self.seats[seat].ticket}"
+
+    def check_secret(self, seat: int, secret: str) -> bool:
+        return secrets.compare_digest(self.seats[seat].ticket.encode(), secret.encode())
+
+    # -- connections (called in trio: from the gRPC layer, or a test) --------------------------
+
+    def attach(self, seat: int, connection: Port, bot_name: str) -> None:
+        """A bot presented this seat's ticket: the newest connection wins."""
+        state = self.seats[seat]
+        old = state.connection
+        if old is not None:
+            old.close(StreamEnd.TAKEN_OVER, f"seat {seat} was taken over by a newer connection")
+        state.connection = connection
+        state.guard = FloodGuard()
+        state.stats.connects += 1
+        state.stats.name = bot_name or state.stats.name
+        self._log.info(
+            "seat_connected",
+            seat=seat,
+            bot=bot_name,
+            peer=connection.peer,
+            resumed=old is not None or state.stats.connects > 1,
+        )
+        config = self.config
+        connection.send(
+            convert.welcome(
+                seat,
+                table=self.name,
+                preset=config.preset.name,
+                decision_ms=config.decision_ms,
+                bank_s=self._clock(seat)[1],
+                max_strikes=config.max_strikes,
+                max_hands=config.max_hands,
+                resumed=state.stats.connects > 1,
+            )
+        )
+        if self.result is not None:
+            connection.send(convert.match_over(self._match_end(), self._news(seat)))
+            connection.close()
+            return
+        self._convert_events()
+        view = observe(self.match, seat)
+        events = [self._messages[e.seq - 1] for e in view.events]
+        connection.send(convert.snapshot(view, events))
+        self._sent[seat] = view.cursor  # the snapshot has what came before
+        if self._decision is not None and self._decision.seat == seat:
+            self._send_decision()
+        self._check_ready()
+
+    def detach(self, seat: int, connection: Port) -> None:
+        state = self.seats[seat]
+        if state.connection is connection:
+            state.connection = None
+            self._log.info("seat_disconnected", seat=seat)
+
+    def receive(self, seat: int, connection: Port, message: pb.PlayRequest) -> None:
+        """A message from a bot's stream: an answer to the seat's open decision goes to the
+        table's task; anything else is refused with the reason."""
+        state = self.seats[seat]
+        if state.connection is not connection or state.guard.tripped:
+            return  # left over from a replaced (or cut off) connection
+        if message.WhichOneof("request") != "answer":
+            state.stats.malformed += 1
+            self._refuse(seat, connection, 0, _MALFORMED, "after Hello, send only Answer messages")
+            return
+        answer = message.answer
+        decision = self._decision
+        if decision is not None and decision.seat == seat and answer.decision_id == decision.id:
+            try:
+                self._answers_send.send_nowait((seat, connection, answer))
+            except trio.WouldBlock:
+                self._refuse(
+                    seat, connection, answer.decision_id, _MALFORMED, "answer one at a time"
+                )
+        elif 0 < answer.decision_id <= self._decisions or (
+            decision is not None and decision.seat == seat
+        ):
+            self._refuse_stale(seat, connection, answer.decision_id)
+        else:
+            self._refuse(
+                seat, connection, answer.decision_id, _NOT_YOUR_TURN, "it is not your turn"
+            )
+
+    def _refuse_stale(self, seat: int, connection: Port, decision_id: int) -> None:
+        decision = self._decision
+        now_open = (
+            f"decision {decision.id} is"
+            if decision is not None and decision.seat == seat
+            else "none of yours is"
+        )
+        self._refuse(
+            seat,
+            connection,
+            decision_id,
+            _STALE,
+            f"decision {decision_id} is not open; {now_open}",
+        )
+
+    # -- spectators (called in trio: from the gRPC layer, or a test) ----------------------------
+
+    @property
+    def spectators(self) -> set[Port]:
+        """Who watches the table now (:mod:`chaodipi.arena.serving.spectators`)."""
+        return self.gallery.connections
+
+    @property
+    def released(self) -> bool:
+        """The server has dropped the table: nobody may join it."""
+        return self.gallery.released
+
+    def watch(self, connection: Port) -> None:
+        self.gallery.join(connection)
+
+    def unwatch(self, connection: Port) -> None:
+        self.gallery.leave(connection)
+
+    async def embargo(self) -> None:
+        """Runs beside :meth:`run` for a table with ``spectators_after``
+        (:meth:`Spectators.embargo`)."""
+        await self.gallery.embargo()
+
+    def release(self) -> None:
+        """The server drops this table (its match is over): close what still watches it and
+        let go of everything the match kept."""
+        self.gallery.release()
+        self._messages = []
+
+    def seat_gone(self, seat: int) -> None:
+        """This seat's bot died before connecting: stop waiting for it (its turns time out)."""
+        self._absent.add(seat)
+        self._check_ready()
+
+    def _check_ready(self) -> None:
+        if all(s.connection is not None or i in self._absent for i, s in enumerate(self.seats)):
+            self.connected.set()
+
+    def stop(self, reason: str) -> None:
+        """End the match now, undecided (the server is shutting down)."""
+        if self.result is None:
+            self._cut = _Cut(reason)
+            self._scope.cancel()
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """End the match now, lost by ``seat``'s team (its bot is gone for good: a process that
+        crashed cannot come back, so waiting out its clock would only cost time)."""
+        if self.result is None:
+            self._cut = _Cut(reason, forfeited_by=seat)
+            self._scope.cancel()
+
+    # -- the match ------------------------------------------------------------------------------
+
+    async def run(self) -> TableResult:
+        """Play the match to its end (or a forfeit) and return the result."""
+        try:
+            with self._scope:
+                with trio.move_on_after(self.config.connect_timeout_s):
+                    await self.connected.wait()
+                if self._start is not None:
+                    await self._start.wait()
+                await self._play()
+        except Exception as err:
+            self._cut = _Cut(f"the table failed: {type(err).__name__}: {err}")
+            self._ending = Ending.FAILED
+            raise
+        finally:
+            if self.result is None:
+                self._cut = self._cut or _Cut("the table stopped")
+                self._finish()
+        assert self.result is not None
+        return self.result
+
+    async def _play(self) -> None:
+        match = self.match
+        while not match.over and self._cut is None:
+            self._convert_events()
+            seat = match.to_play
+            legal = match.legal_actions(seat)
+            forced = forced_action(legal)
+            if forced is not None:
+                match.apply(seat, forced)
+                continue
+            await self._decide(seat, legal)
+        self._finish()
+
+    async def _decide(self, seat: int, legal: LegalActions) -> None:
+        state = self.seats[seat]
+        decision_s = self.config.decision_ms / 1000
+        self._decisions += 1
+        opened = trio.current_time()
+        budget = decision_s + state.bank_s
+        legal_message = convert.legal_message(legal)
+        self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
+        self._send_decision()
+        with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
+            await self._answer(seat)
+        used = trio.current_time() - opened
+        self._decision = None
+        self._refuse_leftover_answers()
+        state.stats.decisions += 1
+        state.stats.think_s += used
+        state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
+        if scope.cancelled_caught:
+            self._strike(seat, legal)
+
+    async def _answer(self, seat: int) -> None:
+        """Wait for the open decision's legal answer and apply it (refusing the others)."""
+        state = self.seats[seat]
+        assert self._decision is not None
+        opened = self._decision.opened
+        while True:
+            answer_seat, connection, message = await self._answers_receive.receive()
+            if answer_seat != seat or message.decision_id != self._decisions:
+                self._refuse_stale(answer_seat, connection, message.decision_id)
+                continue
+            try:
+                self.match.apply(seat, convert.action_from_message(message.action))
+            except WireError as err:
+                state.stats.malformed += 1
+                self._refuse(seat, connection, message.decision_id, _MALFORMED, str(err))
+                continue
+            except IllegalAction as err:
+                state.stats.illegal += 1
+                self._refuse(seat, connection, message.decision_id, _ILLEGAL, str(err))
+                continue
+            self.latencies.append(trio.current_time() - opened)
+            return
+
+    def _refuse_leftover_answers(self) -> None:
+        """Answers that reached the channel while the decision was open but after its answer
+        (an answer sent twice, say): each gets its Refused now, none is dropped unseen."""
+        while True:
+            try:
+                seat, connection, message = self._answers_receive.receive_nowait()
+            except trio.WouldBlock:
+                return
+            self._refuse_stale(seat, connection, message.decision_id)
+
+    def _strike(self, seat: int, legal: LegalActions) -> None:
+        state = self.seats[seat]
+        action = legal.default()
+        self.match.apply(seat, action)
+        state.stats.strikes += 1
+        self._log.warning("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
+        self._send(
+            seat,
+            convert.strike(self._decisions, action, state.stats.strikes, self.config.max_strikes),
+        )
+        if state.stats.strikes >= self.config.max_strikes:
+            self._cut = _Cut(f"seat {seat} timed out {state.stats.strikes} times", seat)
+
+    def _send_decision(self) -> None:
+        """The open decision to its seat, with the events the seat has not been sent yet."""
+        decision = self._decision
+        assert decision is not None
+        seat = decision.seat
+        deadline_s, bank_s = self._clock(seat)
+        self._convert_events()
+        cursor = self.match.log.cursor
+        message = convert.decision(
+            decision.id,
+            events=self._news(seat),
+            legal=decision.legal_message,
+            deadline_s=deadline_s,
+            bank_s=bank_s,
+            strikes=self.seats[seat].stats.strikes,
+            cursor=cursor,
+        )
+        self._send(seat, message)
+
+    def _clock(self, seat: int) -> tuple[float, float]:
+        """What is left now of ``seat``'s clock: (per-decision time, match bank), in seconds.
+        While a decision of the seat is open, its time runs: the per-decision allowance first,
+        then the bank (so a Decision sent again after a reconnect, and the Welcome before it,
+        say what is left at that moment, not what there was when the decision opened)."""
+        state = self.seats[seat]
+        decision = self._decision
+        decision_s = self.config.decision_ms / 1000
+        if decision is None or decision.seat != seat:
+            return decision_s, state.bank_s
+        used = trio.current_time() - decision.opened
+        return max(0.0, decision_s - used), max(0.0, min(state.bank_s, decision.budget_s - used))
+
+    def _news(self, seat: int) -> list[pb.Event]:
+        """The events ``seat`` may see that it has not been sent, as messages; from now on it
+        has been sent them (whether or not it is connected: a reconnect gets a snapshot)."""
+        news = self.match.events_since(self._sent[seat], seat)
+        self._sent[seat] = self.match.log.cursor
+        return [self._messages[e.seq - 1] for e in news]
+
+    def _refuse(
+        self, seat: int, connection: Port, decision_id: int, code: int, reason: str
+    ) -> None:
+        """Refuse what ``connection`` sent, and count it against the bot's allowance of
+        unasked messages: past it, the bot floods and is cut off."""
+        state = self.seats[seat]
+        guard = state.guard
+        if state.connection is not connection or guard.tripped:
+            return  # no longer the seat's stream (ended, or replaced and closed), or cut off
+        if not guard.take(trio.current_time()):
+            guard.tripped = True
+            self._log.warning(
+                "flood_cut_off",
+                seat=seat,
+                peer=connection.peer,
+                burst=guard.burst,
+                per_s=guard.refill_per_s,
+            )
+            connection.close(
+                StreamEnd.FLOODING,
+                f"flooding: more than {guard.burst:g} messages the table did not ask for "
+                f"(each got a Refused), beyond {guard.refill_per_s:g} a second: cut off. Send "
+                "one answer per Decision, and answer again only after a Refused",
+            )
+            return
+        connection.send(convert.refused(decision_id, code, reason))
+
+    def _send(self, seat: int, message: pb.PlayResponse) -> None:
+        connection = self.seats[seat].connection
+        if connection is not None:
+            connection.send(message)
+
+    # -- events and the end ---------------------------------------------------------------------
+
+    def _convert_events(self) -> None:
+        """Convert the events the engine recorded since last time, once each; show the public
+        ones to spectators at once (or hold them back under an embargo)."""
+        messages = self._messages
+        for event in self.match.log.all_since(len(messages)):
+            message = convert.event_message(event)
+            messages.append(message)
+            payload = event.payload
+            if event.public:
+                self.gallery.show(message, ends_a_hand=isinstance(payload, HandOver))
+            if isinstance(payload, HandOver):
+                self._log.info(
+                    "hand_over",
+                    hand=event.hand,
+                    dealer=payload.result.dealer,
+                    defenders_points=payload.total,
+                    progress=list(payload.progress),
+                    note=payload.note,
+                )
+
+    def _match_end(self) -> MatchEnd:
+        """The match's end, as every MatchOver says it."""
+        result = self.result
+        assert result is not None
+        return MatchEnd(
+            ending=result.ending,
+            reason=result.reason,
+            winner=result.winner,
+            hands=result.hands,
+            progress=result.progress,
+            forfeited_by=result.forfeited_by,
+            reward=result.reward,
+        )
+
+    def _finish(self) -> None:
+        if self.result is not None:
+            return
+        self._convert_events()
+        match = self.match
+        cut = self._cut
+        ending = self._ending
+        if cut is not None and cut.forfeited_by is not None:
+            winner: int | None = other_team(team_of(cut.forfeited_by))
+            reason, ending = cut.reason, Ending.FORFEIT
+        elif cut is not None:
+            winner, reason = None, cut.reason
+            ending = Ending.STOPPED if ending is Ending.PLAYED_OUT else ending
+        else:
+            winner, reason = match.winner, "played to the end"
+        replay = self._write_replay(cut)
+        self.result = TableResult(
+            table=self.name,
+            winner=winner,
+            hands=len(match.records),
+            hand_records=tuple(match.records),
+            progress=(match.progress[0], match.progress[1]),
+            reward=match.reward if cut is None else 0,
+            forfeited_by=None if cut is None else cut.forfeited_by,
+            reason=reason,
+            seats=tuple(s.stats for s in self.seats),
+            replay=replay,
+            ending=ending,
+        )
+        self._log.info(
+            "match_over",
+            winner=winner,
+            hands=self.result.hands,
+            reason=reason,
+            strikes=[s.stats.strikes for s in self.seats],
+        )
+        end = self._match_end()
+        for seat, state in enumerate(self.seats):
+            if state.connection is not None:
+                state.connection.send(convert.match_over(end, self._news(seat)))
+                state.connection.close()
+        self.gallery.end(convert.match_over_message(end))
+        self.finished.set()
+
+    def _write_replay(self, cut: _Cut | None) -> Path | None:
+        directory = self.config.replay_dir
+        if directory is None:
+            return None
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{self.name}.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for line in replay_lines(self.match):
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            if cut is not None:  # the replay format's forfeit: the seat, or -1 when undecided
+                seat = -1 if cut.forfeited_by is None else cut.forfeited_by
+                row: dict[str, Any] = {"forfeit": seat, "reason": cut.reason}
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        return path

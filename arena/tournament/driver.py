@@ -1,0 +1,226 @@
+"""The tournament driver: one run, wherever its games are played.
+
+:func:`run_tournament` claims the results database (``--resume`` skips what is stored, and
+deals the same cards from the key kept there), asks a backend
+(:mod:`chaodipi.arena.tournament.backend`) to play the rest, here
+(:class:`chaodipi.arena.tournament.local.LocalBackend`, the default) or on a Ray cluster
+(:class:`chaodipi.arena.tournament.ray_backend.RayBackend`), and takes its stream of typed game
+results. It alone owns what the run keeps and decides:
+
+* **the rows**, through the :class:`chaodipi.arena.tournament.recorder.Recorder`: stored once each
+  as they come, progress, the SPRT after every complete duplicate pair;
+* **the failure count** (:class:`FailureCount`): a bot that fails to start, or whose processes
+  die, in 3 games in a row stops the run, counted over every game wherever it was played, from
+  the facts each result carries;
+* **the replays** (:class:`ReplayStore`): a game's replay is written into the replays folder
+  only once every game of this run on its deal is stored, so that no replay shows a deal while
+  its twin game still plays (``docs/trust.md``);
+* **signals**: Ctrl-C or SIGTERM (:mod:`chaodipi.arena.signals`) cancels the backend; the games in
+  flight are dropped, what is stored stays, and ``interrupted`` is set.
+
+It stops the backend by cancelling it: when the SPRT has decided, when a bot keeps failing, on
+a signal, and, when the backend raises :class:`chaodipi.arena.tournament.backend.BackendFailed`,
+with its reason. Once it has decided to stop, no further result is stored.
+"""
+
+from __future__ import annotations
+
+import shlex
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import trio
+
+from chaodipi.arena.errors import BackendFailed
+from chaodipi.arena.logs import get_logger
+from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.signals import stop_on_signals
+from chaodipi.arena.tournament.backend import Assignment, Backend, BotFailure, GameResult, Games
+from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
+from chaodipi.arena.tournament.local import LocalBackend
+from chaodipi.arena.tournament.recorder import Outcome, Recorder
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
+
+__all__ = [
+    "FAILURES_IN_A_ROW",
+    "FailureCount",
+    "ReplayStore",
+    "prepare_log_dir",
+    "run_tournament",
+]
+
+FAILURES_IN_A_ROW = 3
+"""A bot that fails in this many games in a row stops the run."""
+
+
+class FailureCount:
+    """Counts, per bot, the games in a row in which it failed to start, or in which one of its
+    processes died; a bot that failed ``limit`` times in a row stops the run (as cutechess-cli
+    and fastchess stop on an engine that cannot start or keeps crashing), rather than filling
+    the database with void games and forfeits. A game it played through starts the count
+    again.
+
+    In one game, a bot's seats that never played count once; each process that died counts
+    once, however many games it held seats in when it died.
+    """
+
+    def __init__(self, bots: Iterable[BotSpec], limit: int = FAILURES_IN_A_ROW) -> None:
+        self.limit = limit
+        self._bots = {spec.name: spec for spec in bots}
+        self._in_a_row: dict[str, int] = {}
+        self._deaths: set[str] = set()
+
+    def count(self, result: GameResult) -> str | None:
+        """Count a stored game's failures; the message that stops the run, once a bot has
+        failed too often."""
+        failing: set[str] = set()
+        never_played = [f for f in result.failures if not f.had_played]
+        died = [f for f in result.failures if f.had_played]
+        for failure in never_played + died:
+            first_here = failure.bot not in failing
+            failing.add(failure.bot)
+            if failure.had_played:
+                if failure.process in self._deaths:
+                    continue  # one process dying in several games at once is one failure
+                self._deaths.add(failure.process)
+            elif not first_here:
+                continue  # its other seats in this game, which it did not play either
+            message = self._failed(failure)
+            if message is not None:
+                return message
+        for bot in result.played - failing:
+            self._in_a_row[bot] = 0
+        return None
+
+    def _failed(self, failure: BotFailure) -> str | None:
+        count = self._in_a_row.get(failure.bot, 0) + 1
+        self._in_a_row[failure.bot] = count
+        if count < self.limit:
+            return None
+        spec = self._bots[failure.bot]
+        how = f"command: {shlex.join(spec.argv())}" if spec.command else "an external bot"
+        tail = "" if failure.stderr is None else f"; the tail of its stderr:\n{failure.stderr}"
+        what = "kept dying: it died in" if failure.had_played else "failed to start"
+        hint = ""
+        if spec.command and not spec.fresh and not failure.had_played:
+            hint = (
+                " (if this bot can play only one game per process, give it `fresh = true` in "
+                "the config)"
+            )
+        return (
+            f"bot {failure.bot!r} {what} {count} games in a row ({failure.why}; {how}){hint}{tail}"
+        )
+
+
+class ReplayStore:
+    """Replays written into ``folder`` (``<game label>.jsonl``), each only once every game of
+    ``games`` on its deal is stored: until then they wait here, compressed. A deal that never
+    completes (the run stopped) leaves no replay, as its games are played again on
+    ``--resume``. Without a folder nothing is kept."""
+
+    def __init__(self, folder: Path | None, games: Sequence[GameKey]) -> None:
+        self.folder = folder
+        self._left = Counter(key.deal for key in games)
+        self._held: dict[int, list[tuple[GameKey, bytes]]] = {}
+
+    def add(self, key: GameKey, replay: bytes | None) -> None:
+        """A game of ``key``'s deal is stored (with its replay, or None without one)."""
+        deal = key.deal
+        if self.folder is not None and replay is not None:
+            self._held.setdefault(deal, []).append((key, replay))
+        self._left[deal] -= 1
+        if self._left[deal] > 0:
+            return
+        for game, compressed in self._held.pop(deal, []):
+            assert self.folder is not None
+            self.folder.mkdir(parents=True, exist_ok=True)
+            (self.folder / f"{game_label(game)}.jsonl").write_bytes(zlib.decompress(compressed))
+
+
+def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:
+    """The folder for the bots' stderr files (``<database stem>-logs`` beside the database
+    unless given), made private."""
+    log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir.chmod(0o700)  # other users need not read what the bots wrote
+    return log_dir
+
+
+async def run_tournament(
+    config: TournamentConfig,
+    backend: Backend | None = None,
+    *,
+    resume: bool = False,
+    sprt_test: SprtTest | None = None,
+    on_game: Callable[[GameRow, int, int], None] | None = None,
+    log_dir: Path | None = None,
+) -> Outcome:
+    """Play every game of ``config`` not yet stored, on ``backend`` (default: here, on
+    127.0.0.1 with any free port); ``on_game(row, done, total)`` after each stored one.
+
+    Returns what the run did: ``stopped`` says why it ended early (a bot that keeps failing,
+    a backend that could not go on), ``sprt`` the verdict that ended it, ``interrupted`` that
+    Ctrl-C or SIGTERM did (when this runs in the main thread). Raises what
+    :class:`chaodipi.arena.tournament.results.ResultsDB` raises (a database in use, or another
+    tournament's, or one to ``resume``), and what the backend's set-up raises."""
+    if backend is None:
+        backend = LocalBackend()
+    db = ResultsDB(config.database)
+    try:
+        db.claim(config.fingerprint(), resume=resume)
+        outcome = Outcome()
+        recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
+        assignment = Assignment(
+            config, db.deal_key(), tuple(recorder.pending), prepare_log_dir(config, log_dir)
+        )
+        async with backend.open(assignment) as games:
+            try:
+                await _Run(recorder, assignment).play(games)
+            finally:
+                outcome.processes = games.processes
+        return outcome
+    finally:
+        db.close()
+
+
+class _Run:
+    """One run's results as they come: stored, counted, their replays kept; and the decision
+    to stop."""
+
+    def __init__(self, recorder: Recorder, assignment: Assignment) -> None:
+        self.recorder = recorder
+        self.outcome = recorder.outcome
+        self.failures = FailureCount(assignment.config.bots)
+        self.replays = ReplayStore(assignment.config.replays, assignment.games)
+        self.scope = trio.CancelScope()  # until play() has the nursery's
+        self.log = get_logger(database=str(assignment.config.database))
+
+    async def play(self, games: Games) -> None:
+        async with trio.open_nursery() as nursery:
+            self.scope = nursery.cancel_scope
+            await nursery.start(stop_on_signals, self._interrupt)
+            try:
+                await games.play(self._game_over)
+            except BackendFailed as err:
+                self.recorder.stop(str(err))
+            nursery.cancel_scope.cancel()  # every game is over: stop listening for signals
+
+    def _game_over(self, result: GameResult) -> None:
+        if self.scope.cancel_called:
+            return  # the run is stopping: what still comes is dropped, as the games in flight
+        if not self.recorder.keep(result.row):
+            return  # stored already (a shard that Ray ran again): counted once
+        self.replays.add(result.row.key, result.replay)
+        message = self.failures.count(result)
+        if message is not None:
+            self.recorder.stop(message)
+            self.scope.cancel()
+        elif self.outcome.sprt is not None:
+            self.scope.cancel()
+
+    def _interrupt(self) -> None:
+        self.outcome.interrupted = True
+        self.log.info("run_interrupted")
+        self.scope.cancel()

@@ -1,0 +1,378 @@
+"""The local backend: a tournament's games played here, on one table server, by the bots' pools.
+
+Every pairing plays the same deals, and each deal twice with the teams' seats swapped, so card
+luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
+tournament's secret key (:mod:`chaodipi.arena.tournament.deals`), which the driver
+(:mod:`chaodipi.arena.tournament.driver`) hands over with the games to play. A game starts a table
+on the in-process server and seats four players from the bots' pools of long-lived processes
+(:mod:`chaodipi.arena.tournament.pools`: a process is never given two seats of one deal). When the
+match ends, :func:`play_games` hands the driver the game's
+:class:`chaodipi.arena.tournament.backend.GameResult` (its row, its replay, its bots' failures)
+before the next game takes the slot (``concurrency`` games at once). The driver stores it; this
+module stores and counts nothing.
+
+A game in which a bot never played (it could not start, exited before its first decision, or
+did not connect in time) is void: its row says why, and it is played again on ``--resume``. A
+process that dies mid-game forfeits the games it held seats in and is replaced. Each of these
+is a :class:`chaodipi.arena.tournament.backend.BotFailure` in the game's result.
+
+Spectators see a table only once every game of these games on its deal has ended, and the
+tables of a deal are released then. A Ray node plays its shard through :func:`play_games` too
+(:mod:`chaodipi.arena.tournament.ray_shard`).
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+import tempfile
+import time
+import zlib
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from chaodipi.arena.errors import NoSeat
+from chaodipi.arena.logs import get_logger
+from chaodipi.arena.serving.server import ArenaServer, open_server
+from chaodipi.arena.serving.table import Table, TableConfig, TableResult
+from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
+from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
+from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.pools import Player, Players
+from chaodipi.arena.tournament.processes import stderr_tail
+from chaodipi.arena.tournament.results import GameKey, GameRow, game_label
+from chaodipi.engine.match import Ending
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.seats import SEATS, other_team, team_of, team_seats
+
+__all__ = ["LocalBackend", "play_games"]
+
+
+@dataclass(slots=True)
+class _Deals:
+    """Which deals still have games playing; the spectators and the tables of a deal wait for
+    all of them."""
+
+    left: Counter[int]
+    over: dict[int, trio.Event] = field(default_factory=dict)
+    ended: dict[int, list[Table]] = field(default_factory=dict)
+
+    def spectators_after(self, deal: int) -> trio.Event:
+        return self.over.setdefault(deal, trio.Event())
+
+    def game_ended(self, table: Table, key: GameKey) -> list[Table]:
+        """Record a finished game; return the deal's tables once its last game has ended."""
+        deal = key.deal
+        self.ended.setdefault(deal, []).append(table)
+        self.left[deal] -= 1
+        if self.left[deal] > 0:
+            return []
+        self.spectators_after(deal).set()
+        return self.ended.pop(deal)
+
+
+@dataclass(slots=True)
+class _Run:
+    """What every game of one run shares."""
+
+    config: TournamentConfig
+    server: ArenaServer
+    players: Players
+    deal_key: DealKey
+    staging: Path
+    deals: _Deals
+    instance: str = field(default_factory=lambda: secrets.token_hex(6))
+    """Tells this call's processes from those of other shards (a process's name is unique only
+    in its pools)."""
+
+
+@dataclass(slots=True)
+class _Game:
+    """One game's seats and what went wrong with its bots."""
+
+    key: GameKey
+    specs: list[BotSpec]
+    table: Table
+    label: str
+    instance: str
+    players: list[Player | None] = field(default_factory=lambda: [None] * 4)
+    void: list[str] = field(default_factory=list)
+    """Why the game is not a result, one line per seat whose bot never played."""
+    failures: list[BotFailure] = field(default_factory=list)
+    crashes: list[int] = field(default_factory=lambda: [0, 0])
+    problems: list[str] = field(default_factory=list)
+
+    def never_played(self, seat: int, why: str, stderr: Path | None) -> None:
+        spec = self.specs[seat]
+        tail = None if stderr is None else stderr_tail(stderr)
+        line = f"{spec.name} (seat {seat}, game {self.label}) {why}"
+        self.void.append(line if tail is None else f"{line}: {tail}")
+        self.failures.append(BotFailure(spec.name, had_played=False, why=why, stderr=tail))
+        self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
+
+    def player_gone(self, seat: int, player: Player, code: int | None) -> None:
+        """A process holding one of this game's seats exited: if it never made a decision (in
+        any game) it did not start and the game is void; otherwise it crashed (the seat
+        forfeits)."""
+        table = self.table
+        if table.result is not None:
+            return
+        stats = table.seats[seat].stats
+        if stats.decisions == 0 and not player.played:
+            what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
+            self.never_played(seat, f"{what} (exit code {code})", player.stderr)
+            return
+        self.crashes[team_of(seat)] += 1
+        tail = None if player.stderr is None else stderr_tail(player.stderr)
+        self.failures.append(
+            BotFailure(
+                player.spec.name,
+                had_played=True,
+                why=f"{player.name}, exit code {code}",
+                stderr=tail,
+                process=f"{player.name}@{self.instance}",
+            )
+        )
+        self.problems.append(
+            f"{player.spec.name} ({player.name}, seat {seat}, game {self.label}) crashed "
+            f"mid-game, exit code {code}: {tail or '(no stderr)'}"
+        )
+        table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
+
+    def result(self, row: GameRow) -> GameResult:
+        """The game's result for the driver, its replay read (and its file removed)."""
+        path = self.table.result.replay if self.table.result is not None else None
+        replay = None
+        if path is not None:
+            replay = zlib.compress(path.read_bytes())
+            path.unlink()
+        played = {
+            spec.name
+            for seat, spec in enumerate(self.specs)
+            if self.table.seats[seat].stats.decisions > 0
+        }
+        return GameResult(row, replay, tuple(self.failures), frozenset(played))
+
+
+async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
+    """Every seat must connect within ``timeout`` seconds of the game's start; a process that
+    did not is ended (a fresh one takes its place next time)."""
+    with trio.move_on_after(timeout):
+        await game.table.connected.wait()
+        return
+    for seat, state in enumerate(game.table.seats):
+        if state.stats.connects == 0 and game.table.result is None:
+            player = game.players[seat]
+            game.never_played(
+                seat,
+                f"did not connect within {timeout:g} s",
+                None if player is None else player.stderr,
+            )
+            if player is not None and player.process is not None:
+                run.players.retire(player, "it did not connect its seat in time")
+
+
+async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
+    config = run.config
+    bots = {b.name: b for b in config.bots}
+    team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
+    specs = [bots[team0 if team_of(seat) == 0 else team1] for seat in SEATS]
+    seated: list[Player] | NoSeat
+    try:
+        seated = await run.players.seat(key.deal, specs, wait_s=config.connect_timeout)
+    except NoSeat as err:
+        seated = err
+    table_config = TableConfig(
+        PRESETS[config.preset],
+        seed=run.deal_key.seed(key.deal),
+        max_hands=config.hands or None,
+        decision_ms=config.decision_ms,
+        bank_ms=config.bank_ms,
+        max_strikes=config.max_strikes,
+        # the runner decides about late bots (void games); the table only must not start early
+        connect_timeout_s=config.connect_timeout + 60.0,
+        replay_dir=run.staging if config.replays is not None else None,
+    )
+    label = game_label(key)
+    table = run.server.start_table(
+        table_config,
+        # a ticket names its table, so the twin game's must not be guessable; and a ticket must
+        # not start with "-", which a bot's argument parser would take for an option
+        name=f"g{secrets.token_urlsafe(12)}",
+        spectators_after=run.deals.spectators_after(key.deal),
+    )
+    game = _Game(key, specs, table, label, run.instance)
+    log = get_logger(table=table.name)
+    log.info("game_started", game=label)  # the name, for spectators
+    started = time.perf_counter()
+    try:
+        if isinstance(seated, NoSeat):
+            game.never_played(specs.index(seated.spec), str(seated), None)
+        else:
+            await _seat_players(run, game, seated)
+        async with trio.open_nursery() as watchers:
+            watchers.start_soon(_watch_connect, run, game, config.connect_timeout)
+            result = await run.server.wait(table)
+            watchers.cancel_scope.cancel()
+    finally:
+        for seat, player in enumerate(game.players):
+            if player is not None:
+                run.players.let_go(table, seat)
+    return game.result(_row(key, team0, result, game, time.perf_counter() - started)), table
+
+
+async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
+    """Give each player its seat, then start the processes that do not run yet."""
+    table = game.table
+    for seat, player in enumerate(players):
+        game.players[seat] = player
+        get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
+        run.players.hold(
+            player, table, seat, game.key.deal, functools.partial(game.player_gone, seat)
+        )
+    for seat, player in enumerate(players):
+        try:
+            ticket = table.ticket(seat) if player.spec.fresh else None
+            await run.players.start(player, ticket=ticket)
+        except OSError as err:
+            run.players.retire(player, "it could not be started")
+            game.never_played(seat, f"could not start: {err}", None)
+            return
+
+
+def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
+    a_team = 0 if team0 == key.bot_a else 1
+    b_team = other_team(a_team)
+    void = "; ".join(game.void) or None
+    score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
+    if result.winner is None and result.ending is Ending.PLAYED_OUT:
+        score_a = 0.5
+    if void is not None:
+        score_a = None
+    defended = [0, 0]
+    points = [0, 0]
+    for record in result.hand_records:
+        defenders = other_team(team_of(record.dealer))
+        defended[defenders] += 1
+        points[defenders] += record.total
+    strikes = [sum(result.seats[s].strikes for s in team_seats(t)) for t in (0, 1)]
+    illegal = [sum(result.seats[s].illegal for s in team_seats(t)) for t in (0, 1)]
+    forfeit = None
+    if result.forfeited_by is not None and void is None:
+        forfeit = key.bot_a if team_of(result.forfeited_by) == a_team else key.bot_b
+    return GameRow(
+        key=key,
+        score_a=score_a,
+        hands=result.hands,
+        levels_a=result.progress[a_team],
+        levels_b=result.progress[b_team],
+        defended_a=defended[a_team],
+        points_a=points[a_team],
+        defended_b=defended[b_team],
+        points_b=points[b_team],
+        strikes_a=strikes[a_team],
+        strikes_b=strikes[b_team],
+        illegal_a=illegal[a_team],
+        illegal_b=illegal[b_team],
+        crashes_a=game.crashes[a_team],
+        crashes_b=game.crashes[b_team],
+        forfeit=forfeit,
+        reason=result.reason,
+        errors="\n".join(game.void + game.problems),
+        seconds=seconds,
+        void=void,
+    )
+
+
+async def play_games(
+    config: TournamentConfig,
+    deal_key: DealKey,
+    keys: Sequence[GameKey],
+    *,
+    server: ArenaServer,
+    log_dir: Path,
+    on_result: OnResult,
+    detach_bots: bool = True,
+) -> int:
+    """Play ``keys`` on ``server``, ``config.concurrency`` at a time and started in their
+    order, with the bots' pools (:mod:`chaodipi.arena.tournament.pools`); ``on_result(result)`` as
+    each game ends (void ones too), before the next game takes its slot. Spectators of a deal wait
+    until every game of ``keys`` on that deal has ended; its tables are released then.
+    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker).
+    Returns the bot processes started. Cancel it to stop: the games in flight are dropped and
+    every bot process ends."""
+    slots = trio.Semaphore(config.concurrency)
+    with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
+        async with trio.open_nursery() as nursery:
+            players = Players(config, server, nursery, log_dir, detach=detach_bots)
+            run = _Run(
+                config,
+                server,
+                players,
+                deal_key,
+                Path(staging),
+                _Deals(Counter(k.deal for k in keys)),
+            )
+
+            async def one(key: GameKey) -> None:
+                try:
+                    result, table = await _play_game(run, key)
+                finally:
+                    slots.release()
+                on_result(result)
+                for done in run.deals.game_ended(table, key):
+                    server.release(done)
+
+            try:
+                async with trio.open_nursery() as playing:
+                    for key in keys:
+                        await slots.acquire()  # games start in order: deal after deal
+                        playing.start_soon(one, key)
+            finally:
+                # every game ended (or the caller stopped): sessions end, processes exit or
+                # are killed
+                cancelled = trio.current_effective_deadline() == -float("inf")
+                await players.close(grace=not cancelled)
+            nursery.cancel_scope.cancel()  # the process watchers
+    return players.started
+
+
+@dataclass(slots=True)
+class LocalBackend:
+    """The games played here (:func:`play_games`) on a table server at ``address``
+    (``on_listening(address)`` once it listens; ``spectator_token``: the operator's credential
+    for ``Watch``, None: nobody may watch)."""
+
+    address: str = "127.0.0.1:0"
+    on_listening: Callable[[str], None] | None = None
+    spectator_token: str | None = None
+
+    @asynccontextmanager
+    async def open(self, assignment: Assignment) -> AsyncIterator[_LocalGames]:
+        async with open_server(self.address, spectator_token=self.spectator_token) as server:
+            if self.on_listening is not None:
+                self.on_listening(server.address)
+            yield _LocalGames(assignment, server)
+
+
+@dataclass(slots=True)
+class _LocalGames:
+    assignment: Assignment
+    server: ArenaServer
+    processes: int = 0
+
+    async def play(self, on_result: OnResult) -> None:
+        work = self.assignment
+        self.processes = await play_games(
+            work.config,
+            work.deal_key,
+            work.games,
+            server=self.server,
+            log_dir=work.log_dir,
+            on_result=on_result,
+        )

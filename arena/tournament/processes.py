@@ -1,0 +1,127 @@
+"""Command bots as processes: start one, know when it exits, read its stderr's tail.
+
+A bot command runs in the config file's folder with the arena's environment, plus
+``--address ADDRESS`` on its command line and in ``ARENA_ADDRESS``, and its secret in the
+environment only: ``ARENA_TOKEN`` (a session) or ``ARENA_TICKET`` (one seat). A command line
+is world-readable (``ps``, ``/proc/PID/cmdline``); a process's environment is readable by its
+own user only (``/proc/PID/environ``), so a bot run as another OS user (docs/trust.md) cannot
+read an honest bot's token and take its seats. Its stdout is discarded and its stderr goes
+to a file of its own in the run's log folder. It runs in a session of its own, so a Ctrl-C at
+the terminal reaches the arena alone, which then kills it; in a Ray worker it stays in the
+worker's process group instead (``new_session=False``), which Ray kills with the worker, so
+that a lost worker leaves no bot behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from chaodipi.arena.tournament.config import BotSpec
+
+__all__ = ["BotProcess", "bot_environment", "launch", "stderr_tail"]
+
+STDERR_TAIL = 2000
+"""Characters of a bot's stderr quoted when it fails."""
+
+
+@dataclass(slots=True)
+class BotProcess:
+    """One bot process: a session process (many seats) or a fresh one (one seat)."""
+
+    spec: BotSpec
+    process: trio.Process
+    stderr: Path
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.process.returncode
+
+    async def kill(self) -> None:
+        """Kill it if it still runs, and reap it (safe to call from a cancelled scope)."""
+        with trio.CancelScope(shield=True):
+            if self.process.returncode is None:
+                self.process.send_signal(signal.SIGKILL)
+            await self.process.wait()
+
+
+async def launch(
+    spec: BotSpec,
+    *,
+    address: str,
+    folder: Path,
+    stderr: Path,
+    token: str | None = None,
+    ticket: str | None = None,
+    new_session: bool = True,
+) -> BotProcess:
+    """Start ``spec``'s command with ``--address address`` and a session ``token``
+    (``$ARENA_TOKEN``) or a seat's ``ticket`` (``$ARENA_TICKET``), the secret in its
+    environment only (:func:`bot_environment`); ``OSError`` if it cannot even be started.
+    ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
+    env = bot_environment(address, token=token, ticket=ticket)
+    with stderr.open("ab") as err:
+        process = await trio.lowlevel.open_process(
+            [*spec.argv(), "--address", address],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=new_session,
+        )
+    return BotProcess(spec, process, stderr)
+
+
+def bot_environment(
+    address: str, *, token: str | None = None, ticket: str | None = None
+) -> dict[str, str]:
+    """A bot's environment: the arena's own, with ``ARENA_ADDRESS`` and exactly one secret,
+    ``ARENA_TOKEN`` or ``ARENA_TICKET`` (one the arena's user happens to have set is dropped,
+    so that a session bot is never handed a stray ticket, nor a fresh one a stray token).
+
+    >>> env = bot_environment("127.0.0.1:5", ticket="t1/2/secret")
+    >>> env["ARENA_ADDRESS"], env["ARENA_TICKET"], "ARENA_TOKEN" in env
+    ('127.0.0.1:5', 't1/2/secret', False)
+    """
+    if (token is None) == (ticket is None):
+        raise ValueError("launch a bot with a session token or a seat's ticket")
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_TOKEN", "ARENA_TICKET")}
+    env["ARENA_ADDRESS"] = address
+    if token is not None:
+        env["ARENA_TOKEN"] = token
+    else:
+        assert ticket is not None
+        env["ARENA_TICKET"] = ticket
+    return env
+
+
+_SECRETS = re.compile(
+    r"(?P<option>--(?:token|ticket)[= ]|ARENA_(?:TOKEN|TICKET)=)\S+"
+    r"|(?P<seat>/[0-3]/)[A-Za-z0-9_-]{16,}"
+)
+
+
+def stderr_tail(path: Path) -> str:
+    """The last lines a bot wrote to its stderr, or ``(no stderr)``; session tokens and seat
+    tickets in it (a bot's usage message echoes its arguments) are shown as ``…``.
+
+    >>> _SECRETS.sub(_redact, "error: unrecognized arguments: --token Ab3-x_yz --ticket g1/2/k")
+    'error: unrecognized arguments: --token … --ticket …'
+    """
+    try:
+        data = path.read_bytes()[-STDERR_TAIL:]
+    except OSError:
+        return "(no stderr)"
+    text = _SECRETS.sub(_redact, data.decode("utf-8", "replace")).strip()
+    return text or "(no stderr)"
+
+
+def _redact(found: re.Match[str]) -> str:
+    return (found.group("option") or found.group("seat")) + "…"

@@ -1,0 +1,137 @@
+"""The driver's bookkeeping of rows (:mod:`chaodipi.arena.tournament.driver`), wherever the games
+were played.
+
+A :class:`Recorder` lists the games still to play (``--resume`` skips the stored ones), stores
+each finished game's row in the results database (the driver is its only writer), counts it,
+logs it, reports progress, and checks the SPRT after every complete duplicate pair. A game
+whose row this run has stored already (a shard that Ray ran again) is not stored twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from chaodipi.arena.logs import get_logger
+from chaodipi.arena.report.stats import SprtResult, SprtTest, pentanomial, sprt
+from chaodipi.arena.tournament.config import TournamentConfig, schedule
+from chaodipi.arena.tournament.results import GameRow, ResultsDB, game_label
+
+__all__ = ["Outcome", "Recorder"]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a run did: games stored now (results and void ones), problems seen, an SPRT verdict
+    if one was asked, and why it stopped early if it did."""
+
+    played: int = 0
+    void: int = 0
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)
+    sprt: SprtResult | None = None
+    """The SPRT's decision, when one was asked and it decided."""
+    stopped: str | None = None
+    """Why the run stopped before its schedule ended (a bot that keeps failing, a shard that
+    failed on the cluster)."""
+    interrupted: bool = False
+    """Stopped by Ctrl-C or SIGTERM: the games in flight were dropped."""
+    processes: int = 0
+    """Bot processes started."""
+    duplicates: int = 0
+    """Results received for a game this run had stored already, and not stored again."""
+
+
+@dataclass(slots=True)
+class _Pairs:
+    """Each duplicate pair's scores for bot_a, kept as games are stored (read from the
+    database once), so the SPRT is checked without reading every stored game again."""
+
+    scores: dict[tuple[str, str, int], dict[int, float]] = field(default_factory=dict)
+
+    def add(self, row: GameRow) -> bool:
+        """Count a stored game; True when it completes its pair."""
+        if row.score_a is None or row.void is not None:
+            return False
+        key = row.key
+        pair = self.scores.setdefault((key.bot_a, key.bot_b, key.deal), {})
+        pair[key.swapped] = row.score_a
+        return len(pair) == 2
+
+    def sprt(self, test: SprtTest) -> SprtResult:
+        """The SPRT over every complete pair (a two-bot tournament has one pairing)."""
+        return sprt(test, pentanomial(sum(p.values()) for p in self.scores.values() if len(p) == 2))
+
+
+class Recorder:
+    """One run's bookkeeping over ``db`` (open for writing, claimed): the games to play, and
+    :meth:`keep` for each one that ends. ``on_game(row, done, total)`` after each stored game."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        db: ResultsDB,
+        outcome: Outcome,
+        *,
+        sprt_test: SprtTest | None = None,
+        on_game: Callable[[GameRow, int, int], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.db = db
+        self.outcome = outcome
+        self.sprt_test = sprt_test
+        self.on_game = on_game
+        games = schedule(config)
+        self.total = len(games)
+        self._kept = db.done()
+        """Games not to store again: those stored before this run (not void), and every one
+        stored by it."""
+        self.pending = [g for g in games if g not in self._kept]
+        """The games this run plays, in the schedule's order (deal-major)."""
+        outcome.skipped = self.total - len(self.pending)
+        self.finished = outcome.skipped
+        self._pairs = _Pairs()
+        for stored in db.rows():
+            self._pairs.add(stored)
+        self.log = get_logger(database=str(config.database))
+
+    def keep(self, row: GameRow) -> bool:
+        """Store a finished game; False (and counted in ``outcome.duplicates``) for one this run
+        has stored already. Once a complete pair lets the SPRT decide, ``outcome.sprt`` holds
+        its verdict: play no more."""
+        outcome = self.outcome
+        if row.key in self._kept:
+            outcome.duplicates += 1
+            self.log.warning("game_stored_already", game=game_label(row.key))
+            return False
+        self.db.add(row)
+        self._kept.add(row.key)
+        self.finished += 1
+        if row.void is not None:
+            outcome.void += 1
+        else:
+            outcome.played += 1
+        if row.errors:
+            outcome.problems.append(row.errors)
+        self.log.info(
+            "game_over",
+            game=game_label(row.key),
+            score_a=row.score_a,
+            hands=row.hands,
+            reason=row.reason,
+            void=row.void is not None,
+        )
+        if self.on_game is not None:
+            self.on_game(row, self.finished, self.total)
+        if self._pairs.add(row) and self.sprt_test is not None and outcome.sprt is None:
+            # checked after every complete pair, whichever of its games ended last
+            result = self._pairs.sprt(self.sprt_test)
+            if result.verdict is not None:
+                outcome.sprt = result
+        return True
+
+    def stop(self, message: str) -> None:
+        """The run stops early: the first reason is the one reported."""
+        if self.outcome.stopped is None:
+            self.outcome.stopped = message
+            self.log.error("run_stopped", reason=message.splitlines()[0])

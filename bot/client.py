@@ -1,0 +1,296 @@
+"""``run_bot(decide)``: a bot over protocol v2, with ``decide(view) -> Action`` in engine terms.
+
+``run_bot`` plays the way the arena asks, read from the environment (or the command line):
+
+* ``$ARENA_TOKEN`` (or ``--token-file PATH``): a *session*. The process enters the arena once
+  and is offered seats game after game, several at once (``--capacity``, default 4), each
+  played on its own stream and thread; when the arena wants no more games it finishes the
+  ones in hand and returns a :class:`~chaodipi.bot.session.SessionResult`
+  (:mod:`chaodipi.bot.session`).
+* ``$ARENA_TICKET``: one seat of one game (the arena's ``fresh = true`` bots, and ``arena
+  serve``'s printed tickets); it returns that game's :class:`MatchResult`.
+
+The arena hands a bot its token or ticket in the environment, never on its command line, which
+every user of the machine can read (``ps``, ``/proc/PID/cmdline``); ``--token`` and
+``--ticket`` still work, with a warning on stderr.
+
+Each seat's view is the engine's :class:`~chaodipi.engine.view.SeatView`: from the Snapshot the
+server sends on every (re)connect, carried forward by the events each Decision brings
+(:func:`chaodipi.engine.follow.follow`). ``decide`` gets that view with ``view.legal`` (the engine's
+:class:`~chaodipi.engine.actions.LegalActions`: iterate it, test with ``in``) and returns an engine
+action. Everything else is here: the arguments (``--address``, ``--token-file``,
+``--capacity``, ``--name``, ``--wait-for-arena``), Hello, the deadline guard (``decide`` runs
+in a worker thread; ``margin_ms`` before the deadline a safe legal action goes instead),
+actions that are not legal (replaced by a safe one, with a warning on stderr), refusals,
+waiting for an arena that does not listen yet, reconnects (a seat with the same ticket, a
+session with the same token and instance id), and failures as one line
+(:mod:`chaodipi.bot.errors`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import convert
+from chaodipi.bot.errors import BotError
+from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat
+from chaodipi.bot.session import SessionResult, play_session
+
+__all__ = [
+    "DEFAULT_CAPACITY",
+    "DEFAULT_WAIT_S",
+    "Decide",
+    "MatchResult",
+    "bot_arguments",
+    "run_bot",
+]
+
+DEFAULT_CAPACITY = 4
+"""Seats a session asks to play at once unless told otherwise (``--capacity``)."""
+
+DEFAULT_WAIT_S = 30.0
+"""Seconds a bot started before the arena listens keeps trying (``--wait-for-arena``)."""
+
+
+def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argparse.ArgumentParser:
+    """The arguments every bot takes (``--address``, ``--token-file``, ``--capacity``,
+    ``--name``, ``--wait-for-arena``, and ``--token``, ``--ticket``, which put a secret where
+    other users can read it); add your own. :func:`run_bot` reads these from the same command
+    line by itself; pass it what you change, e.g. ``name=args.name`` after
+    ``parser.set_defaults(name="mine")``.
+
+    >>> args = bot_arguments().parse_args(["--token-file", "/run/me/token", "--capacity", "2"])
+    >>> args.token_file, args.capacity
+    (PosixPath('/run/me/token'), 2)
+    """
+    parser = argparse.ArgumentParser(
+        description=description,
+        epilog="The session token comes from $ARENA_TOKEN (as the arena hands it) or "
+        "--token-file, a seat's ticket from $ARENA_TICKET: never put either on the command "
+        "line, where every user of the machine can read it.",
+    )
+    parser.add_argument(
+        "--address",
+        default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"),
+        help="the arena server (default: $ARENA_ADDRESS or 127.0.0.1:50051)",
+    )
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="PATH",
+        help="read the session token from this file (keep it readable by you only); "
+        "default: $ARENA_TOKEN",
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("ARENA_TOKEN", ""),
+        help="session token: play the games the arena offers, several at once. Prefer "
+        "$ARENA_TOKEN or --token-file: other users can read a command line",
+    )
+    parser.add_argument(
+        "--capacity",
+        type=int,
+        default=DEFAULT_CAPACITY,
+        help=f"in a session, games to play at once (default: {DEFAULT_CAPACITY})",
+    )
+    parser.add_argument(
+        "--ticket",
+        default=os.environ.get("ARENA_TICKET", ""),
+        help="one seat's ticket: play that seat's game only. Prefer $ARENA_TICKET: other "
+        "users can read a command line",
+    )
+    parser.add_argument("--name", default="python-bot", help="name shown in logs and reports")
+    parser.add_argument(
+        "--wait-for-arena",
+        type=float,
+        default=DEFAULT_WAIT_S,
+        metavar="SECONDS",
+        help="keep trying this long to reach an arena that does not listen yet (default: "
+        f"{DEFAULT_WAIT_S:g})",
+    )
+    return parser
+
+
+def run_bot(
+    decide: Decide | None = None,
+    *,
+    new_game: Callable[[], Decide] | None = None,
+    address: str | None = None,
+    token: str | None = None,
+    capacity: int | None = None,
+    ticket: str | None = None,
+    name: str | None = None,
+    argv: Sequence[str] | None = None,
+    root_certificate: bytes | None = None,
+    reconnects: int = 5,
+    wait_for_arena: float | None = None,
+    margin_ms: int = 150,
+    on_message: Callable[[pb.PlayResponse], None] | None = None,
+    exit_on_error: bool = True,
+) -> MatchResult | SessionResult:
+    """Play what the arena offers: a session's games (a token), or one seat (a ticket).
+
+    With a ticket, play that seat until its match ends and return its :class:`MatchResult`.
+    With a session token (and no ticket), enter the arena asking for ``capacity`` games at once
+    (default 4), play each seat it offers, and return a :class:`SessionResult` once the arena wants
+    no more games and the games in hand are over (see :mod:`chaodipi.bot.session`).
+
+    ``decide(view)`` answers every decision, of every game; in a session it is called from
+    several threads at once, one per game. Or give ``new_game``, called once per game (in
+    that game's thread), returning the ``decide`` for that game: a class with ``__call__``
+    keeps per-game state without any bookkeeping::
+
+        class Counting:
+            def __init__(self) -> None:
+                self.seen = 0          # this game only
+
+            def __call__(self, view: SeatView) -> Action:
+                self.seen += 1
+                return view.legal.default()
+
+        run_bot(new_game=Counting)
+
+    ``address``, ``token``, ``capacity``, ``ticket``, ``name`` and ``wait_for_arena`` default
+    to ``--address``, ``--token-file`` (or ``--token``), ``--capacity``, ``--ticket``,
+    ``--name`` and ``--wait-for-arena`` in ``argv`` (default ``sys.argv[1:]``; other arguments
+    are ignored), then to the environment: ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``,
+    ``$ARENA_TICKET`` (:func:`bot_arguments`). A token or ticket on the command line works, with
+    a one-line warning on stderr: other users can read it there. A ticket wins over a token.
+    ``decide`` runs in a worker thread: without an answer ``margin_ms`` before the deadline, a
+    safe legal action goes instead (pass, or the first cards the legal set lists). Until the
+    arena first answers, a refused connection is tried again for up to ``wait_for_arena``
+    seconds (default 30: the arena may not listen yet), with one line on stderr. After that, a
+    dropped stream is opened again up to ``reconnects`` times in a row (a seat with its ticket,
+    a session with its token and instance id). ``on_message`` sees every server message on the
+    seats' streams (for logs and tests; in a session, from several threads).
+
+    When the arena refuses the ticket or the token, cannot be reached, or the session or seat
+    is lost, ``run_bot`` exits with one line saying what was wrong and what to do
+    (``SystemExit(message)``: status 1, no traceback); with ``exit_on_error=False`` it raises
+    that :class:`~chaodipi.bot.errors.BotError` instead
+    (:class:`~chaodipi.bot.errors.SeatError` for a ticket,
+    :class:`~chaodipi.bot.errors.SessionError` for a token). Whatever ``decide`` raises is
+    raised (a bug in the bot, with its traceback), and bad arguments (neither a ticket nor a
+    token, say) are ``SystemExit``."""
+    make = _per_game(decide, new_game)
+    missing = None in (address, name, wait_for_arena)
+    if missing or (not ticket and None in (ticket, token, capacity)):
+        parser = bot_arguments()
+        parser.allow_abbrev = False  # another program's arguments (pytest's, say) stay theirs
+        words = list(sys.argv[1:] if argv is None else argv)
+        known, _ = parser.parse_known_args(words)
+        address = known.address if address is None else address
+        if token is None:
+            token = _token(known, words)
+        capacity = known.capacity if capacity is None else capacity
+        if ticket is None:
+            ticket = known.ticket
+            if ticket and _given(words, "--ticket"):
+                _warn("--ticket", "$ARENA_TICKET")
+        name = known.name if name is None else name
+        wait_for_arena = known.wait_for_arena if wait_for_arena is None else wait_for_arena
+    assert address is not None and name is not None and wait_for_arena is not None
+    try:
+        if ticket:
+            return _play_ticket(
+                make(),
+                address,
+                ticket,
+                name,
+                root_certificate,
+                Retries(reconnects=reconnects, wait_s=wait_for_arena, address=address),
+                margin_ms,
+                on_message,
+            )
+        if not token:
+            raise SystemExit(
+                "no session token and no ticket: set ARENA_TOKEN (or pass --token-file PATH) to "
+                "play the games the arena offers, or set ARENA_TICKET to play one seat (--token "
+                "TOKEN and --ticket TICKET work too, but other users can read a command line)"
+            )
+        capacity = DEFAULT_CAPACITY if capacity is None else capacity
+        if capacity < 1:
+            raise SystemExit(f"capacity (--capacity) must be at least 1, not {capacity}")
+        return play_session(
+            make,
+            address=address,
+            token=token,
+            name=name,
+            capacity=capacity,
+            root_certificate=root_certificate,
+            reconnects=reconnects,
+            wait_s=wait_for_arena,
+            margin_ms=margin_ms,
+            on_message=on_message,
+        )
+    except BotError as err:
+        if exit_on_error:
+            raise SystemExit(str(err)) from None
+        raise
+
+
+def _token(known: argparse.Namespace, words: list[str]) -> str:
+    """The session token: ``--token`` (with a warning), ``--token-file``, or $ARENA_TOKEN."""
+    if _given(words, "--token"):
+        if known.token:
+            _warn("--token", "$ARENA_TOKEN or --token-file PATH")
+        return str(known.token)
+    if known.token_file is not None:
+        try:
+            token: str = known.token_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as err:
+            raise SystemExit(f"cannot read the session token (--token-file): {err}") from None
+        if not token:
+            raise SystemExit(f"the session token file {known.token_file} is empty")
+        return token
+    return str(known.token)
+
+
+def _given(words: list[str], option: str) -> bool:
+    """``option`` is on the command line (as ``--token X`` or ``--token=X``)."""
+    return any(word == option or word.startswith(option + "=") for word in words)
+
+
+def _warn(option: str, instead: str) -> None:
+    print(
+        f"warning: {option} puts a secret on the command line, which every user of this "
+        f"machine can read (ps, /proc): pass it in {instead} instead",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _per_game(decide: Decide | None, new_game: Callable[[], Decide] | None) -> Callable[[], Decide]:
+    """The function that gives each game its ``decide``."""
+    if new_game is not None and decide is None:
+        return new_game
+    if decide is not None and new_game is None:
+        same = decide
+        return lambda: same
+    raise TypeError("run_bot: give decide, or new_game (a function making a decide per game)")
+
+
+def _play_ticket(
+    decide: Decide,
+    address: str,
+    ticket: str,
+    name: str,
+    root_certificate: bytes | None,
+    retries: Retries,
+    margin_ms: int,
+    on_message: Callable[[pb.PlayResponse], None] | None,
+) -> MatchResult:
+    """One seat until its match ends, a fresh channel for each connection."""
+    seat = Seat(decide, margin_ms / 1000, on_message)
+    hello = convert.hello(ticket, name)
+
+    def play_once() -> MatchResult:
+        with open_channel(address, root_certificate) as channel:
+            return seat.play_once(channel, hello)
+
+    return play_seat(play_once, seat, retries, contacted=False)

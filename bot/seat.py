@@ -1,0 +1,349 @@
+"""One seat of one match over a ``Play`` stream: the view, the deadline guard, the answers.
+
+:func:`play_seat` plays a seat to its end with reconnects (:class:`Retries` says when to try
+again); :class:`Seat` is one seat's state across them (the view rebuilt from each Snapshot and
+carried forward by the events each Decision brings, the open decision, the refusals answered).
+:func:`chaodipi.bot.run_bot` uses both, for its one ticket or for each seat a session is
+offered.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+import grpc
+
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
+from chaodipi.arena.v2.convert import MatchEnd
+from chaodipi.bot.errors import SeatError, status_text, unreachable
+from chaodipi.engine.actions import Action, LegalActions
+from chaodipi.engine.follow import follow
+from chaodipi.engine.view import SeatView
+
+__all__ = [
+    "Decide",
+    "MatchResult",
+    "Retries",
+    "Seat",
+    "backoff",
+    "open_channel",
+    "play_seat",
+    "retried",
+]
+
+Decide = Callable[[SeatView], Action]
+"""What a bot writes: the seat's view (``view.legal`` set) in, a legal action out."""
+
+RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
+"""The statuses after which a stream is opened again."""
+RETRY.add(grpc.StatusCode.INVALID_ARGUMENT)  # the stream broke mid-message: start afresh
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult(MatchEnd):
+    """How the match ended (what its MatchOver says: ``ending``, ``reason``, ``winner``,
+    ``hands``, ``progress``, ``forfeited_by``, ``reward``), and the seat's last view
+    (``view.over`` set)."""
+
+    view: SeatView | None
+    """The seat's view at the end (``None`` if the server never sent a Snapshot)."""
+
+    def __str__(self) -> str:
+        winner = "a draw" if self.winner is None else f"team {self.winner} won"
+        return f"match over: {winner} in {self.hands} hands ({self.reason})"
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before the ``attempt``-th retry (1, 2, ...): 0.2, 0.4, ... up to 2."""
+    return min(2.0, 0.1 * 2.0**attempt)
+
+
+WAITING_BACKOFF_S = 1.0
+"""The longest wait between two tries while the arena does not listen yet."""
+
+CHANNEL_OPTIONS = [
+    # gRPC waits longer and longer (up to 2 minutes) before connecting again to an address
+    # that refused: keep it short, so that an arena that starts (or restarts) is seen at once
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
+
+
+def open_channel(address: str, root_certificate: bytes | None) -> grpc.Channel:
+    """A channel to the arena: TLS when ``root_certificate`` is given, plaintext otherwise."""
+    if root_certificate is not None:
+        credentials = grpc.ssl_channel_credentials(root_certificate)
+        return grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+class Retries:
+    """When a stream that failed is opened again. Until the arena has answered once, a
+    refused connection (``UNAVAILABLE``) is tried again for up to ``wait_s`` seconds: the arena
+    may not listen yet (``arena run`` takes a few seconds to start); the first such retry says
+    so on stderr. After that, a dropped stream is opened again up to ``reconnects`` times in a
+    row (:meth:`answered` starts the count again).
+
+    >>> naps = []
+    >>> retries = Retries(reconnects=2, wait_s=0, address="h:1", sleep=naps.append)
+    >>> [retries.again(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)], naps
+    ([True, True, False], [0.2, 0.4])
+    """
+
+    def __init__(
+        self,
+        *,
+        reconnects: int,
+        wait_s: float,
+        address: str,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
+        self.reconnects = reconnects
+        self.wait_s = wait_s
+        self.address = address
+        self.clock = clock
+        self.sleep = sleep
+        self.attempt = 0
+        """Retries in a row so far (after the arena answered)."""
+        self.waits = 0
+        """Tries while the arena did not listen yet."""
+        self.since: float | None = None
+        """When the first refused connection was seen (before the arena ever answered)."""
+
+    def answered(self) -> None:
+        """The stream got through: the next failure is the first in a row."""
+        self.attempt = 0
+
+    def waited_s(self) -> float:
+        """Seconds since the first refused connection (0 if none)."""
+        return 0.0 if self.since is None else self.clock() - self.since
+
+    def again(self, code: grpc.StatusCode | None, *, reached: bool) -> bool:
+        """After a failure with ``code`` (``None``: the stream ended early without a status),
+        sleep and return True to try again, or return False to give up. ``reached``: the arena
+        has answered once."""
+        if not reached and code == grpc.StatusCode.UNAVAILABLE:
+            if self.since is None:
+                self.since = self.clock()
+            left = self.wait_s - self.waited_s()
+            if left <= 0:
+                return False
+            if self.waits == 0:
+                print(
+                    f"no arena at {self.address} yet (UNAVAILABLE): trying again for up to "
+                    f"{self.wait_s:g} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            self.waits += 1
+            self.sleep(min(backoff(self.waits), WAITING_BACKOFF_S, left))
+            return True
+        if (code is not None and code not in RETRY) or self.attempt >= self.reconnects:
+            return False
+        self.attempt += 1
+        self.sleep(backoff(self.attempt))
+        return True
+
+
+_SEAT_HINTS = {
+    grpc.StatusCode.UNAUTHENTICATED: "check the ticket in $ARENA_TICKET: each seat of each table "
+    "has its own",
+    grpc.StatusCode.NOT_FOUND: "a ticket plays one match: ask for a ticket of a table still open",
+}
+
+
+def play_seat(
+    play_once: Callable[[], MatchResult], seat: Seat, retries: Retries, *, contacted: bool
+) -> MatchResult:
+    """``play_once()`` (a stream of ``seat``) until the match is over: a dropped stream is
+    opened again (with the same ticket) as ``retries`` says; a refusal, or a stream that keeps
+    failing, is a :class:`SeatError`. ``contacted``: the arena has answered already (a
+    session's seat), so a refused connection is a drop, not an arena that does not listen
+    yet."""
+    while True:
+        before = seat.messages
+        try:
+            return play_once()
+        except grpc.RpcError as err:
+            error: grpc.RpcError | ConnectionError = err
+            code: grpc.StatusCode | None = err.code()
+        except ConnectionError as err:
+            error, code = err, None
+        if seat.messages > before:
+            retries.answered()  # it got through this time: a new count of drops in a row
+        reached = contacted or seat.messages > 0
+        if not retries.again(code, reached=reached):
+            raise seat_error(error, retries, reached) from None
+
+
+def seat_error(
+    error: grpc.RpcError | ConnectionError, retries: Retries, reached: bool
+) -> SeatError:
+    """What a seat's stream that ended with ``error`` for good means, in one line."""
+    if isinstance(error, ConnectionError):
+        what = f"the seat's stream at {retries.address} kept ending early {retried(retries)}"
+        return SeatError(f"{what} ({error})")
+    code = error.code()
+    if code == grpc.StatusCode.UNAVAILABLE and not reached:
+        return unreachable(SeatError, retries.address, error, retries.waited_s())
+    if code in RETRY:
+        what = f"the seat's stream at {retries.address} kept failing {retried(retries)}"
+        return SeatError(f"{what} ({status_text(error)})", code)
+    hint = _SEAT_HINTS.get(code)
+    message = f"the arena at {retries.address} refused the ticket ({status_text(error)})"
+    return SeatError(message + (f": {hint}" if hint else ""), code)
+
+
+def retried(retries: Retries) -> str:
+    """``after 3 retries``, or ``with no retry``."""
+    count = retries.attempt
+    return f"after {count} retr{'y' if count == 1 else 'ies'}" if count else "with no retry"
+
+
+class Seat:
+    """One seat's stream: its view, the open decision, and the answers."""
+
+    def __init__(
+        self,
+        decide: Decide,
+        margin_s: float,
+        on_message: Callable[[pb.PlayResponse], None] | None,
+    ) -> None:
+        self.decide = decide
+        self.margin_s = margin_s
+        self.on_message = on_message
+        self.view: SeatView | None = None
+        self.open: tuple[int, LegalActions] | None = None
+        self.thinker = _Thinker()
+        self.refused: set[int] = set()
+        self.messages = 0
+        """Messages the server sent this seat, over all its streams."""
+
+    def play_once(self, channel: grpc.Channel, hello: pb.PlayRequest) -> MatchResult:
+        """One ``Play`` stream on ``channel``, from ``hello`` (:func:`convert.hello`) to
+        MatchOver (``grpc.RpcError`` or ``ConnectionError`` if it ends before)."""
+        outgoing: queue.Queue[pb.PlayRequest | None] = queue.Queue()
+
+        def requests() -> Iterator[pb.PlayRequest]:
+            yield hello
+            while (message := outgoing.get()) is not None:
+                yield message
+
+        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        try:
+            for message in stub.Play(requests()):
+                self.messages += 1
+                if self.on_message is not None:
+                    self.on_message(message)
+                answer = self.read(message)
+                if isinstance(answer, MatchResult):
+                    return answer
+                if answer is not None:
+                    outgoing.put(answer)
+        finally:
+            outgoing.put(None)
+        raise ConnectionError("the server ended the stream before the match was over")
+
+    def read(self, message: pb.PlayResponse) -> pb.PlayRequest | MatchResult | None:
+        """Take in one server message; what to send back (or the match's end)."""
+        kind = message.WhichOneof("response")
+        if kind == "snapshot":
+            self.view = convert.view_from_snapshot(message.snapshot)
+        elif kind == "decision":
+            return self.answer(message.decision)
+        elif kind == "refused":
+            refused = message.refused
+            if self.open is not None and refused.decision_id == self.open[0]:
+                print(f"refused: {refused.reason}", file=sys.stderr)
+                if refused.decision_id not in self.refused:  # once: then the clock decides
+                    self.refused.add(refused.decision_id)
+                    return convert.answer(refused.decision_id, self.open[1].default())
+        elif kind == "match_over":
+            return self.over(message.match_over)
+        return None
+
+    def answer(self, message: pb.Decision) -> pb.PlayRequest:
+        decision = convert.decision_from_message(message)
+        legal = decision.legal
+        view = self.view
+        if view is None:
+            raise ConnectionError("a Decision came before any Snapshot")
+        view = self.view = follow(view, decision.events, cursor=decision.cursor, legal=legal)
+        self.open = (decision.decision_id, legal)
+        budget = max(0.02, decision.deadline_s - self.margin_s)
+        action = self.thinker.within(self.decide, view, budget)
+        if action is None or action not in legal:
+            if action is not None:
+                print(f"decide() returned {action}, which is not legal here", file=sys.stderr)
+            action = legal.default()
+        return convert.answer(decision.decision_id, action)
+
+    def over(self, message: pb.MatchOver) -> MatchResult:
+        self.thinker.close()
+        end, events = convert.match_end_from_message(message)
+        view = self.view
+        if view is not None:
+            cursor = max([view.cursor, *(e.seq for e in events)])
+            view = follow(view, events, cursor=cursor)
+            view = self.view = replace(view, over=True, winner=end.winner, reward=end.reward)
+        return MatchResult(
+            ending=end.ending,
+            reason=end.reason,
+            winner=end.winner,
+            hands=end.hands,
+            progress=end.progress,
+            forfeited_by=end.forfeited_by,
+            reward=end.reward,
+            view=view,
+        )
+
+
+_Job = tuple[Decide, SeatView, "queue.Queue[Action | BaseException]"]
+
+
+class _Thinker:
+    """The thread ``decide`` runs in, kept from one decision to the next (starting a thread
+    per decision cost as much CPU as the rest of the SDK's work). A ``decide`` still running
+    past its deadline keeps its thread, which ends once it returns; the next decision gets a
+    new one. The threads are daemons: a hung ``decide`` never holds the process up."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] | None = None
+
+    def within(self, decide: Decide, view: SeatView, budget_s: float) -> Action | None:
+        """``decide(view)``, or ``None`` if it has not answered in ``budget_s`` seconds (its
+        late answer is dropped, never sent). An exception in ``decide`` is raised here."""
+        if self._jobs is None:
+            self._jobs = queue.SimpleQueue()
+            threading.Thread(target=_think, args=(self._jobs,), daemon=True, name="decide").start()
+        answers: queue.Queue[Action | BaseException] = queue.Queue(1)
+        self._jobs.put((decide, view, answers))
+        try:
+            answer = answers.get(timeout=budget_s)
+        except queue.Empty:
+            self.close()  # its thread ends after this late decide
+            return None
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def close(self) -> None:
+        if self._jobs is not None:
+            self._jobs.put(None)
+            self._jobs = None
+
+
+def _think(jobs: queue.SimpleQueue[_Job | None]) -> None:
+    while (job := jobs.get()) is not None:
+        decide, view, answers = job
+        try:
+            answers.put(decide(view))
+        except BaseException as err:  # handed to the seat's thread
+            answers.put(err)

@@ -1,1 +1,0 @@
-"""The arena's protocol, by version."""
