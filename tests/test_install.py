@@ -9,6 +9,7 @@ import ast
 import doctest
 import email.parser
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -191,9 +192,18 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
     """The wheel pip would install: the licence file and its SPDX expression in the metadata,
     ``py.typed`` for the namespace and each typed package (PEP 561), and the files of ``arena
     init``."""
+    source = tmp_path / "clone"  # the tracked files, as a clone has them: no build/ left over
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    for name in listed.stdout.decode("utf-8").split("\0"):
+        if name and (ROOT / name).is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).symlink_to((ROOT / name).readlink())
+        elif name and (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
     pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
     done = subprocess.run(
-        [*pip_wheel, "-w", str(tmp_path), str(ROOT)],
+        [*pip_wheel, "-w", str(tmp_path), str(source)],
         capture_output=True,
         text=True,
         timeout=300,
