@@ -322,3 +322,8 @@ def test_an_interval_that_reaches_a_bound_is_not_called_no_spread() -> None:
     report = build_report(pairs("a", "b", [2.0, 2.0, 2.0, 2.0, 1.5]))
     assert report.pairs[0].games_high == 1.0  # the games' interval, in the JSON too
     assert strict_json(json.dumps(report.as_dict()))["pairs"][0]["games_high"] == 1.0
+
+
+def test_a_bot_name_is_printed_as_it_is_never_as_markup() -> None:
+    text = printed(pairs("[bold]a", "b", [2.0, 1.0]))
+    assert "│ [bold]a " in text and "[bold]a vs b" in text

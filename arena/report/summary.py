@@ -24,6 +24,7 @@ from typing import Any, Literal
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from chaodipi.arena.report.stats import (
     Rating,
@@ -414,7 +415,7 @@ def _tables(
         for column in columns:
             table.add_column(column.header, justify=column.justify, overflow="fold")
         for cells in zip(*(c.cells for c in [*keys, *columns]), strict=True):
-            table.add_row(*cells)
+            table.add_row(*map(Text, cells))  # as they are: a bot named "[b]x" is no markup
         tables.append(table)
     return tables
 
@@ -527,7 +528,9 @@ def print_report(report: Report, console: Console) -> None:
         console.print(table)
     faults = _faults_tables(report, width)
     if not faults:
-        console.print("faults: none (no timeouts, illegal moves, crashes or forfeits)")
+        console.print(
+            "faults: none (no timeouts, illegal moves, crashes or forfeits)", highlight=False
+        )
     for table in [*faults, *_pairs_tables(report, width)]:
         console.print(table)
     if report.void:
