@@ -233,7 +233,8 @@ def test_arena_init_writes_a_starter_that_plays_as_it_is(tmp_path: Path) -> None
     assert f"arena run {folder / 'arena.toml'}" in init.stdout
     done = _arena("run", str(folder / "arena.toml"), "--deals", "1", cwd=ROOT / "docs")
     assert done.returncode == 0, done.stderr
-    assert "Standings (6 games)" in done.stdout and "my_bot vs random" in done.stdout
+    assert "Standings (6 games)" in done.stdout and "│ my_bot " in done.stdout
+    assert "vs random" in done.stdout and "vs heuristic" in done.stdout  # its pairings
     assert "forfeit" not in done.stderr and "not legal" not in done.stderr
     assert (folder / "results" / "arena.sqlite").is_file()
 
