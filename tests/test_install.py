@@ -230,7 +230,7 @@ def test_arena_init_writes_a_starter_that_plays_as_it_is(tmp_path: Path) -> None
     init = _arena("init", str(folder), cwd=tmp_path)
     assert init.returncode == 0, init.stderr
     assert sorted(p.name for p in folder.iterdir()) == sorted(STARTER)
-    assert f"arena run {folder / 'arena.toml'}" in init.stdout
+    assert f"arena run '{folder / 'arena.toml'}'\n" in init.stdout  # to paste as it is
     done = _arena("run", str(folder / "arena.toml"), "--deals", "1", cwd=ROOT / "docs")
     assert done.returncode == 0, done.stderr
     assert "Standings (6 games)" in done.stdout and "│ my_bot " in done.stdout

@@ -9,6 +9,7 @@ copied from the package data in ``chaodipi/sample_bots/starter/``. Both run as t
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from importlib.resources import files
 from pathlib import Path
@@ -57,7 +58,7 @@ def _init(args: argparse.Namespace) -> int:
     except (UsageError, SetupError) as err:
         print(f"arena init: {err}", file=sys.stderr)
         return err.exit_code
-    print(f"wrote {config} and {bot}; play them with:\n  arena run {config}")
+    print(f"wrote {config} and {bot}; play them with:\n  arena run {shlex.quote(str(config))}")
     return 0
 
 
