@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from chaodipi.arena.cli import run_job
 from chaodipi.arena.cli.main import build_parser, main
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.tournament.config import KEYS, TournamentConfig, load_config, schedule
@@ -217,6 +216,8 @@ def given_config(
     monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> tuple[int, TournamentConfig, SprtTest | None]:
     """What ``arena run argv`` would play (the run itself replaced: nothing is played)."""
+    from chaodipi.arena.cli import run_job
+
     seen: list[Any] = []
 
     def no_play(args: Any, tournament: TournamentConfig, sprt: Any, *rest: Any) -> Outcome:

@@ -15,14 +15,16 @@ from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.tournament.config import TournamentConfig, load_config, schedule
 from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_driver import Scripted, played, run
+from tests.test_tournament import write_config
 
 TWO = {"good": "./good", "broken": "./broken --fast"}
 
 
 def config(tmp_path: Path, bots: dict[str, str] = TWO, **keys: object) -> TournamentConfig:
-    """A tournament from the command line's pieces: keys and bots, no file."""
-    overrides: dict[str, object] = {"hands": 1, "deals": 1, "database": str(tmp_path / "r.sqlite")}
-    return load_config(None, {**overrides, **keys}, bots)
+    """A tournament of ``bots`` (their commands never run) with ``keys``, one deal of one
+    hand unless they say otherwise, stored in ``r.sqlite``."""
+    settings: dict[str, object] = {"hands": 1, "deals": 1, "database": "r.sqlite", **keys}
+    return load_config(write_config(tmp_path / "t.toml", bots=bots, **settings))
 
 
 def play_all(tournament: TournamentConfig, **options: object) -> Scripted:
@@ -92,7 +94,7 @@ def test_a_pairing_turned_round_is_refused(tmp_path: Path) -> None:
     [
         ({"hands": 2}, "hands: the stored games were played with hands = 1, this run has 2"),
         ({"preset": "anchao"}, "preset: the stored games were played with preset = 'classic'"),
-        ({"decision_ms": 500}, "decision_ms: the stored games were played with decision_ms = 1000"),
+        ({"decision_ms": 500}, "decision_ms: the stored games were played with decision_ms = 2000"),
         ({"bank_ms": 0}, "bank_ms: the stored games were played with bank_ms = 30000"),
         ({"max_strikes": 1}, "max_strikes: the stored games were played with max_strikes = 3"),
     ],
