@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from chaodipi.arena.cli.main import build_parser, main
+from chaodipi.arena.cli.main import LAZY_COMMANDS, build_parser, main
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.tournament.config import KEYS, TournamentConfig, load_config, schedule
 from chaodipi.arena.tournament.processes import STDERR_TAIL, stderr_tail
@@ -180,6 +180,16 @@ def test_help_imports_nothing_heavy() -> None:
         assert "usage: arena" in done.stdout, done.stderr
         loaded = set(json.loads(done.stderr.splitlines()[-1]))
         assert not loaded & heavy, (argv, sorted(loaded & heavy))
+
+
+def test_arena_help_lists_each_lazy_command_with_its_modules_help() -> None:
+    """``arena --help`` lists a command without importing its module: the line it shows is
+    the one the module gives when it is imported."""
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {choice.dest: choice.help for choice in commands._choices_actions}
+    assert {name: helps[name] for name in LAZY_COMMANDS} == {
+        name: summary for name, (_, summary) in LAZY_COMMANDS.items()
+    }
 
 
 def test_every_config_key_is_an_option_of_arena_run() -> None:

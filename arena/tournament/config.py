@@ -13,7 +13,9 @@ command = ["python3", "-m", "chaodipi.sample_bots.heuristic_bot"]
 ```
 
 Every top-level key, its default and its meaning is in :data:`KEYS` (the one place they are
-written: ``arena run --help`` prints them from there); ``seeds`` and ``seed_base``, the names of
+written: ``arena run`` makes an option of each, ``--deals`` or ``-n`` for ``deals``, and its
+``--help`` prints them from there; the file is optional, its bots may come from ``--bot
+NAME=COMMAND``, :func:`load_config`); ``seeds`` and ``seed_base``, the names of
 ``deals`` and ``first_deal`` before, are still read, with a :class:`ConfigDeprecation` warning.
 
 A bot command is started as a small pool of long-lived processes, each with ``--address
