@@ -165,6 +165,7 @@ def test_a_database_written_before_runs_were_recorded_is_resumed_as_before(
     raw.execute("DROP TABLE runs")  # as an older arena left it
     raw.commit()
     raw.close()
+    assert ResultsDB(first.database, read_only=True).runs() == []  # read as it is
     with pytest.raises(ResumeError, match="holds another tournament's results"):
         run(config(tmp_path, deals=3), Scripted([]), resume=True)
     backend = Scripted([])

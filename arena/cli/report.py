@@ -76,7 +76,7 @@ def emit(
             console.print(_config_text(runs[-1]), markup=False, highlight=False)
     if args.csv is not None:
         paths = write_csv(report, rows, args.csv)
-        print(f"arena: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
+        print(f"arena {args.command}: wrote {', '.join(map(str, paths))}", file=sys.stderr)
 
 
 def _config_text(run: StoredRun) -> str:
