@@ -149,10 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
     from chaodipi.arena.cli.run import add_commands
 
     add_commands(commands)
+    commands.add_parser(  # run by main() itself: see there
+        "stdio", help="play a bot that speaks JSON lines on stdin/stdout", add_help=False
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["stdio"]:  # the SDK's bridge: its own arguments, no arena extra needed
+        from chaodipi.bot.stdio import main as stdio
+
+        return stdio(words[1:], prog="arena stdio")
     absent = missing()
     if absent:
         print(f"arena: {', '.join(absent)} not installed: {INSTALL_HINT}", file=sys.stderr)
