@@ -40,6 +40,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import grpc
 
@@ -55,6 +56,27 @@ __all__ = ["Bridge", "main", "split_command"]
 
 PROG = "python -m chaodipi.bot.stdio"
 USAGE = "give the bot's command after --, e.g. `{prog} -- node bot.js`"
+
+EXIT_CODES = """\
+The session token comes from $ARENA_TOKEN (as the arena hands it) or --token-file, a seat's
+ticket from $ARENA_TICKET: never put either on the command line. The arena's --address,
+appended to COMMAND, is the bridge's.
+
+exit codes:
+  0    the seat's match, or the session, played to its end (whoever won)
+  1    the bot failed (could not start, exited, hung, wrote what is not an Answer, answered
+       what the arena refused) or the arena refused the bridge, could not be reached or was
+       lost: the line on stderr says which
+  2    the command line cannot run (the line on stderr says why)"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments are one line on stderr and status 2, as the ``arena`` commands'."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(2)
+
 
 _REFUSED_ANSWER = {pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED}
 """Refusals of an answer the child chose: its failure."""
@@ -87,12 +109,16 @@ def split_command(words: Sequence[str]) -> tuple[list[str], list[str], str | Non
 def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     """Run the bridge on ``argv`` (default ``sys.argv[1:]``); the exit status."""
     options, command, appended = split_command(sys.argv[1:] if argv is None else argv)
-    parser = bot_arguments(
-        "Play a bot that speaks JSON lines on stdin/stdout (the proto3 JSON mapping of the "
-        "arena's messages) in the arena: COMMAND is started once per seat."
+    parser = _Parser(
+        prog=prog,
+        usage=f"{prog} [OPTIONS] -- COMMAND [ARGS...]",
+        description="Play a bot that speaks JSON lines on stdin/stdout (the proto3 JSON mapping "
+        "of the arena's messages) in the arena: COMMAND is started once per seat.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[bot_arguments()],
+        add_help=False,
     )
-    parser.prog = prog
-    parser.usage = f"{prog} [OPTIONS] -- COMMAND [ARGS...]"
     parser.set_defaults(name="stdio-bot")
     args, unknown = parser.parse_known_args(options)
     if unknown or not command:

@@ -30,6 +30,7 @@ from .process_bots import (
     run_with_a_wrong_token,
 )
 from .server_support import Recording, config, random_bot, run_tables
+from .test_install import SERVER_ONLY, _without
 from .test_tournament import arena, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,7 +183,11 @@ def test_a_command_that_cannot_start_is_one_line_and_exit_1() -> None:
 @pytest.mark.parametrize(
     ("words", "message"),
     [
-        (["node", "bot.js"], "give the bot's command after --, e.g. `arena stdio -- node bot.js`"),
+        (
+            ["node", "bot.js"],
+            "`node bot.js` is not an option of the bridge: give the bot's command after --, "
+            "e.g. `arena stdio -- node bot.js`",
+        ),
         (["--capacity", "0", "--", "node"], "--capacity must be at least 1, not 0"),
     ],
 )
@@ -198,7 +203,7 @@ def test_arena_stdio_says_what_is_wrong_with_its_command_line(
         timeout=60,
     )
     assert done.returncode == 2, done.stderr
-    assert message in done.stderr.strip().splitlines()[-1], done.stderr
+    assert done.stderr == f"arena stdio: {message}\n"  # one line, as every arena command's
 
 
 def test_the_bridge_s_help_names_the_protocol() -> None:
@@ -213,3 +218,12 @@ def test_the_bot_in_the_docs_is_the_example_tested_here() -> None:
     block = section.split("```js\n", 1)[1].split("```", 1)[0]
     assert block == EXAMPLE.read_text(encoding="utf-8")
     assert len(block.splitlines()) == 20
+
+
+def test_the_bridge_runs_on_a_bot_s_install_without_the_server_s_packages() -> None:
+    """It is the SDK's: its help answers in an interpreter that cannot import trio, scipy,
+    rich, structlog, ... (tests/test_install.py's blocker)."""
+    code = "import sys\nfrom chaodipi.bot.stdio import main\nmain(['--help'])\n"
+    done = _without(SERVER_ONLY, code)
+    assert done.returncode == 0, done.stderr
+    assert "-- COMMAND [ARGS...]" in done.stdout

@@ -97,6 +97,12 @@ exit codes:
   2    the command line cannot run (the line on stderr says why)
   130  interrupted (Ctrl-C)"""
 
+STDIO_EXIT_CODES = """\
+exit codes:
+  0    the match or the session played to its end
+  1    the bot failed, or the arena refused it or could not be reached
+  2    the command line cannot run (the line on stderr says why)"""
+
 TOP_EPILOG = """\
 every command's --help lists its options with their defaults and its exit codes. All of them
 exit 2 on a command line they cannot run, with one line on stderr naming what is wrong, and
@@ -149,8 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     from chaodipi.arena.cli.run import add_commands
 
     add_commands(commands)
-    commands.add_parser(  # run by main() itself: see there
-        "stdio", help="play a bot that speaks JSON lines on stdin/stdout", add_help=False
+    commands.add_parser(  # run by main() itself, with the bridge's own arguments
+        "stdio",
+        help="play a bot that speaks JSON lines on stdin/stdout (arena stdio --help)",
+        epilog=STDIO_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     return parser
 
