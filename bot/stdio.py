@@ -32,6 +32,7 @@ docs/writing-a-bot.md ("Any language: the stdio bridge") has a 20-line bot.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import queue
 import secrets
 import shlex
@@ -307,8 +308,9 @@ class _Seat:
                 yield request
 
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        end: MatchEnd | None = None
         try:
-            for message in stub.Play(requests()):
+            for message in (call := stub.Play(requests())):
                 self.messages += 1
                 self.child.send(message)
                 kind = message.WhichOneof("response")
@@ -326,10 +328,18 @@ class _Seat:
                 elif kind == "refused":
                     self._refused(message.refused)
                 elif kind == "match_over":
-                    return convert.match_end_from_message(message.match_over)[0]
+                    end = convert.match_end_from_message(message.match_over)[0]
+                    break
         finally:
             outgoing.put(None)
-        raise ConnectionError("the server ended the stream before the match was over")
+        if end is None:
+            raise ConnectionError("the server ended the stream before the match was over")
+        # read the stream to its status, as the server ends it: dropping the call at once
+        # could cut the server off before it is done with the seat
+        with contextlib.suppress(grpc.RpcError):
+            for _ in call:
+                pass
+        return end
 
     def _refused(self, refused: pb.Refused) -> None:
         code = pb.RefusalCode.Name(refused.code)

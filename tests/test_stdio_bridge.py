@@ -23,10 +23,12 @@ from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS
 
 from .process_bots import (
+    check_the_reconnect,
     check_the_second_enter,
     check_the_session,
     play_a_session,
     run_against_a_dropping_arena,
+    run_against_a_dropping_seat,
     run_with_a_wrong_token,
 )
 from .server_support import Recording, config, random_bot, run_tables
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "stdio_bot.js"
 CHILD = Path(__file__).parent / "bots" / "stdio_child.py"
 BRIDGE = [sys.executable, "-m", "chaodipi.bot.stdio"]
+CHILD_CMD = [sys.executable, str(CHILD)]
 
 
 def node() -> str:
@@ -227,3 +230,8 @@ def test_the_bridge_runs_on_a_bot_s_install_without_the_server_s_packages() -> N
     done = _without(SERVER_ONLY, code)
     assert done.returncode == 0, done.stderr
     assert "-- COMMAND [ARGS...]" in done.stdout
+
+
+def test_the_bridge_connects_a_dropped_seat_again_with_the_same_child() -> None:
+    done, arena_ = run_against_a_dropping_seat([*BRIDGE, "--name", "stdio-seat", "--", *CHILD_CMD])
+    check_the_reconnect(done, arena_, name="stdio-seat")
