@@ -26,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	mathrand "math/rand"
 	"os"
 	"strings"
@@ -82,7 +83,7 @@ func Flags(args []string) (Options, error) {
 		address = "127.0.0.1:50051"
 	}
 	options := Options{Reconnects: 5}
-	set.StringVar(&options.Address, "address", address, "the arena server (default: $ARENA_ADDRESS)")
+	set.StringVar(&options.Address, "address", address, "the arena server, HOST:PORT ($ARENA_ADDRESS when set)")
 	set.StringVar(&options.Name, "name", "go-bot", "name shown in logs and reports")
 	set.IntVar(&options.Capacity, "capacity", 4, "in a session, games to play at once")
 	set.Int64Var(&options.Seed, "seed", 0, "random seed of the first game (0: a random one)")
@@ -90,7 +91,14 @@ func Flags(args []string) (Options, error) {
 	tokenFile := set.String("token-file", "", "read the session token from this file (default: $ARENA_TOKEN)")
 	token := set.String("token", "", "session token (prefer $ARENA_TOKEN: other users can read a command line)")
 	ticket := set.String("ticket", "", "one seat's ticket (prefer $ARENA_TICKET: other users can read a command line)")
+	set.SetOutput(io.Discard) // a bad flag is one line (Run writes it); --help the whole list
 	if err := set.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			set.SetOutput(os.Stderr)
+			fmt.Fprintf(os.Stderr, "usage: %s [flags]: a bot for the 炒地皮 arena; the session token "+
+				"comes from $ARENA_TOKEN (or --token-file), a seat's ticket from $ARENA_TICKET\n", os.Args[0])
+			set.PrintDefaults()
+		}
 		return options, err
 	}
 	if set.NArg() > 0 {
