@@ -1,0 +1,273 @@
+"""The fixed ``Discrete`` action space: plays built card by card, plus pass and the bids.
+
+Plays in 炒地皮 are sets of cards (pairs, tractors, throws, a bury of eight), far too many to
+number one by one. Here a play is *built*: the seat picks a card kind, then another, …, then
+"done". Kinds are picked in the engine's card order (code 0-53, never lower than the kind
+picked last; a kind may be picked twice), so each play has exactly one spelling, and the mask
+allows only the kinds whose prefix can still complete to a legal play, and "done" only when
+the cards picked are a legal play.
+
+==========  ==================================================================================
+action id   meaning
+==========  ==================================================================================
+0-53        add a card of this kind (engine code: ``suit * 13 + rank``; 52 LJ, 53 BJ)
+54          done: play (or bury) the cards picked
+55          pass (declaring, frying)
+56-74       a bid (:data:`BID_KEYS`, in this order): a single level card of ♠ ♥ ♣ ♦ (56-59), a
+            level pair of ♠ ♥ ♣ ♦ (60-63), the small-joker pair (64), the big-joker pair (65),
+            the ♥5 pair naming ♠ ♥ ♣ ♦ or no-trump (66-70), 回头望 in ♠ ♥ ♣ ♦ (71-74)
+==========  ==================================================================================
+
+>>> from chaodipi.engine import Match, PRESETS, observe
+>>> match = Match(PRESETS["classic"], seed=1)
+>>> legal = match.legal_actions()
+>>> [action_name(a) for a in np.flatnonzero(CardBuilder(legal).mask())]
+['pass']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from chaodipi.engine.actions import PASS, Action, LegalActions, bid_action, card_action
+from chaodipi.engine.bidding import Bid, BidKind
+from chaodipi.engine.cards import CARDS, Card, Suit, format_cards
+from chaodipi.engine.legal import LegalPlays
+
+__all__ = [
+    "BID_BASE",
+    "BID_KEYS",
+    "DONE",
+    "NUM_ACTIONS",
+    "PASS_ID",
+    "CardBuilder",
+    "Mask",
+    "action_name",
+    "bid_id",
+    "reachable",
+    "spell",
+]
+
+Mask = npt.NDArray[np.int8]
+
+DONE: Final = 54
+PASS_ID: Final = 55
+BID_BASE: Final = 56
+_SUITS: Final = tuple(Suit)
+BID_KEYS: Final[tuple[tuple[BidKind, Suit | None], ...]] = (
+    *((BidKind.SINGLE, s) for s in _SUITS),
+    *((BidKind.SUIT_PAIR, s) for s in _SUITS),
+    (BidKind.SMALL_JOKERS, None),
+    (BidKind.BIG_JOKERS, None),
+    *((BidKind.RED_FIVES, s) for s in (*_SUITS, None)),
+    *((BidKind.HUITOUWANG, s) for s in _SUITS),
+)
+"""Each bid id's (kind, suit), from :data:`BID_BASE` on."""
+NUM_ACTIONS: Final = BID_BASE + len(BID_KEYS)
+_BID_INDEX: Final = {key: i for i, key in enumerate(BID_KEYS)}
+
+
+def bid_id(bid: Bid) -> int:
+    """The action id of a bid."""
+    return BID_BASE + _BID_INDEX[(bid.kind, bid.suit)]
+
+
+def action_name(action_id: int) -> str:
+    """What an action id means, in words (``♠9``, ``done``, ``pass``, ``bid RED_FIVES ♠``).
+
+    >>> action_name(0), action_name(53), action_name(DONE), action_name(BID_BASE + 10)
+    ('♠2', 'BJ', 'done', 'bid RED_FIVES ♠')
+    """
+    action_id = int(action_id)
+    if 0 <= action_id < 54:
+        return str(CARDS[action_id])
+    if action_id == DONE:
+        return "done"
+    if action_id == PASS_ID:
+        return "pass"
+    if BID_BASE <= action_id < NUM_ACTIONS:
+        kind, suit = BID_KEYS[action_id - BID_BASE]
+        return f"bid {kind.name}" + ("" if suit is None and kind is not BidKind.RED_FIVES
+                                     else f" {'NT' if suit is None else suit.symbol}")
+    raise ValueError(f"{action_id} is not an action id: they are 0 to {NUM_ACTIONS - 1}")
+
+
+def spell(action: Action) -> list[int]:
+    """The action ids that take ``action``: its cards in order then done, a pass, or a bid.
+
+    >>> from chaodipi.engine import parse_action, Rank
+    >>> spell(parse_action("play ♠99 ♠3", Rank.TWO))
+    [1, 7, 7, 54]
+    """
+    cards = getattr(action, "cards", None)
+    if cards is not None:
+        return [*sorted(int(c) for c in cards), DONE]
+    bid = getattr(action, "bid", None)
+    if bid is not None:
+        return [bid_id(bid)]
+    return [PASS_ID]
+
+
+class _Options:
+    """A legal set's options as arrays: ``forced`` and ``upto`` (forced + pool) counts per kind,
+    their running sums, and each option's bounds on the pool cards taken."""
+
+    def __init__(self, plays: LegalPlays) -> None:
+        options = plays.options
+        self.forced = np.array(
+            [np.bincount(o.forced, minlength=54) for o in options], np.int16
+        ).reshape(-1, 54)
+        pool = np.array([np.bincount(o.pool, minlength=54) for o in options], np.int16).reshape(
+            -1, 54
+        )
+        self.upto = self.forced + pool
+        self.pool = pool
+        self.k_min = np.array([o.k_min for o in plays.options], np.int16)[:, None]
+        self.k_max = np.array([o.k_max for o in plays.options], np.int16)[:, None]
+        self.forced_before = np.cumsum(self.forced, axis=1) - self.forced
+        """Forced cards of the kinds below each kind."""
+        self.pool_from = pool[:, ::-1].cumsum(axis=1)[:, ::-1]
+        """Pool cards of each kind and those above it."""
+        self.forced_size = self.forced.sum(axis=1)
+
+
+class CardBuilder:
+    """One decision in the card-by-card form: the mask, and the engine action once done.
+
+    >>> from chaodipi.engine import Match, PRESETS, observe
+    >>> from chaodipi.engine.legal import LegalPlays, Option
+    >>> from chaodipi.engine.actions import LegalActions
+    >>> from chaodipi.engine.phase import Phase
+    >>> from chaodipi.engine.cards import parse_cards
+    >>> pairs = LegalPlays((Option(tuple(parse_cards("♣77")), (), 0, 0),
+    ...                     Option(tuple(parse_cards("♣KK")), (), 0, 0)))
+    >>> builder = CardBuilder(LegalActions(Phase.PLAY, 0, cards=pairs))
+    >>> [action_name(a) for a in np.flatnonzero(builder.mask())]
+    ['♣7', '♣K']
+    >>> builder.step(int(Card.parse("♣7")))
+    >>> [action_name(a) for a in np.flatnonzero(builder.mask())]
+    ['♣7']
+    >>> builder.step(int(Card.parse("♣7"))); builder.step(DONE)
+    >>> str(builder.chosen)
+    'play ♣77'
+    """
+
+    def __init__(self, legal: LegalActions) -> None:
+        self.legal = legal
+        self.picked = np.zeros(54, np.int8)
+        """The cards picked so far, counts per kind."""
+        self.chosen: Action | None = None
+        """The engine action, once the choice is complete."""
+        self._last = 0
+        self._size = 0
+        self._cards: list[Card] = []
+        self._options = None if legal.cards is None else _Options(legal.cards)
+        self._mask: Mask | None = None
+
+    def mask(self) -> Mask:
+        """Which action ids are allowed now (1) and which not (0)."""
+        if self._mask is None:
+            self._mask = self._compute()
+        return self._mask
+
+    def _compute(self) -> Mask:
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        legal, o = self.legal, self._options
+        if o is None:
+            mask[PASS_ID] = legal.can_pass
+            for bid in legal.bids:
+                mask[bid_id(bid)] = 1
+            return mask
+        s = self.picked.astype(np.int16)
+        ok = (o.forced <= s) & (s <= o.upto)
+        wrong = ~ok
+        # the kinds below k where the prefix is wrong
+        bad_before: npt.NDArray[np.int64] = np.cumsum(wrong, axis=1) - wrong
+        fixed = (self._size - s) - o.forced_before  # pool cards among the kinds below k
+        least = fixed + np.maximum(0, s + 1 - o.forced)
+        most = fixed + o.pool_from
+        fits = (bad_before == 0) & (s + 1 <= o.upto) & (least <= o.k_max) & (most >= o.k_min)
+        cards = fits.any(axis=0)
+        cards[: self._last] = False
+        mask[:54] = cards
+        if self._size:
+            taken = self._size - o.forced_size
+            mask[DONE] = bool(
+                (ok.all(axis=1) & (o.k_min[:, 0] <= taken) & (taken <= o.k_max[:, 0])).any()
+            )
+        return mask
+
+    def step(self, action_id: int) -> None:
+        """Take one action id; ``ValueError`` (naming it and what is allowed) unless the mask
+        allows it. Once the choice is complete, :attr:`chosen` holds the engine action."""
+        action_id = int(action_id)
+        if self.chosen is not None:
+            raise ValueError("this decision is complete: step the next one")
+        mask = self.mask()
+        if not 0 <= action_id < NUM_ACTIONS or not mask[action_id]:
+            allowed = ", ".join(action_name(int(a)) for a in np.flatnonzero(mask))
+            raise ValueError(
+                f"action {action_id} ({_describe(action_id)}) is not allowed now; "
+                f"allowed: {allowed}"
+            )
+        phase = self.legal.phase
+        if action_id < 54:
+            self.picked[action_id] += 1
+            self._cards.append(CARDS[action_id])  # in order: kinds are picked low to high
+            self._last, self._size = action_id, self._size + 1
+            self._mask = None
+        elif action_id == DONE:
+            self.chosen = card_action(phase, tuple(self._cards))
+        elif action_id == PASS_ID:
+            self.chosen = PASS
+        else:
+            kind, suit = BID_KEYS[action_id - BID_BASE]
+            bid = next(b for b in self.legal.bids if b.kind is kind and b.suit == suit)
+            self.chosen = bid_action(phase, bid)
+
+    def picked_text(self) -> str:
+        """The cards picked so far, as players write them."""
+        return format_cards(self._cards)
+
+
+def _describe(action_id: int) -> str:
+    try:
+        return action_name(action_id)
+    except ValueError:
+        return "no such action"
+
+
+def reachable(legal: LegalActions, limit: int = 100_000) -> Iterator[Action]:
+    """Every action the mask lets a seat complete, by walking every allowed sequence (for
+    tests: the legal set exactly, each once). Stops with ``ValueError`` past ``limit``."""
+    found = 0
+    stack = [CardBuilder(legal)]
+    while stack:
+        builder = stack.pop()
+        for action_id in np.flatnonzero(builder.mask()):
+            child = _copy(builder)
+            child.step(int(action_id))
+            if child.chosen is not None:
+                found += 1
+                if found > limit:
+                    raise ValueError(f"more than {limit} actions")
+                yield child.chosen
+            else:
+                stack.append(child)
+
+
+def _copy(builder: CardBuilder) -> CardBuilder:
+    child = CardBuilder.__new__(CardBuilder)
+    child.legal = builder.legal
+    child.picked = builder.picked.copy()
+    child.chosen = None
+    child._last, child._size = builder._last, builder._size
+    child._cards = list(builder._cards)
+    child._options = builder._options
+    child._mask = None
+    return child
+
