@@ -1,7 +1,8 @@
 """炒地皮 for reinforcement learning (the ``rl`` extra: ``pip install -e '.[rl]'``;
 docs/rl-environment.md).
 
-* :mod:`chaodipi.rl.env`: the PettingZoo AEC environment, :class:`ChaoDipiEnv` (``env(...)``);
+* :mod:`chaodipi.rl.env`: the PettingZoo AEC environment, :class:`ChaoDipiEnv` (or
+  ``chaodipi.rl.env.env(...)``, PettingZoo's convention);
 * :mod:`chaodipi.rl.encoding`: a seat's view as a fixed-shape vector (:class:`ViewEncoder`,
   :data:`LAYOUT`), built from the :class:`~chaodipi.engine.view.SeatView` alone;
 * :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
@@ -15,6 +16,7 @@ environment is imported when first named.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from chaodipi.rl.candidates import FEATURES as FEATURES
@@ -39,7 +41,6 @@ __all__ = [
     "ViewEncoder",
     "action_name",
     "candidates",
-    "env",
     "features_of",
     "spell",
     "split",
@@ -47,8 +48,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("ChaoDipiEnv", "env"):
-        from chaodipi.rl import env as module
-
-        return getattr(module, name)
+    if name == "ChaoDipiEnv":  # needs PettingZoo: imported when first named
+        return importlib.import_module("chaodipi.rl.env").ChaoDipiEnv
     raise AttributeError(f"module 'chaodipi.rl' has no attribute {name!r}")

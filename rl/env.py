@@ -35,6 +35,7 @@ match.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any, Final, Literal
 
 import gymnasium
@@ -277,6 +278,8 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             )
             if match.over:
                 last = observe(match, seat)  # the match's end: who won, by how much
+            elif not to_act:  # follow knows no seat to act but itself; who acts is public
+                last = replace(last, to_act=match.to_play)
             self._views[seat] = last
         return last
 
