@@ -30,13 +30,25 @@ come up.
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, card_action
+from chaodipi.engine.actions import (
+    Action,
+    Bury,
+    Declare,
+    Fry,
+    LegalActions,
+    Pass,
+    Play,
+    card_action,
+)
+from chaodipi.engine.cards import Card
+from chaodipi.engine.legal import Option
 
 __all__ = ["FEATURES", "Features", "candidates", "features_of"]
 
@@ -78,16 +90,78 @@ def candidates(
         actions = list(legal)
     else:
         assert legal.cards is not None, "a set of bids and pass is always small"
+        samplers = [_Sampler(o) for o in legal.cards.options]
+        weights = list(itertools.accumulate(s.count for s in samplers))
         seen: set[tuple[int, ...]] = set()
         actions = []
         tries = 0
         while len(actions) < limit and tries < 20 * limit:
             tries += 1
-            cards = legal.cards.sample(rng)
+            # as LegalPlays.sample: an option weighted by its size, then a play of it
+            cards = rng.choices(samplers, cum_weights=weights)[0].sample(rng)
             if cards not in seen:
                 seen.add(cards)
                 actions.append(card_action(legal.phase, cards))
-    table = np.zeros((len(actions), FEATURES), np.int8)
-    for row, action in zip(table, actions, strict=True):
-        features_of(action, row)
-    return actions, table
+    return actions, _table(actions)
+
+
+class _Sampler:
+    """Uniform plays of one option, as :meth:`chaodipi.engine.legal.Option.sample` draws them,
+    with the counting done once for many draws: how many ways the kinds from each one on
+    give each number of cards."""
+
+    def __init__(self, option: Option) -> None:
+        self.option = option
+        self.count = option.count()
+        groups: dict[Card, int] = {}
+        for card in option.pool:
+            groups[card] = groups.get(card, 0) + 1
+        self.groups = list(groups.items())
+        most = option.k_max
+        table = [[0] * (most + 1) for _ in range(len(self.groups) + 1)]
+        table[-1][0] = 1
+        for i in range(len(self.groups) - 1, -1, -1):
+            after, mult = table[i + 1], self.groups[i][1]
+            table[i] = [sum(after[r - j] for j in range(min(mult, r) + 1)) for r in range(most + 1)]
+        self.table = table
+
+    def sample(self, rng: random.Random) -> tuple[Card, ...]:
+        option, table = self.option, self.table
+        if not option.pool or option.k_max == 0:
+            return option.forced
+        first = table[0]
+        r = rng.randrange(sum(first[option.k_min : option.k_max + 1]))
+        k = option.k_min
+        while r >= first[k]:  # a size, in proportion to its number of plays
+            r -= first[k]
+            k += 1
+        chosen: list[Card] = []
+        for i, (card, _mult) in enumerate(self.groups):
+            if k == 0:
+                break
+            after = table[i + 1]
+            r = rng.randrange(table[i][k])
+            j = 0
+            while r >= after[k - j]:  # copies of this kind, in proportion to the ways after
+                r -= after[k - j]
+                j += 1
+            chosen.extend([card] * j)
+            k -= j
+        return tuple(sorted(option.forced + tuple(chosen)))
+
+
+def _table(actions: list[Action]) -> Features:
+    """The features of many actions at once: the cards of plays and buries by one bincount."""
+    n = len(actions)
+    cells: list[int] = []
+    table = np.zeros((n, FEATURES), np.int8)
+    for i, action in enumerate(actions):
+        if isinstance(action, Play | Bury):
+            base = i * FEATURES
+            cells.extend(base + c for c in action.cards)
+            table[i, 54 + (3 if isinstance(action, Bury) else 4)] = 1
+        else:
+            features_of(action, table[i])
+    if cells:
+        table += np.bincount(cells, minlength=n * FEATURES).astype(np.int8).reshape(n, FEATURES)
+    return table

@@ -118,12 +118,12 @@ class _Options:
 
     def __init__(self, plays: LegalPlays) -> None:
         options = plays.options
-        self.forced = np.array(
-            [np.bincount(o.forced, minlength=54) for o in options], np.int16
-        ).reshape(-1, 54)
-        pool = np.array([np.bincount(o.pool, minlength=54) for o in options], np.int16).reshape(
-            -1, 54
-        )
+        n = len(options)
+        # every option's counts at once: one bincount over (option, kind) cells
+        forced = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
+        pooled = [i * 54 + c for i, o in enumerate(options) for c in o.pool]
+        self.forced = np.bincount(forced, minlength=n * 54).astype(np.int16).reshape(n, 54)
+        pool = np.bincount(pooled, minlength=n * 54).astype(np.int16).reshape(n, 54)
         self.upto = self.forced + pool
         self.pool = pool
         self.k_min = np.array([o.k_min for o in plays.options], np.int16)[:, None]

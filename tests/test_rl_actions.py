@@ -127,3 +127,22 @@ def test_action_ids_name_every_bid_and_refuse_what_is_not_an_id() -> None:
     assert len(set(names)) == len(names) == 19
     with pytest.raises(ValueError, match="75 is not an action id: they are 0 to 74"):
         action_name(NUM_ACTIONS)
+
+
+def test_the_list_forms_draws_are_uniform_over_an_options_plays() -> None:
+    from collections import Counter
+
+    from scipy.stats import chisquare
+
+    from chaodipi.engine.cards import parse_cards
+    from chaodipi.engine.legal import Option
+    from chaodipi.rl.candidates import _Sampler
+
+    option = Option(tuple(parse_cards("♠A")), tuple(parse_cards("♠99 ♠88 ♠7 ♠3")), 2, 4)
+    plays = set(option.plays())
+    sampler = _Sampler(option)
+    assert sampler.count == len(plays) == option.count()
+    rng = random.Random(1)
+    drawn = Counter(sampler.sample(rng) for _ in range(20 * len(plays) * 20))
+    assert set(drawn) == plays
+    assert chisquare([drawn[p] for p in sorted(plays)]).pvalue > 0.001
