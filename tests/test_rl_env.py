@@ -156,3 +156,22 @@ def test_the_list_form_steps_the_chosen_candidate() -> None:
         env.step(n - 1)
     assert seen_full  # a bury lists 16 of its millions (and many a follow its few)
     np.testing.assert_array_equal(env.observe(AGENTS[0])["action_mask"], np.zeros(16))
+
+
+def test_the_loop_in_docs_runs() -> None:
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rl-environment.md").read_text()
+    code = re.search(r"## The loop\n\n```python\n(.*?)```", text, re.S)
+    assert code is not None
+    code_text = code.group(1)
+    printed = io.StringIO()
+    namespace: dict[str, object] = {}
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code_text, "docs/rl-environment.md", "exec"), namespace)
+    env = namespace["env"]
+    assert isinstance(env, ChaoDipiEnv) and env.match.over
+    assert printed.getvalue().startswith("hand 1")
