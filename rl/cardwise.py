@@ -113,26 +113,45 @@ def spell(action: Action) -> list[int]:
 
 
 class _Options:
-    """A legal set's options as arrays: ``forced`` and ``upto`` (forced + pool) counts per kind,
-    their running sums, and each option's bounds on the pool cards taken."""
+    """A legal set's options as arrays, computed once per decision (row: option, column: card
+    kind). A play is built in kind order, so after the kinds up to ``m`` are picked, an option
+    can still give the play if what was picked of the kinds below ``m`` is exactly its (forced
+    and pool) cards there, no forced kind was skipped, and the count can still come right."""
 
     def __init__(self, plays: LegalPlays) -> None:
         options = plays.options
         n = len(options)
         # every option's counts at once: one bincount over (option, kind) cells
-        forced = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
-        pooled = [i * 54 + c for i, o in enumerate(options) for c in o.pool]
-        self.forced = np.bincount(forced, minlength=n * 54).astype(np.int16).reshape(n, 54)
-        pool = np.bincount(pooled, minlength=n * 54).astype(np.int16).reshape(n, 54)
-        self.upto = self.forced + pool
-        self.pool = pool
-        self.k_min = np.array([o.k_min for o in plays.options], np.int16)[:, None]
-        self.k_max = np.array([o.k_max for o in plays.options], np.int16)[:, None]
-        self.forced_before = np.cumsum(self.forced, axis=1) - self.forced
+        forced_cells = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
+        pool_cells = [i * 54 + c for i, o in enumerate(options) for c in o.pool]
+        forced = np.bincount(forced_cells, minlength=n * 54).astype(np.int16).reshape(n, 54)
+        pool = np.bincount(pool_cells, minlength=n * 54).astype(np.int16).reshape(n, 54)
+        self.forced = forced
+        self.upto = forced + pool
+        """The most copies of each kind a play of the option holds."""
+        self.k_min = np.array([o.k_min for o in options], np.int16)
+        self.k_max = np.array([o.k_max for o in options], np.int16)
+        self.forced_size = forced.sum(axis=1)
+        forced_before = np.cumsum(forced, axis=1) - forced
         """Forced cards of the kinds below each kind."""
-        self.pool_from = pool[:, ::-1].cumsum(axis=1)[:, ::-1]
+        pool_from = pool[:, ::-1].cumsum(axis=1)[:, ::-1]
         """Pool cards of each kind and those above it."""
-        self.forced_size = self.forced.sum(axis=1)
+        self.forced_before = forced_before
+        self.pool_from = pool_from
+        # with every picked card below kind k, a first copy of k leaves between
+        # size + fresh_least[k] and size + fresh_most[k] pool cards in the play
+        self.fresh_least = (forced == 0).astype(np.int16) - forced_before
+        self.fresh_most = pool_from - forced_before
+        self.has = self.upto > 0
+        kinds = np.where(forced > 0, np.arange(54), 54)
+        self.next_forced = np.concatenate(
+            [np.minimum.accumulate(kinds[:, ::-1], axis=1)[:, ::-1], np.full((n, 1), 54)], axis=1
+        )
+        """``next_forced[o, j]``: the first kind from ``j`` on that option ``o`` forces (54:
+        none)."""
+
+
+_KINDS: Final = np.arange(54)
 
 
 class CardBuilder:
@@ -166,6 +185,8 @@ class CardBuilder:
         self._size = 0
         self._cards: list[Card] = []
         self._options = None if legal.cards is None else _Options(legal.cards)
+        self._alive = None if self._options is None else np.ones(len(self._options.k_min), bool)
+        """The options the cards picked so far still fit, kind by kind (not yet their count)."""
         self._mask: Mask | None = None
 
     def mask(self) -> Mask:
@@ -182,23 +203,40 @@ class CardBuilder:
             for bid in legal.bids:
                 mask[bid_id(bid)] = 1
             return mask
-        s = self.picked.astype(np.int16)
-        ok = (o.forced <= s) & (s <= o.upto)
-        wrong = ~ok
-        # the kinds below k where the prefix is wrong
-        bad_before: npt.NDArray[np.int64] = np.cumsum(wrong, axis=1) - wrong
-        fixed = (self._size - s) - o.forced_before  # pool cards among the kinds below k
-        least = fixed + np.maximum(0, s + 1 - o.forced)
-        most = fixed + o.pool_from
-        fits = (bad_before == 0) & (s + 1 <= o.upto) & (least <= o.k_max) & (most >= o.k_min)
-        cards = fits.any(axis=0)
-        cards[: self._last] = False
-        mask[:54] = cards
-        if self._size:
-            taken = self._size - o.forced_size
-            mask[DONE] = bool(
-                (ok.all(axis=1) & (o.k_min[:, 0] <= taken) & (taken <= o.k_max[:, 0])).any()
+        assert self._alive is not None
+        size = self._size
+        if size == 0:
+            last, held = -1, 0
+            rows = self._alive
+        else:
+            last = self._last
+            held = int(self.picked[last])
+            rows = self._alive & (held >= o.forced[:, last])  # the last kind's forced all in
+        if rows.any():  # a first copy of a kind above the last
+            reach = o.next_forced[rows, last + 1][:, None]
+            fits = (
+                (last < _KINDS)
+                & (reach >= _KINDS)
+                & o.has[rows]
+                & (o.fresh_least[rows] <= (o.k_max[rows] - size)[:, None])
+                & (o.fresh_most[rows] >= (o.k_min[rows] - size)[:, None])
             )
+            mask[:54] = fits.any(axis=0)
+            taken = size - o.forced_size[rows]
+            mask[DONE] = size > 0 and bool(
+                ((reach[:, 0] == 54) & (o.k_min[rows] <= taken) & (taken <= o.k_max[rows])).any()
+            )
+        if size:  # another copy of the last kind
+            fixed = size - held - o.forced_before[:, last]
+            least = fixed + np.maximum(0, held + 1 - o.forced[:, last])
+            most = fixed + o.pool_from[:, last]
+            again = (
+                self._alive
+                & (held + 1 <= o.upto[:, last])
+                & (least <= o.k_max)
+                & (most >= o.k_min)
+            )
+            mask[last] = again.any()
         return mask
 
     def step(self, action_id: int) -> None:
@@ -216,6 +254,7 @@ class CardBuilder:
             )
         phase = self.legal.phase
         if action_id < 54:
+            self._fit(action_id)
             self.picked[action_id] += 1
             self._cards.append(CARDS[action_id])  # in order: kinds are picked low to high
             self._last, self._size = action_id, self._size + 1
@@ -228,6 +267,18 @@ class CardBuilder:
             kind, suit = BID_KEYS[action_id - BID_BASE]
             bid = next(b for b in self.legal.bids if b.kind is kind and b.suit == suit)
             self.chosen = bid_action(phase, bid)
+
+    def _fit(self, kind: int) -> None:
+        """Keep the options the prefix still fits once a card of ``kind`` is added."""
+        o, alive = self._options, self._alive
+        assert o is not None and alive is not None
+        if self._size and kind == self._last:
+            alive &= self.picked[kind] + 1 <= o.upto[:, kind]
+            return
+        if self._size:
+            alive &= self.picked[self._last] >= o.forced[:, self._last]
+        start = self._last + 1 if self._size else 0
+        alive &= (kind <= o.next_forced[:, start]) & o.has[:, kind]
 
     def picked_text(self) -> str:
         """The cards picked so far, as players write them."""
@@ -268,6 +319,7 @@ def _copy(builder: CardBuilder) -> CardBuilder:
     child._last, child._size = builder._last, builder._size
     child._cards = list(builder._cards)
     child._options = builder._options
+    child._alive = None if builder._alive is None else builder._alive.copy()
     child._mask = None
     return child
 
