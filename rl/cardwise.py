@@ -124,13 +124,13 @@ class _Options:
         # every option's counts at once: one bincount over (option, kind) cells
         forced_cells = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
         pool_cells = [i * 54 + c for i, o in enumerate(options) for c in o.pool]
-        forced = np.bincount(forced_cells, minlength=n * 54).astype(np.int16).reshape(n, 54)
-        pool = np.bincount(pool_cells, minlength=n * 54).astype(np.int16).reshape(n, 54)
+        forced = np.bincount(forced_cells, minlength=n * 54).reshape(n, 54)
+        pool = np.bincount(pool_cells, minlength=n * 54).reshape(n, 54)
         self.forced = forced
         self.upto = forced + pool
         """The most copies of each kind a play of the option holds."""
-        self.k_min = np.array([o.k_min for o in options], np.int16)
-        self.k_max = np.array([o.k_max for o in options], np.int16)
+        self.k_min = np.array([o.k_min for o in options])
+        self.k_max = np.array([o.k_max for o in options])
         self.forced_size = forced.sum(axis=1)
         forced_before = np.cumsum(forced, axis=1) - forced
         """Forced cards of the kinds below each kind."""
@@ -138,11 +138,12 @@ class _Options:
         """Pool cards of each kind and those above it."""
         self.forced_before = forced_before
         self.pool_from = pool_from
-        # with every picked card below kind k, a first copy of k leaves between
-        # size + fresh_least[k] and size + fresh_most[k] pool cards in the play
-        self.fresh_least = (forced == 0).astype(np.int16) - forced_before
-        self.fresh_most = pool_from - forced_before
-        self.has = self.upto > 0
+        # A first copy of kind k, every picked card being below it, leaves the play needing
+        # between size - forced_before[k] + (k not forced) and size - forced_before[k] +
+        # pool_from[k] pool cards; that meets [k_min, k_max] when low[k] <= size <= high[k]
+        # (and never where the option has no copy of k).
+        self.low = self.k_min[:, None] - (pool_from - forced_before)
+        self.high = np.where(self.upto > 0, self.k_max[:, None] - (forced == 0) + forced_before, -1)
         kinds = np.where(forced > 0, np.arange(54), 54)
         self.next_forced = np.concatenate(
             [np.minimum.accumulate(kinds[:, ::-1], axis=1)[:, ::-1], np.full((n, 1), 54)], axis=1
@@ -213,18 +214,15 @@ class CardBuilder:
             held = int(self.picked[last])
             rows = self._alive & (held >= o.forced[:, last])  # the last kind's forced all in
         if rows.any():  # a first copy of a kind above the last
-            reach = o.next_forced[rows, last + 1][:, None]
-            fits = (
-                (last < _KINDS)
-                & (reach >= _KINDS)
-                & o.has[rows]
-                & (o.fresh_least[rows] <= (o.k_max[rows] - size)[:, None])
-                & (o.fresh_most[rows] >= (o.k_min[rows] - size)[:, None])
-            )
-            mask[:54] = fits.any(axis=0)
-            taken = size - o.forced_size[rows]
+            reach = o.next_forced[:, last + 1]
+            fits = (o.low <= size) & (o.high >= size) & (reach[:, None] >= _KINDS)
+            fits &= rows[:, None]
+            cards = fits.any(axis=0)
+            cards[: last + 1] = False
+            mask[:54] = cards
+            taken = size - o.forced_size
             mask[DONE] = size > 0 and bool(
-                ((reach[:, 0] == 54) & (o.k_min[rows] <= taken) & (taken <= o.k_max[rows])).any()
+                (rows & (reach == 54) & (o.k_min <= taken) & (taken <= o.k_max)).any()
             )
         if size:  # another copy of the last kind
             fixed = size - held - o.forced_before[:, last]
@@ -278,7 +276,7 @@ class CardBuilder:
         if self._size:
             alive &= self.picked[self._last] >= o.forced[:, self._last]
         start = self._last + 1 if self._size else 0
-        alive &= (kind <= o.next_forced[:, start]) & o.has[:, kind]
+        alive &= (kind <= o.next_forced[:, start]) & (o.upto[:, kind] > 0)
 
     def picked_text(self) -> str:
         """The cards picked so far, as players write them."""
