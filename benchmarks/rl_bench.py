@@ -9,8 +9,10 @@
   play of *n* cards is *n* + 1 steps in the card-by-card form, one in the list form).
 * **RLCard's Dou Dizhu** (``benchmarks/rlcard_doudizhu.py``: ``env.step`` with its own
   observation encoding, uniform over the legal actions), run with ``--rlcard-python`` in
-  turns with ours, a few seconds each, so that the machine's load falls on both alike; the
-  ratio is steps per second over RLCard's actions per second.
+  turns with ours, a few seconds each, so that the machine's load falls on both alike. Two
+  ratios of steps a second: by the wall clock, and by CPU time (each side's steps over the
+  CPU its process spent on them, RLCard's less a run of no games: its start-up), which a
+  machine shared with other work does not skew.
 * **Hidden-hand samples a second** at a mid-hand position (classic, 12 tricks played, the seat
   to play): a :class:`~chaodipi.engine.sampling.DealSampler` built once, then deals drawn.
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,10 +45,11 @@ HERE = Path(__file__).resolve().parent
 
 def env_steps(form: str, seconds: float, seed: int) -> dict[str, float]:
     """Random agents on whole hands for ``seconds``: steps, engine actions and hands."""
-    env = ChaoDipiEnv("classic", max_hands=1, action_form=form)  # type: ignore[arg-type]
+    env = ChaoDipiEnv("classic", max_hands=1, action_form="list" if form == "list" else "cards")
     rng = np.random.default_rng(seed)
     steps = actions = hands = 0
     env.reset(seed=seed)
+    cpu = time.process_time()
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
@@ -62,18 +66,26 @@ def env_steps(form: str, seconds: float, seed: int) -> dict[str, float]:
         steps += 1
         actions += env._version != version
     elapsed = time.perf_counter() - start
-    return {"steps": steps, "actions": actions, "hands": hands, "seconds": elapsed}
+    return {"steps": steps, "actions": actions, "hands": hands, "seconds": elapsed,
+            "cpu": time.process_time() - cpu}
+
+
+def _child_cpu(command: list[str]) -> tuple[str, float]:
+    """Run ``command``; its output and the CPU time (user + system) it took."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def rlcard_steps(python: str, seconds: float, seed: int) -> dict[str, float]:
-    out = subprocess.run(
-        [python, str(HERE / "rlcard_doudizhu.py"), "--seconds", str(seconds), "--seed", str(seed)],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    """RLCard's Dou Dizhu for ``seconds``; its CPU time less that of starting it (a run of no
+    games), so that both sides count the CPU their steps took."""
+    script = str(HERE / "rlcard_doudizhu.py")
+    out, cpu = _child_cpu([python, script, "--seconds", str(seconds), "--seed", str(seed)])
+    _, startup = _child_cpu([python, script, "--games", "0"])
     result = json.loads(out.strip().splitlines()[-1])
-    return {"steps": result["actions"], "seconds": result["seconds"],
+    return {"steps": result["actions"], "seconds": result["seconds"], "cpu": cpu - startup,
             "version": result["rlcard_version"]}
 
 
@@ -104,9 +116,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--draws", type=int, default=2000, help="deals drawn per position")
     args = parser.parse_args(argv)
 
-    totals = {form: {"steps": 0.0, "actions": 0.0, "hands": 0.0, "seconds": 0.0}
+    totals = {form: {"steps": 0.0, "actions": 0.0, "hands": 0.0, "seconds": 0.0, "cpu": 0.0}
               for form in ("cards", "list")}
-    rlcard = {"steps": 0.0, "seconds": 0.0}
+    rlcard = {"steps": 0.0, "seconds": 0.0, "cpu": 0.0}
     version = None
     turns = max(1, round(args.seconds / args.turn))
     for turn in range(turns):
@@ -117,25 +129,32 @@ def main(argv: list[str] | None = None) -> None:
             result = rlcard_steps(args.rlcard_python, args.turn, args.seed + turn)
             rlcard["steps"] += result["steps"]
             rlcard["seconds"] += result["seconds"]
+            rlcard["cpu"] += result["cpu"]
             version = result["version"]
-    figures: dict[str, object] = {}
+    rates: dict[str, tuple[float, float]] = {}
     for form, total in totals.items():
+        rates[form] = (total["steps"] / total["seconds"], total["steps"] / total["cpu"])
         figure = {
             "bench": f"chaodipi_env_{form}",
             "steps_per_s": round(total["steps"] / total["seconds"]),
+            "steps_per_cpu_s": round(total["steps"] / total["cpu"]),
             "engine_actions_per_s": round(total["actions"] / total["seconds"]),
             "hands_per_s": round(total["hands"] / total["seconds"], 2),
             "seconds": round(total["seconds"], 1),
         }
         print(json.dumps(figure))
-        figures[form] = figure
     if args.rlcard_python:
         rate = rlcard["steps"] / rlcard["seconds"]
+        cpu_rate = rlcard["steps"] / rlcard["cpu"]
         print(json.dumps({"bench": "rlcard_doudizhu", "version": version,
-                          "steps_per_s": round(rate), "seconds": round(rlcard["seconds"], 1)}))
-        for form in totals:
-            steps = figures[form]["steps_per_s"]  # type: ignore[index]
-            print(json.dumps({"bench": f"ratio_{form}_to_rlcard", "ratio": round(steps / rate, 2)}))
+                          "steps_per_s": round(rate), "steps_per_cpu_s": round(cpu_rate),
+                          "seconds": round(rlcard["seconds"], 1)}))
+        for form, (wall, cpu) in rates.items():
+            print(json.dumps({
+                "bench": f"ratio_{form}_to_rlcard",
+                "wall_clock": round(wall / rate, 2),
+                "cpu_time": round(cpu / cpu_rate, 2),
+            }))
     draws = [sampling(seed, args.draws) for seed in range(args.seed, args.seed + 5)]
     print(json.dumps({
         "bench": "hidden_hand_sampling_mid_hand",

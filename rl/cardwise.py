@@ -27,6 +27,7 @@ action id   meaning
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Final
 
@@ -113,43 +114,48 @@ def spell(action: Action) -> list[int]:
 
 
 class _Options:
-    """A legal set's options as arrays, computed once per decision (row: option, column: card
-    kind). A play is built in kind order, so after the kinds up to ``m`` are picked, an option
-    can still give the play if what was picked of the kinds below ``m`` is exactly its (forced
-    and pool) cards there, no forced kind was skipped, and the count can still come right."""
+    """A legal set's options, computed once per decision. A play is built in kind order, so
+    after the kinds up to ``m`` are picked, an option can still give the play if what was
+    picked of the kinds below ``m`` is exactly its (forced and pool) cards there, no forced kind
+    was skipped, and the count can still come right. Arrays (row: option, column: card kind)
+    for the test of every kind at once; plain lists for the few numbers read one at a time."""
 
     def __init__(self, plays: LegalPlays) -> None:
         options = plays.options
-        n = len(options)
+        n = self.n = len(options)
         # every option's counts at once: one bincount over (option, kind) cells
         forced_cells = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
         pool_cells = [i * 54 + c for i, o in enumerate(options) for c in o.pool]
         forced = np.bincount(forced_cells, minlength=n * 54).reshape(n, 54)
         pool = np.bincount(pool_cells, minlength=n * 54).reshape(n, 54)
-        self.forced = forced
-        self.upto = forced + pool
+        upto = forced + pool
         """The most copies of each kind a play of the option holds."""
-        self.k_min = np.array([o.k_min for o in options])
-        self.k_max = np.array([o.k_max for o in options])
-        self.forced_size = forced.sum(axis=1)
         forced_before = np.cumsum(forced, axis=1) - forced
         """Forced cards of the kinds below each kind."""
         pool_from = pool[:, ::-1].cumsum(axis=1)[:, ::-1]
         """Pool cards of each kind and those above it."""
-        self.forced_before = forced_before
-        self.pool_from = pool_from
+        k_min = np.array([o.k_min for o in options])
+        k_max = np.array([o.k_max for o in options])
         # A first copy of kind k, every picked card being below it, leaves the play needing
         # between size - forced_before[k] + (k not forced) and size - forced_before[k] +
         # pool_from[k] pool cards; that meets [k_min, k_max] when low[k] <= size <= high[k]
         # (and never where the option has no copy of k).
-        self.low = self.k_min[:, None] - (pool_from - forced_before)
-        self.high = np.where(self.upto > 0, self.k_max[:, None] - (forced == 0) + forced_before, -1)
-        kinds = np.where(forced > 0, np.arange(54), 54)
-        self.next_forced = np.concatenate(
-            [np.minimum.accumulate(kinds[:, ::-1], axis=1)[:, ::-1], np.full((n, 1), 54)], axis=1
-        )
-        """``next_forced[o, j]``: the first kind from ``j`` on that option ``o`` forces (54:
-        none)."""
+        self.low = k_min[:, None] - (pool_from - forced_before)
+        self.high = np.where(upto > 0, k_max[:, None] - (forced == 0) + forced_before, -1)
+        self.forced = forced.tolist()
+        self.upto = upto.tolist()
+        self.forced_before = forced_before.tolist()
+        self.pool_from = pool_from.tolist()
+        self.k_min = [o.k_min for o in options]
+        self.k_max = [o.k_max for o in options]
+        self.forced_size = [len(o.forced) for o in options]
+        self.forced_kinds = [sorted(set(o.forced)) for o in options]
+
+    def next_forced(self, option: int, kind: int) -> int:
+        """The first kind from ``kind`` on that ``option`` forces (54: none)."""
+        kinds = self.forced_kinds[option]
+        at = bisect_left(kinds, kind)
+        return kinds[at] if at < len(kinds) else 54
 
 
 _KINDS: Final = np.arange(54)
@@ -186,7 +192,7 @@ class CardBuilder:
         self._size = 0
         self._cards: list[Card] = []
         self._options = None if legal.cards is None else _Options(legal.cards)
-        self._alive = None if self._options is None else np.ones(len(self._options.k_min), bool)
+        self._alive = None if self._options is None else [True] * self._options.n
         """The options the cards picked so far still fit, kind by kind (not yet their count)."""
         self._mask: Mask | None = None
 
@@ -204,37 +210,33 @@ class CardBuilder:
             for bid in legal.bids:
                 mask[bid_id(bid)] = 1
             return mask
-        assert self._alive is not None
-        size = self._size
-        if size == 0:
-            last, held = -1, 0
-            rows = self._alive
-        else:
-            last = self._last
-            held = int(self.picked[last])
-            rows = self._alive & (held >= o.forced[:, last])  # the last kind's forced all in
-        if rows.any():  # a first copy of a kind above the last
-            reach = o.next_forced[:, last + 1]
-            fits = (o.low <= size) & (o.high >= size) & (reach[:, None] >= _KINDS)
-            fits &= rows[:, None]
+        alive = self._alive
+        assert alive is not None
+        size, last = self._size, (self._last if self._size else -1)
+        held = int(self.picked[last]) if size else 0
+        # the options whose prefix fits, the last kind's forced copies all in
+        rows = [i for i in range(o.n) if alive[i] and (not size or held >= o.forced[i][last])]
+        cards = np.zeros(54, bool)
+        if rows:  # a first copy of a kind above the last
+            reach = [o.next_forced(i, last + 1) for i in rows]
+            low, high = (o.low, o.high) if len(rows) == o.n else (o.low[rows], o.high[rows])
+            fits = (low <= size) & (high >= size) & (np.array(reach)[:, None] >= _KINDS)
             cards = fits.any(axis=0)
             cards[: last + 1] = False
-            mask[:54] = cards
-            taken = size - o.forced_size
-            mask[DONE] = size > 0 and bool(
-                (rows & (reach == 54) & (o.k_min <= taken) & (taken <= o.k_max)).any()
+            mask[DONE] = size > 0 and any(
+                r == 54 and o.k_min[i] <= size - o.forced_size[i] <= o.k_max[i]
+                for i, r in zip(rows, reach, strict=True)
             )
         if size:  # another copy of the last kind
-            fixed = size - held - o.forced_before[:, last]
-            least = fixed + np.maximum(0, held + 1 - o.forced[:, last])
-            most = fixed + o.pool_from[:, last]
-            again = (
-                self._alive
-                & (held + 1 <= o.upto[:, last])
-                & (least <= o.k_max)
-                & (most >= o.k_min)
-            )
-            mask[last] = again.any()
+            for i in range(o.n):
+                if not alive[i] or held + 1 > o.upto[i][last]:
+                    continue
+                fixed = size - held - o.forced_before[i][last]
+                least = fixed + max(0, held + 1 - o.forced[i][last])
+                if least <= o.k_max[i] and fixed + o.pool_from[i][last] >= o.k_min[i]:
+                    cards[last] = True
+                    break
+        mask[:54] = cards
         return mask
 
     def step(self, action_id: int) -> None:
@@ -270,13 +272,17 @@ class CardBuilder:
         """Keep the options the prefix still fits once a card of ``kind`` is added."""
         o, alive = self._options, self._alive
         assert o is not None and alive is not None
-        if self._size and kind == self._last:
-            alive &= self.picked[kind] + 1 <= o.upto[:, kind]
-            return
-        if self._size:
-            alive &= self.picked[self._last] >= o.forced[:, self._last]
-        start = self._last + 1 if self._size else 0
-        alive &= (kind <= o.next_forced[:, start]) & (o.upto[:, kind] > 0)
+        size, last = self._size, self._last
+        for i in range(o.n):
+            if not alive[i]:
+                continue
+            if size and kind == last:
+                alive[i] = self.picked[kind] + 1 <= o.upto[i][kind]
+                continue
+            if size and self.picked[last] < o.forced[i][last]:
+                alive[i] = False
+                continue
+            alive[i] = kind <= o.next_forced(i, last + 1 if size else 0) and o.upto[i][kind] > 0
 
     def picked_text(self) -> str:
         """The cards picked so far, as players write them."""
@@ -317,7 +323,7 @@ def _copy(builder: CardBuilder) -> CardBuilder:
     child._last, child._size = builder._last, builder._size
     child._cards = list(builder._cards)
     child._options = builder._options
-    child._alive = None if builder._alive is None else builder._alive.copy()
+    child._alive = None if builder._alive is None else list(builder._alive)
     child._mask = None
     return child
 

@@ -220,7 +220,7 @@ class ViewEncoder:
         self._learn(view)
         out = np.zeros(OBSERVATION_SIZE, np.float32)
         rel = self._rel
-        hand = np.bincount(view.hand, minlength=54)
+        hand = np.bincount(np.fromiter(view.hand, np.intp, len(view.hand)), minlength=54)
         out[_HAND : _HAND + 54] = hand
         if building is not None:
             out[_BUILDING : _BUILDING + 54] = building
