@@ -142,13 +142,16 @@ class ViewEncoder:
         self._reset()
 
     def _reset(self) -> None:
-        self._played = np.zeros((4, 54), np.float32)
+        # what the events of this hand taught, kept in place in a vector that each encoding
+        # starts from: the played, kitty, voids and bids segments
+        self._base = base = np.zeros(OBSERVATION_SIZE, np.float32)
+        self._played = base[_PLAYED : _PLAYED + 216].reshape(4, 54)
+        self._kitty = base[_KITTY : _KITTY + 54]
+        self._voids = base[_VOIDS : _VOIDS + 20].reshape(4, 5)
+        self._bids = base[_BIDS : _BIDS + 48].reshape(4, 12)
         self._played_all = np.zeros(54, np.float32)
         self._count = [0, 0, 0, 0]
         """Cards each relative seat played this hand."""
-        self._voids = np.zeros((4, 5), np.float32)
-        self._bids = np.zeros((4, 12), np.float32)
-        self._kitty: list[int] | None = None
         self._in_trick = 0
         self._lead_suit = -1
         self._lead_size = 0
@@ -177,12 +180,10 @@ class ViewEncoder:
                 for record in payload.bids:
                     self._show_bid(self._bids[self._rel(record.seat)], record.bid.kind,
                                    record.bid.suit)
-            elif isinstance(payload, BuriedCards):
-                self._kitty = list(payload.cards)
+            elif isinstance(payload, BuriedCards | KittyTurned):
+                self._kitty[:] = np.bincount(payload.cards, minlength=54)
             elif isinstance(payload, Buried | KittyTaken | TookKitty):
-                self._kitty = None
-            elif isinstance(payload, KittyTurned):
-                self._kitty = list(payload.cards)
+                self._kitty[:] = 0
         self._read = len(events)
 
     @staticmethod
@@ -218,13 +219,12 @@ class ViewEncoder:
         if view.seat != self.seat:
             raise ValueError(f"this encoder encodes seat {self.seat}'s views, not {view.seat}'s")
         self._learn(view)
-        out = np.zeros(OBSERVATION_SIZE, np.float32)
+        out = self._base.copy()
         rel = self._rel
         hand = np.bincount(np.fromiter(view.hand, np.intp, len(view.hand)), minlength=54)
         out[_HAND : _HAND + 54] = hand
         if building is not None:
             out[_BUILDING : _BUILDING + 54] = building
-        out[_PLAYED : _PLAYED + 216] = self._played.reshape(-1)
         if view.trick is not None:
             out[_LEADER + rel(view.trick.leader)] = 1
             for seat, cards in view.trick.plays:
@@ -232,13 +232,7 @@ class ViewEncoder:
                 for card in cards:
                     out[row + card] += 1
         self._sizes(view, out)
-        kitty = np.zeros(54, np.int64)
-        if self._kitty is not None:
-            kitty = np.bincount(self._kitty, minlength=54)
-            out[_KITTY : _KITTY + 54] = kitty
-        out[_UNSEEN : _UNSEEN + 54] = 2 - hand - self._played_all - kitty
-        out[_VOIDS : _VOIDS + 20] = self._voids.reshape(-1)
-        out[_BIDS : _BIDS + 48] = self._bids.reshape(-1)
+        out[_UNSEEN : _UNSEEN + 54] = 2 - hand - self._played_all - self._kitty
         out[_LEVEL + (13 if view.level is None else view.level)] = 1
         if view.trump is not None:
             out[_TRUMP + (4 if view.trump.suit is None else view.trump.suit)] = 1
@@ -248,19 +242,16 @@ class ViewEncoder:
         out[_TO_ACT + (4 if view.to_act is None else rel(view.to_act))] = 1
         team = view.seat % 2
         dealer_side = view.dealer is not None and same_team(view.seat, view.dealer)
-        out[_SCALARS : _SCALARS + 8] = [
-            max(-LIMIT, min(LIMIT, value))
-            for value in (
-                view.progress[team] / 13,
-                view.progress[1 - team] / 13,
-                view.defenders_points / 100,
-                view.throw_penalties / 100,
-                view.tricks_done / 25,
-                1.0 if dealer_side else 0.0,
-                view.hand_number / 10,
-                1.0 if view.over else 0.0,
-            )
-        ]
+        out[_SCALARS : _SCALARS + 8] = (
+            view.progress[team] / 13,  # at most 40 / 13 (three circuits and the 扛旗 hand)
+            view.progress[1 - team] / 13,
+            min(view.defenders_points, 200) / 100,
+            max(-LIMIT, min(LIMIT, view.throw_penalties / 100)),
+            view.tricks_done / 25,
+            1.0 if dealer_side else 0.0,
+            min(view.hand_number / 10, LIMIT),
+            1.0 if view.over else 0.0,
+        )
         return out
 
     def _sizes(self, view: SeatView, out: Vector) -> None:
