@@ -113,6 +113,9 @@ def spell(action: Action) -> list[int]:
     return [PASS_ID]
 
 
+_NONE: Final = [0] * 54
+
+
 class _Options:
     """A legal set's options, computed once per decision. A play is built in kind order, so
     after the kinds up to ``m`` are picked, an option can still give the play if what was
@@ -124,14 +127,8 @@ class _Options:
         options = plays.options
         n = self.n = len(options)
         # every option's counts at once: one bincount over (option, kind) cells
-        forced_cells = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
         pool_cells = [i * 54 + c for i, o in enumerate(options) for c in o.pool]
-        forced = np.bincount(forced_cells, minlength=n * 54).reshape(n, 54)
         pool = np.bincount(pool_cells, minlength=n * 54).reshape(n, 54)
-        upto = forced + pool
-        """The most copies of each kind a play of the option holds."""
-        forced_before = np.cumsum(forced, axis=1) - forced
-        """Forced cards of the kinds below each kind."""
         pool_from = pool[:, ::-1].cumsum(axis=1)[:, ::-1]
         """Pool cards of each kind and those above it."""
         k_min = np.array([o.k_min for o in options])
@@ -140,11 +137,23 @@ class _Options:
         # between size - forced_before[k] + (k not forced) and size - forced_before[k] +
         # pool_from[k] pool cards; that meets [k_min, k_max] when low[k] <= size <= high[k]
         # (and never where the option has no copy of k).
-        self.low = k_min[:, None] - (pool_from - forced_before)
-        self.high = np.where(upto > 0, k_max[:, None] - (forced == 0) + forced_before, -1)
-        self.forced = forced.tolist()
+        if any(o.forced for o in options):
+            forced_cells = [i * 54 + c for i, o in enumerate(options) for c in o.forced]
+            forced = np.bincount(forced_cells, minlength=n * 54).reshape(n, 54)
+            upto = forced + pool
+            forced_before = np.cumsum(forced, axis=1) - forced
+            """Forced cards of the kinds below each kind."""
+            self.low = k_min[:, None] - (pool_from - forced_before)
+            self.high = np.where(upto > 0, k_max[:, None] - (forced == 0) + forced_before, -1)
+            self.forced = forced.tolist()
+            self.forced_before = forced_before.tolist()
+        else:  # the common case (a lead, a bury, a follow in suit): the same, simpler
+            upto = pool
+            self.low = k_min[:, None] - pool_from
+            self.high = np.where(pool > 0, k_max[:, None] - 1, -1)
+            self.forced = self.forced_before = [_NONE] * n
         self.upto = upto.tolist()
-        self.forced_before = forced_before.tolist()
+        """The most copies of each kind a play of the option holds."""
         self.pool_from = pool_from.tolist()
         self.k_min = [o.k_min for o in options]
         self.k_max = [o.k_max for o in options]
