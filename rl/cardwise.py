@@ -113,15 +113,12 @@ def spell(action: Action) -> list[int]:
     return [PASS_ID]
 
 
-_NONE: Final = [0] * 54
-
-
 class _Options:
     """A legal set's options, computed once per decision. A play is built in kind order, so
     after the kinds up to ``m`` are picked, an option can still give the play if what was
     picked of the kinds below ``m`` is exactly its (forced and pool) cards there, no forced kind
-    was skipped, and the count can still come right. Arrays (row: option, column: card kind)
-    for the test of every kind at once; plain lists for the few numbers read one at a time."""
+    was skipped, and the count can still come right. Arrays: a row per option, a column per
+    card kind."""
 
     def __init__(self, plays: LegalPlays) -> None:
         options = plays.options
@@ -145,16 +142,16 @@ class _Options:
             """Forced cards of the kinds below each kind."""
             self.low = k_min[:, None] - (pool_from - forced_before)
             self.high = np.where(upto > 0, k_max[:, None] - (forced == 0) + forced_before, -1)
-            self.forced = forced.tolist()
-            self.forced_before = forced_before.tolist()
+            self.forced = forced
+            self.forced_before = forced_before
         else:  # the common case (a lead, a bury, a follow in suit): the same, simpler
             upto = pool
             self.low = k_min[:, None] - pool_from
             self.high = np.where(pool > 0, k_max[:, None] - 1, -1)
-            self.forced = self.forced_before = [_NONE] * n
-        self.upto = upto.tolist()
+            self.forced = self.forced_before = np.zeros((n, 54), np.int64)
+        self.upto = upto
         """The most copies of each kind a play of the option holds."""
-        self.pool_from = pool_from.tolist()
+        self.pool_from = pool_from
         self.k_min = [o.k_min for o in options]
         self.k_max = [o.k_max for o in options]
         self.forced_size = [len(o.forced) for o in options]
@@ -224,7 +221,7 @@ class CardBuilder:
         size, last = self._size, (self._last if self._size else -1)
         held = int(self.picked[last]) if size else 0
         # the options whose prefix fits, the last kind's forced copies all in
-        rows = [i for i in range(o.n) if alive[i] and (not size or held >= o.forced[i][last])]
+        rows = [i for i in range(o.n) if alive[i] and (not size or held >= o.forced[i, last])]
         cards = np.zeros(54, bool)
         if rows:  # a first copy of a kind above the last
             reach = [o.next_forced(i, last + 1) for i in rows]
@@ -238,11 +235,11 @@ class CardBuilder:
             )
         if size:  # another copy of the last kind
             for i in range(o.n):
-                if not alive[i] or held + 1 > o.upto[i][last]:
+                if not alive[i] or held + 1 > o.upto[i, last]:
                     continue
-                fixed = size - held - o.forced_before[i][last]
-                least = fixed + max(0, held + 1 - o.forced[i][last])
-                if least <= o.k_max[i] and fixed + o.pool_from[i][last] >= o.k_min[i]:
+                fixed = size - held - o.forced_before[i, last]
+                least = fixed + max(0, held + 1 - o.forced[i, last])
+                if least <= o.k_max[i] and fixed + o.pool_from[i, last] >= o.k_min[i]:
                     cards[last] = True
                     break
         mask[:54] = cards
@@ -286,12 +283,12 @@ class CardBuilder:
             if not alive[i]:
                 continue
             if size and kind == last:
-                alive[i] = self.picked[kind] + 1 <= o.upto[i][kind]
+                alive[i] = self.picked[kind] + 1 <= o.upto[i, kind]
                 continue
-            if size and self.picked[last] < o.forced[i][last]:
+            if size and self.picked[last] < o.forced[i, last]:
                 alive[i] = False
                 continue
-            alive[i] = kind <= o.next_forced(i, last + 1 if size else 0) and o.upto[i][kind] > 0
+            alive[i] = kind <= o.next_forced(i, last + 1 if size else 0) and o.upto[i, kind] > 0
 
     def picked_text(self) -> str:
         """The cards picked so far, as players write them."""

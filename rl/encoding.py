@@ -149,7 +149,8 @@ class ViewEncoder:
         self._kitty = base[_KITTY : _KITTY + 54]
         self._voids = base[_VOIDS : _VOIDS + 20].reshape(4, 5)
         self._bids = base[_BIDS : _BIDS + 48].reshape(4, 12)
-        self._played_all = np.zeros(54, np.float32)
+        self._pending: list[int] = []
+        """Cells of the vector that cards played since the last encoding add one to."""
         self._count = [0, 0, 0, 0]
         """Cards each relative seat played this hand."""
         self._in_trick = 0
@@ -185,6 +186,9 @@ class ViewEncoder:
             elif isinstance(payload, Buried | KittyTaken | TookKitty):
                 self._kitty[:] = 0
         self._read = len(events)
+        if self._pending:
+            self._base += np.bincount(self._pending, minlength=OBSERVATION_SIZE)
+            self._pending = []
 
     @staticmethod
     def _show_bid(row: Vector, kind: BidKind, suit: int | None) -> None:
@@ -196,11 +200,9 @@ class ViewEncoder:
         trump = view.trump
         assert trump is not None, "cards are played only once trump is fixed"
         seat, cards = payload.seat, payload.cards
-        r = self._rel(seat)
-        row, every = self._played[r], self._played_all
-        for card in cards:
-            row[card] += 1
-            every[card] += 1
+        r = (seat - self.seat) % 4
+        row = _PLAYED + 54 * r
+        self._pending.extend(row + c for c in cards)  # counted into the vector at encoding
         self._count[r] += len(cards)
         suit_of = trump.suit_of
         if self._in_trick == 0:
@@ -210,7 +212,7 @@ class ViewEncoder:
             self._lead_suit = min(suits) if len(suits) == 1 else min(suits - {TRUMP})
             self._lead_size = len(cards)
         elif sum(1 for c in cards if suit_of[c] == self._lead_suit) < self._lead_size:
-            self._voids[self._rel(seat), self._lead_suit] = 1
+            self._voids[r, self._lead_suit] = 1
         self._in_trick = (self._in_trick + 1) % 4
 
     def encode(self, view: SeatView, building: npt.NDArray[np.int8] | None = None) -> Vector:
@@ -232,7 +234,7 @@ class ViewEncoder:
                 for card in cards:
                     out[row + card] += 1
         self._sizes(view, out)
-        out[_UNSEEN : _UNSEEN + 54] = 2 - hand - self._played_all - self._kitty
+        out[_UNSEEN : _UNSEEN + 54] = 2 - hand - self._played.sum(axis=0) - self._kitty
         out[_LEVEL + (13 if view.level is None else view.level)] = 1
         if view.trump is not None:
             out[_TRUMP + (4 if view.trump.suit is None else view.trump.suit)] = 1
