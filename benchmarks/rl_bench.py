@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             "steps_per_s": round(total["steps"] / total["seconds"]),
             "steps_per_cpu_s": round(total["steps"] / total["cpu"]),
             "engine_actions_per_s": round(total["actions"] / total["seconds"]),
+            "engine_actions_per_cpu_s": round(total["actions"] / total["cpu"]),
             "hands_per_s": round(total["hands"] / total["seconds"], 2),
             "seconds": round(total["seconds"], 1),
         }
