@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -175,3 +176,15 @@ def test_the_loop_in_docs_runs() -> None:
     env = namespace["env"]
     assert isinstance(env, ChaoDipiEnv) and env.match.over
     assert printed.getvalue().startswith("hand 1")
+
+
+def test_the_documented_layout_is_the_encoders() -> None:
+    from pathlib import Path
+
+    from chaodipi.rl.encoding import LAYOUT, OBSERVATION_SIZE
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rl-environment.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+)(?:×(\d+))? \|", text, re.M)
+    sizes = {name: int(a) * int(b or 1) for name, a, b in rows if name in LAYOUT}
+    assert sizes == {name: part.stop - part.start for name, part in LAYOUT.items()}
+    assert f"`float32` vector of {OBSERVATION_SIZE} entries" in text

@@ -1,7 +1,7 @@
 """Nothing a seat cannot see reaches its observation (chaodipi.rl.env, chaodipi.rl.encoding).
 
-On whole random hands of every preset (and the 扛旗 hand), at every decision and for every
-seat, a copy of the environment has every card that seat cannot see dealt anew: the other
+On whole random hands of every preset (and the 扛旗 hand; and two hands of a match, hefei),
+at every fourth decision and for every seat, a copy of the environment has every card that seat cannot see dealt anew: the other
 seats' hands, the kitty (unless the seat knows it: it buried it last, or it was turned up),
 the cards not yet dealt, and the cards in every event the seat is not shown. The copy's
 observation of that seat, built afresh from ``observe`` (not carried forward like the
@@ -104,13 +104,15 @@ def _fresh_observation(env: ChaoDipiEnv, seat: int) -> dict[str, np.ndarray]:
     return env.observe(AGENTS[seat])
 
 
-@pytest.mark.parametrize("preset", [*sorted(PRESETS), KANGQI_HAND])
-def test_cards_a_seat_cannot_see_never_change_its_observation(preset: str) -> None:
+@pytest.mark.parametrize(
+    ("preset", "hands"), [*((p, 1) for p in [*sorted(PRESETS), KANGQI_HAND]), ("hefei", 2)]
+)
+def test_cards_a_seat_cannot_see_never_change_its_observation(preset: str, hands: int) -> None:
     name, start = reset_options(preset)
     rng = random.Random(preset)
     trials = changed = 0
     for seed in range(1):
-        env = ChaoDipiEnv(name, max_hands=1)
+        env = ChaoDipiEnv(name, max_hands=hands)
         for step, _agent in enumerate(random_steps(env, seed=seed, options=start)):
             if step % 4:
                 continue
@@ -123,4 +125,5 @@ def test_cards_a_seat_cannot_see_never_change_its_observation(preset: str) -> No
                 np.testing.assert_array_equal(mine["observation"], theirs["observation"])
                 np.testing.assert_array_equal(mine["action_mask"], theirs["action_mask"])
                 trials += 1
-    assert trials > 150 and changed > 0.9 * trials
+    assert trials > 150 * hands and changed > 0.9 * trials
+    assert len(env.match.records) == hands  # the second hand read afresh
