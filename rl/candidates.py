@@ -86,10 +86,13 @@ def candidates(
 ) -> tuple[list[Action], Features]:
     """The actions to choose among (all of them, or ``limit`` drawn when there are more) and
     their features, one row each."""
+    if limit < 1:
+        raise ValueError(f"limit {limit}: list at least one candidate")
     if legal.count() <= limit:
         actions = list(legal)
+    elif legal.cards is None:  # more bids than the limit: a few of them
+        actions = rng.sample(list(legal), limit)
     else:
-        assert legal.cards is not None, "a set of bids and pass is always small"
         samplers = [_Sampler(o) for o in legal.cards.options]
         weights = list(itertools.accumulate(s.count for s in samplers))
         seen: set[tuple[int, ...]] = set()

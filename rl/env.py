@@ -88,6 +88,8 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             raise ValueError(f"action_form {action_form!r}: use 'cards' or 'list'")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}: use 'ansi', 'human' or None")
+        if limit < 1:
+            raise ValueError(f"limit {limit}: list at least one candidate")
         if max_hands is not None and max_hands < 1:
             raise ValueError(f"max_hands {max_hands}: at least 1, or None for the whole match")
         self.preset = preset_named(preset)
@@ -152,6 +154,7 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
         self._version = 0
         self._cache: list[tuple[int, Vector] | None] = [None] * 4
         self._views = [observe(self.match, seat) for seat in range(4)]
+        self._printed = 0
         self._decide()
 
     def _decide(self) -> None:
@@ -181,7 +184,10 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             self._apply(AGENTS.index(agent), chosen)
         self._accumulate_rewards()
         if self.render_mode == "human" and chosen is not None:
-            print(self.render())
+            lines = transcript(self.match).splitlines()
+            for line in lines[self._printed :]:  # what happened since the last print
+                print(line)
+            self._printed = len(lines)
 
     def _choose(self, action: int) -> Action | None:
         if self._builder is not None:

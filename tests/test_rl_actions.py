@@ -146,3 +146,17 @@ def test_the_list_forms_draws_are_uniform_over_an_options_plays() -> None:
     drawn = Counter(sampler.sample(rng) for _ in range(20 * len(plays) * 20))
     assert set(drawn) == plays
     assert chisquare([drawn[p] for p in sorted(plays)]).pvalue > 0.001
+
+
+def test_a_limit_below_the_bids_lists_some_of_them_and_a_limit_of_0_is_refused() -> None:
+    from chaodipi.engine.bidding import Bid, BidKind
+    from chaodipi.engine.cards import Suit
+    from chaodipi.engine.phase import Phase
+
+    bids = tuple(Bid(BidKind.RED_FIVES, (), suit) for suit in (*Suit, None))
+    legal = LegalActions(Phase.DECLARE, 0, can_pass=True, bids=bids)
+    actions, features = candidates(legal, random.Random(0), limit=3)
+    assert len(set(actions)) == 3 and all(a in legal for a in actions)
+    assert features.shape == (3, 70)
+    with pytest.raises(ValueError, match="limit 0: list at least one candidate"):
+        candidates(legal, random.Random(0), limit=0)

@@ -27,6 +27,7 @@ from chaodipi.engine.presets import PRESETS  # noqa: E402
 from chaodipi.engine.seats import team_of  # noqa: E402
 from chaodipi.rl.cardwise import DONE, PASS_ID  # noqa: E402
 from chaodipi.rl.env import AGENTS, ChaoDipiEnv  # noqa: E402
+from chaodipi.rl.transcript import transcript  # noqa: E402
 
 EXPECTED_WARNINGS = (
     # every environment whose observation is a dict ({"observation", "action_mask"}) and is
@@ -188,3 +189,13 @@ def test_the_documented_layout_is_the_encoders() -> None:
     sizes = {name: int(a) * int(b or 1) for name, a, b in rows if name in LAYOUT}
     assert sizes == {name: part.stop - part.start for name, part in LAYOUT.items()}
     assert f"`float32` vector of {OBSERVATION_SIZE} entries" in text
+
+
+def test_human_rendering_prints_each_line_of_the_transcript_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = ChaoDipiEnv("classic", render_mode="human")
+    for _ in random_steps(env, seed=6):
+        pass
+    printed = capsys.readouterr().out
+    assert printed.rstrip("\n") == transcript(env.match)
