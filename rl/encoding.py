@@ -66,7 +66,6 @@ from chaodipi.engine.events import (
 )
 from chaodipi.engine.hand import KITTY_SIZE
 from chaodipi.engine.phase import Phase
-from chaodipi.engine.seats import same_team
 from chaodipi.engine.trump import TRUMP
 from chaodipi.engine.view import SeatView
 
@@ -187,7 +186,9 @@ class ViewEncoder:
                 self._kitty[:] = 0
         self._read = len(events)
         if self._pending:
-            self._base += np.bincount(self._pending, minlength=OBSERVATION_SIZE)
+            base = self._base
+            for cell in self._pending:
+                base[cell] += 1
             self._pending = []
 
     @staticmethod
@@ -243,7 +244,7 @@ class ViewEncoder:
         out[_DEALER + (4 if view.dealer is None else rel(view.dealer))] = 1
         out[_TO_ACT + (4 if view.to_act is None else rel(view.to_act))] = 1
         team = view.seat % 2
-        dealer_side = view.dealer is not None and same_team(view.seat, view.dealer)
+        dealer_side = view.dealer is not None and (view.seat - view.dealer) % 2 == 0
         out[_SCALARS : _SCALARS + 8] = (
             view.progress[team] / 13,  # at most 40 / 13 (three circuits and the 扛旗 hand)
             view.progress[1 - team] / 13,
