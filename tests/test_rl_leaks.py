@@ -1,7 +1,7 @@
 """Nothing a seat cannot see reaches its observation (chaodipi.rl.env, chaodipi.rl.encoding).
 
-On whole random hands of every preset (and the 扛旗 hand; and two hands of a match, hefei),
-at every fourth decision and for every seat, a copy of the environment has every card that seat cannot see dealt anew: the other
+On whole random hands of every preset (and the 扛旗 hand; two hands of a match, hefei; the
+list form, anchao), at every fourth step (second in the list form) and for every seat, a copy of the environment has every card that seat cannot see dealt anew: the other
 seats' hands, the kitty (unless the seat knows it: it buried it last, or it was turned up),
 the cards not yet dealt, and the cards in every event the seat is not shown. The copy's
 observation of that seat, built afresh from ``observe`` (not carried forward like the
@@ -91,12 +91,14 @@ def _redeal_hidden(env: ChaoDipiEnv, seat: int, rng: random.Random) -> bool:
 
 def _fresh_observation(env: ChaoDipiEnv, seat: int) -> dict[str, np.ndarray]:
     """The observation of ``seat`` built from scratch: a new view, a new encoder and, when it
-    is to act, its decision opened anew (and the cards picked so far picked again)."""
+    is to act in the card-by-card form, its decision opened anew (and the cards picked so far
+    picked again; the list form's candidates, drawn from the environment's generator, are
+    kept)."""
     picked = [] if env._builder is None else list(env._builder._cards)
     env._views[seat] = observe(env.match, seat)
     env._encoders[seat] = ViewEncoder(seat)
     env._cache[seat] = None
-    if not env.match.over and env.agent_selection == AGENTS[seat]:
+    if not env.match.over and env.agent_selection == AGENTS[seat] and env.action_form == "cards":
         env._decide()
         assert env._builder is not None
         for card in picked:
@@ -105,16 +107,23 @@ def _fresh_observation(env: ChaoDipiEnv, seat: int) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    ("preset", "hands"), [*((p, 1) for p in [*sorted(PRESETS), KANGQI_HAND]), ("hefei", 2)]
+    ("preset", "hands", "form"),
+    [
+        *((p, 1, "cards") for p in [*sorted(PRESETS), KANGQI_HAND]),
+        ("hefei", 2, "cards"),
+        ("anchao", 1, "list"),
+    ],
 )
-def test_cards_a_seat_cannot_see_never_change_its_observation(preset: str, hands: int) -> None:
+def test_cards_a_seat_cannot_see_never_change_its_observation(
+    preset: str, hands: int, form: str
+) -> None:
     name, start = reset_options(preset)
     rng = random.Random(preset)
     trials = changed = 0
     for seed in range(1):
-        env = ChaoDipiEnv(name, max_hands=hands)
+        env = ChaoDipiEnv(name, max_hands=hands, action_form=form)  # type: ignore[arg-type]
         for step, _agent in enumerate(random_steps(env, seed=seed, options=start)):
-            if step % 4:
+            if step % (4 if form == "cards" else 2):  # a play is one step in the list form
                 continue
             for seat in range(4):
                 assert env.view(seat) == observe(env.match, seat)  # carried forward exactly
@@ -124,6 +133,8 @@ def test_cards_a_seat_cannot_see_never_change_its_observation(preset: str, hands
                 theirs = _fresh_observation(other, seat)
                 np.testing.assert_array_equal(mine["observation"], theirs["observation"])
                 np.testing.assert_array_equal(mine["action_mask"], theirs["action_mask"])
+                if form == "list":  # the candidates come from the seat's own legal set
+                    np.testing.assert_array_equal(mine["candidates"], theirs["candidates"])
                 trials += 1
     assert trials > 150 * hands and changed > 0.9 * trials
     assert len(env.match.records) == hands  # the second hand read afresh
