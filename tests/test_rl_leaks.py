@@ -1,13 +1,13 @@
 """Nothing a seat cannot see reaches its observation (chaodipi.rl.env, chaodipi.rl.encoding).
 
 On whole random hands of every preset (and the 扛旗 hand; two hands of a match, hefei; the
-list form, anchao), at every fourth step (second in the list form) and for every seat, a copy of the environment has every card that seat cannot see dealt anew: the other
-seats' hands, the kitty (unless the seat knows it: it buried it last, or it was turned up),
-the cards not yet dealt, and the cards in every event the seat is not shown. The copy's
+list form, anchao), at every fourth step (every second in the list form) and for every seat,
+a copy of the environment has every card that seat cannot see dealt anew: the other seats'
+hands, the kitty (unless the seat knows it: it buried it last, or it was turned up), the
+cards not yet dealt, and the cards in every event the seat is not shown. The copy's
 observation of that seat, built afresh from ``observe`` (not carried forward like the
-environment's), equals the environment's own, vector and mask alike; the change is real (the
-true deal differs) in almost every trial.
-"""
+environment's), equals the environment's own, vector and mask alike (and the candidates); the
+change is real (the true deal differs) in almost every trial."""
 
 from __future__ import annotations
 
