@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-import trio
+import anyio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -224,8 +224,11 @@ def _play(
             on_listening=lambda address: _say(f"serving on {address}"),
             spectator_token=spectator_token,
         )
-    return trio.run(
-        lambda: run_tournament(config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game)
+    return anyio.run(
+        lambda: run_tournament(
+            config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game
+        ),
+        backend="asyncio",  # grpc.aio's loop: the table server runs on it
     )
 
 
