@@ -122,8 +122,8 @@ def test_tls() -> None:
 
 
 def test_a_flood_of_unasked_messages_is_cut_off_and_logged() -> None:
-    """Thousands of stale actions over the wire: once the bot's allowance (or the stream's
-    backlog) is gone the stream ends with RESOURCE_EXHAUSTED saying why, and one log line
+    """Thousands of stale actions over the wire: once the bot's allowance is gone (or its
+    outbox of Refused is full, unread) the stream ends with RESOURCE_EXHAUSTED saying why, and one log line
     says so, bound to the table and seat; the read the server's own cut-off then ends is no
     failure to report. (What the table does, exactly: tests/test_table.py.)"""
     outcome: list[grpc.RpcError] = []
