@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -76,13 +75,12 @@ class ThreadSampler:
         for task in Path("/proc/self/task").iterdir():
             try:
                 tid = int(task.name)
-                comm = (task / "comm").read_text().strip()
                 ns = int((task / "schedstat").read_text().split()[0])
             except (OSError, ValueError):
                 continue
             self.seconds[tid] = ns / 1e9
             if tid not in self.roles:
-                self.roles[tid] = _role(tid, python.get(tid), comm)
+                self.roles[tid] = _role(tid, python.get(tid))
 
     def by_role(self) -> dict[str, float]:
         roles: dict[str, float] = {}
@@ -92,10 +90,10 @@ class ThreadSampler:
         return roles
 
 
-def _role(tid: int, python_name: str | None, comm: str) -> str:
-    """What a thread is: the main thread (the event loop: trio's on main before the one-loop
-    server, asyncio's since), the bridge's gRPC thread (before), another Python thread, or one
-    of gRPC's native threads."""
+def _role(tid: int, python_name: str | None) -> str:
+    """What a thread is: the main thread (the event loop: trio's before the one-loop server,
+    asyncio's since), the bridge's gRPC thread (before), grpc.aio's completion-queue poller,
+    another Python thread, or one of gRPC's native threads."""
     if tid == os.getpid():
         return "main"
     if python_name == "grpc":
@@ -105,7 +103,7 @@ def _role(tid: int, python_name: str | None, comm: str) -> str:
     if python_name is not None and "_poll_wrapper" in python_name:
         return "grpc.aio poller"
     if python_name is not None:
-        return "python " + re.sub(r"[-_]\d+", "", python_name)
+        return "other python"  # trio's and asyncio's helper threads: waitpid, to_thread
     return "grpc native"
 
 
