@@ -1,7 +1,7 @@
 """CPU per decision of the arena process and of its bot processes, beside the wall-clock ratio
 to the same bots in-process: figures that survive a loaded machine.
 
-    python3 benchmarks/cpu_per_decision.py [--tree main=/work/main] [--tree this=.]
+    python3 benchmarks/cpu_per_decision.py [--tree before=../arena-main] [--tree this=.]
         [--short 5] [--long 40] [--rounds 3]
 
 For each source tree (``NAME=PATH``: a checkout of the arena; the same Python runs them all,
