@@ -17,6 +17,25 @@ __all__ = ["configure_logging", "get_logger"]
 _configured = False
 
 
+class _Stderr:
+    """``sys.stderr`` as it is when a line is written, not when logging was configured: a
+    command run in-process by a test (whose stderr is captured, then closed) leaves the
+    process's later lines writable.
+
+    >>> import io
+    >>> stream, sys.stderr = sys.stderr, io.StringIO()
+    >>> _ = _Stderr().write("a line")
+    >>> sys.stderr.getvalue(), setattr(sys, "stderr", stream)
+    ('a line', None)
+    """
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
     """Set up structlog once: JSON when stderr is not a terminal (or ``json=True``)."""
     global _configured
@@ -36,7 +55,7 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),
         cache_logger_on_first_use=False,
     )
     _configured = True

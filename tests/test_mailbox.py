@@ -72,16 +72,15 @@ def test_an_item_sent_as_the_deadline_passes_is_never_lost(backend: str) -> None
         taken: list[str] = []
         async with anyio.create_task_group() as tasks:
 
-            async def read() -> None:
+            async def read(*, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
                 with anyio.CancelScope() as scope:
-                    deadline.append(scope)
+                    task_status.started(scope)
                     taken.append(await box.receive())
 
-            deadline: list[anyio.CancelScope] = []
-            tasks.start_soon(read)
-            await anyio.sleep(0)  # the reader waits on the empty box
+            deadline: anyio.CancelScope = await tasks.start(read)
+            await anyio.sleep(0)  # the reader waits on the empty box (or is about to)
             box.send_nowait("answer")
-            deadline[0].cancel()
+            deadline.cancel()
         while True:
             try:
                 taken.append(box.receive_nowait())
