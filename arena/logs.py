@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, TextIO, cast
 
 import structlog
 
@@ -55,7 +55,7 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),
         cache_logger_on_first_use=False,
     )
     _configured = True
