@@ -13,8 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
-import trio
 
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.tournament.processes import bot_environment
@@ -118,14 +118,14 @@ def test_go_bot_with_a_wrong_ticket_exits_1_with_one_line() -> None:
         async with open_server("127.0.0.1:0") as server:
             table = server.start_table(config(connect_timeout_s=0.5, decision_ms=50, bank_ms=0))
             wrong = table.ticket(0)[:-3] + "xyz"
-            done = await trio.to_thread.run_sync(run_go_bot, server.address, wrong)
+            done = await anyio.to_thread.run_sync(run_go_bot, server.address, wrong)
             assert done.returncode == 1, done.stderr
             assert done.stderr.count("\n") == 1, done.stderr
             assert done.stderr.startswith(f"the arena at {server.address} refused the ticket")
             assert "(UNAUTHENTICATED: " in done.stderr and "$ARENA_TICKET" in done.stderr
             await server.wait(table)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_go_bot_connects_again_after_a_dropped_stream_and_answers_the_open_decision() -> None:
