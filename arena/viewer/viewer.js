@@ -44,21 +44,12 @@
     card === BIG_JOKER ? "BJ" : card === SMALL_JOKER ? "LJ" : SUITS[suitOf(card)] + RANKS[rankOf(card)];
   const pointsOf = (cards) => cards.reduce((sum, c) => sum + (POINTS[rankOf(c)] || 0), 0);
 
-  /** Where a card goes in a displayed hand: trumps first, strongest first (the big joker,
-   * the small one, the level card of the trump suit, the other level cards, the trump suit),
-   * then each other suit, ace first. Before trump is fixed the level cards and jokers lead. */
-  function sortKey(card, level, trumpSuit) {
-    if (card === BIG_JOKER) return 0;
-    if (card === SMALL_JOKER) return 1;
-    const suit = suitOf(card);
-    const rank = rankOf(card);
-    if (level !== null && rank === level) return suit === trumpSuit ? 2 : 3 + suit;
-    const group = suit === trumpSuit ? 0 : 1 + suit;
-    return 10 + group * 20 + (12 - rank);
-  }
-
-  function sortHand(cards, level, trumpSuit) {
-    return cards.slice().sort((a, b) => sortKey(a, level, trumpSuit) - sortKey(b, level, trumpSuit) || a - b);
+  /** A hand as the engine arranges it: by code (suits ♠ ♥ ♣ ♦, low to high, the jokers last)
+   * until trump is fixed, then by ``position`` (the page's arrangement of this hand's trump:
+   * each card's place, side suits low to high, then the trumps, the strongest last). */
+  function sortHand(cards, position) {
+    const key = position ? (c) => position[c] : (c) => c;
+    return cards.slice().sort((a, b) => key(a) - key(b));
   }
 
   /** Take ``cards`` out of ``hand`` (a multiset: each copy once). */
@@ -77,6 +68,7 @@
   // -- the record, read into steps -------------------------------------------------------
 
   const record = JSON.parse(document.getElementById("record").textContent);
+  const arrangements = JSON.parse(document.getElementById("arrangements").textContent);
   const header = record[0];
   const names = [0, 1, 2, 3].map((seat) => {
     const bot = (header.bots || []).find((b) => b.seat === seat);
@@ -361,9 +353,7 @@
     box.classList.toggle("viewer", view === seat);
     const dealer = state.dealer === seat ? " · dealer" : "";
     box.querySelector(".name").textContent = seatName(seat) + " · team " + teamOf(seat) + dealer;
-    const level = state.trump ? state.trump.level : state.level;
-    const trumpSuit = state.trump ? state.trump.suit : null;
-    const hand = sortHand(state.hands[seat], level, trumpSuit);
+    const hand = sortHand(state.hands[seat], state.trump && arrangements[state.number]);
     const shown = view === "all" || view === seat ? cardsNode(hand, "hand") : backsNode(hand.length);
     shown.classList.add("hand");
     box.querySelector(".hand").replaceWith(shown);
@@ -428,7 +418,9 @@
     }
     const kitty = $("kitty");
     kitty.replaceChildren(el("span", "label", "kitty"));
-    if (state.kitty.length && kittyKnown) kitty.append(cardsNode(state.kitty, "kitty-cards"));
+    if (state.kitty.length && kittyKnown) {
+      kitty.append(cardsNode(sortHand(state.kitty, state.trump && arrangements[state.number]), "kitty-cards"));
+    }
     else kitty.append(el("span", "muted", state.kitty.length ? "face down" : "—"));
     const over = $("hand-over");
     over.hidden = !state.over;

@@ -1,0 +1,235 @@
+"""The HTML game viewer (``arena show --html``, chaodipi.arena.viewer) in a real browser: Debian's
+chromium, headless, driven by playwright. Each step of a whole hand is checked against the
+engine playing the same actions: the four hands, the trick, the defenders' points."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chaodipi.arena.viewer import render_html, write_html
+from chaodipi.engine.actions import parse_action
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS, preset
+from chaodipi.engine.record import Decision, record_lines
+from chaodipi.engine.view import observe
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # the test extra brings it
+    sync_playwright = None
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+needs_browser = pytest.mark.skipif(
+    sync_playwright is None or CHROMIUM is None,
+    reason="needs playwright and chromium: pip install -e '.[test]' and "
+    "apt-get install -y chromium",
+)
+SCREENSHOTS = Path("/tmp")
+"""Where the screenshots go too, to be looked at (the test's own copy is in tmp_path)."""
+
+
+def _note(seat: int, index: int) -> str:
+    """A note no other text on the page has, and one that tries to end the page's script."""
+    return f"note-of-seat-{seat} #{index}" if index % 5 else f"</script><b>seat {seat}</b>"
+
+
+def _record(name: str, seed: int, hands: int) -> list[dict[str, Any]]:
+    match = Match(PRESETS[name], seed=seed, max_hands=hands)
+    rng = random.Random(seed)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    decisions = [
+        Decision(ms=10 + i, note=_note(seat, i)) for i, (seat, _) in enumerate(match.actions)
+    ]
+    bots = ("alpha", "beta", "alpha", "beta")
+    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+
+
+def _steps(lines: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any] | None, bool]]:
+    """The viewer's steps as the record defines them (docs/game-record.md): a step per action
+    and per hand begun. Yields (the step's action line or None, whether it begins a hand)."""
+    for line in lines[1:]:
+        if line["type"] == "action":
+            yield line, False
+        elif line["type"] == "hand":
+            yield None, True
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if sync_playwright is None or CHROMIUM is None:
+        pytest.skip("needs playwright and chromium: pip install -e '.[test]' and "
+                    "apt-get install -y chromium")
+    with sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser: Any, lines: list[dict[str, Any]], path: Path) -> tuple[Page, list[str]]:
+    write_html(lines, path)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"error: {error}"))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+
+    def only_the_file(route: Any) -> None:
+        if route.request.url != path.as_uri():
+            problems.append(f"the page asked for {route.request.url}")
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/*", only_the_file)
+    page.goto(path.as_uri())
+    return page, problems
+
+
+READ_TABLE = """() => {
+  const codes = (nodes) => Array.from(nodes, (n) => Number(n.dataset.card));
+  const seats = [0, 1, 2, 3].map((s) => document.querySelector(`.seat[data-seat="${s}"]`));
+  return {
+    step: Number(document.body.dataset.step),
+    hands: seats.map((s) => codes(s.querySelectorAll(".hand .card[data-card]"))),
+    backs: seats.map((s) => s.querySelectorAll(".hand .card.back").length),
+    trick: [0, 1, 2, 3].map((s) => codes(document.querySelectorAll(`.spot[data-seat="${s}"] .card`))),
+    winner: Array.from(document.querySelectorAll(".spot.winner"), (n) => Number(n.dataset.seat)),
+    status: document.getElementById("status").innerText,
+    text: document.body.innerText,
+  };
+}"""
+
+
+def _defenders_points(status: str) -> int | None:
+    found = re.search(r"team \d: (-?\d+) points", status)
+    return None if found is None else int(found.group(1))
+
+
+@needs_browser
+def test_stepping_through_a_whole_hand_shows_what_the_engine_holds_at_every_step(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Every step of the first hand and into the second, forward by the arrow key and the
+    button: each seat's cards (in the engine's arrangement), the trick on the table and its
+    winner, the defenders' points; then back to the start by ←. A screenshot is taken mid-hand."""
+    lines = _record("classic", seed=5, hands=2)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    header = lines[0]
+    match = Match(preset(header["preset"]), header["seed"], header["max_hands"])
+    seen_at_start = page.evaluate(READ_TABLE)
+    tricks_checked = 0
+    for number, (action, begins_hand) in enumerate(_steps(lines)):
+        if number > 0:
+            (page.keyboard.press("ArrowRight") if number % 3 else page.click("#next"))
+        shown = page.evaluate(READ_TABLE)
+        assert shown["step"] == number
+        ended_hand = False
+        if action is not None:
+            hand = match.number
+            match.apply(action["seat"], parse_action(action["action"], match.hand.level))
+            ended_hand = match.number != hand
+        if ended_hand:  # the hand is scored: every card was played
+            assert shown["hands"] == [[], [], [], []]
+            assert f"the defenders have {match.records[-1].total}" in shown["text"]
+            if match.number == 1 and begins_hand is False:
+                page.screenshot(path=str(tmp_path / "hand-over.png"))
+            continue
+        if match.number == 1 and not begins_hand:
+            break  # into the second hand: done
+        assert shown["hands"] == [[int(c) for c in match.hand.hand(s)] for s in range(4)], number
+        assert shown["backs"] == [0, 0, 0, 0]
+        play = match.hand.play
+        if play is None:
+            assert shown["trick"] == [[], [], [], []]
+            continue
+        view = observe(match, 0)
+        assert _defenders_points(shown["status"]) == view.defenders_points + view.throw_penalties
+        trick = play.trick if play.trick.plays else play.last_trick
+        if trick is None:  # the trump is fixed, nobody has led
+            assert shown["trick"] == [[], [], [], []]
+            continue
+        played = dict(trick.plays)
+        assert [sorted(shown["trick"][s]) for s in range(4)] == [
+            sorted(int(c) for c in played.get(s, ())) for s in range(4)
+        ]
+        assert shown["winner"] == ([] if trick is play.trick else [trick.winner])
+        tricks_checked += trick is not play.trick
+        if tricks_checked == 4 and trick is not play.trick:
+            for where in (tmp_path / "mid-hand.png", SCREENSHOTS / "chaodipi-viewer-mid-hand.png"):
+                page.screenshot(path=str(where))
+    assert tricks_checked >= 10
+    assert (tmp_path / "mid-hand.png").stat().st_size > 10_000
+    for _ in range(number):
+        page.keyboard.press("ArrowLeft")
+    assert page.evaluate(READ_TABLE)["hands"] == seen_at_start["hands"]
+    assert page.evaluate(READ_TABLE)["step"] == 0
+    assert problems == []
+
+
+@needs_browser
+def test_a_seats_view_shows_its_own_cards_and_notes_and_nothing_of_the_others(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Seat 1's view of a hidden-bid (暗炒) game, step by step up to the card play and into
+    it: its own cards face up, the others' as backs (as many as they hold), its own notes and
+    never another seat's, and no other seat's hidden bid. The all-hands view then shows every
+    note."""
+    lines = _record("anchao", seed=3, hands=1)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("1")
+    header = lines[0]
+    match = Match(preset(header["preset"]), header["seed"], header["max_hands"])
+    hidden_bids = [
+        line["bid"] for line in lines if line["type"] == "declare" and line.get("to") == [line["seat"]]
+    ]
+    plays = 0
+    for number, (action, _) in enumerate(_steps(lines)):
+        if number > 0:
+            page.keyboard.press("ArrowRight")
+        if action is not None:
+            match.apply(action["seat"], parse_action(action["action"], match.hand.level))
+        shown = page.evaluate(READ_TABLE)
+        assert shown["step"] == number
+        held = [[int(c) for c in match.hand.hand(s)] for s in range(4)]
+        assert shown["hands"] == [[], held[1], [], []]
+        assert shown["backs"] == [len(held[0]), 0, len(held[2]), len(held[3])]
+        assert "note-of-seat-0" not in shown["text"] and "note-of-seat-2" not in shown["text"]
+        assert "note-of-seat-3" not in shown["text"]
+        for line in lines:
+            if line["type"] == "declare" and line.get("to") == [line["seat"]] and line["seat"] != 1:
+                assert f"declares {line['bid']}" not in shown["text"]
+        if action is not None and action["seat"] == 1 and "note-of" in action.get("note", ""):
+            assert action["note"] in shown["text"]
+        plays += match.hand.play is not None
+        if plays == 12:
+            break
+    assert plays == 12, "the card play was reached"
+    assert "note-of-seat-1" in page.evaluate("document.body.innerText")
+    assert hidden_bids, "the game has hidden bids to keep"
+    page.keyboard.press("a")
+    text = page.evaluate("document.body.innerText")
+    assert "note-of-seat-0" in text and "note-of-seat-3" in text
+    assert problems == []
+
+
+def test_the_page_needs_nothing_but_itself() -> None:
+    """No address to fetch anything from: no src, href, url(), import or http in the page."""
+    page = render_html(_record("hefei", seed=2, hands=1))
+    assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
+    assert page.count("<script") == 3  # the record, the arrangements, the viewer itself
