@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     from chaodipi.arena.cli.run import add_commands
 
     add_commands(commands)
+    from chaodipi.arena.cli.watch import add_command as add_watch
+
+    add_watch(commands)
     return parser
 
 

@@ -1,0 +1,146 @@
+"""``arena watch`` against a real table server: the spectator's stream read live into the
+record's public lines and printed as ``arena show`` prints them; its token never on a command
+line; each refusal one line."""
+
+from __future__ import annotations
+
+import io
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from chaodipi.arena.cli.live import LiveRecord, open_watch, watch_table
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.cli.watch import read_spectator_token
+from chaodipi.arena.errors import UsageError
+from chaodipi.arena.records import table_record
+from tests.server_support import SPECTATOR_TOKEN, Running, config, run_tables, until
+
+
+def _public(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What every seat (and so a spectator) saw of a record: its lines without ``to``, less
+    the header, the actions (with their notes) and the referee's ``dealt`` line."""
+    return [
+        line
+        for line in lines[1:]
+        if "to" not in line and line["type"] not in ("action", "dealt")
+    ]
+
+
+def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays() -> None:
+    """A spectator joins before the first move of a two-hand match; what it reads, turned
+    into record lines as they come, is exactly the public lines of the table's record (the
+    hands only at each hand's end), and the printed transcript ends with the match's result."""
+    out = io.StringIO()
+    seen: list[dict[str, Any]] = []
+    record: list[dict[str, Any]] = []
+    ends: list[Any] = []
+
+    async def spectate(running: Running) -> None:
+        table = running.tables[0]
+        channel, call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
+        live = LiveRecord(table.name)
+
+        def follow() -> None:
+            seen.extend(live.follow(call))
+
+        thread = threading.Thread(target=follow)
+        thread.start()
+        await until(lambda: len(table.spectators) == 1)
+        assert running.start is not None
+        running.start.set()
+        await running.server.wait(table)
+        record.extend(table_record(table))
+        await trio.to_thread.run_sync(thread.join)
+        ends.append(live.end)
+        channel.close()
+        # the same stream, printed, from a second spectator of the finished table
+        channel, call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
+        ends.append(await trio.to_thread.run_sync(watch_table, call, table.name, out))
+        channel.close()
+
+    results, _ = run_tables(
+        [config(max_hands=2)], in_trio=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
+    )
+    assert results[0].reason == "played to the end"
+    assert seen[0] == {"type": "header", "format": "chaodipi-record/1", "table": results[0].table}
+    assert seen[1:] == _public(record)
+    assert sum(line["type"] == "play" for line in seen) > 40
+    assert ends[0] is not None and ends[0].reason == "played to the end"
+    assert ends[0].progress == tuple(record[0]["result"]["progress"])
+    assert ends[1] is not None and ends[1].hands == 2
+    assert "played to the end" in out.getvalue().splitlines()[-1]
+
+
+def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """`arena watch ADDRESS TABLE --token-file PATH` follows a table to its end (exit code 0),
+    the token read from the file; a wrong token, an unknown table, no token or a token on the
+    command line are each one line on stderr and exit code 2."""
+    token_file = tmp_path / "spectator"
+    token_file.write_text(SPECTATOR_TOKEN + "\n", encoding="utf-8")
+    wrong_file = tmp_path / "wrong"
+    wrong_file.write_text("a guess", encoding="utf-8")
+    codes: dict[str, Any] = {}
+
+    async def spectate(running: Running) -> None:
+        table = running.tables[0]
+        address = running.server.address
+
+        def run(name: str, *argv: str) -> None:
+            try:
+                codes[name] = main(["watch", *argv])
+            except SystemExit as exit_:
+                codes[name] = exit_.code
+
+        for name, argv in {
+            "wrong token": [address, table.name, "--token-file", str(wrong_file)],
+            "no table": [address, "t-none", "--token-file", str(token_file)],
+            "on the command line": [address, table.name, "--token", SPECTATOR_TOKEN],
+            "no token": [address, table.name],
+        }.items():
+            await trio.to_thread.run_sync(run, name, *argv)
+            codes[name + " said"] = capsys.readouterr().err
+        thread = threading.Thread(
+            target=run, args=("watched", address, table.name, "--token-file", str(token_file))
+        )
+        thread.start()
+        await until(lambda: len(table.spectators) == 1)
+        assert running.start is not None
+        running.start.set()
+        await trio.to_thread.run_sync(thread.join)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("ARENA_SPECTATOR_TOKEN", raising=False)
+        results, _ = run_tables(
+            [config(max_hands=1)], in_trio=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
+        )
+    out, err = capsys.readouterr()
+    assert codes["watched"] == 0, err
+    assert f"watching table {results[0].table}" in err
+    assert "played to the end" in out.splitlines()[-1]
+    assert SPECTATOR_TOKEN not in out + err
+    for name, says in {
+        "wrong token": "refused the spectator token",
+        "no table": "t-none",
+        "on the command line": "--token: a token on the command line",
+        "no token": "no spectator token",
+    }.items():
+        assert codes[name] == 2, name
+        said = codes[name + " said"]
+        assert len(said.strip().splitlines()) == 1 and says in said, (name, said)
+        assert SPECTATOR_TOKEN not in said
+
+
+def test_the_token_comes_from_the_file_before_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    path.write_text("from-the-file\n", encoding="utf-8")
+    assert read_spectator_token(path, {"ARENA_SPECTATOR_TOKEN": "env"}) == "from-the-file"
+    assert read_spectator_token(None, {"ARENA_SPECTATOR_TOKEN": "env"}) == "env"
+    (tmp_path / "empty").write_text("\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="is empty"):
+        read_spectator_token(tmp_path / "empty", {"ARENA_SPECTATOR_TOKEN": "env"})
