@@ -5,6 +5,9 @@ line; each refusal one line."""
 from __future__ import annotations
 
 import io
+import shlex
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,12 +15,14 @@ from typing import Any
 import pytest
 import trio
 
-from chaodipi.arena.cli.live import LiveRecord, open_watch, watch_table
+from chaodipi.arena.cli.live import LiveRecord, open_watch, transcript, watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
-from chaodipi.arena.records import table_record
+from chaodipi.arena.records import table_record, unpack
+from chaodipi.arena.tournament.results import ResultsDB
 from tests.server_support import SPECTATOR_TOKEN, Running, config, run_tables, until
+from tests.test_tournament import write_config
 
 
 def _public(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -144,3 +149,67 @@ def test_the_token_comes_from_the_file_before_the_environment(tmp_path: Path) ->
     (tmp_path / "empty").write_text("\n", encoding="utf-8")
     with pytest.raises(UsageError, match="is empty"):
         read_spectator_token(tmp_path / "empty", {"ARENA_SPECTATOR_TOKEN": "env"})
+
+
+GATED_BOT = f"{sys.executable} {Path(__file__).parent / 'bots' / 'gated_bot.py'}"
+
+
+def test_arena_run_says_how_to_watch_each_table_and_that_command_watches_it(
+    tmp_path: Path,
+) -> None:
+    """`arena run --spectator-token` prints, as each game's table opens, the `arena watch`
+    command for it. Run as printed while the bots wait (they make no move until the test says
+    so), each watcher follows its table to the end: it gets everything once both games of the
+    deal are over, the public lines of that game's stored record."""
+    gate = tmp_path / "go"
+    bot = f"{GATED_BOT} --gate {gate}"
+    config = write_config(
+        tmp_path / "t.toml",
+        deals=1,
+        concurrency=2,
+        decision_ms=120_000,
+        bots={"alpha": bot, "beta": bot + " --name beta"},
+    )
+    command = [sys.executable, "-m", "chaodipi.arena"]
+    run = subprocess.Popen(
+        [*command, "run", str(config), "--spectator-token"], stderr=subprocess.PIPE, text=True
+    )
+    assert run.stderr is not None
+    hints: list[str] = []
+    for line in run.stderr:
+        if " arena watch " in line:
+            hints.append(line)
+        if len(hints) == 2:
+            break
+    watchers = []
+    for hint in hints:
+        argv = shlex.split(hint.split(": ", 2)[2].split(" (its events come")[0])
+        assert argv[:2] == ["arena", "watch"] and argv[4] == "--token-file", hint
+        watcher = subprocess.Popen(
+            [*command, *argv[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        assert watcher.stderr is not None
+        assert "arena watch: watching table" in watcher.stderr.readline()  # it is in
+        watchers.append((argv[3], watcher))
+    gate.touch()
+    _, rest = run.communicate(timeout=300)
+    assert run.returncode == 0, rest[-3000:]
+    db = ResultsDB(tmp_path / "results.sqlite", read_only=True)
+    records = {}
+    for key in db.recorded():
+        blob = db.record(key)
+        assert blob is not None
+        lines = unpack(blob)
+        records[lines[0]["table"]] = lines
+    db.close()
+    assert sorted(records) == sorted(table for table, _ in watchers)
+    token = (tmp_path / "results-logs" / "spectator-token").read_text(encoding="utf-8").strip()
+    for table, watcher in watchers:
+        out, err = watcher.communicate(timeout=120)
+        assert watcher.returncode == 0, err
+        public = _public(records[table])
+        header = {"type": "header", "format": "chaodipi-record/1", "table": table}
+        expected = list(transcript([header, *public]))
+        assert out.splitlines()[:-1] == expected
+        assert "played to the end" in out.splitlines()[-1]
+        assert token not in out + err

@@ -87,6 +87,8 @@ class _Run:
     instance: str = field(default_factory=lambda: secrets.token_hex(6))
     """Tells this call's processes from those of other shards (a process's name is unique only
     in its pools)."""
+    on_table: Callable[[str, GameKey], None] | None = None
+    """Told each game's table name as the table opens (``arena run`` prints how to watch it)."""
 
 
 @dataclass(slots=True)
@@ -209,6 +211,8 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     game = _Game(key, specs, table, label, run.instance)
     log = get_logger(table=table.name)
     log.info("game_started", game=label)  # the name, for spectators
+    if run.on_table is not None:
+        run.on_table(table.name, key)
     started = time.perf_counter()
     try:
         if isinstance(seated, NoSeat):
@@ -298,12 +302,14 @@ async def play_games(
     log_dir: Path,
     on_result: OnResult,
     detach_bots: bool = True,
+    on_table: Callable[[str, GameKey], None] | None = None,
 ) -> int:
     """Play ``keys`` on ``server``, ``config.concurrency`` at a time and started in their
     order, with the bots' pools (:mod:`chaodipi.arena.tournament.pools`); ``on_result(result)`` as
     each game ends (void ones too), before the next game takes its slot. Spectators of a deal wait
     until every game of ``keys`` on that deal has ended; its tables are released then.
-    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker).
+    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker);
+    ``on_table(name, key)`` as each game's table opens.
     Returns the bot processes started. Cancel it to stop: the games in flight are dropped and
     every bot process ends."""
     slots = trio.Semaphore(config.concurrency)
@@ -315,6 +321,7 @@ async def play_games(
             players,
             deal_key,
             _Deals(Counter(k.deal for k in keys)),
+            on_table=on_table,
         )
 
         async def one(key: GameKey) -> None:
@@ -344,18 +351,20 @@ async def play_games(
 class LocalBackend:
     """The games played here (:func:`play_games`) on a table server at ``address``
     (``on_listening(address)`` once it listens; ``spectator_token``: the operator's credential
-    for ``Watch``, None: nobody may watch)."""
+    for ``Watch``, None: nobody may watch; ``on_table(name, key)`` as each game's table
+    opens)."""
 
     address: str = "127.0.0.1:0"
     on_listening: Callable[[str], None] | None = None
     spectator_token: str | None = None
+    on_table: Callable[[str, GameKey], None] | None = None
 
     @asynccontextmanager
     async def open(self, assignment: Assignment) -> AsyncIterator[_LocalGames]:
         async with open_server(self.address, spectator_token=self.spectator_token) as server:
             if self.on_listening is not None:
                 self.on_listening(server.address)
-            yield _LocalGames(assignment, server)
+            yield _LocalGames(assignment, server, on_table=self.on_table)
 
 
 @dataclass(slots=True)
@@ -363,6 +372,7 @@ class _LocalGames:
     assignment: Assignment
     server: ArenaServer
     processes: int = 0
+    on_table: Callable[[str, GameKey], None] | None = None
 
     async def play(self, on_result: OnResult) -> None:
         work = self.assignment
@@ -373,4 +383,5 @@ class _LocalGames:
             server=self.server,
             log_dir=work.log_dir,
             on_result=on_result,
+            on_table=self.on_table,
         )
