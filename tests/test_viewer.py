@@ -228,6 +228,44 @@ def test_a_seats_view_shows_its_own_cards_and_notes_and_nothing_of_the_others(
     assert problems == []
 
 
+def _whole_record(name: str, seed: int) -> list[dict[str, Any]]:
+    match = Match(PRESETS[name], seed=seed)
+    rng = random.Random(seed)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    return list(record_lines(match, bots=("alpha", "beta", "alpha", "beta")))
+
+
+@needs_browser
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_whole_match_of_every_preset_opens_and_steps_to_its_end(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    """A whole match (every hand, 扛旗 and redeals where the preset has them): the page opens,
+    its last step shows the teams' final levels and the hand count, the hand keys move by
+    whole hands, and no script error happens anywhere."""
+    lines = _whole_record(name, seed=7)
+    result = lines[0]["result"]
+    hands = sum(line["type"] == "hand" for line in lines)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("End")
+    shown = page.evaluate(READ_TABLE)
+    assert f"hand\t{hands} of {hands}" in shown["status"]
+    for team in (0, 1):
+        place = result["progress"][team]
+        level = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"][place % 13]
+        row = rf"team {team} \(seats {team}, {team + 2}\)\tlevel {level}\b"
+        assert re.search(row, shown["status"]), (row, shown["status"])
+    for _ in range(hands):  # the last hand's start first, then a hand back each
+        page.keyboard.press("PageUp")
+    assert page.evaluate(READ_TABLE)["step"] == 0
+    page.keyboard.press("PageDown")
+    assert "hand\t2 of" in page.evaluate(READ_TABLE)["status"]
+    for view in "0123a":
+        page.keyboard.press(view)
+    assert problems == []
+
+
 def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
