@@ -266,8 +266,20 @@ def test_a_whole_match_of_every_preset_opens_and_steps_to_its_end(
     assert problems == []
 
 
+@needs_browser
+def test_the_page_opens_at_the_hand_and_in_the_view_asked(browser: Any, tmp_path: Path) -> None:
+    lines = _record("classic", seed=5, hands=2)
+    path = tmp_path / "game.html"
+    write_html(lines, path, seat=2, hand=2)
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    shown = page.evaluate(READ_TABLE)
+    assert "hand\t2 of 2" in shown["status"] and page.evaluate("document.body.dataset.view") == "2"
+    assert shown["hands"][0] == [] and shown["hands"][2] and shown["backs"][0] > 0
+
+
 def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
-    assert page.count("<script") == 3  # the record, the arrangements, the viewer itself
+    assert page.count("<script") == 4  # the record, the arrangements, where to start, the viewer

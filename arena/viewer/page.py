@@ -28,7 +28,7 @@ from chaodipi.engine.trump import Trump
 
 __all__ = ["render_html", "write_html"]
 
-_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS)\*/")
+_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|START)\*/")
 
 
 def _asset(name: str) -> str:
@@ -74,10 +74,17 @@ def arrangements(lines: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
     return places
 
 
-def render_html(lines: Sequence[Mapping[str, Any]]) -> str:
+def render_html(
+    lines: Sequence[Mapping[str, Any]], *, seat: int | None = None, hand: int | None = None
+) -> str:
     """The page showing the record ``lines`` (its header first, as
-    :func:`chaodipi.engine.record.load_lines` returns them)."""
+    :func:`chaodipi.engine.record.load_lines` returns them). It opens at the start of hand
+    ``hand`` (numbered from 1, as printed; default the first) in what ``seat`` saw (default:
+    all hands). The page holds the whole record whatever it opens with: a reader may switch
+    to any seat's view, or all hands."""
+    start = {"view": "all" if seat is None else seat, "hand": 0 if hand is None else hand - 1}
     parts = {
+        "START": _embedded_json(start),
         "STYLE": _asset("viewer.css"),
         "SCRIPT": _asset("viewer.js"),
         "RECORD": _embedded_json(list(lines)),
@@ -87,6 +94,13 @@ def render_html(lines: Sequence[Mapping[str, Any]]) -> str:
     return _PLACEHOLDER.sub(lambda found: parts[found.group(1)], _asset("page.html"))
 
 
-def write_html(lines: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """Write the page of the record ``lines`` to ``path`` (made or replaced)."""
-    path.write_text(render_html(lines), encoding="utf-8")
+def write_html(
+    lines: Sequence[Mapping[str, Any]],
+    path: Path,
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+) -> None:
+    """Write the page of the record ``lines`` to ``path`` (made or replaced); ``seat`` and
+    ``hand`` as for :func:`render_html`."""
+    path.write_text(render_html(lines, seat=seat, hand=hand), encoding="utf-8")

@@ -524,6 +524,9 @@
   }
 
   drawHeader();
-  go(0);
+  const start = JSON.parse(document.getElementById("start").textContent);
+  view = start.view === "all" ? "all" : Number(start.view);
+  $("view").value = String(view);
+  go(handStarts[start.hand] ?? 0);
   window.chaodipiViewer = { steps: steps.length, go, setView, parseCards, pointsOf };
 })();
