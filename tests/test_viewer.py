@@ -71,6 +71,17 @@ def _steps(lines: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any] | None,
             yield None, True
 
 
+def _lines_of_steps(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The event lines of each step (as :func:`_steps` counts them)."""
+    steps: list[list[dict[str, Any]]] = []
+    for line in lines[1:]:
+        if line["type"] in ("action", "hand") or not steps:
+            steps.append([])
+        if line["type"] != "action":
+            steps[-1].append(line)
+    return steps
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if sync_playwright is None or CHROMIUM is None:
@@ -109,6 +120,7 @@ READ_TABLE = """() => {
     hands: seats.map((s) => codes(s.querySelectorAll(".hand .card[data-card]"))),
     backs: seats.map((s) => s.querySelectorAll(".hand .card.back").length),
     trick: [0, 1, 2, 3].map((s) => codes(document.querySelectorAll(`.spot[data-seat="${s}"] .card`))),
+    kitty: codes(document.querySelectorAll("#kitty .card[data-card]")),
     winner: Array.from(document.querySelectorAll(".spot.winner"), (n) => Number(n.dataset.seat)),
     status: document.getElementById("status").innerText,
     text: document.body.innerText,
@@ -199,7 +211,13 @@ def test_a_seats_view_shows_its_own_cards_and_notes_and_nothing_of_the_others(
         line["bid"] for line in lines if line["type"] == "declare" and line.get("to") == [line["seat"]]
     ]
     plays = 0
+    kitty_seen = False  # seat 1 knows the kitty's cards: it buried them, or they were turned
+    lines_of_step = _lines_of_steps(lines)
     for number, (action, _) in enumerate(_steps(lines)):
+        kitty_seen = kitty_seen or any(
+            (line["type"] == "bury" and line["seat"] == 1) or line["type"] == "kitty_turned"
+            for line in lines_of_step[number]
+        )
         if number > 0:
             page.keyboard.press("ArrowRight")
         if action is not None:
@@ -209,6 +227,8 @@ def test_a_seats_view_shows_its_own_cards_and_notes_and_nothing_of_the_others(
         held = [[int(c) for c in match.hand.hand(s)] for s in range(4)]
         assert shown["hands"] == [[], held[1], [], []]
         assert shown["backs"] == [len(held[0]), 0, len(held[2]), len(held[3])]
+        if not kitty_seen:
+            assert shown["kitty"] == [], number
         assert "note-of-seat-0" not in shown["text"] and "note-of-seat-2" not in shown["text"]
         assert "note-of-seat-3" not in shown["text"]
         for line in lines:

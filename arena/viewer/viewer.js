@@ -100,8 +100,9 @@
       progress: line.progress ? line.progress.slice() : [0, 0],
       trump: null, // {level, suit} once the card play begins
       hands: [[], [], [], []],
-      kitty: [],
-      kittyOf: null, // the seat that holds (or buried) the kitty
+      kitty: [], // the kitty's cards while it lies on the table
+      kittyHeldBy: null, // the seat that picked it up, while the kitty is in its hand
+      kittyKnownTo: [], // the seats that know the kitty's cards
       trick: null, // {number, plays: [{seat, cards, attempted, penalty}], winner, points}
       tricksDone: 0,
       trickPoints: 0, // the defenders' points from tricks
@@ -117,6 +118,7 @@
     progress: s.progress.slice(),
     hands: s.hands.map((h) => h.slice()),
     kitty: s.kitty.slice(),
+    kittyKnownTo: s.kittyKnownTo.slice(),
     trick: s.trick && { ...s.trick, plays: s.trick.plays.slice() },
     bids: s.bids.slice(),
     said: s.said.slice(),
@@ -134,6 +136,7 @@
       case "dealt":
         state.hands = line.hands.map(parseCards);
         state.kitty = parseCards(line.kitty);
+        state.kittyKnownTo = [];
         break;
       case "redeal":
         state.hands = [[], [], [], []];
@@ -149,17 +152,20 @@
         break;
       case "kitty":
         state.hands[seat] = state.hands[seat].concat(parseCards(line.cards));
-        state.kittyOf = seat;
+        state.kitty = [];
+        state.kittyHeldBy = seat;
         break;
       case "bury": {
         const cards = parseCards(line.cards);
         state.hands[seat] = removeCards(state.hands[seat], cards);
         state.kitty = cards;
-        state.kittyOf = seat;
+        state.kittyHeldBy = null;
+        state.kittyKnownTo = [seat];
         break;
       }
       case "kitty_turned":
         state.kitty = parseCards(line.cards);
+        state.kittyKnownTo = [0, 1, 2, 3];
         break;
       case "trump":
         state.trump = { level: rankIndex(line.level), suit: suitIndex(line.suit) };
@@ -193,6 +199,8 @@
         state.over = line;
         state.progress = line.progress.slice();
         state.kitty = parseCards(line.kitty);
+        state.kittyHeldBy = null;
+        state.kittyKnownTo = [0, 1, 2, 3];
         break;
       default: // took_kitty, buried, pass, reveal: the state holds nothing more of them
         break;
@@ -241,7 +249,7 @@
     switch (line.type) {
       case "hand": {
         const dealer = line.dealer === null ? "decided by declaring" : seatName(line.dealer);
-        return "Hand " + (line.hand + 1) + " at level " + (line.level ?? "—") + "; dealer: " + dealer;
+        return "Hand " + (line.hand + 1) + " at level " + (line.level ?? "none (扛旗)") + "; dealer: " + dealer;
       }
       case "deal": return who + " is dealt " + line.cards;
       case "dealt": return "dealt: kitty " + line.kitty;
@@ -323,7 +331,7 @@
   }
 
   const levelName = (progress) =>
-    RANKS[progress % 13] + (progress >= 13 ? " (round " + (Math.floor(progress / 13) + 1) + ")" : "");
+    RANKS[progress % 13] + (progress >= 13 ? " (circuit " + (Math.floor(progress / 13) + 1) + ")" : "");
 
   let at = 0;
   let view = "all";
@@ -407,8 +415,7 @@
       ["team 0 (seats 0, 2)", "level " + levelName(state.progress[0])],
       ["team 1 (seats 1, 3)", "level " + levelName(state.progress[1])],
     ];
-    const kittyKnown = view === "all" || state.over || state.kittyOf === view ||
-      steps.slice(0, at + 1).some((s) => s.lines.some((l) => l.type === "kitty_turned" && l.hand === state.number));
+    const kittyKnown = view === "all" || state.kittyKnownTo.includes(view);
     const table = $("status");
     table.replaceChildren();
     for (const [name, value] of rows) {
@@ -421,7 +428,9 @@
     if (state.kitty.length && kittyKnown) {
       kitty.append(cardsNode(sortHand(state.kitty, state.trump && arrangements[state.number]), "kitty-cards"));
     }
-    else kitty.append(el("span", "muted", state.kitty.length ? "face down" : "—"));
+    else if (state.kitty.length) kitty.append(backsNode(state.kitty.length));
+    else if (state.kittyHeldBy !== null) kitty.append(el("span", "muted", "in the hand of " + seatName(state.kittyHeldBy)));
+    else kitty.append(el("span", "muted", "—"));
     const over = $("hand-over");
     over.hidden = !state.over;
     if (state.over) {
