@@ -149,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
     from chaodipi.arena.cli.run import add_commands
 
     add_commands(commands)
+    from chaodipi.arena.cli.games import add_command as add_games
+
+    add_games(commands)
+    from chaodipi.arena.cli.show import add_command as add_show
+
+    add_show(commands)
     from chaodipi.arena.cli.watch import add_command as add_watch
 
     add_watch(commands)

@@ -152,9 +152,6 @@ def add_command(commands: Any) -> None:
         help="write each table's game record (docs/game-record.md) into DIR as it ends "
         "(default: TICKETS-records beside --tickets, or arena-records here without it)",
     )
-    serve.add_argument(  # the old name of --records, kept working
-        "--replays", type=output_folder, dest="records", help=argparse.SUPPRESS
-    )
     keys = serve.add_mutually_exclusive_group()
     keys.add_argument(
         "--deal-key-file",
