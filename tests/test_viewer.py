@@ -4,6 +4,7 @@ engine playing the same actions: the four hands, the trick, the defenders' point
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -13,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.records import pack, write_file
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.arena.viewer import render_html, write_html
 from chaodipi.engine.actions import parse_action
 from chaodipi.engine.match import Match
@@ -296,6 +300,51 @@ def test_the_page_opens_at_the_hand_and_in_the_view_asked(browser: Any, tmp_path
     shown = page.evaluate(READ_TABLE)
     assert "hand\t2 of 2" in shown["status"] and page.evaluate("document.body.dataset.view") == "2"
     assert shown["hands"][0] == [] and shown["hands"][2] and shown["backs"][0] > 0
+
+
+def _embedded(page: str, element: str) -> Any:
+    start = page.index(f'<script type="application/json" id="{element}">') + len(
+        f'<script type="application/json" id="{element}">'
+    )
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+def test_show_html_writes_the_page_of_a_record_file_or_a_stored_game(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """`arena show RECORD --html PATH` and `arena show DB GAME --html PATH --seat 2 --hand 2`:
+    the page holds the record exactly (notes that try to end the script included) and opens
+    where asked; a PATH in no folder is one line and exit code 2."""
+    lines = _record("classic", seed=5, hands=2)
+    record_file = tmp_path / "game.jsonl"
+    write_file(record_file, lines)
+    assert main(["show", str(record_file), "--html", str(tmp_path / "a.html")]) == 0
+    assert f"wrote {tmp_path / 'a.html'}" in capsys.readouterr().err
+    page = (tmp_path / "a.html").read_text(encoding="utf-8")
+    assert _embedded(page, "record") == lines
+    assert _embedded(page, "start") == {"view": "all", "hand": 0}
+
+    database = tmp_path / "results.sqlite"
+    key = GameKey("alpha", "beta", 1, False)
+    db = ResultsDB(database)
+    db.add(GameRow(key, score_a=1.0, hands=2, levels_a=3, levels_b=0, defended_a=1, points_a=80,
+                   defended_b=1, points_b=40, strikes_a=0, strikes_b=0, illegal_a=0, illegal_b=0,
+                   crashes_a=0, crashes_b=0, forfeit=None, reason="played to the end", errors="",
+                   seconds=1.0, void=None))  # fmt: skip
+    db.add_record(key, pack(lines))
+    db.release_deal(1)
+    db.close()
+    argv = ["show", str(database), "alpha-beta-d1-a", "--html", str(tmp_path / "b.html")]
+    assert main([*argv, "--seat", "2", "--hand", "2"]) == 0
+    page = (tmp_path / "b.html").read_text(encoding="utf-8")
+    assert _embedded(page, "record") == lines
+    assert _embedded(page, "start") == {"view": 2, "hand": 1}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["show", str(record_file), "--html", str(tmp_path / "nope" / "c.html")])
+    assert exit_.value.code == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "argument --html" in said[0] and "there is no folder" in said[0]
 
 
 def test_the_page_needs_nothing_but_itself() -> None:

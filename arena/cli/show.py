@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from chaodipi.arena.cli.arguments import whole
+from chaodipi.arena.cli.arguments import output_file, whole
 
 __all__ = ["add_command", "load_game"]
 
@@ -46,6 +46,13 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     show.add_argument("--times", action="store_true", help="show each decision's time")
     show.add_argument(
         "--width", type=whole(40), default=80, help="the terminal's width (default 80)"
+    )
+    show.add_argument(
+        "--html",
+        type=output_file,
+        metavar="PATH",
+        help="write the game instead as one self-contained HTML page to step through "
+        "(docs/seeing-a-game.md), opening at --hand in --seat's view (default: none)",
     )
     show.set_defaults(run=show_command)
 
@@ -109,6 +116,16 @@ def show_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.html is not None:
+        from chaodipi.arena.viewer import write_html
+
+        try:
+            write_html(lines, args.html, seat=args.seat, hand=args.hand)
+        except OSError as err:
+            print(f"arena show: cannot write {args.html}: {err.strerror}", file=sys.stderr)
+            return 2
+        print(f"arena show: wrote {args.html}", file=sys.stderr)
+        return 0
     text = transcript(lines, seat=args.seat, hand=args.hand, width=args.width, times=args.times)
     print("\n".join(text))
     return 0
