@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 import trio
 
-from chaodipi.arena.cli.live import LiveRecord, open_watch, transcript, watch_table
+from chaodipi.arena.cli.live import LiveRecord, open_watch, watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.records import table_record, unpack
+from chaodipi.arena.report.transcript import Transcript, spaced
 from chaodipi.arena.tournament.results import ResultsDB
 from tests.server_support import SPECTATOR_TOKEN, Running, config, run_tables, until
 from tests.test_tournament import write_config
@@ -35,11 +36,19 @@ def _public(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def _told(lines: list[dict[str, Any]]) -> list[str]:
+    """What the transcript tells of a spectator's lines (the header first)."""
+    teller = Transcript(spectator=True)
+    teller.header = lines[0]
+    told = [text for line in lines[1:] for text in teller.feed(line)]
+    return told + teller.close()
+
+
 def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays() -> None:
     """A spectator joins before the first move of a two-hand match; what it reads, turned
     into record lines as they come, is exactly the public lines of the table's record (the
     hands only at each hand's end), and the printed transcript ends with the match's result."""
-    out = io.StringIO()
+    out, late = io.StringIO(), io.StringIO()
     seen: list[dict[str, Any]] = []
     record: list[dict[str, Any]] = []
     ends: list[Any] = []
@@ -48,23 +57,30 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
         table = running.tables[0]
         channel, call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
         live = LiveRecord(table.name)
+        printing, printed_call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
 
         def follow() -> None:
             seen.extend(live.follow(call))
 
-        thread = threading.Thread(target=follow)
-        thread.start()
-        await until(lambda: len(table.spectators) == 1)
+        def print_it() -> None:
+            ends.append(watch_table(printed_call, table.name, out))
+
+        threads = [threading.Thread(target=follow), threading.Thread(target=print_it)]
+        for thread in threads:
+            thread.start()
+        await until(lambda: len(table.spectators) == 2)
         assert running.start is not None
         running.start.set()
         await running.server.wait(table)
         record.extend(table_record(table))
-        await trio.to_thread.run_sync(thread.join)
+        for thread in threads:
+            await trio.to_thread.run_sync(thread.join)
         ends.append(live.end)
         channel.close()
-        # the same stream, printed, from a second spectator of the finished table
+        printing.close()
+        # a spectator of the finished table: the last hand's end, and the match's, at once
         channel, call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
-        ends.append(await trio.to_thread.run_sync(watch_table, call, table.name, out))
+        ends.append(await trio.to_thread.run_sync(watch_table, call, table.name, late))
         channel.close()
 
     results, _ = run_tables(
@@ -74,10 +90,16 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
     assert seen[0] == {"type": "header", "format": "chaodipi-record/1", "table": results[0].table}
     assert seen[1:] == _public(record)
     assert sum(line["type"] == "play" for line in seen) > 40
-    assert ends[0] is not None and ends[0].reason == "played to the end"
-    assert ends[0].progress == tuple(record[0]["result"]["progress"])
-    assert ends[1] is not None and ends[1].hands == 2
-    assert "played to the end" in out.getvalue().splitlines()[-1]
+    assert all(end is not None and end.hands == 2 for end in ends)
+    assert ends[1].reason == "played to the end"
+    assert ends[1].progress == tuple(record[0]["result"]["progress"])
+    printed = out.getvalue().splitlines()
+    assert printed[1:-1] == _told(seen)
+    assert "played to the end" in printed[-1]
+    came_late = late.getvalue().splitlines()
+    assert came_late[2] == "── hand 2, under way when you came ──"
+    assert any(text.startswith("hand 2: defenders") for text in came_late)
+    assert "played to the end" in came_late[-1] and "→" not in late.getvalue()
 
 
 def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
@@ -209,7 +231,14 @@ def test_arena_run_says_how_to_watch_each_table_and_that_command_watches_it(
         assert watcher.returncode == 0, err
         public = _public(records[table])
         header = {"type": "header", "format": "chaodipi-record/1", "table": table}
-        expected = list(transcript([header, *public]))
-        assert out.splitlines()[:-1] == expected
-        assert "played to the end" in out.splitlines()[-1]
+        printed = out.splitlines()
+        assert printed[0].startswith(f"table {table}, live")
+        assert printed[1:-1] == _told([header, *public])
+        assert "played to the end" in printed[-1]
+        flat = " ".join(" ".join(printed).split())
+        for line in records[table]:  # every trick, and every hand once it is over
+            if line["type"] == "trick":
+                assert f"→ {line['seat']} +{line['points']} (defenders " in flat
+            if line["type"] == "hand_over":
+                assert all(" ".join(spaced(cards).split()) in flat for cards in line["dealt"])
         assert token not in out + err

@@ -3,12 +3,12 @@ come, and printed as ``arena show`` prints a record (``arena watch``)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 import grpc
 
+from chaodipi.arena.report.transcript import Transcript
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.arena.v2.convert import MatchEnd, event_from_message, match_end_from_message
@@ -41,7 +41,9 @@ class LiveRecord:
     the table (a spectator is told neither the bots nor the preset).
 
     A hand line's level is worked out from the teams' progress, as a hand is dealt at its
-    dealer's team's level (the trump line, when the card play begins, says it outright)."""
+    dealer's team's level (the trump line, when the card play begins, says it outright). A
+    spectator who comes during a later hand does not know how that hand began: its number is
+    in :attr:`joined`, and its hand line's facts are guesses not to be shown."""
 
     def __init__(self, table: str) -> None:
         self.table = table
@@ -51,6 +53,8 @@ class LiveRecord:
         self._progress: tuple[int, int] = (0, 0)
         self.end: MatchEnd | None = None
         """How the match ended, once the stream said so."""
+        self.joined: set[int] = set()
+        """The hand the spectator came in during, when not the first (its start unseen)."""
 
     def header(self) -> Line:
         return {"type": "header", "format": RECORD_FORMAT, "table": self.table}
@@ -59,6 +63,8 @@ class LiveRecord:
         """The lines of one public event (after a ``hand`` line when it begins a hand)."""
         made: list[Line] = []
         if event.hand != self._hand:
+            if self._hand == -1 and event.hand > 0:
+                self.joined.add(event.hand)
             self._hand = event.hand
             dealer, progress = self._dealer, self._progress
             level = Rank.TWO if dealer is None else Rank(progress[dealer % 2] % 13)
@@ -84,13 +90,24 @@ class LiveRecord:
 
 
 def watch_table(
-    responses: Iterable[pb.WatchResponse], table: str, out: TextIO
+    responses: Iterable[pb.WatchResponse], table: str, out: TextIO, width: int = 80
 ) -> MatchEnd | None:
     """Print a spectator's stream to ``out`` as it comes, in the transcript ``arena show``
-    prints; return how the match ended (``None``: the stream ended first)."""
+    prints (:class:`chaodipi.arena.report.transcript.Transcript`); return how the match ended
+    (``None``: the stream ended first)."""
     live = LiveRecord(table)
-    for text in transcript(live.follow(responses)):
-        print(text, file=out, flush=True)
+    teller = Transcript(width=width, spectator=True)
+    lines = live.follow(responses)
+    teller.header = next(lines)  # it names no bots, and the result is not known yet
+    print(f"table {table}, live: what every seat sees (each hand's cards at its end)", file=out)
+    for line in lines:
+        told = teller.feed(line)
+        if line["type"] == "hand" and line["hand"] in live.joined:
+            told = ["", f"── hand {line['hand'] + 1}, under way when you came ──"]
+        for text in told:
+            print(text, file=out, flush=True)
+    for text in teller.close():
+        print(text, file=out)
     if live.end is not None:
         print(ending_text(live.end), file=out, flush=True)
     return live.end
@@ -109,11 +126,6 @@ def ending_text(end: MatchEnd) -> str:
         team = end.winner
         verdict = f"team {team} (seats {team} and {team + 2}) won, by {end.reward}"
     return f"match over after {end.hands} hands: {verdict}; {end.reason}"
-
-
-def transcript(lines: Iterable[Line]) -> Iterator[str]:  # stand-in until arena show's is merged
-    for line in lines:
-        yield json.dumps(line, ensure_ascii=False)
 
 
 _REFUSALS = {

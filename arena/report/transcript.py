@@ -113,7 +113,8 @@ class Transcript:
     """Turns record lines, in order, into transcript text (``feed`` returns the new text
     lines; ``close`` whatever is still held). ``seat``: tell only what that seat knew (give it
     the lines of :func:`seat_view`); ``hand``: only that hand (numbered from 1, as printed);
-    ``times``: each decision's time beside its play."""
+    ``times``: each decision's time beside its play; ``spectator``: the lines are a
+    spectator's (the public ones, ``arena watch``), so each hand's cards are told at its end."""
 
     def __init__(
         self,
@@ -122,8 +123,10 @@ class Transcript:
         hand: int | None = None,
         width: int = 80,
         times: bool = False,
+        spectator: bool = False,
     ) -> None:
         self.seat = seat
+        self.spectator = spectator
         self.only_hand = hand
         self.width = width
         self.times = times
@@ -381,7 +384,7 @@ class Transcript:
             f"{line['note']}; progress {progress}; next dealer {line['next_dealer']}",
             indent="",
         )
-        if self.seat is not None:
+        if self.seat is not None or self.spectator:
             yield "every hand, as dealt:"
             yield from self._hand_rows(line["dealt"], None)
         self._hand = None
