@@ -87,7 +87,12 @@ KEYS: tuple[Key, ...] = (
     Key("bank_ms", 30_000, "time bank per seat and game", 0),
     Key("max_strikes", 3, "timeouts before a forfeit", 1),
     Key("database", "results.sqlite", "relative to the config file"),
-    Key("replays", None, "a folder for each game's replay (relative to the config file)"),
+    Key(
+        "replays",
+        None,
+        "a folder for each game's record file, <game>.jsonl, as well as the database "
+        "(relative to the config file; docs/game-record.md)",
+    ),
     Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", 0),
 )
 """Every top-level key but ``bots``, in the order the help lists them."""
