@@ -13,7 +13,6 @@
   const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
   const SMALL_JOKER = 52;
   const BIG_JOKER = 53;
-  const POINTS = { 3: 5, 8: 10, 11: 10 }; // rank index -> counting value (5, 10, K)
 
   // -- cards ------------------------------------------------------------------------------
 
@@ -42,7 +41,6 @@
   const rankOf = (card) => (isJoker(card) ? null : card % 13);
   const cardName = (card) =>
     card === BIG_JOKER ? "BJ" : card === SMALL_JOKER ? "LJ" : SUITS[suitOf(card)] + RANKS[rankOf(card)];
-  const pointsOf = (cards) => cards.reduce((sum, c) => sum + (POINTS[rankOf(c)] || 0), 0);
 
   /** A hand as the engine arranges it: by code (suits ♠ ♥ ♣ ♦, low to high, the jokers last)
    * until trump is fixed, then by ``position`` (the page's arrangement of this hand's trump:
@@ -107,7 +105,6 @@
       tricksDone: 0,
       trickPoints: 0, // the defenders' points from tricks
       penalties: 0, // the signed change to them from failed throws
-      bids: [],
       said: [null, null, null, null], // each seat's latest action, as shown beside it
       over: null, // the hand_over line, once scored
     };
@@ -120,7 +117,6 @@
     kitty: s.kitty.slice(),
     kittyKnownTo: s.kittyKnownTo.slice(),
     trick: s.trick && { ...s.trick, plays: s.trick.plays.slice() },
-    bids: s.bids.slice(),
     said: s.said.slice(),
   });
 
@@ -141,11 +137,6 @@
       case "redeal":
         state.hands = [[], [], [], []];
         state.kitty = [];
-        state.bids = [];
-        break;
-      case "declare":
-      case "fry":
-        if (line.bid !== null) state.bids.push({ seat, bid: line.bid, type: line.type });
         break;
       case "dealer":
         state.dealer = seat;
@@ -202,7 +193,7 @@
         state.kittyHeldBy = null;
         state.kittyKnownTo = [0, 1, 2, 3];
         break;
-      default: // took_kitty, buried, pass, reveal: the state holds nothing more of them
+      default: // declare, fry, pass, took_kitty, buried, reveal: shown from their lines
         break;
     }
     return state;
@@ -537,5 +528,5 @@
   view = start.view === "all" ? "all" : Number(start.view);
   $("view").value = String(view);
   go(handStarts[start.hand] ?? 0);
-  window.chaodipiViewer = { steps: steps.length, go, setView, parseCards, pointsOf };
+  window.chaodipiViewer = { steps: steps.length, go, setView, parseCards };
 })();
