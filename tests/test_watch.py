@@ -5,6 +5,7 @@ line; each refusal one line."""
 from __future__ import annotations
 
 import io
+import random
 import shlex
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 import trio
+import trustme
 
 from chaodipi.arena.cli.live import LiveRecord, open_watch, watch_table
 from chaodipi.arena.cli.main import main
@@ -22,7 +24,15 @@ from chaodipi.arena.errors import UsageError
 from chaodipi.arena.records import table_record, unpack
 from chaodipi.arena.report.transcript import Transcript, spaced
 from chaodipi.arena.tournament.results import ResultsDB
-from tests.server_support import SPECTATOR_TOKEN, Running, config, run_tables, until
+from chaodipi.bot import run_bot
+from tests.server_support import (
+    SPECTATOR_TOKEN,
+    Running,
+    config,
+    random_decide,
+    run_tables,
+    until,
+)
 from tests.test_tournament import write_config
 
 
@@ -242,3 +252,48 @@ def test_arena_run_says_how_to_watch_each_table_and_that_command_watches_it(
             if line["type"] == "hand_over":
                 assert all(" ".join(spaced(cards).split()) in flat for cards in line["dealt"])
         assert token not in out + err
+
+
+def test_watch_checks_a_tls_servers_certificate_against_tls_ca(tmp_path: Path, capsys: Any) -> None:
+    """With --tls-ca the watcher speaks TLS and follows the table to its end."""
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1")
+    chain = b"".join(blob.bytes() for blob in cert.cert_chain_pems)
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_bytes(ca.cert_pem.bytes())
+    token_file = tmp_path / "spectator"
+    token_file.write_text(SPECTATOR_TOKEN, encoding="utf-8")
+    codes: list[Any] = []
+
+    async def spectate(running: Running) -> None:
+        table = running.tables[0]
+        argv = ["watch", running.server.address, table.name, "--token-file", str(token_file)]
+        thread = threading.Thread(target=lambda: codes.append(main([*argv, "--tls-ca", str(ca_file)])))
+        thread.start()
+        await until(lambda: len(table.spectators) == 1)
+        assert running.start is not None
+        running.start.set()
+        await trio.to_thread.run_sync(thread.join)
+
+    def tls_bot(address: str, ticket: str, seat: int, recording: Any) -> Any:
+        return run_bot(
+            random_decide(random.Random(seat)),
+            address=address,
+            ticket=ticket,
+            root_certificate=ca.cert_pem.bytes(),
+            exit_on_error=False,
+        )
+
+    results, _ = run_tables(
+        [config(max_hands=1)],
+        [[tls_bot] * 4],
+        in_trio=spectate,
+        hold=True,
+        spectator_token=SPECTATOR_TOKEN,
+        plaintext=False,
+        tls_cert=chain,
+        tls_key=cert.private_key_pem.bytes(),
+    )
+    assert results[0].reason == "played to the end"
+    assert codes == [0], capsys.readouterr().err
+    assert "played to the end" in capsys.readouterr().out.splitlines()[-1]
