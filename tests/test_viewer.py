@@ -19,6 +19,7 @@ from chaodipi.arena.records import pack, write_file
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.arena.viewer import render_html, write_html
 from chaodipi.engine.actions import parse_action
+from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS, preset
 from chaodipi.engine.record import Decision, record_lines
@@ -44,8 +45,6 @@ needs_browser = pytest.mark.skipif(
     reason="needs playwright and chromium: pip install -e '.[test]' and "
     "apt-get install -y chromium",
 )
-SCREENSHOTS = Path("/tmp")
-"""Where the screenshots go too, to be looked at (the test's own copy is in tmp_path)."""
 
 
 def _note(seat: int, index: int) -> str:
@@ -123,6 +122,7 @@ READ_TABLE = """() => {
     step: Number(document.body.dataset.step),
     hands: seats.map((s) => codes(s.querySelectorAll(".hand .card[data-card]"))),
     backs: seats.map((s) => s.querySelectorAll(".hand .card.back").length),
+    dealt: seats.map((s) => codes(s.querySelectorAll(".dealt .card[data-card]"))),
     trick: [0, 1, 2, 3].map((s) => codes(document.querySelectorAll(`.spot[data-seat="${s}"] .card`))),
     kitty: codes(document.querySelectorAll("#kitty .card[data-card]")),
     winner: Array.from(document.querySelectorAll(".spot.winner"), (n) => Number(n.dataset.seat)),
@@ -143,7 +143,8 @@ def test_stepping_through_a_whole_hand_shows_what_the_engine_holds_at_every_step
 ) -> None:
     """Every step of the first hand and into the second, forward by the arrow key and the
     button: each seat's cards (in the engine's arrangement), the trick on the table and its
-    winner, the defenders' points; then back to the start by ←. A screenshot is taken mid-hand."""
+    winner, the defenders' points; then back to the start by ←. Screenshots are taken mid-hand
+    and at the hand's end (pytest keeps them: its basetemp, test_stepping_through…/*.png)."""
     lines = _record("classic", seed=5, hands=2)
     page, problems = _open(browser, lines, tmp_path / "game.html")
     header = lines[0]
@@ -163,13 +164,17 @@ def test_stepping_through_a_whole_hand_shows_what_the_engine_holds_at_every_step
         if ended_hand:  # the hand is scored: every card was played
             assert shown["hands"] == [[], [], [], []]
             assert f"the defenders have {match.records[-1].total}" in shown["text"]
+            over = next(line for line in lines if line["type"] == "hand_over")
+            assert [sorted(d) for d in shown["dealt"]] == [
+                sorted(int(c) for c in parse_cards(cards)) for cards in over["dealt"]
+            ]
             if match.number == 1 and begins_hand is False:
                 page.screenshot(path=str(tmp_path / "hand-over.png"))
             continue
         if match.number == 1 and not begins_hand:
             break  # into the second hand: done
         assert shown["hands"] == [[int(c) for c in match.hand.hand(s)] for s in range(4)], number
-        assert shown["backs"] == [0, 0, 0, 0]
+        assert shown["backs"] == [0, 0, 0, 0] and shown["dealt"] == [[], [], [], []]
         play = match.hand.play
         if play is None:
             assert shown["trick"] == [[], [], [], []]
@@ -187,8 +192,7 @@ def test_stepping_through_a_whole_hand_shows_what_the_engine_holds_at_every_step
         assert shown["winner"] == ([] if trick is play.trick else [trick.winner])
         tricks_checked += trick is not play.trick
         if tricks_checked == 4 and trick is not play.trick:
-            for where in (tmp_path / "mid-hand.png", SCREENSHOTS / "chaodipi-viewer-mid-hand.png"):
-                page.screenshot(path=str(where))
+            page.screenshot(path=str(tmp_path / "mid-hand.png"))
     assert tricks_checked >= 10
     assert (tmp_path / "mid-hand.png").stat().st_size > 10_000
     for _ in range(number):

@@ -357,6 +357,11 @@
     shown.classList.add("hand");
     box.querySelector(".hand").replaceWith(shown);
     box.querySelector(".count").textContent = hand.length + " cards";
+    const dealt = box.querySelector(".dealt");
+    dealt.replaceChildren();
+    if (state.over) { // the hand is over and every card shown: the hand as it was dealt
+      dealt.append(el("span", "label", "as dealt"), cardsNode(sortHand(parseCards(state.over.dealt[seat]), arrangements[state.number])));
+    }
     const said = state.said[seat];
     const bubble = box.querySelector(".said");
     bubble.replaceChildren();
@@ -429,8 +434,9 @@
       over.replaceChildren(
         el("strong", "", "Hand " + (state.number + 1) + " scored: the defenders have " + state.over.total),
         el("div", "", state.over.note),
-        el("div", "muted", "tricks " + s.trick_points + ", kitty " + s.kitty_points + " ×" + s.kitty_multiplier +
-          ", throws " + s.throw_penalty + (s.fry_penalty ? ", fry " + s.fry_penalty : "") +
+        el("div", "muted", "tricks " + s.trick_points +
+          (s.kitty_multiplier ? ", kitty " + s.kitty_points + " ×" + s.kitty_multiplier : "") +
+          (s.throw_penalty ? ", throws " + s.throw_penalty : "") + (s.fry_penalty ? ", fries " + s.fry_penalty : "") +
           "; next dealer " + seatName(state.over.next_dealer)),
       );
     }
