@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import trio
 import trustme
+from rich.cells import cell_len
 
 from chaodipi.arena.cli.live import LiveRecord, open_watch, watch_table
 from chaodipi.arena.cli.main import main
@@ -143,7 +144,8 @@ def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
             await trio.to_thread.run_sync(run, name, *argv)
             codes[name + " said"] = capsys.readouterr().err
         thread = threading.Thread(
-            target=run, args=("watched", address, table.name, "--token-file", str(token_file))
+            target=run,
+            args=("watched", address, table.name, "--token-file", str(token_file), "--width", "72"),
         )
         thread.start()
         await until(lambda: len(table.spectators) == 1)
@@ -160,6 +162,7 @@ def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
     assert codes["watched"] == 0, err
     assert f"watching table {results[0].table}" in err
     assert "played to the end" in out.splitlines()[-1]
+    assert max(cell_len(line) for line in out.splitlines()[:-1]) <= 72
     assert SPECTATOR_TOKEN not in out + err
     for name, says in {
         "wrong token": "refused the spectator token",

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.cli.arguments import whole
 from chaodipi.arena.errors import ArenaError, SetupError, UsageError
 
 __all__ = ["SPECTATOR_TOKEN_ENV", "add_command", "read_spectator_token", "watch_command"]
@@ -100,7 +101,7 @@ def watch_command(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-        end = watch_table(call, args.table, sys.stdout)
+        end = watch_table(call, args.table, sys.stdout, width=args.width)
     except grpc.RpcError as err:
         print(f"arena watch: {refusal(err, args.address)}", file=sys.stderr)
         return 1 if accepted else 2
@@ -139,6 +140,9 @@ def add_command(commands: Any) -> None:
         metavar="PATH",
         help="PEM certificate to check the server's TLS certificate against (default: none, "
         "plaintext, as arena run and arena serve --plaintext serve)",
+    )
+    watch.add_argument(
+        "--width", type=whole(40), default=80, help="the terminal's width (default 80)"
     )
     watch.add_argument(
         "--token",
