@@ -25,7 +25,7 @@ from typing import Any
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.serving.table import Table
 from chaodipi.engine.errors import ReplayError
-from chaodipi.engine.record import GameEnd, dump_lines, load_lines, record_lines
+from chaodipi.engine.record import Decision, GameEnd, dump_lines, load_lines, record_lines
 
 __all__ = ["now", "pack", "read_file", "table_record", "unpack", "write_file", "write_packed"]
 
@@ -64,9 +64,10 @@ def table_record(
         forfeited_by=result.forfeited_by,
         reward=result.reward,
     )
-    return list(
-        record_lines(table.match, result.decisions, bots=names, end=end, date=now(), about=header)
-    )
+    decisions: tuple[Decision, ...] | None = result.decisions
+    if len(result.decisions) != len(table.match.actions):  # the table failed mid-action
+        decisions = None  # the record then says nothing of the clock, rather than a wrong thing
+    return list(record_lines(table.match, decisions, bots=names, end=end, date=now(), about=header))
 
 
 def pack(lines: Sequence[Line]) -> bytes:

@@ -106,10 +106,15 @@ class Decision:
     strikes: int = 0
     refused: int = 0
     note: str = ""
+    cursor: int | None = None
+    """The match log's cursor just before the action (``match.log.cursor``), when the table
+    noted it: the record is then made from the log as it is, without playing the match
+    again."""
 
 
 FORCED = Decision(asked=False)
-"""An action the table took for a seat with nothing to choose."""
+"""An action the table took for a seat with nothing to choose (``replace(FORCED,
+cursor=…)`` notes the log's cursor)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +353,9 @@ def record_lines(
     if len(bots) != 4:
         raise ValueError(f"a record names 4 bots, one per seat, not {len(bots)}")
     yield _header(match, bots, end, date, about or {})
+    if decisions is not None and all(d.cursor is not None for d in decisions):
+        yield from _from_log(match, decisions)
+        return
     shadow = Match(match.preset, match.seed, match.max_hands)
     maker = LineMaker()
     yield from _news(shadow, maker, 0, -1)
@@ -359,13 +367,37 @@ def record_lines(
         yield from _news(shadow, maker, cursor, hand)
 
 
-def _news(shadow: Match, maker: LineMaker, cursor: int, hand: int) -> Iterator[Line]:
-    """The lines of the events after ``cursor``, and a ``hand`` line for a hand begun."""
-    for event in shadow.log.all_since(cursor):
+def _from_log(match: Match, decisions: Sequence[Decision]) -> Iterator[Line]:
+    """The lines after the header, from ``match``'s log as it is: each action goes after the
+    events up to the cursor its decision noted (the same lines as playing it again)."""
+    maker = LineMaker()
+    events = match.log.all_since(0)
+    done = 0  # events told so far
+    hand = -1  # the hand of the last event told
+    for (seat, action), decision in zip(match.actions, decisions, strict=True):
+        assert decision.cursor is not None
+        upto = decision.cursor
+        yield from _lines(match, maker, events[done:upto], hand)
+        if upto > done:
+            hand = events[upto - 1].hand
+            done = upto
+        yield _action_line(max(hand, 0), seat, str(action), decision)
+    yield from _lines(match, maker, events[done:], hand)
+
+
+def _lines(match: Match, maker: LineMaker, events: Sequence[Event], hand: int) -> Iterator[Line]:
+    """The lines of ``events`` (``hand``: that of the event before them), with a ``hand``
+    line for each hand begun (``match`` says how it began)."""
+    for event in events:
         if event.hand != hand:
             hand = event.hand
-            yield maker.start_hand(hand, _level_of(shadow, hand), *_start_of(shadow, hand))
+            yield maker.start_hand(hand, _level_of(match, hand), *_start_of(match, hand))
         yield from maker.lines(event)
+
+
+def _news(shadow: Match, maker: LineMaker, cursor: int, hand: int) -> Iterator[Line]:
+    """The lines of the events after ``cursor``, and a ``hand`` line for a hand begun."""
+    return _lines(shadow, maker, shadow.log.all_since(cursor), hand)
 
 
 def _level_of(match: Match, hand: int) -> Rank | None:

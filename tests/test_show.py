@@ -236,3 +236,23 @@ def test_show_refuses_a_file_that_is_no_record(tmp_path: Path, capsys: Any) -> N
     assert "cannot read" in capsys.readouterr().err
     assert main(["games", str(tmp_path / "absent.sqlite")]) == 2
     assert "no database at" in capsys.readouterr().err
+
+
+def test_a_game_cut_short_tells_its_last_trick_as_far_as_it_went() -> None:
+    match = Match(PRESETS["classic"], seed=4, max_hands=1)
+    rng = random.Random(4)
+    while not (match.hand.play is not None and len(match.log) and _mid_trick(match)):
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    lines = list(record_lines(match))
+    last = [line for line in lines if line["type"] == "play"][-1]
+    tricks = _tricks(transcript(lines))
+    assert tricks[-1].startswith(f"{last['trick']:>3}. ")
+    told = " ".join(tricks[-1].split())
+    assert f" {last['seat']} {' '.join(spaced(last['cards']).split())}" in told
+    assert told.endswith("│ (the game ended here)")
+
+
+def _mid_trick(match: Match) -> bool:
+    """The last event is a play that did not end its trick, some tricks in."""
+    events = list(match.log)
+    return events[-1].kind.value == "play" and sum(e.kind.value == "trick" for e in events) >= 3

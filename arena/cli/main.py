@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     from chaodipi.arena.cli.run import add_commands
 
     add_commands(commands)
+    from chaodipi.arena.cli.init import add_command as add_init
+
+    add_init(commands)
     from chaodipi.arena.cli.games import add_command as add_games
 
     add_games(commands)

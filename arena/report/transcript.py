@@ -105,6 +105,8 @@ class _Hand:
     defenders: int = 0
     dealt: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
     shown: bool = False
+    trick: int = 0
+    """The number of the trick being played."""
     passes: list[int] = field(default_factory=list)
     """The seats of the passes in a row just told (told as one item of the auction)."""
 
@@ -202,6 +204,9 @@ class Transcript:
         if hand is None:
             return []
         out = self._flush_auction()
+        if hand.plays:  # the match ended inside a trick
+            text = " │ ".join([*hand.plays, "(the game ended here)"])
+            out += self._wrap(text, indent=f"{hand.trick:>3}. ")
         out += self._flush_notes()
         self._hand = None
         return out
@@ -344,6 +349,7 @@ class Transcript:
         hand = self._hand
         if hand is None:
             return
+        hand.trick = line["trick"]
         text = f"{line['seat']} {spaced(line['cards'])}"
         if "attempted" in line:
             throw = spaced(line["attempted"])

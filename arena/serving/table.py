@@ -21,7 +21,7 @@ message is built by the contract's conversion (:mod:`chaodipi.arena.v2.convert`)
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import trio
 
@@ -369,8 +369,9 @@ class Table:
             legal = match.legal_actions(seat)
             forced = forced_action(legal)
             if forced is not None:
+                cursor = match.log.cursor
                 match.apply(seat, forced)
-                self.decisions.append(FORCED)
+                self.decisions.append(replace(FORCED, cursor=cursor))
                 continue
             await self._decide(seat, legal)
         self._finish()
@@ -385,6 +386,7 @@ class Table:
         self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
         self._send_decision()
         refused_before = state.stats.illegal + state.stats.malformed
+        cursor = self.match.log.cursor  # nothing is recorded until this seat's action
         note = ""
         with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
             note = await self._answer(seat)
@@ -403,6 +405,7 @@ class Table:
                 strikes=state.stats.strikes,
                 refused=state.stats.illegal + state.stats.malformed - refused_before,
                 note=note,
+                cursor=cursor,
             )
         )
 
