@@ -294,6 +294,28 @@ def test_a_whole_match_of_every_preset_opens_and_steps_to_its_end(
     assert problems == []
 
 
+def test_a_game_cut_short_mid_trick_shows_how_far_it_went(browser: Any, tmp_path: Path) -> None:
+    """A game stopped in its second hand, inside a trick: the last step shows that trick as far
+    as it went and the cards still held, and the header says it was stopped."""
+    match = Match(PRESETS["classic"], seed=5, max_hands=3)
+    rng = random.Random(5)
+    while match.number < 1 or match.hand.play is None or len(match.hand.play.tricks) < 3:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    while len(match.hand.play.trick.plays) < 2:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    lines = list(record_lines(match, bots=("alpha", "beta", "alpha", "beta")))
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("End")
+    shown = page.evaluate(READ_TABLE)
+    assert shown["hands"] == [[int(c) for c in match.hand.hand(s)] for s in range(4)]
+    played = dict(match.hand.play.trick.plays)
+    assert [sorted(shown["trick"][s]) for s in range(4)] == [
+        sorted(int(c) for c in played.get(s, ())) for s in range(4)
+    ]
+    assert "undecided after 1 hand: not finished" in page.inner_text("#verdict")
+    assert problems == []
+
+
 def test_the_page_opens_at_the_hand_and_in_the_view_asked(browser: Any, tmp_path: Path) -> None:
     lines = _record("classic", seed=5, hands=2)
     path = tmp_path / "game.html"

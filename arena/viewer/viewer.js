@@ -340,7 +340,7 @@
     let verdict = result.winner === null || result.winner === undefined
       ? (result.ending === "played out" ? "a draw" : "undecided")
       : teams[result.winner] + " won (reward " + result.reward + ")";
-    verdict += " after " + result.hands + " hands: " + result.reason;
+    verdict += " after " + result.hands + (result.hands === 1 ? " hand: " : " hands: ") + result.reason;
     $("facts").textContent = facts.join(" · ");
     $("verdict").textContent = verdict;
     document.title = teams[0] + " vs " + teams[1] + " — 炒地皮";
