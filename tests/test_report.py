@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from chaodipi.arena.report.stats import SprtTest
-from chaodipi.arena.report.summary import build_report, print_report, report_csv
+from chaodipi.arena.report.summary import build_report, print_report
 from chaodipi.arena.tournament.results import GameKey, GameRow
 
 
@@ -189,12 +189,6 @@ def test_sprt_in_the_report_is_the_first_bots_view() -> None:
     assert build_report(rows, ["a", "b"]).as_dict()["sprt"] is None
     with pytest.raises(ValueError, match="exactly two bots"):
         build_report(rows, ["a", "b", "c"], sprt=test)
-
-
-def test_csv_has_no_infinite_cells() -> None:
-    text = report_csv(build_report(unbeaten_rows()))
-    assert "inf" not in text and "nan" not in text
-    assert text.splitlines()[0].startswith("bot,games,score")
 
 
 def test_plots_of_an_unbeaten_bot(tmp_path: Path) -> None:

@@ -13,8 +13,6 @@ flag saying why (``"unbounded": true`` for a rating with no finite maximum).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import statistics
 from collections.abc import Iterable, Sequence
@@ -46,7 +44,7 @@ __all__ = [
     "VoidLine",
     "build_report",
     "print_report",
-    "report_csv",
+    "print_standings",
 ]
 
 
@@ -281,6 +279,13 @@ def _sprt_of(test: SprtTest, names: list[str], pairs: list[PairLine]) -> SprtRes
     return sprt_of_counts(test, counts)
 
 
+def _problem(row: GameRow) -> str:
+    """What went wrong in a game but why it is void (which the void games list), or ``""``."""
+    if row.void is not None and row.errors.startswith(row.void):
+        return row.errors[len(row.void) :].strip()
+    return row.errors
+
+
 def build_report(
     rows: list[GameRow], bot_names: list[str] | None = None, *, sprt: SprtTest | None = None
 ) -> Report:
@@ -301,7 +306,7 @@ def build_report(
         for r in rows
         if r.void is not None
     ]
-    problems = [r.errors for r in rows if r.errors]
+    problems = [problem for r in rows if (problem := _problem(r))]
     result = None if sprt is None else _sprt_of(sprt, names, pair_lines)
     return Report(len(played), pair_lines, bots, problems, voids, result)
 
@@ -520,9 +525,17 @@ def _void_lines(voids: list[VoidLine], limit: int = 10) -> list[str]:
     return lines
 
 
-def print_report(report: Report, console: Console) -> None:
+def print_standings(report: Report, console: Console) -> None:
+    """The standings alone (``arena run --report-every``), within the console's width."""
+    for table in _standings_tables(report, console.width):
+        console.print(table)
+
+
+def print_report(report: Report, console: Console, failures: bool = True) -> None:
     """The standings, the faults, the head-to-head table, void games, the SPRT and problems,
-    each table within the console's width (continued in another where it would not fit)."""
+    each table within the console's width (continued in another where it would not fit);
+    without ``failures`` the void games and problems are left out, for a run that printed
+    them as they came."""
     width = console.width
     for table in _standings_tables(report, width):
         console.print(table)
@@ -533,7 +546,7 @@ def print_report(report: Report, console: Console) -> None:
         )
     for table in [*faults, *_pairs_tables(report, width)]:
         console.print(table)
-    if report.void:
+    if report.void and failures:
         console.print(
             f"[yellow]void games:[/yellow] {report.void}, no result (a bot never played): "
             "left out of every number above and played again on --resume",
@@ -541,31 +554,9 @@ def print_report(report: Report, console: Console) -> None:
             highlight=False,
         )
         for line in _void_lines(report.voids):
-            console.print(f"  {line}", markup=False, highlight=False)
+            console.print("  " + line.replace("\n", "\n    "), markup=False, highlight=False)
     if report.sprt is not None:
         console.print(f"SPRT: {report.sprt}", markup=False, highlight=False)
-    for problem in report.problems[:10]:
-        console.print(f"[red]problem:[/red] {problem}", markup=True, highlight=False)
-
-
-_BOT_COLUMNS = [*BotLine.__dataclass_fields__, "unbounded", "unbounded_side"]
-_PAIR_COLUMNS = [*PairLine.__dataclass_fields__, "elo_unbounded", "elo_games_unbounded"]
-
-
-def report_csv(report: Report) -> str:
-    """The standings and the pairings as CSV (two sections, a header row each); the columns
-    are ``as_dict``'s, so an unbounded or undefined number is an empty cell with its flag."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(_BOT_COLUMNS)
-    for b in report.bots:
-        writer.writerow(_csv_cells(b.as_dict(), _BOT_COLUMNS))
-    writer.writerow([])
-    writer.writerow(_PAIR_COLUMNS)
-    for p in report.pairs:
-        writer.writerow(_csv_cells(p.as_dict(), _PAIR_COLUMNS))
-    return out.getvalue()
-
-
-def _csv_cells(line: dict[str, Any], columns: list[str]) -> list[Any]:
-    return ["" if line[c] is None else line[c] for c in columns]
+    for problem in report.problems[:10] if failures else []:
+        console.print("[red]problem:[/red] ", end="", markup=True, highlight=False)
+        console.print(problem.replace("\n", "\n  "), markup=False, highlight=False)
