@@ -142,7 +142,7 @@ def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
             "no token": [address, table.name],
         }.items():
             await trio.to_thread.run_sync(run, name, *argv)
-            codes[name + " said"] = capsys.readouterr().err
+            codes[name + " said"] = capsys.readouterr()
         thread = threading.Thread(
             target=run,
             args=("watched", address, table.name, "--token-file", str(token_file), "--width", "72"),
@@ -171,7 +171,8 @@ def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
         "no token": "no spectator token",
     }.items():
         assert codes[name] == 2, name
-        said = codes[name + " said"]
+        printed, said = codes[name + " said"]
+        assert printed == "", (name, printed)  # nothing on stdout: no title, no transcript
         assert len(said.strip().splitlines()) == 1 and says in said, (name, said)
         assert SPECTATOR_TOKEN not in said
 

@@ -99,14 +99,15 @@ def watch_table(
     teller = Transcript(width=width, spectator=True)
     lines = live.follow(responses)
     teller.header = next(lines)  # it names no bots, and the result is not known yet
-    print(f"table {table}, live: what every seat sees (each hand's cards at its end)", file=out)
+    title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
     for line in lines:
         told = teller.feed(line)
         if line["type"] == "hand" and line["hand"] in live.joined:
             told = ["", f"── hand {line['hand'] + 1}, under way when you came ──"]
-        for text in told:
+        for text in title + told:  # the title once something came (not before a refusal)
             print(text, file=out, flush=True)
-    for text in teller.close():
+        title = []
+    for text in title + teller.close():
         print(text, file=out)
     if live.end is not None:
         print(ending_text(live.end), file=out, flush=True)
