@@ -256,3 +256,13 @@ def _mid_trick(match: Match) -> bool:
     """The last event is a play that did not end its trick, some tricks in."""
     events = list(match.log)
     return events[-1].kind.value == "play" and sum(e.kind.value == "trick" for e in events) >= 3
+
+
+def test_event_lines_alone_are_told_hand_by_hand() -> None:
+    """A live table's events, with no header, hand or action lines (what a watcher has), make
+    a transcript too: each hand begins at its first event, each trick on its line."""
+    lines = _record("classic", seed=5)
+    events = [line for line in lines if "seq" in line and "to" not in line]
+    text = transcript(events)
+    assert [row for row in text if row.startswith("── hand")] == ["── hand 1 ──", "── hand 2 ──"]
+    assert len(_tricks(text)) == sum(1 for line in events if line["type"] == "trick")

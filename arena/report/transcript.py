@@ -113,10 +113,12 @@ class _Hand:
 
 class Transcript:
     """Turns record lines, in order, into transcript text (``feed`` returns the new text
-    lines; ``close`` whatever is still held). ``seat``: tell only what that seat knew (give it
-    the lines of :func:`seat_view`); ``hand``: only that hand (numbered from 1, as printed);
-    ``times``: each decision's time beside its play; ``spectator``: the lines are a
-    spectator's (the public ones, ``arena watch``), so each hand's cards are told at its end."""
+    lines; ``close`` whatever is still held). ``seat``: tell only what that seat knew (give
+    it the lines of :func:`seat_view`); ``hand``: only that hand (numbered from 1, as
+    printed); ``times``: each decision's time beside its play. Event lines alone will do (a
+    live table's, made by :class:`chaodipi.engine.record.LineMaker`): each hand then begins
+    at its first event. ``spectator``: the lines are a spectator's (the public ones, ``arena
+    watch``), so each hand's cards are told at its end."""
 
     def __init__(
         self,
@@ -194,9 +196,16 @@ class Transcript:
             return []
         if self.seat is None and "to" in line and line.get("seat") not in line["to"]:
             return []  # the others' copy of a private fact, told whole by its other half
+        begun: list[str] = []
+        hand = line.get("hand")
+        told_hand = None if self._hand is None else self._hand.number
+        if kind != "hand" and hand is not None and hand != told_hand:
+            # a stream without hand lines (a live table's events): the hand begins here
+            begun = [*self.close(), "", f"── hand {hand + 1} ──"]
+            self._hand = _Hand(hand)
         method = getattr(self, f"_on_{kind}", None)
         told = None if method is None else method(line)
-        return [] if told is None else list(told)
+        return begun if told is None else begun + list(told)
 
     def close(self) -> list[str]:
         """What is still held (the auction or the tricks of a hand cut short)."""
