@@ -36,10 +36,17 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_to_stderr,
         cache_logger_on_first_use=False,
     )
     _configured = True
+
+
+def _to_stderr(*_args: Any) -> structlog.PrintLogger:
+    """A logger writing to the stderr of the moment it is bound, not of the configuration
+    (a host that swaps ``sys.stderr``, as pytest's capture does, never gets lines written to a
+    stream it closed)."""
+    return structlog.PrintLogger(sys.stderr)
 
 
 def get_logger(**bound: Any) -> Any:

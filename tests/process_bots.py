@@ -348,3 +348,53 @@ def check_the_refusals(done: Done, arena: RefusingArena, name: str) -> None:
     assert third.answer.action.WhichOneof("action") in ("fry", "pass_turn")
     if third.answer.action.HasField("fry"):
         assert third.answer.action.fry == BID
+
+
+# -- one seat: a dropped stream ---------------------------------------------------------------
+
+
+class DroppingSeatArena(arena_pb2_grpc.ArenaServiceServicer):
+    """A scripted seat whose first stream drops with a decision open: Welcome, Snapshot and
+    Decision 7, then UNAVAILABLE before any answer is read. The second stream (the bot's
+    reconnect, with the same ticket) gets Welcome ``resumed``, a Snapshot, Decision 7 again,
+    and once it is answered the MatchOver. Records every Hello and the answer."""
+
+    def __init__(self) -> None:
+        self.hellos: list[pb.Hello] = []
+        self.answers: list[pb.PlayRequest] = []
+
+    def Play(
+        self, request_iterator: Iterator[pb.PlayRequest], context: grpc.ServicerContext
+    ) -> Iterator[pb.PlayResponse]:
+        requests = iter(request_iterator)
+        self.hellos.append(next(requests).hello)
+        resumed = len(self.hellos) > 1
+        yield pb.PlayResponse(welcome=pb.Welcome(seat=0, partner=2, resumed=resumed))
+        yield pb.PlayResponse(snapshot=pb.Snapshot(seat=0, phase=pb.PHASE_PLAY))
+        option = pb.CardOption(pool=[pb.CARD_SPADES_2, pb.CARD_HEARTS_5], k_min=1, k_max=1)
+        legal = pb.LegalActions(phase=pb.PHASE_PLAY, seat=0, card_options=[option])
+        yield pb.PlayResponse(decision=pb.Decision(decision_id=7, legal=legal, deadline_ms=60_000))
+        if not resumed:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "scripted drop")
+        self.answers.append(next(requests))
+        over = pb.MatchOver(ending=pb.ENDING_PLAYED_OUT, winner=0, hands=1, reason="scripted")
+        yield pb.PlayResponse(match_over=over)
+
+
+def run_against_a_dropping_seat(command: list[str]) -> tuple[Done, DroppingSeatArena]:
+    """Run ``command`` (``--address`` still to come) with a ticket against
+    :class:`DroppingSeatArena`."""
+    arena = DroppingSeatArena()
+    return run_against(arena, command, ticket="a-ticket"), arena
+
+
+def check_the_reconnect(done: Done, arena: DroppingSeatArena, name: str) -> None:
+    """The bot connected again with the same ticket, answered the decision sent again with one
+    of its legal plays, and exited 0 at the MatchOver."""
+    assert done.returncode == 0, done.stderr
+    hello = pb.Hello(ticket="a-ticket", protocol_version=2, bot_name=name)
+    assert arena.hellos == [hello, hello], arena.hellos
+    (answer,) = arena.answers
+    assert answer.answer.decision_id == 7, answer
+    assert list(answer.answer.action.play.cards) in ([pb.CARD_SPADES_2], [pb.CARD_HEARTS_5])
+    assert done.stderr.count("match over:") == 1, done.stderr
