@@ -8,13 +8,32 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, TextIO, cast
 
 import structlog
 
 __all__ = ["configure_logging", "get_logger"]
 
 _configured = False
+
+
+class _Stderr:
+    """``sys.stderr`` as it is when a line is written, not when logging was configured: a
+    command run in-process by a test (whose stderr is captured, then closed) leaves the
+    process's later lines writable.
+
+    >>> import io
+    >>> stream, sys.stderr = sys.stderr, io.StringIO()
+    >>> _ = _Stderr().write("a line")
+    >>> sys.stderr.getvalue(), setattr(sys, "stderr", stream)
+    ('a line', None)
+    """
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
@@ -36,17 +55,10 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=_to_stderr,
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),
         cache_logger_on_first_use=False,
     )
     _configured = True
-
-
-def _to_stderr(*_args: Any) -> structlog.PrintLogger:
-    """A logger writing to the stderr of the moment it is bound, not of the configuration
-    (a host that swaps ``sys.stderr``, as pytest's capture does, never gets lines written to a
-    stream it closed)."""
-    return structlog.PrintLogger(sys.stderr)
 
 
 def get_logger(**bound: Any) -> Any:

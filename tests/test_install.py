@@ -140,7 +140,7 @@ def test_the_arena_command_without_the_extra_says_which_extra_to_install() -> No
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(
-        "arena: grpcio-reflection, grpcio-health-checking, trio, structlog, rich, scipy, "
+        "arena: grpcio-reflection, grpcio-health-checking, anyio, structlog, rich, scipy, "
         "matplotlib not installed: "
     )
     assert lines[0].endswith(INSTALL_HINT)

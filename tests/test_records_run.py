@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import jsonschema
 import pytest
-import trio
 
 from chaodipi.arena.records import unpack
 from chaodipi.arena.tournament.config import load_config, schedule
@@ -34,7 +34,7 @@ def test_every_game_of_a_run_is_recorded_and_replays_exactly(tmp_path: Path, pre
             bots={"rand": BOT, "heur": HEURISTIC},
         )
     )
-    outcome = trio.run(lambda: run_tournament(config))
+    outcome = anyio.run(lambda: run_tournament(config), backend="asyncio")
     assert outcome.played == 2 and not outcome.problems
     validator = jsonschema.Draft202012Validator(record_schema())
     db = ResultsDB(config.database, read_only=True)

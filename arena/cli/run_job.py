@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import trio
+import anyio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -319,8 +319,11 @@ def _play(
             spectator_token=spectator_token,
             on_table=table_opened,
         )
-    return trio.run(
-        lambda: run_tournament(config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game)
+    return anyio.run(
+        lambda: run_tournament(
+            config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game
+        ),
+        backend="asyncio",  # grpc.aio's loop: the table server runs on it
     )
 
 
