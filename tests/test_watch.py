@@ -13,8 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-import trio
 import trustme
 from rich.cells import cell_len
 
@@ -85,17 +85,17 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
         await running.server.wait(table)
         record.extend(table_record(table))
         for thread in threads:
-            await trio.to_thread.run_sync(thread.join)
+            await anyio.to_thread.run_sync(thread.join)
         ends.append(live.end)
         channel.close()
         printing.close()
         # a spectator of the finished table: the last hand's end, and the match's, at once
         channel, call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
-        ends.append(await trio.to_thread.run_sync(watch_table, call, table.name, late))
+        ends.append(await anyio.to_thread.run_sync(watch_table, call, table.name, late))
         channel.close()
 
     results, _ = run_tables(
-        [config(max_hands=2)], in_trio=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
+        [config(max_hands=2)], in_loop=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
     )
     assert results[0].reason == "played to the end"
     assert seen[0] == {"type": "header", "format": "chaodipi-record/1", "table": results[0].table}
@@ -141,7 +141,7 @@ def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
             "on the command line": [address, table.name, "--token", SPECTATOR_TOKEN],
             "no token": [address, table.name],
         }.items():
-            await trio.to_thread.run_sync(run, name, *argv)
+            await anyio.to_thread.run_sync(run, name, *argv)
             codes[name + " said"] = capsys.readouterr()
         thread = threading.Thread(
             target=run,
@@ -151,12 +151,12 @@ def test_watch_on_the_command_line_follows_a_table_with_the_token_from_a_file(
         await until(lambda: len(table.spectators) == 1)
         assert running.start is not None
         running.start.set()
-        await trio.to_thread.run_sync(thread.join)
+        await anyio.to_thread.run_sync(thread.join)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("ARENA_SPECTATOR_TOKEN", raising=False)
         results, _ = run_tables(
-            [config(max_hands=1)], in_trio=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
+            [config(max_hands=1)], in_loop=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
         )
     out, err = capsys.readouterr()
     assert codes["watched"] == 0, err
@@ -278,7 +278,7 @@ def test_watch_checks_a_tls_servers_certificate_against_tls_ca(tmp_path: Path, c
         await until(lambda: len(table.spectators) == 1)
         assert running.start is not None
         running.start.set()
-        await trio.to_thread.run_sync(thread.join)
+        await anyio.to_thread.run_sync(thread.join)
 
     def tls_bot(address: str, ticket: str, seat: int, recording: Any) -> Any:
         return run_bot(
@@ -292,7 +292,7 @@ def test_watch_checks_a_tls_servers_certificate_against_tls_ca(tmp_path: Path, c
     results, _ = run_tables(
         [config(max_hands=1)],
         [[tls_bot] * 4],
-        in_trio=spectate,
+        in_loop=spectate,
         hold=True,
         spectator_token=SPECTATOR_TOKEN,
         plaintext=False,
