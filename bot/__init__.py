@@ -10,7 +10,8 @@ Write ``decide(view) -> Action`` and call :func:`run_bot`::
 events, the score so far) with ``view.legal``, the engine's :class:`LegalActions` (iterate
 it, test an action with ``in``). Answer with :class:`Pass`, :class:`Declare`, :class:`Fry`,
 :class:`Bury` or :class:`Play`: ``card_action(view.legal.phase, cards)`` is the one of Bury and
-Play the phase wants, ``bid_action(view.legal.phase, bid)`` the one of Declare and Fry.
+Play the phase wants, ``bid_action(view.legal.phase, bid)`` the one of Declare and Fry. To note
+why (kept in the game record, never shown to other seats), return ``Answer(action, note=…)``.
 
 The same program plays however the arena starts it. Given a session token (``$ARENA_TOKEN``,
 as the arena hands it, or ``--token-file``) it holds a session: it is offered seats game after
@@ -25,6 +26,7 @@ messages are built and read by the contract's own conversion, :mod:`chaodipi.are
 the arena's server or tournaments.
 """
 
+from chaodipi.bot.answer import Answer as Answer
 from chaodipi.bot.client import Decide as Decide
 from chaodipi.bot.client import bot_arguments as bot_arguments
 from chaodipi.bot.client import run_bot as run_bot
@@ -48,6 +50,7 @@ from chaodipi.engine.view import SeatView as SeatView
 
 __all__ = [
     "Action",
+    "Answer",
     "BotError",
     "Bury",
     "Card",

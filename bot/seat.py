@@ -21,6 +21,7 @@ import grpc
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import MatchEnd
+from chaodipi.bot.answer import Answer, action_and_note
 from chaodipi.bot.errors import SeatError, status_text, unreachable
 from chaodipi.engine.actions import Action, LegalActions
 from chaodipi.engine.follow import follow
@@ -37,8 +38,9 @@ __all__ = [
     "retried",
 ]
 
-Decide = Callable[[SeatView], Action]
-"""What a bot writes: the seat's view (``view.legal`` set) in, a legal action out."""
+Decide = Callable[[SeatView], Action | Answer]
+"""What a bot writes: the seat's view (``view.legal`` set) in, a legal action out (or an
+:class:`chaodipi.bot.answer.Answer`: the action with the bot's note)."""
 
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 """The statuses after which a stream is opened again."""
@@ -278,12 +280,13 @@ class Seat:
         view = self.view = follow(view, decision.events, cursor=decision.cursor, legal=legal)
         self.open = (decision.decision_id, legal)
         budget = max(0.02, decision.deadline_s - self.margin_s)
-        action = self.thinker.within(self.decide, view, budget)
+        answer = self.thinker.within(self.decide, view, budget)
+        action, note = (None, "") if answer is None else action_and_note(answer)
         if action is None or action not in legal:
             if action is not None:
                 print(f"decide() returned {action}, which is not legal here", file=sys.stderr)
-            action = legal.default()
-        return convert.answer(decision.decision_id, action)
+            action, note = legal.default(), ""
+        return convert.answer(decision.decision_id, action, note)
 
     def over(self, message: pb.MatchOver) -> MatchResult:
         self.thinker.close()
@@ -305,7 +308,7 @@ class Seat:
         )
 
 
-_Job = tuple[Decide, SeatView, "queue.Queue[Action | BaseException]"]
+_Job = tuple[Decide, SeatView, "queue.Queue[Action | Answer | BaseException]"]
 
 
 class _Thinker:
@@ -317,13 +320,13 @@ class _Thinker:
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[_Job | None] | None = None
 
-    def within(self, decide: Decide, view: SeatView, budget_s: float) -> Action | None:
+    def within(self, decide: Decide, view: SeatView, budget_s: float) -> Action | Answer | None:
         """``decide(view)``, or ``None`` if it has not answered in ``budget_s`` seconds (its
         late answer is dropped, never sent). An exception in ``decide`` is raised here."""
         if self._jobs is None:
             self._jobs = queue.SimpleQueue()
             threading.Thread(target=_think, args=(self._jobs,), daemon=True, name="decide").start()
-        answers: queue.Queue[Action | BaseException] = queue.Queue(1)
+        answers: queue.Queue[Action | Answer | BaseException] = queue.Queue(1)
         self._jobs.put((decide, view, answers))
         try:
             answer = answers.get(timeout=budget_s)

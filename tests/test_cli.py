@@ -78,7 +78,7 @@ BAD_ARGUMENTS = [
     (["serve", "--tls-cert", "/nope/c", "--tls-key", "/nope/k"], "cannot read the TLS files"),
     (["serve", "--tickets", "/nope/tickets.jsonl"], "argument --tickets: /nope/tickets.jsonl"),
     (["serve", "--tickets", "{tmp}"], "is a folder, not a file"),
-    (["serve", "--replays", "{file}/replays"], "argument --replays:"),
+    (["serve", "--records", "{file}/records"], "argument --records:"),
     (["serve", "--deal-key-file", "/nope/key"], "argument --deal-key-file: /nope/key"),
     (
         ["serve", "--plaintext", "--address", "127.0.0.1:0", "--reuse-deal-key", "/nope/key"],

@@ -1,12 +1,13 @@
 """The tournament driver's own rules (chaodipi.arena.tournament.driver), with backends that play no game: a scripted
 one that hands over results one (mock) second apart, and the real Ray backend's loop
 (chaodipi.arena.tournament.ray_backend) over a stand-in for ``ray`` whose shards yield scripted results. What is
-stored, what is counted, which replays are written when, and when and how the backend is
+stored, what is counted, which records are released when, and when and how the backend is
 stopped: the same whichever backend the results come from."""
 
 from __future__ import annotations
 
 import signal
+import sqlite3
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -213,6 +214,66 @@ def test_a_deal_left_unfinished_leaves_no_replay(tmp_path: Path) -> None:
         "good-broken-d2-a.jsonl",
         "good-broken-d2-b.jsonl",
     ]
+
+
+def recorded(config: TournamentConfig) -> list[GameKey]:
+    """The games whose record a reader of the database may see (``arena games``, ``arena
+    show``), read as they would: read-only, while the run writes."""
+    db = ResultsDB(config.database, read_only=True)
+    try:
+        return sorted(db.recorded(), key=lambda k: (k.deal, k.swapped))
+    finally:
+        db.close()
+
+
+def test_records_are_stored_in_the_database_and_readable_once_their_deal_is_stored(
+    tmp_path: Path,
+) -> None:
+    """Every game's record is kept with its row (no config needed), and shown to a reader of
+    the database only once every game on its deal is stored (docs/trust.md)."""
+    config = tournament(tmp_path, deals=2)
+    d1a, d1b, d2a, d2b = schedule(config)
+    order = [d1a, d2a, d2b, d1b]
+    seen: list[list[GameKey]] = []
+    backend = Scripted(
+        [played(key, replay=f"{game_label(key)}\n".encode()) for key in order],
+        after=lambda index: seen.append(recorded(config)),
+    )
+    run(config, backend)
+    assert seen == [[], [], [d2a, d2b], [d1a, d1b, d2a, d2b]]
+    db = ResultsDB(config.database, read_only=True)
+    try:
+        assert zlib.decompress(db.record(d1b) or b"") == b"good-broken-d1-b\n"
+    finally:
+        db.close()
+
+
+def test_a_deal_left_unfinished_keeps_its_records_hidden_until_resumed(tmp_path: Path) -> None:
+    config = tournament(tmp_path, deals=2)
+    d1a, d1b, d2a, d2b = schedule(config)
+    backend = Scripted([played(k, replay=b"{}\n") for k in (d1a, d2a, d2b)])
+    backend.fail_after = BackendFailed("shard 0 (deals 1-1) failed on the cluster: lost")
+    run(config, backend)
+    assert recorded(config) == [d2a, d2b]
+    run(config, Scripted([played(d1b, replay=b"{}\n")]), resume=True)
+    assert recorded(config) == [d1a, d1b, d2a, d2b]
+
+
+def test_an_old_database_without_records_is_read_as_having_none(tmp_path: Path) -> None:
+    """A results file an older arena wrote has no ``records`` table: reading it works and
+    finds no record; a run that resumes it adds the table."""
+    config = tournament(tmp_path, deals=1)
+    run(config, Scripted([played(k) for k in schedule(config)]))
+    with sqlite3.connect(config.database) as raw:
+        raw.execute("DROP TABLE records")
+    assert recorded(config) == []
+    db = ResultsDB(config.database, read_only=True)
+    try:
+        assert db.record(schedule(config)[0]) is None and len(db.rows()) == 2
+    finally:
+        db.close()
+    ResultsDB(config.database).close()  # opened for writing: the table is made again
+    assert recorded(config) == []
 
 
 def test_a_result_received_twice_is_stored_counted_and_written_once(tmp_path: Path) -> None:

@@ -218,6 +218,7 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
         assert f"chaodipi/{package}py.typed" in names, package
     for name in STARTER:
         assert f"chaodipi/sample_bots/starter/{name}" in names, name
+    assert "chaodipi/engine/record.schema.json" in names  # the game record's (record_schema())
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)
     assert headers["License-Expression"] == "MIT"
     assert "Typing :: Typed" in headers.get_all("Classifier", [])

@@ -3,17 +3,17 @@ matches and refuse tampered ones; who deals next."""
 
 from __future__ import annotations
 
-import io
-import json
+import copy
 import random
 
 import pytest
 
 from chaodipi.engine.cards import DECK, points_of
+from chaodipi.engine.errors import ReplayError
 from chaodipi.engine.hand import HandState, Phase
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.replay import ReplayError, replay, write_replay
+from chaodipi.engine.record import dump_lines, load_lines, record_lines, replay_record
 
 HANDS_PER_PRESET = 400
 """Random hands per preset in the test suite (×5 presets = 2,000 hands); the soak script
@@ -82,13 +82,11 @@ def play_random(preset: str, seed: int, max_hands: int | None = 3) -> Match:
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_replay_reproduces_the_match(preset: str) -> None:
+    """A game record (engine/record.py) re-plays to the same match."""
     match = play_random(preset, 5)
-    out = io.StringIO()
-    write_replay(match, out)
-    lines = out.getvalue().splitlines()
-    header = json.loads(lines[0])
-    assert header["format"] == "chaodipi-replay/1" and header["preset"] == preset
-    again = replay(lines)
+    lines = load_lines(dump_lines(record_lines(match)))
+    assert lines[0]["format"] == "chaodipi-record/1" and lines[0]["preset"] == preset
+    again = replay_record(lines)
     assert again.records == match.records and (again.winner, again.reward) == (
         match.winner,
         match.reward,
@@ -98,26 +96,21 @@ def test_replay_reproduces_the_match(preset: str) -> None:
 
 def test_a_tampered_replay_is_refused_with_the_line() -> None:
     match = play_random("classic", 6, max_hands=1)
-    out = io.StringIO()
-    write_replay(match, out)
-    lines = out.getvalue().splitlines()
-    # give the last hand's score a different total
-    index = next(i for i, line in enumerate(lines) if '"defenders_points"' in line)
-    row = json.loads(lines[index])
-    row["defenders_points"] += 5
-    lines[index] = json.dumps(row, ensure_ascii=False)
-    with pytest.raises(ReplayError, match=f"line {index + 1}: hand 0 scored"):
-        replay(lines)
+    lines = list(record_lines(match))
+    # give the hand's score a different total
+    index = next(i for i, line in enumerate(lines) if line["type"] == "hand_over")
+    changed = copy.deepcopy(lines)
+    changed[index]["total"] += 5
+    with pytest.raises(ReplayError, match=f"line {index + 1}: recorded"):
+        replay_record(changed)
     # an action the rules refuse
-    bad = list(out.getvalue().splitlines())
-    first_play = next(i for i, line in enumerate(bad) if '"play ' in line)
-    row = json.loads(bad[first_play])
-    row["seat"] = (row["seat"] + 1) % 4
-    bad[first_play] = json.dumps(row, ensure_ascii=False)
+    bad = copy.deepcopy(lines)
+    first_play = next(i for i, line in enumerate(bad) if line.get("action", "").startswith("play"))
+    bad[first_play]["seat"] = (bad[first_play]["seat"] + 1) % 4
     with pytest.raises(ReplayError, match=f"line {first_play + 1}: .* turn"):
-        replay(bad)
+        replay_record(bad)
     with pytest.raises(ReplayError, match="line 2 is not JSON"):
-        replay([bad[0], "{oops"])
+        load_lines(dump_lines(lines[:1]) + "{oops\n")
 
 
 def test_same_seed_same_match() -> None:

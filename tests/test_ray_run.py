@@ -128,8 +128,8 @@ def test_a_shard_yields_every_game_in_order_with_its_replay(tmp_path: Path) -> N
     assert all(r.result.row.void is None and not r.result.failures for r in results)
     assert all(r.result.played == {"a", "b"} for r in results)
     for item in results:
-        assert item.result.replay is not None
-        assert zlib.decompress(item.result.replay).startswith(b"{")
+        assert item.result.record is not None
+        assert zlib.decompress(item.result.record).startswith(b"{")
     assert results[-1].processes >= 2 and not any(r.processes for r in results[:-1])
     assert not (tmp_path / "replays").exists()  # the driver writes them, not the node
     assert (tmp_path / "logs" / "shard-0").is_dir()

@@ -33,6 +33,7 @@ from chaodipi.arena.tournament import ray_cluster
 from chaodipi.arena.tournament.config import load_config, schedule
 from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT, connect, loopback_only
 from chaodipi.arena.tournament.results import ResultsDB
+from chaodipi.engine.record import load_lines
 from tests.test_tournament import stored_games
 
 RAY_MISSING = importlib.util.find_spec("ray") is None
@@ -224,7 +225,7 @@ class Reference:
     """The config's keys (over SETTINGS)."""
     database: Path
     report: dict[str, Any]
-    replays: dict[str, bytes]
+    replays: dict[str, list[dict[str, Any]]]
 
     def config(self, folder: Path) -> tuple[Path, Path]:
         """The same tournament in ``folder``, on the same deals: (config, its database)."""
@@ -236,8 +237,17 @@ class Reference:
         return len(rows(self.database))
 
 
-def replays(folder: Path) -> dict[str, bytes]:
-    return {path.name: path.read_bytes() for path in sorted(folder.glob("*.jsonl"))}
+def replays(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Each game's record file, as lines, without what differs from one run to the next (when
+    and on which table it was played, how long each decision took)."""
+    games = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        lines = load_lines(path.read_text(encoding="utf-8"))
+        for line in lines:
+            for varies in ("date", "table", "ms"):
+                line.pop(varies, None)
+        games[path.name] = lines
+    return games
 
 
 def local_run(folder: Path, **settings: Any) -> Reference:

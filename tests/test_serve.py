@@ -20,6 +20,7 @@ from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.engine.match import Ending
+from chaodipi.engine.record import load_lines, replay_record
 
 from .server_support import RawClient, config, until
 from .test_cli import arena
@@ -75,14 +76,22 @@ def _replay_seed(path: Path) -> str:
 
 def test_serve_then_four_bot_processes_play_a_match(tmp_path: Path) -> None:
     tickets = tmp_path / "tickets.jsonl"
-    server = _serve(tickets, "--hands", "1", "--replays", str(tmp_path / "replays"))
+    server = _serve(tickets, "--hands", "1")
     assert oct(tickets.stat().st_mode & 0o777) == "0o600"
     out, err, rows = _play(tickets, server)
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["reason"] == "played to the end" and summary["hands"] == 1
     assert rows[0]["ticket"] not in err  # tickets are never logged
+    # every table is recorded, by default beside the tickets (docs/game-record.md)
+    record = tmp_path / "tickets.jsonl-records" / "t1.jsonl"
+    assert summary["record"] == str(record)
+    lines = load_lines(record.read_text(encoding="utf-8"))
+    assert replay_record(lines).records[0].total == lines[-1]["total"]
+    assert [b["seat"] for b in lines[0]["bots"]] == [0, 1, 2, 3]
+    assert all(b["name"] for b in lines[0]["bots"])  # as each bot's Hello named it
+    assert all(r["ticket"].split("/")[-1] not in record.read_text() for r in rows)
     # the deal came from a secret key: a keyed hash no bot can match to a small number
-    seed = _replay_seed(tmp_path / "replays" / "t1.jsonl")
+    seed = _replay_seed(record)
     assert len(seed) == 64 and int(seed, 16) > 2**128
     assert seed not in out + err and "spectator token" not in err
 
@@ -93,7 +102,7 @@ def test_serve_saves_its_deal_key_only_when_asked_and_can_deal_the_same_cards_ag
     key_file = tmp_path / "deal.key"
     first = _serve(
         tmp_path / "a.jsonl",
-        *("--hands", "1", "--tables", "2", "--replays", str(tmp_path / "a")),
+        *("--hands", "1", "--tables", "2", "--records", str(tmp_path / "a")),
         *("--deal-key-file", str(key_file)),
     )
     out, err, _ = _play(tmp_path / "a.jsonl", first)
@@ -105,7 +114,7 @@ def test_serve_saves_its_deal_key_only_when_asked_and_can_deal_the_same_cards_ag
 
     again = _serve(
         tmp_path / "b.jsonl",
-        *("--hands", "1", "--tables", "2", "--replays", str(tmp_path / "b")),
+        *("--hands", "1", "--tables", "2", "--records", str(tmp_path / "b")),
         *("--reuse-deal-key", str(key_file)),
     )
     _play(tmp_path / "b.jsonl", again)

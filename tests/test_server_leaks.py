@@ -10,11 +10,13 @@ from collections import Counter
 
 import pytest
 
+from chaodipi.arena.records import table_record
+from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2.convert import answer, event_message, legal_from_message
 from chaodipi.bot import MatchResult, run_bot
 from chaodipi.engine.events import Event
-from chaodipi.engine.replay import replay
+from chaodipi.engine.record import replay_record
 
 from .server_support import (
     RawClient,
@@ -101,14 +103,16 @@ def reconnecting_bot(address: str, ticket: str, seat: int, recording: Recording)
 
 
 @pytest.mark.parametrize("preset", ["anchao", "classic", "hefei"])
-def test_no_message_carries_what_the_seat_may_not_see(preset: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    cfg = config(preset, seed=5, max_hands=2, decision_ms=5000, replay_dir=tmp_path)
-    results, recordings = run_tables([cfg], [[reconnecting_bot] * 4])
+def test_no_message_carries_what_the_seat_may_not_see(preset: str) -> None:
+    cfg = config(preset, seed=5, max_hands=2, decision_ms=5000)
+    tables: list[Table] = []
+    results, recordings = run_tables(
+        [cfg], [[reconnecting_bot] * 4], during=lambda server, started: tables.extend(started)
+    )
     result = results[0]
     assert result.reason == "played to the end"
     assert all(s.connects == 2 for s in result.seats)
-    assert result.replay is not None
-    match = replay(result.replay.read_text(encoding="utf-8").splitlines())
+    match = replay_record(table_record(tables[0]))
     log = {e.seq: e for e in match.log}
     hidden = preset in ("anchao", "hefei")
     totals: Counter[str] = Counter()

@@ -9,6 +9,7 @@ import trio
 import trio.testing
 from structlog.testing import capture_logs
 
+from chaodipi.arena.records import table_record
 from chaodipi.arena.serving.flood import FLOOD_BURST, FLOOD_REFILL_PER_S
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.table import Table
@@ -17,7 +18,7 @@ from chaodipi.engine.actions import Action, Play
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.replay import replay
+from chaodipi.engine.record import dump_lines, replay_record
 
 from .table_support import (
     Player,
@@ -57,18 +58,23 @@ def test_an_instant_bot_plays_a_whole_match_with_no_strike(preset: str) -> None:
         assert player.kinds()[-1] == "match_over" and player.port.closed == (StreamEnd.DONE, "")
 
 
-def test_every_event_reaches_its_seat_once_in_order_one_message_per_decision(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_every_event_reaches_its_seat_once_in_order_one_message_per_decision() -> None:
     """Over two hands, each seat is sent exactly the events it may see (the match's log, read
-    back from the replay, by audience), each once and in order, riding on its Snapshot, its
-    Decisions and its MatchOver: nothing else carries events, and nothing else is sent. The
-    replay reproduces the match and holds no ticket."""
-    result, players = play_table(config(max_hands=2, seed=5, replay_dir=tmp_path))
+    back from the game record, by audience), each once and in order, riding on its Snapshot,
+    its Decisions and its MatchOver: nothing else carries events, and nothing else is sent.
+    The record reproduces the match and holds no ticket."""
+    tables: list[Table] = []
+
+    async def keep(table: Table, players: list[Player]) -> None:
+        tables.append(table)
+
+    result, players = play_table(config(max_hands=2, seed=5), during=keep)
     assert result.reason == "played to the end" and result.hands == 2
-    assert result.replay is not None
-    text = result.replay.read_text(encoding="utf-8")
-    match = replay(text.splitlines())
+    lines = table_record(tables[0])
+    text = dump_lines(lines)
+    match = replay_record(lines)
     assert len(match.records) == result.hands and match.winner == result.winner
-    assert "ticket" not in text
+    assert all(seat.ticket not in text for seat in tables[0].seats)
     for player in players:
         seat = player.seat
         delivered = [e.seq for e in delivered_events(player.sent)]

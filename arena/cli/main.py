@@ -114,6 +114,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("chaodipi.arena.cli.run", "run a tournament (bots from --bot or a TOML config)"),
     "report": ("chaodipi.arena.cli.report", "print the report of a results database"),
     "init": ("chaodipi.arena.cli.init", "write a starter tournament config and bot into a folder"),
+    "games": ("chaodipi.arena.cli.games", "list the games a results database holds"),
+    "show": (
+        "chaodipi.arena.cli.show",
+        "print one game's transcript (from a results database or a record file)",
+    ),
+    "watch": ("chaodipi.arena.cli.watch", "follow a live table in the terminal, as a spectator"),
 }
 """The commands defined in modules of their own: name → (the module, whose ``add_command``
 adds the command's parser, with the same one-line help). ``arena --help`` and another

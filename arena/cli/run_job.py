@@ -14,6 +14,7 @@ and with ``--report-every K`` the standings after every K games.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import warnings
 from collections.abc import Callable, Iterable
@@ -49,7 +50,7 @@ from chaodipi.arena.tournament.config import (
 from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import GameKey, GameRow, StoredRun
+from chaodipi.arena.tournament.results import GameKey, GameRow, StoredRun, game_label
 
 __all__ = ["Tally", "run_job"]
 
@@ -212,6 +213,7 @@ def run_job(args: argparse.Namespace) -> int:
             print_standings(_report(config.database, None), wide)
 
     spectator_token = None
+    path = None
     if args.spectator_token is not None:
         spectator_token = new_spectator_token()
         given = args.spectator_token
@@ -223,7 +225,7 @@ def run_job(args: argparse.Namespace) -> int:
     tune_garbage_collector()
     try:
         with progress:
-            outcome = _play(args, config, sprt, spectator_token, on_game)
+            outcome = _play(args, config, sprt, spectator_token, on_game, path)
     except (ClusterError, ConnectionError) as err:  # no Ray cluster answered (or Ray said so)
         return _fail(f"--ray {args.ray}: no Ray cluster there ({err})")
     except ArenaError as err:
@@ -284,8 +286,10 @@ def _play(
     sprt: SprtTest | None,
     spectator_token: str | None,
     on_game: Callable[[GameRow, int, int], None],
+    token_path: Path | None = None,
 ) -> Outcome:
-    """The run itself: on this machine, or on Ray with ``--ray``."""
+    """The run itself: on this machine, or on Ray with ``--ray``; with a spectator token
+    (written to ``token_path``), each table's name and how to watch it as it opens."""
     backend: Backend
     if args.ray is not None:
         from chaodipi.arena.tournament.ray_backend import RayBackend
@@ -299,16 +303,42 @@ def _play(
             log_level=args.log_level,
         )
     else:
+        served: list[str] = []
+
+        def listening(address: str) -> None:
+            served.append(address)
+            _say(f"serving on {address}")
+
+        def table_opened(table: str, key: GameKey) -> None:
+            if token_path is not None:
+                _say(watch_hint(served[-1], table, key, token_path))
+
         backend = LocalBackend(
             _address(args),
-            on_listening=lambda address: _say(f"serving on {address}"),
+            on_listening=listening,
             spectator_token=spectator_token,
+            on_table=table_opened,
         )
     return anyio.run(
         lambda: run_tournament(
             config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game
         ),
         backend="asyncio",  # grpc.aio's loop: the table server runs on it
+    )
+
+
+def watch_hint(address: str, table: str, key: GameKey, token_path: Path) -> str:
+    """How to watch a game's table, said as it opens (its events come once its deal is over).
+
+    >>> print(watch_hint("127.0.0.1:5", "gAb", GameKey("a", "b", 3, True), Path("/my logs/t")))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    game a-b-d3-b is table gAb: arena watch 127.0.0.1:5 gAb --token-file '/my logs/t'
+    (its events come once every game on deal 3 has ended)
+    """
+    return (
+        f"game {game_label(key)} is table {table}: arena watch {address} {table} --token-file "
+        f"{shlex.quote(str(token_path))} (its events come once every game on deal {key.deal} "
+        "has ended)"
     )
 
 

@@ -2,10 +2,12 @@
 
 Each run deals from a secret key of its own (:class:`chaodipi.arena.tournament.deals.DealKey`):
 table ``i`` (counting from 0) plays ``key.seed(i)``, so no bot can find the deal from the cards it
-holds. The key is shown to nobody unless asked (``--deal-key-file``); a replay records its table's
-derived seed only. Watching needs an operator token, made only when asked
+holds. The key is shown to nobody unless asked (``--deal-key-file``); a game record holds its
+table's derived seed only. Watching needs an operator token, made only when asked
 (``--spectator-token``). Each table is released as soon as it ends: its result is kept and its
-replay written, and nothing else of it stays in memory.
+game record written into the records folder (``--records``: ``<table>.jsonl``, the format of
+``docs/game-record.md``; every table deals its own cards, so no record shows a deal another
+table still plays), and nothing else of it stays in memory.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from chaodipi.arena.cli.arguments import (
 )
 from chaodipi.arena.errors import AddressError, UsageError
 from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.records import table_record, write_file
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.server import (
     ArenaServer,
@@ -144,9 +147,11 @@ def add_command(commands: Any) -> None:
         help="write the tickets here (readable by you only; default: stdout)",
     )
     serve.add_argument(
-        "--replays",
+        "--records",
         type=output_folder,
-        help="write each table's replay (JSON lines) into this folder (default: none)",
+        metavar="DIR",
+        help="write each table's game record (docs/game-record.md) into DIR as it ends "
+        "(default: TICKETS-records beside --tickets, or arena-records here without it)",
     )
     keys = serve.add_mutually_exclusive_group()
     keys.add_argument(
@@ -194,7 +199,7 @@ def serve_command(args: argparse.Namespace) -> int:
         print(f"arena serve: {err}", file=sys.stderr)
         return 2
     for result in results:
-        print(json.dumps(_summary(result), ensure_ascii=False))
+        print(json.dumps(_summary(result, args.records), ensure_ascii=False))
     unfinished = [r for r in results if r.ending is not Ending.PLAYED_OUT]
     if not unfinished:
         return 0
@@ -230,11 +235,14 @@ def _prepare(
         check_can_listen(args.address)  # before a file is written
     except AddressError as err:
         raise UsageError(str(err)) from None
-    if args.replays is not None:
-        try:
-            args.replays.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise UsageError(f"--replays {args.replays}: {err.strerror}") from None
+    if args.records is None:
+        tickets = args.tickets
+        beside = None if tickets is None else tickets.with_name(f"{tickets.name}-records")
+        args.records = beside or Path("arena-records")
+    try:
+        args.records.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--records {args.records}: {err.strerror}") from None
     key = _deal_key(args)
     configs = [
         TableConfig(
@@ -245,7 +253,6 @@ def _prepare(
             bank_ms=args.bank_ms,
             max_strikes=args.max_strikes,
             connect_timeout_s=args.connect_timeout,
-            replay_dir=args.replays,
         )
         for i in range(args.tables)
     ]
@@ -317,7 +324,7 @@ async def _serve(
                 nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
             async with anyio.create_task_group() as waiting:
                 for i, table in enumerate(tables):
-                    waiting.start_soon(_wait_and_release, server, table, results, i)
+                    waiting.start_soon(_wait_and_release, server, table, results, i, args.records)
             nursery.cancel_scope.cancel()
         return [r for r in results if r is not None]
 
@@ -348,11 +355,20 @@ def _stop_tables(tables: list[Table]) -> None:
 
 
 async def _wait_and_release(
-    server: ArenaServer, table: Table, results: list[TableResult | None], index: int
+    server: ArenaServer,
+    table: Table,
+    results: list[TableResult | None],
+    index: int,
+    records: Path,
 ) -> None:
-    """Keep a table's result once it ends (its replay is written by then), then release it."""
+    """Keep a table's result once it ends and write its game record, then release it."""
     results[index] = await server.wait(table)
+    write_file(_record_path(records, table.name), table_record(table))
     server.release(table)
+
+
+def _record_path(records: Path, table: str) -> Path:
+    return records / f"{table}.jsonl"
 
 
 def _publish(lines: list[str], path: Path | None) -> None:
@@ -386,7 +402,7 @@ def _spectator_token_path(given: Path | bool, tickets: Path | None) -> Path:
     return Path(name)
 
 
-def _summary(result: TableResult) -> dict[str, object]:
+def _summary(result: TableResult, records: Path) -> dict[str, object]:
     return {
         "table": result.table,
         "winner": result.winner,
@@ -397,5 +413,5 @@ def _summary(result: TableResult) -> dict[str, object]:
         "void": result.ending is Ending.STOPPED and result.reason.startswith(VOID),
         "strikes": [s.strikes for s in result.seats],
         "illegal": [s.illegal for s in result.seats],
-        "replay": None if result.replay is None else str(result.replay),
+        "record": str(_record_path(records, result.table)),
     }

@@ -21,11 +21,8 @@ message is built by the contract's conversion (:mod:`chaodipi.arena.v2.convert`)
 
 from __future__ import annotations
 
-import json
 import secrets
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import anyio
 
@@ -42,7 +39,7 @@ from chaodipi.engine.errors import IllegalAction
 from chaodipi.engine.events import HandOver
 from chaodipi.engine.match import Ending, HandRecord, Match
 from chaodipi.engine.presets import Preset
-from chaodipi.engine.replay import replay_lines
+from chaodipi.engine.record import FORCED, Decision
 from chaodipi.engine.seats import other_team, team_of
 from chaodipi.engine.view import observe
 
@@ -64,7 +61,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class TableConfig:
-    """How a table plays: the rules, the shuffle seed, the clocks, where the replay goes."""
+    """How a table plays: the rules, the shuffle seed, the clocks."""
 
     preset: Preset
     seed: int | str = 0
@@ -74,7 +71,6 @@ class TableConfig:
     grace_ms: int = 50
     max_strikes: int = 3
     connect_timeout_s: float = 30.0
-    replay_dir: Path | None = None
 
 
 @dataclass(slots=True)
@@ -102,10 +98,12 @@ class TableResult:
     forfeited_by: int | None
     reason: str
     seats: tuple[SeatStats, ...]
-    replay: Path | None
     ending: Ending = Ending.PLAYED_OUT
     hand_records: tuple[HandRecord, ...] = ()
     """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
+    decisions: tuple[Decision, ...] = ()
+    """How each action of ``match.actions`` was taken (the clock, strikes, the bot's note):
+    with the match, the game's record (:mod:`chaodipi.engine.record`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +186,8 @@ class Table:
         self._scope = anyio.CancelScope()
         self.latencies: list[float] = []
         """Seconds from sending each answered decision to receiving its legal answer."""
+        self.decisions: list[Decision] = []
+        """How each action of the match was taken, in order (one per ``match.actions``)."""
         self._log = get_logger(table=name)
 
     # -- identity -----------------------------------------------------------------------------
@@ -374,7 +374,9 @@ class Table:
             legal = match.legal_actions(seat)
             forced = forced_action(legal)
             if forced is not None:
+                cursor = match.log.cursor
                 match.apply(seat, forced)
+                self.decisions.append(replace(FORCED, cursor=cursor))
                 continue
             await self._decide(seat, legal)
         self._finish()
@@ -388,8 +390,11 @@ class Table:
         legal_message = convert.legal_message(legal)
         self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
         self._send_decision()
+        refused_before = state.stats.illegal + state.stats.malformed
+        cursor = self.match.log.cursor  # nothing is recorded until this seat's action
+        note = ""
         with anyio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
-            await self._answer(seat)
+            note = await self._answer(seat)
         used = anyio.current_time() - opened
         self._decision = None
         self._refuse_leftover_answers()
@@ -398,9 +403,20 @@ class Table:
         state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
         if scope.cancelled_caught:
             self._strike(seat, legal)
+        self.decisions.append(
+            Decision(
+                ms=round(used * 1000),
+                timed_out=scope.cancelled_caught,
+                strikes=state.stats.strikes,
+                refused=state.stats.illegal + state.stats.malformed - refused_before,
+                note=note,
+                cursor=cursor,
+            )
+        )
 
-    async def _answer(self, seat: int) -> None:
-        """Wait for the open decision's legal answer and apply it (refusing the others)."""
+    async def _answer(self, seat: int) -> str:
+        """Wait for the open decision's legal answer and apply it (refusing the others);
+        return the answer's note (kept for the record, never sent to anyone)."""
         state = self.seats[seat]
         assert self._decision is not None
         opened = self._decision.opened
@@ -410,6 +426,7 @@ class Table:
                 self._refuse_stale(answer_seat, connection, message.decision_id)
                 continue
             try:
+                note = convert.note_from_answer(message)
                 self.match.apply(seat, convert.action_from_message(message.action))
             except WireError as err:
                 state.stats.malformed += 1
@@ -420,7 +437,7 @@ class Table:
                 self._refuse(seat, connection, message.decision_id, _ILLEGAL, str(err))
                 continue
             self.latencies.append(anyio.current_time() - opened)
-            return
+            return note
 
     def _refuse_leftover_answers(self) -> None:
         """Answers that reached the mailbox while the decision was open but after its answer
@@ -568,7 +585,6 @@ class Table:
             ending = Ending.STOPPED if ending is Ending.PLAYED_OUT else ending
         else:
             winner, reason = match.winner, "played to the end"
-        replay = self._write_replay(cut)
         self.result = TableResult(
             table=self.name,
             winner=winner,
@@ -579,8 +595,8 @@ class Table:
             forfeited_by=None if cut is None else cut.forfeited_by,
             reason=reason,
             seats=tuple(s.stats for s in self.seats),
-            replay=replay,
             ending=ending,
+            decisions=tuple(self.decisions),
         )
         self._log.info(
             "match_over",
@@ -596,18 +612,3 @@ class Table:
                 state.connection.close()
         self.gallery.end(convert.match_over_message(end))
         self.finished.set()
-
-    def _write_replay(self, cut: _Cut | None) -> Path | None:
-        directory = self.config.replay_dir
-        if directory is None:
-            return None
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{self.name}.jsonl"
-        with path.open("w", encoding="utf-8") as out:
-            for line in replay_lines(self.match):
-                out.write(json.dumps(line, ensure_ascii=False) + "\n")
-            if cut is not None:  # the replay format's forfeit: the seat, or -1 when undecided
-                seat = -1 if cut.forfeited_by is None else cut.forfeited_by
-                row: dict[str, Any] = {"forfeit": seat, "reason": cut.reason}
-                out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        return path

@@ -5,9 +5,10 @@ The driver hands a backend an :class:`Assignment`: the games still to play, in t
 order, and what playing them needs. The backend plays them (here:
 :class:`chaodipi.arena.tournament.local. LocalBackend`; on a Ray cluster:
 :class:`chaodipi.arena.tournament.ray_backend.RayBackend`) and hands back one :class:`GameResult`
-per game as it ends: the row to store, the replay, and what went wrong with the bots, as facts
-(:class:`BotFailure`), never as text to parse again. A backend stores nothing and counts nothing:
-the driver stores each result, counts the failures, holds the replays back until their deal is over,
+per game as it ends: the row to store, the game's record, and what went wrong with the bots, as
+facts (:class:`BotFailure`), never as text to parse again. A backend stores nothing and counts
+nothing: the driver stores each result, counts the failures, holds the records back until their
+deal is over,
 and cancels the backend when the run must stop.
 
 A :class:`GameResult` crosses the network on Ray, so it is small and picklable.
@@ -69,9 +70,9 @@ class GameResult:
 
     row: GameRow
     """What the results database stores (void games too)."""
-    replay: bytes | None = None
-    """Its replay (JSON lines, zlib-compressed: small to send, and to hold until its deal is
-    over), when the config keeps replays."""
+    record: bytes | None = None
+    """Its game record (:func:`chaodipi.arena.records.pack`: JSON lines, zlib-compressed, small
+    to send and to hold until its deal is over)."""
     failures: tuple[BotFailure, ...] = ()
     """Every failure of the game's bots, in the order they happened."""
     played: frozenset[str] = frozenset()

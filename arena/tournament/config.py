@@ -111,7 +111,13 @@ KEYS: tuple[Key, ...] = (
     Key("bank_ms", 30_000, "time bank per seat and game", minimum=0),
     Key("max_strikes", 3, "timeouts before a forfeit", minimum=1),
     Key("database", "results.sqlite", "the results file, beside the config", "file", short="-d"),
-    Key("replays", None, "a folder for each game's replay (relative to the config file)", "folder"),
+    Key(
+        "replays",
+        None,
+        "a folder for each game's record file, <game>.jsonl, besides the database "
+        "(relative to the config file; docs/game-record.md)",
+        "folder",
+    ),
     Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", "seconds"),
 )
 """Every top-level key but ``bots``, in the order the help lists them."""

@@ -12,9 +12,10 @@ results. It alone owns what the run keeps and decides:
 * **the failure count** (:class:`FailureCount`): a bot that fails to start, or whose processes
   die, in 3 games in a row stops the run, counted over every game wherever it was played, from
   the facts each result carries;
-* **the replays** (:class:`ReplayStore`): a game's replay is written into the replays folder
-  only once every game of this run on its deal is stored, so that no replay shows a deal while
-  its twin game still plays (``docs/trust.md``);
+* **the records** (:class:`RecordStore`): each game's record is stored with its row, and
+  released (readable by ``arena games``/``arena show``, written into the ``replays`` folder when
+  the config names one) only once every game of this run on its deal is stored, so that no
+  record shows a deal while its twin game still plays (``docs/trust.md``);
 * **signals**: Ctrl-C or SIGTERM (:mod:`chaodipi.arena.signals`) cancels the backend; the games in
   flight are dropped, what is stored stays, and ``interrupted`` is set.
 
@@ -26,7 +27,6 @@ with its reason. Once it has decided to stop, no further result is stored.
 from __future__ import annotations
 
 import shlex
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -35,6 +35,7 @@ import anyio
 
 from chaodipi.arena.errors import BackendFailed
 from chaodipi.arena.logs import get_logger
+from chaodipi.arena.records import write_packed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.tournament.backend import Assignment, Backend, BotFailure, GameResult, Games
@@ -47,7 +48,7 @@ from chaodipi.arena.tournament.runs import claim_run
 __all__ = [
     "FAILURES_IN_A_ROW",
     "FailureCount",
-    "ReplayStore",
+    "RecordStore",
     "prepare_log_dir",
     "run_tournament",
 ]
@@ -115,29 +116,33 @@ class FailureCount:
         )
 
 
-class ReplayStore:
-    """Replays written into ``folder`` (``<game label>.jsonl``), each only once every game of
-    ``games`` on its deal is stored: until then they wait here, compressed. A deal that never
-    completes (the run stopped) leaves no replay, as its games are played again on
-    ``--resume``. Without a folder nothing is kept."""
+class RecordStore:
+    """Each stored game's record, kept in ``db`` at once but released (readable) only once
+    every game of ``games`` on its deal is stored; then also written into ``folder``
+    (``<game label>.jsonl``), when given. A deal that never completes (the run stopped) keeps
+    its records unreleased until a ``--resume`` completes it."""
 
-    def __init__(self, folder: Path | None, games: Sequence[GameKey]) -> None:
+    def __init__(self, db: ResultsDB, folder: Path | None, games: Sequence[GameKey]) -> None:
+        self.db = db
         self.folder = folder
         self._left = Counter(key.deal for key in games)
         self._held: dict[int, list[tuple[GameKey, bytes]]] = {}
+        """The records for the folder, until their deal is released."""
 
-    def add(self, key: GameKey, replay: bytes | None) -> None:
-        """A game of ``key``'s deal is stored (with its replay, or None without one)."""
+    def add(self, key: GameKey, record: bytes | None) -> None:
+        """A game of ``key``'s deal is stored (with its record, or None without one)."""
         deal = key.deal
-        if self.folder is not None and replay is not None:
-            self._held.setdefault(deal, []).append((key, replay))
+        if record is not None:
+            self.db.add_record(key, record)
+            if self.folder is not None:
+                self._held.setdefault(deal, []).append((key, record))
         self._left[deal] -= 1
         if self._left[deal] > 0:
             return
+        self.db.release_deal(deal)
         for game, compressed in self._held.pop(deal, []):
             assert self.folder is not None
-            self.folder.mkdir(parents=True, exist_ok=True)
-            (self.folder / f"{game_label(game)}.jsonl").write_bytes(zlib.decompress(compressed))
+            write_packed(self.folder / f"{game_label(game)}.jsonl", compressed)
 
 
 def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:
@@ -187,14 +192,14 @@ async def run_tournament(
 
 
 class _Run:
-    """One run's results as they come: stored, counted, their replays kept; and the decision
+    """One run's results as they come: stored, counted, their records kept; and the decision
     to stop."""
 
     def __init__(self, recorder: Recorder, assignment: Assignment) -> None:
         self.recorder = recorder
         self.outcome = recorder.outcome
         self.failures = FailureCount(assignment.config.bots)
-        self.replays = ReplayStore(assignment.config.replays, assignment.games)
+        self.records = RecordStore(recorder.db, assignment.config.replays, assignment.games)
         self.scope = anyio.CancelScope()  # until play() has the nursery's
         self.log = get_logger(database=str(assignment.config.database))
 
@@ -213,7 +218,7 @@ class _Run:
             return  # the run is stopping: what still comes is dropped, as the games in flight
         if not self.recorder.keep(result.row):
             return  # stored already (a shard that Ray ran again): counted once
-        self.replays.add(result.row.key, result.replay)
+        self.records.add(result.row.key, result.record)
         message = self.failures.count(result)
         if message is not None:
             self.recorder.stop(message)

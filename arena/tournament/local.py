@@ -7,7 +7,7 @@ tournament's secret key (:mod:`chaodipi.arena.tournament.deals`), which the driv
 on the in-process server and seats four players from the bots' pools of long-lived processes
 (:mod:`chaodipi.arena.tournament.pools`: a process is never given two seats of one deal). When the
 match ends, :func:`play_games` hands the driver the game's
-:class:`chaodipi.arena.tournament.backend.GameResult` (its row, its replay, its bots' failures)
+:class:`chaodipi.arena.tournament.backend.GameResult` (its row, its record, its bots' failures)
 before the next game takes the slot (``concurrency`` games at once). The driver stores it; this
 module stores and counts nothing.
 
@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import functools
 import secrets
-import tempfile
 import time
-import zlib
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -38,6 +36,7 @@ import anyio
 
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
+from chaodipi.arena.records import pack, table_record
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
@@ -84,11 +83,12 @@ class _Run:
     server: ArenaServer
     players: Players
     deal_key: DealKey
-    staging: Path
     deals: _Deals
     instance: str = field(default_factory=lambda: secrets.token_hex(6))
     """Tells this call's processes from those of other shards (a process's name is unique only
     in its pools)."""
+    on_table: Callable[[str, GameKey], None] | None = None
+    """Told each game's table name as the table opens (``arena run`` prints how to watch it)."""
 
 
 @dataclass(slots=True)
@@ -145,18 +145,21 @@ class _Game:
         table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
 
     def result(self, row: GameRow) -> GameResult:
-        """The game's result for the driver, its replay read (and its file removed)."""
-        path = self.table.result.replay if self.table.result is not None else None
-        replay = None
-        if path is not None:
-            replay = zlib.compress(path.read_bytes())
-            path.unlink()
+        """The game's result for the driver, with its record."""
+        record = None
+        if self.table.result is not None:
+            lines = table_record(
+                self.table,
+                bots=[spec.name for spec in self.specs],
+                about={"game": self.label, "deal": self.key.deal},
+            )
+            record = pack(lines)
         played = {
             spec.name
             for seat, spec in enumerate(self.specs)
             if self.table.seats[seat].stats.decisions > 0
         }
-        return GameResult(row, replay, tuple(self.failures), frozenset(played))
+        return GameResult(row, record, tuple(self.failures), frozenset(played))
 
 
 async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
@@ -196,7 +199,6 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         max_strikes=config.max_strikes,
         # the runner decides about late bots (void games); the table only must not start early
         connect_timeout_s=config.connect_timeout + 60.0,
-        replay_dir=run.staging if config.replays is not None else None,
     )
     label = game_label(key)
     table = run.server.start_table(
@@ -209,6 +211,8 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     game = _Game(key, specs, table, label, run.instance)
     log = get_logger(table=table.name)
     log.info("game_started", game=label)  # the name, for spectators
+    if run.on_table is not None:
+        run.on_table(table.name, key)
     started = time.perf_counter()
     try:
         if isinstance(seated, NoSeat):
@@ -298,47 +302,48 @@ async def play_games(
     log_dir: Path,
     on_result: OnResult,
     detach_bots: bool = True,
+    on_table: Callable[[str, GameKey], None] | None = None,
 ) -> int:
     """Play ``keys`` on ``server``, ``config.concurrency`` at a time and started in their
     order, with the bots' pools (:mod:`chaodipi.arena.tournament.pools`); ``on_result(result)`` as
     each game ends (void ones too), before the next game takes its slot. Spectators of a deal wait
     until every game of ``keys`` on that deal has ended; its tables are released then.
-    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker).
+    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker);
+    ``on_table(name, key)`` as each game's table opens.
     Returns the bot processes started. Cancel it to stop: the games in flight are dropped and
     every bot process ends."""
     slots = anyio.Semaphore(config.concurrency)
-    with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
-        async with anyio.create_task_group() as nursery:
-            players = Players(config, server, nursery, log_dir, detach=detach_bots)
-            run = _Run(
-                config,
-                server,
-                players,
-                deal_key,
-                Path(staging),
-                _Deals(Counter(k.deal for k in keys)),
-            )
+    async with anyio.create_task_group() as nursery:
+        players = Players(config, server, nursery, log_dir, detach=detach_bots)
+        run = _Run(
+            config,
+            server,
+            players,
+            deal_key,
+            _Deals(Counter(k.deal for k in keys)),
+            on_table=on_table,
+        )
 
-            async def one(key: GameKey) -> None:
-                try:
-                    result, table = await _play_game(run, key)
-                finally:
-                    slots.release()
-                on_result(result)
-                for done in run.deals.game_ended(table, key):
-                    server.release(done)
-
+        async def one(key: GameKey) -> None:
             try:
-                async with anyio.create_task_group() as playing:
-                    for key in keys:
-                        await slots.acquire()  # games start in order: deal after deal
-                        playing.start_soon(one, key)
+                result, table = await _play_game(run, key)
             finally:
-                # every game ended (or the caller stopped): sessions end, processes exit or
-                # are killed
-                cancelled = anyio.current_effective_deadline() == -float("inf")
-                await players.close(grace=not cancelled)
-            nursery.cancel_scope.cancel()  # the process watchers
+                slots.release()
+            on_result(result)
+            for done in run.deals.game_ended(table, key):
+                server.release(done)
+
+        try:
+            async with anyio.create_task_group() as playing:
+                for key in keys:
+                    await slots.acquire()  # games start in order: deal after deal
+                    playing.start_soon(one, key)
+        finally:
+            # every game ended (or the caller stopped): sessions end, processes exit or
+            # are killed
+            cancelled = anyio.current_effective_deadline() == -float("inf")
+            await players.close(grace=not cancelled)
+        nursery.cancel_scope.cancel()  # the process watchers
     return players.started
 
 
@@ -346,18 +351,20 @@ async def play_games(
 class LocalBackend:
     """The games played here (:func:`play_games`) on a table server at ``address``
     (``on_listening(address)`` once it listens; ``spectator_token``: the operator's credential
-    for ``Watch``, None: nobody may watch)."""
+    for ``Watch``, None: nobody may watch; ``on_table(name, key)`` as each game's table
+    opens)."""
 
     address: str = "127.0.0.1:0"
     on_listening: Callable[[str], None] | None = None
     spectator_token: str | None = None
+    on_table: Callable[[str, GameKey], None] | None = None
 
     @asynccontextmanager
     async def open(self, assignment: Assignment) -> AsyncIterator[_LocalGames]:
         async with open_server(self.address, spectator_token=self.spectator_token) as server:
             if self.on_listening is not None:
                 self.on_listening(server.address)
-            yield _LocalGames(assignment, server)
+            yield _LocalGames(assignment, server, on_table=self.on_table)
 
 
 @dataclass(slots=True)
@@ -365,6 +372,7 @@ class _LocalGames:
     assignment: Assignment
     server: ArenaServer
     processes: int = 0
+    on_table: Callable[[str, GameKey], None] | None = None
 
     async def play(self, on_result: OnResult) -> None:
         work = self.assignment
@@ -375,4 +383,5 @@ class _LocalGames:
             server=self.server,
             log_dir=work.log_dir,
             on_result=on_result,
+            on_table=self.on_table,
         )

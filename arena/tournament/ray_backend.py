@@ -8,7 +8,7 @@ of whole deals** (:func:`plan_shards`), and sends each shard to the cluster as a
 its node). It reads every shard's results with ``ray.wait`` (in a worker thread, so that the
 driver's event loop, and its Ctrl-C, go on meanwhile) and hands each game's
 :class:`chaodipi.arena.tournament.backend.GameResult` to the driver, as the local backend does: the
-same rows, replays, failure count, progress, SPRT and report. Only the driver writes SQLite.
+same rows, records, failure count, progress, SPRT and report. Only the driver writes SQLite.
 
 Faults: a shard whose worker or node is lost is run again by Ray (``max_retries``), and Ray
 drops the results the driver already has; the driver stores a game once however often it

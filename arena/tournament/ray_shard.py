@@ -8,7 +8,7 @@ own pools play all of a deal's games. :func:`play_shard` runs, on the node, a ta
 127.0.0.1 and the bots' sessions (:func:`chaodipi.arena.tournament.local.play_games`, the local
 backend's own code): the games never cross the network, only one small :class:`ShardResult` per game
 does, carrying the game's :class:`chaodipi.arena.tournament.backend.GameResult` (its row, its
-compressed replay, its bots' failures). The shard counts nothing and stores nothing: the driver
+compressed record, its bots' failures). The shard counts nothing and stores nothing: the driver
 does, for every shard at once.
 
 Ray runs the shard as a streaming generator task and, when its worker or node is lost, runs

@@ -7,6 +7,11 @@ itself comes from the tournament's secret key, kept in the ``meta`` table
 interrupted tournament loses and repeats nothing; a void game (a bot never played) is stored with
 its reason and played again.
 
+Each game's record (:mod:`chaodipi.arena.records`) is kept in the ``records`` table, and read
+(:meth:`ResultsDB.record`) only once it is released: once every game of its run on its deal is
+stored (``docs/trust.md``). A database written before records existed has no such table until
+a run resumes it; reading it says there are no records.
+
 One run writes a database at a time: :class:`ResultsDB` holds an exclusive lock on the file for
 as long as it is open for writing, and a second writer is refused at once.
 """
@@ -44,6 +49,12 @@ CREATE TABLE IF NOT EXISTS games (
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never played), or NULL
+    PRIMARY KEY (bot_a, bot_b, deal, swapped)
+);
+CREATE TABLE IF NOT EXISTS records (
+    bot_a TEXT NOT NULL, bot_b TEXT NOT NULL, deal INTEGER NOT NULL, swapped INTEGER NOT NULL,
+    record BLOB NOT NULL,       -- the game record (docs/game-record.md): JSON lines, zlib
+    released INTEGER NOT NULL DEFAULT 0, -- 1 once every game of its run on its deal is stored
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 CREATE TABLE IF NOT EXISTS runs (  -- one row per `arena run` on this file, the first one first
@@ -253,6 +264,44 @@ class ResultsDB:
             self.db.execute(
                 f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
             )
+
+    def _has_records(self) -> bool:
+        found = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
+        ).fetchone()
+        return found is not None
+
+    def add_record(self, key: GameKey, record: bytes) -> None:
+        """Store a game's record (compressed), held back until :meth:`release_deal`."""
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO records (bot_a, bot_b, deal, swapped, record, released) "
+                "VALUES (?, ?, ?, ?, ?, 0)",
+                (key.bot_a, key.bot_b, key.deal, key.swapped, record),
+            )
+
+    def release_deal(self, deal: int) -> None:
+        """Every game of the run on ``deal`` is stored: its records may be read."""
+        with self.db:
+            self.db.execute("UPDATE records SET released = 1 WHERE deal = ?", (deal,))
+
+    def recorded(self) -> set[GameKey]:
+        """The games whose record may be read (released)."""
+        if not self._has_records():
+            return set()
+        rows = self.db.execute("SELECT bot_a, bot_b, deal, swapped FROM records WHERE released = 1")
+        return {GameKey(*row) for row in rows}
+
+    def record(self, key: GameKey) -> bytes | None:
+        """A game's record (compressed), or None: not recorded, or not released yet."""
+        if not self._has_records():
+            return None
+        row = self.db.execute(
+            "SELECT record FROM records WHERE bot_a = ? AND bot_b = ? AND deal = ? "
+            "AND swapped = ? AND released = 1",
+            (key.bot_a, key.bot_b, key.deal, key.swapped),
+        ).fetchone()
+        return None if row is None else bytes(row[0])
 
     def rows(self) -> list[GameRow]:
         cursor = self.db.execute(

@@ -292,12 +292,14 @@ class Hello(_message.Message):
     def __init__(self, ticket: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("decision_id", "action")
+    __slots__ = ("decision_id", "action", "note")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     action: Action
-    def __init__(self, decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    note: str
+    def __init__(self, decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("pass_turn", "declare", "fry", "bury", "play")

@@ -74,6 +74,7 @@ from chaodipi.engine.legal import LegalPlays, Option
 from chaodipi.engine.match import Ending, HandRecord
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.presets import preset
+from chaodipi.engine.record import NOTE_MAX_BYTES
 from chaodipi.engine.rules import Side
 from chaodipi.engine.scoring import HandResult
 from chaodipi.engine.seats import partner
@@ -81,6 +82,7 @@ from chaodipi.engine.trump import Trump
 from chaodipi.engine.view import SeatView, TableTrick
 
 __all__ = [
+    "NOTE_MAX_BYTES",
     "PROTOCOL_VERSION",
     "MatchEnd",
     "OpenDecision",
@@ -89,6 +91,7 @@ __all__ = [
     "action_message",
     "answer",
     "cards_from",
+    "check_note",
     "decision",
     "decision_from_message",
     "enter_request",
@@ -101,6 +104,7 @@ __all__ = [
     "match_end_from_message",
     "match_over",
     "match_over_message",
+    "note_from_answer",
     "refused",
     "seat_offer",
     "snapshot",
@@ -591,9 +595,37 @@ def hello(ticket: str, bot_name: str = "") -> pb.PlayRequest:
     return pb.PlayRequest(hello=message)
 
 
-def answer(decision_id: int, action: Action) -> pb.PlayRequest:
-    """A bot's answer to the Decision ``decision_id``."""
-    return pb.PlayRequest(answer=pb.Answer(decision_id=decision_id, action=action_message(action)))
+def answer(decision_id: int, action: Action, note: str = "") -> pb.PlayRequest:
+    """A bot's answer to the Decision ``decision_id``, with its ``note`` (at most
+    :data:`NOTE_MAX_BYTES` bytes of UTF-8; ``ValueError`` if longer)."""
+    check_note(note)
+    message = pb.Answer(decision_id=decision_id, action=action_message(action), note=note)
+    return pb.PlayRequest(answer=message)
+
+
+def check_note(note: str) -> str:
+    """``note`` if it fits an answer (:data:`NOTE_MAX_BYTES` bytes of UTF-8), else
+    :class:`WireError` (a ``ValueError``) saying how long it is.
+
+    >>> check_note("+0.3 ♠A")
+    '+0.3 ♠A'
+    >>> try:
+    ...     check_note("é" * 200)
+    ... except WireError as err:
+    ...     print(err)
+    the answer's note is 400 bytes of UTF-8; at most 256 are allowed
+    """
+    size = len(note.encode("utf-8", errors="replace"))
+    if size > NOTE_MAX_BYTES:
+        raise WireError(
+            f"the answer's note is {size} bytes of UTF-8; at most {NOTE_MAX_BYTES} are allowed"
+        )
+    return note
+
+
+def note_from_answer(message: pb.Answer) -> str:
+    """The note of an Answer ('' for none); :class:`WireError` when it is too long."""
+    return check_note(message.note)
 
 
 def welcome(

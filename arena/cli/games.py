@@ -1,0 +1,173 @@
+"""``arena games DB``: the games a results database holds, to pick one for ``arena show``.
+
+One row per stored game: its number and name (either names it to ``arena show``), the bots by
+team, the deal, the result, how it ended, the hands played, the time it took, and whether its
+record can be shown yet. Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either
+way round), ``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chaodipi.arena.tournament.results import GameKey, GameRow
+
+__all__ = ["add_command", "find_game", "listed_games"]
+
+GAMES_EXIT_CODES = """\
+exit codes:
+  0    listed (perhaps no game matched)
+  2    no such database, or a bad argument (the line on stderr says why)"""
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    games = commands.add_parser(
+        "games",
+        help="list the games a results database holds",
+        description="List the games stored in a results database (arena run writes it), "
+        "newest last: the number and name to give `arena show DB GAME`, the bots (team of "
+        "seats 0+2 first), the deal, the result, how it ended, hands, time, and whether its "
+        "record can be shown yet (a record is shown once every game on its deal is stored).",
+        epilog=GAMES_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    games.add_argument("database", type=Path, help="the results database (SQLite)")
+    games.add_argument("--bot", help="only games this bot played (default: any)")
+    games.add_argument(
+        "--pairing",
+        metavar="A,B",
+        help="only games between these two bots, either way round (default: any)",
+    )
+    games.add_argument("--forfeits", action="store_true", help="only games a team forfeited")
+    games.add_argument("--voids", action="store_true", help="only void games (a bot never played)")
+    games.set_defaults(run=games_command)
+
+
+def listed_games(rows: list[GameRow]) -> list[GameRow]:
+    """The rows in the order ``arena games`` numbers them (from 1): by deal, then pairing and
+    seats."""
+    return sorted(rows, key=lambda r: (r.key.deal, r.key.bot_a, r.key.bot_b, r.key.swapped))
+
+
+def _matches(row: GameRow, args: argparse.Namespace, pairing: set[str] | None) -> bool:
+    key = row.key
+    if args.bot is not None and args.bot not in (key.bot_a, key.bot_b):
+        return False
+    if pairing is not None and {key.bot_a, key.bot_b} != pairing:
+        return False
+    if args.forfeits and row.forfeit is None:
+        return False
+    return not (args.voids and row.void is None)
+
+
+def ending_of(row: GameRow) -> str:
+    """How a stored game ended, in a word: played (out), forfeit (by the team that lost),
+    undecided (stopped), void."""
+    if row.void is not None:
+        return "void"
+    if row.forfeit is not None:
+        return "forfeit"  # by the loser's team
+    if row.score_a is None:
+        return "undecided"
+    return "played"
+
+
+def result_of(row: GameRow) -> str:
+    key = row.key
+    if row.score_a is None:
+        return "—"
+    if row.score_a == 0.5:
+        return "draw"
+    winner = key.bot_a if row.score_a == 1.0 else key.bot_b
+    return f"{winner} won"
+
+
+def teams_of(key: GameKey) -> tuple[str, str]:
+    """The bots of seats 0+2 and of seats 1+3."""
+    return (key.bot_b, key.bot_a) if key.swapped else (key.bot_a, key.bot_b)
+
+
+def games_command(args: argparse.Namespace) -> int:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    from chaodipi.arena.errors import DatabaseError
+    from chaodipi.arena.tournament.results import ResultsDB, game_label
+
+    pairing = None
+    if args.pairing is not None:
+        names = [n.strip() for n in args.pairing.split(",")]
+        if len(names) != 2 or not all(names):
+            print(f"arena games: --pairing {args.pairing!r}: name two bots, A,B", file=sys.stderr)
+            return 2
+        pairing = set(names)
+    try:
+        db = ResultsDB(args.database, read_only=True)
+    except DatabaseError as err:
+        print(f"arena games: {err}", file=sys.stderr)
+        return 2
+    try:
+        rows = listed_games(db.rows())
+        recorded = db.recorded()
+    finally:
+        db.close()
+    table = Table(
+        title=f"Games in {args.database}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for name, right, fold in (
+        ("#", True, False),
+        ("game", False, False),
+        ("deal", True, False),
+        ("0+2 v 1+3", False, True),
+        ("result", False, True),
+        ("ending", False, True),
+        ("hands", True, False),
+        ("time", True, False),
+        ("rec", False, False),
+    ):
+        # the short columns never wrap; names wrap (never cut) when the terminal is narrow
+        table.add_column(
+            name, justify="right" if right else "left", no_wrap=not fold, overflow="fold"
+        )
+    shown = 0
+    for number, row in enumerate(rows, start=1):
+        if not _matches(row, args, pairing):
+            continue
+        shown += 1
+        first, second = teams_of(row.key)
+        table.add_row(
+            str(number),
+            game_label(row.key),
+            str(row.key.deal),
+            f"{first} v {second}",
+            result_of(row),
+            ending_of(row),
+            str(row.hands),
+            f"{row.seconds:.0f}s",
+            "yes" if row.key in recorded else "no",
+        )
+    console = Console(highlight=False)
+    if shown:
+        console.print(table)
+    print(f"{shown} of {len(rows)} games", file=sys.stderr if shown else sys.stdout)
+    return 0
+
+
+def find_game(rows: list[GameRow], game: str) -> GameRow | None:
+    """The stored game ``game`` names: its number in ``arena games``, or its name."""
+    from chaodipi.arena.tournament.results import game_label
+
+    listed = listed_games(rows)
+    if game.isdigit():
+        number = int(game)
+        return listed[number - 1] if 1 <= number <= len(listed) else None
+    return next((row for row in listed if game_label(row.key) == game), None)

@@ -1,0 +1,144 @@
+"""A live table as a spectator sees it: the ``Watch`` stream read into record lines as they
+come, and printed as ``arena show`` prints a record (``arena watch``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+import grpc
+
+from chaodipi.arena.report.transcript import Transcript
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import arena_pb2_grpc
+from chaodipi.arena.v2.convert import MatchEnd, event_from_message, match_end_from_message
+from chaodipi.engine.cards import Rank
+from chaodipi.engine.events import Event, HandOver
+from chaodipi.engine.match import Ending
+from chaodipi.engine.record import RECORD_FORMAT, LineMaker
+
+__all__ = ["LiveRecord", "ending_text", "open_watch", "refusal", "watch_table"]
+
+Line = dict[str, Any]
+
+
+def open_watch(
+    address: str, table: str, token: str, root_certificate: bytes | None = None
+) -> tuple[grpc.Channel, Any]:
+    """A channel to the arena and the ``Watch`` call on it (iterate it for WatchResponses)."""
+    if root_certificate is not None:
+        channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificate))
+    else:
+        channel = grpc.insecure_channel(address)
+    stub = arena_pb2_grpc.ArenaServiceStub(channel)
+    return channel, stub.Watch(pb.WatchRequest(table=table, token=token))
+
+
+class LiveRecord:
+    """A spectator's stream as record lines (``docs/game-record.md``), made as the events
+    come: the lines a record of the same game has that carry no ``to`` (a spectator sees
+    what every seat sees), a ``hand`` line as each hand begins, and a header that knows only
+    the table (a spectator is told neither the bots nor the preset).
+
+    A hand line's level is worked out from the teams' progress, as a hand is dealt at its
+    dealer's team's level (the trump line, when the card play begins, says it outright). A
+    spectator who comes during a later hand does not know how that hand began: its number is
+    in :attr:`joined`, and its hand line's facts are guesses not to be shown."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self._maker = LineMaker()
+        self._hand = -1
+        self._dealer: int | None = None
+        self._progress: tuple[int, int] = (0, 0)
+        self.end: MatchEnd | None = None
+        """How the match ended, once the stream said so."""
+        self.joined: set[int] = set()
+        """The hand the spectator came in during, when not the first (its start unseen)."""
+
+    def header(self) -> Line:
+        return {"type": "header", "format": RECORD_FORMAT, "table": self.table}
+
+    def lines(self, event: Event) -> list[Line]:
+        """The lines of one public event (after a ``hand`` line when it begins a hand)."""
+        made: list[Line] = []
+        if event.hand != self._hand:
+            if self._hand == -1 and event.hand > 0:
+                self.joined.add(event.hand)
+            self._hand = event.hand
+            dealer, progress = self._dealer, self._progress
+            level = Rank.TWO if dealer is None else Rank(progress[dealer % 2] % 13)
+            made.append(self._maker.start_hand(event.hand, level, self._dealer, self._progress))
+        made.extend(self._maker.lines(event))
+        payload = event.payload
+        if isinstance(payload, HandOver):
+            self._dealer = payload.next_dealer
+            self._progress = payload.progress
+        return made
+
+    def follow(self, responses: Iterable[pb.WatchResponse]) -> Iterator[Line]:
+        """The header, then the lines of each event as it comes; :attr:`end` is set when the
+        match's end comes (the iterator then stops)."""
+        yield self.header()
+        for response in responses:
+            kind = response.WhichOneof("response")
+            if kind == "event":
+                yield from self.lines(event_from_message(response.event))
+            elif kind == "match_over":
+                self.end, _ = match_end_from_message(response.match_over)
+                return
+
+
+def watch_table(
+    responses: Iterable[pb.WatchResponse], table: str, out: TextIO, width: int = 80
+) -> MatchEnd | None:
+    """Print a spectator's stream to ``out`` as it comes, in the transcript ``arena show``
+    prints (:class:`chaodipi.arena.report.transcript.Transcript`); return how the match ended
+    (``None``: the stream ended first)."""
+    live = LiveRecord(table)
+    teller = Transcript(width=width, spectator=True)
+    lines = live.follow(responses)
+    teller.header = next(lines)  # it names no bots, and the result is not known yet
+    title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
+    for line in lines:
+        told = teller.feed(line)
+        if line["type"] == "hand" and line["hand"] in live.joined:
+            told = ["", f"── hand {line['hand'] + 1}, under way when you came ──"]
+        for text in title + told:  # the title once something came (not before a refusal)
+            print(text, file=out, flush=True)
+        title = []
+    for text in title + teller.close():
+        print(text, file=out)
+    if live.end is not None:
+        print(ending_text(live.end), file=out, flush=True)
+    return live.end
+
+
+def ending_text(end: MatchEnd) -> str:
+    """The match's end as the watcher's last line.
+
+    >>> from chaodipi.engine.match import Ending
+    >>> ending_text(MatchEnd(Ending.PLAYED_OUT, "played to the end", 1, 9, (12, 14), None, 2))
+    'match over after 9 hands: team 1 (seats 1 and 3) won, by 2; played to the end'
+    """
+    if end.winner is None:
+        verdict = "drawn" if end.ending is Ending.PLAYED_OUT else "undecided"
+    else:
+        team = end.winner
+        verdict = f"team {team} (seats {team} and {team + 2}) won, by {end.reward}"
+    return f"match over after {end.hands} hands: {verdict}; {end.reason}"
+
+
+_REFUSALS = {
+    grpc.StatusCode.UNAUTHENTICATED: "the server refused the spectator token ({details}): "
+    "use the file arena serve or arena run --spectator-token wrote for this server",
+    grpc.StatusCode.UNAVAILABLE: "no arena answers at {address} ({details})",
+}
+
+
+def refusal(err: grpc.RpcError, address: str) -> str:
+    """One line for a Watch that failed: the server's own words, with what to do."""
+    code = err.code()
+    details = (err.details() or code.name).replace("\n", " ")
+    template = _REFUSALS.get(code, "{details}")
+    return template.format(details=details, address=address)

@@ -1,0 +1,111 @@
+"""Game records of the arena's tables: built when a table ends, compressed, read back.
+
+The format is the engine's (:mod:`chaodipi.engine.record`, ``docs/game-record.md``): the engine
+makes the lines from the match; the arena adds what only it knows (the bots' names, the date,
+how the table ended, each decision's clock and the bots' notes, which the table keeps in
+:attr:`chaodipi.arena.serving.table.TableResult.decisions`).
+
+A record travels and rests compressed (:func:`pack`: zlib of its JSON lines, a tenth of the
+text): in a :class:`chaodipi.arena.tournament.backend.GameResult`, in the results database's
+``records`` table, or as a ``.jsonl`` file (:func:`write_file`, uncompressed, for people).
+
+>>> lines = [{"type": "header", "format": "chaodipi-record/1"}]
+>>> unpack(pack(lines)) == lines
+True
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from chaodipi.arena.errors import UsageError
+from chaodipi.arena.serving.table import Table
+from chaodipi.engine.errors import ReplayError
+from chaodipi.engine.record import Decision, GameEnd, dump_lines, load_lines, record_lines
+
+__all__ = ["now", "pack", "read_file", "table_record", "unpack", "write_file", "write_packed"]
+
+Line = dict[str, Any]
+
+
+def now() -> str:
+    """The time now as a record's ``date``: ISO 8601 in UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def table_record(
+    table: Table, *, bots: Sequence[str] | None = None, about: Mapping[str, Any] | None = None
+) -> list[Line]:
+    """The record of a table whose match has ended: ``bots`` names each seat's bot (default:
+    the names the bots gave in their Hello); ``about``: more header fields (``game``,
+    ``deal``). The table's name and clock are added."""
+    result = table.result
+    if result is None:
+        raise ValueError(f"table {table.name} has not ended: it has no record yet")
+    config = table.config
+    names = list(bots) if bots is not None else [seat.stats.name for seat in table.seats]
+    header: dict[str, Any] = {
+        "table": table.name,
+        "clock": {
+            "decision_ms": config.decision_ms,
+            "bank_ms": config.bank_ms,
+            "max_strikes": config.max_strikes,
+        },
+    }
+    header.update(about or {})
+    end = GameEnd(
+        ending=result.ending,
+        reason=result.reason,
+        winner=result.winner,
+        forfeited_by=result.forfeited_by,
+        reward=result.reward,
+    )
+    decisions: tuple[Decision, ...] | None = result.decisions
+    if len(result.decisions) != len(table.match.actions):  # the table failed mid-action
+        decisions = None  # the record then says nothing of the clock, rather than a wrong thing
+    return list(record_lines(table.match, decisions, bots=names, end=end, date=now(), about=header))
+
+
+def pack(lines: Sequence[Line]) -> bytes:
+    """A record as stored: its JSON lines, zlib-compressed."""
+    return zlib.compress(dump_lines(lines).encode("utf-8"), 6)
+
+
+def unpack(blob: bytes) -> list[Line]:
+    """A stored record's lines; :class:`ReplayError` if it is not one."""
+    try:
+        text = zlib.decompress(blob).decode("utf-8")
+    except (zlib.error, UnicodeDecodeError) as err:
+        raise ReplayError(f"a stored record that does not decompress: {err}") from None
+    return load_lines(text)
+
+
+def write_file(path: Path, lines: Sequence[Line]) -> None:
+    """Write a record as a ``.jsonl`` file a person (or ``arena show``) can open."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_lines(lines), encoding="utf-8")
+
+
+def write_packed(path: Path, blob: bytes) -> None:
+    """Write a stored (compressed) record as its ``.jsonl`` file, as it was made."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(zlib.decompress(blob))
+
+
+def read_file(path: Path) -> list[Line]:
+    """A record file's lines (plain ``.jsonl``, or zlib as the database keeps them); a
+    :class:`UsageError` names the file and what is wrong with it."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise UsageError(f"cannot read the record {path}: {err.strerror}") from None
+    try:
+        if data[:1] == b"x":  # zlib's header byte: a record as the database stores it
+            return unpack(data)
+        return load_lines(data.decode("utf-8"))
+    except (ReplayError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path} is not a game record: {err}") from None

@@ -1,0 +1,423 @@
+"""A game record as a transcript a person reads in a terminal of 80 columns (``arena show``).
+
+For each hand: the hands as dealt (``♠A K 10 …``), the auction in one paragraph, the kitty and
+what was buried, then each trick on a line (who played what, who won it, its points, and the
+defenders' running total), and the hand's result. Bots' notes follow the play they belong to.
+
+:func:`seat_view` keeps only what one seat knew (``--seat N``): the events it saw, its own
+cards and notes, and what the end of each hand showed everyone. :class:`Transcript` turns lines
+into text one at a time, so a live table can be followed as it plays.
+
+>>> spaced("♠AK10 ♥5 LJ BJ")
+'♠A K 10  ♥5  LJ BJ'
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from unicodedata import east_asian_width
+
+from chaodipi.engine.cards import parse_cards, print_order
+
+__all__ = ["Transcript", "seat_view", "spaced", "transcript"]
+
+Line = dict[str, Any]
+
+
+def spaced(cards: str) -> str:
+    """Cards as a person reads them: one group per suit, ranks apart, groups two apart."""
+    if not cards:
+        return "—"
+    groups: list[list[str]] = []
+    last = None
+    jokers: list[str] = []
+    for card in print_order(sorted(parse_cards(cards))):
+        if card.is_joker:
+            jokers.append(str(card))
+            continue
+        if card.suit != last:
+            groups.append([str(card)])
+            last = card.suit
+        else:
+            groups[-1].append(str(card)[1:])
+    parts = [" ".join(group) for group in groups]
+    if jokers:
+        parts.append(" ".join(jokers))
+    return "  ".join(parts)
+
+
+def seat_view(lines: Iterable[Line], seat: int) -> list[Line]:
+    """The lines of a record that ``seat`` knew as the game went: the header, hand starts,
+    the events it saw (public, or with ``seat`` in ``to``), and its own actions (with its
+    notes); not the full deal (``dealt``), nor the other seats' actions and notes."""
+    kept: list[Line] = []
+    for line in lines:
+        kind = line["type"]
+        if kind == "dealt":
+            continue
+        if kind == "action" and line["seat"] != seat:
+            continue
+        if "to" in line and seat not in line["to"]:
+            continue
+        kept.append(line)
+    return kept
+
+
+def _seat_names(header: Line) -> list[str]:
+    names = [str(bot.get("name") or "") for bot in header.get("bots", [])]
+    return names if len(names) == 4 else ["", "", "", ""]
+
+
+def _team_name(header: Line, team: int) -> str:
+    names = _seat_names(header)
+    both = {names[team], names[team + 2]} - {""}
+    return "/".join(sorted(both)) or f"seats {team}+{team + 2}"
+
+
+def _result_text(header: Line) -> str:
+    result = header["result"]
+    progress = " : ".join(str(p) for p in result["progress"])
+    winner = result["winner"]
+    ending = result["ending"]
+    if winner is None:
+        what = "a draw" if ending == "played out" else f"undecided ({ending})"
+    else:
+        what = f"team {winner} ({_team_name(header, winner)}) won"
+        if result.get("reward"):
+            what += f" by {result['reward']}"
+        if ending == "forfeit":
+            what += " on a forfeit"
+    return f"{what}: {result['reason']}; {result['hands']} hands, progress {progress}"
+
+
+@dataclass
+class _Hand:
+    """What the transcript keeps while a hand is told."""
+
+    number: int
+    dealer: int | None = None
+    auction: list[str] = field(default_factory=list)
+    plays: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    defenders: int = 0
+    dealt: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
+    shown: bool = False
+    trick: int = 0
+    """The number of the trick being played."""
+    passes: list[int] = field(default_factory=list)
+    """The seats of the passes in a row just told (told as one item of the auction)."""
+
+
+class Transcript:
+    """Turns record lines, in order, into transcript text (``feed`` returns the new text
+    lines; ``close`` whatever is still held). ``seat``: tell only what that seat knew (give
+    it the lines of :func:`seat_view`); ``hand``: only that hand (numbered from 1, as
+    printed); ``times``: each decision's time beside its play. Event lines alone will do (a
+    live table's, made by :class:`chaodipi.engine.record.LineMaker`): each hand then begins
+    at its first event. ``spectator``: the lines are a spectator's (the public ones, ``arena
+    watch``), so each hand's cards are told at its end."""
+
+    def __init__(
+        self,
+        *,
+        seat: int | None = None,
+        hand: int | None = None,
+        width: int = 80,
+        times: bool = False,
+        spectator: bool = False,
+    ) -> None:
+        self.seat = seat
+        self.spectator = spectator
+        self.only_hand = hand
+        self.width = width
+        self.times = times
+        self.header: Line = {}
+        self._hand: _Hand | None = None
+        self._pending: dict[int, Line] = {}
+        """The last action line of each seat, until its play (or bid) is told."""
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _name(self, seat: int | None) -> str:
+        if seat is None:
+            return "table"
+        names = _seat_names(self.header)
+        return f"{seat} {names[seat]}" if names[seat] else f"seat {seat}"
+
+    def _wrap(self, text: str, indent: str = "  ", more: str = "    ") -> list[str]:
+        """``text`` wrapped to the width (counting a CJK character as the two columns it
+        takes), its first line after ``indent``, the others after ``more``."""
+        wide = sum(1 for char in text if east_asian_width(char) in "WF")
+        return textwrap.wrap(
+            text,
+            max(20, self.width - wide),
+            initial_indent=indent,
+            subsequent_indent=more,
+            break_on_hyphens=False,
+        ) or [indent.rstrip()]
+
+    def _showing(self, line: Line) -> bool:
+        hand = line.get("hand")
+        return self.only_hand is None or hand is None or hand + 1 == self.only_hand
+
+    def _decision(self, seat: int) -> str:
+        """What to say of how ``seat`` took its last action: time (with ``times``), a
+        timeout, refusals; its note goes to the notes."""
+        action = self._pending.pop(seat, None)
+        if action is None or not action.get("asked"):
+            return ""
+        hand = self._hand
+        bits = []
+        if self.times:
+            bits.append(f"{action['ms'] / 1000:.2f}s")
+        if action.get("timeout"):
+            bits.append(f"timeout, strike {action['strikes']}")
+        if action.get("refused"):
+            bits.append(f"{action['refused']} refused")
+        if action.get("note") and hand is not None:
+            hand.notes.append(f"{self._name(seat)}: {action['note']}")
+        return f" ({', '.join(bits)})" if bits else ""
+
+    # -- lines ----------------------------------------------------------------------------------
+
+    def feed(self, line: Line) -> list[str]:
+        """The transcript's new text after ``line``."""
+        kind = line["type"]
+        if kind == "header":
+            self.header = line
+            return self._header()
+        if not self._showing(line):
+            return []
+        if kind == "action":
+            self._pending[line["seat"]] = line
+            return []
+        if self.seat is None and "to" in line and line.get("seat") not in line["to"]:
+            return []  # the others' copy of a private fact, told whole by its other half
+        begun: list[str] = []
+        hand = line.get("hand")
+        told_hand = None if self._hand is None else self._hand.number
+        if kind != "hand" and hand is not None and hand != told_hand:
+            # a stream without hand lines (a live table's events): the hand begins here
+            begun = [*self.close(), "", f"── hand {hand + 1} ──"]
+            self._hand = _Hand(hand)
+        method = getattr(self, f"_on_{kind}", None)
+        told = None if method is None else method(line)
+        return begun if told is None else begun + list(told)
+
+    def close(self) -> list[str]:
+        """What is still held (the auction or the tricks of a hand cut short)."""
+        hand = self._hand
+        if hand is None:
+            return []
+        out = self._flush_auction()
+        if hand.plays:  # the match ended inside a trick
+            text = " │ ".join([*hand.plays, "(the game ended here)"])
+            out += self._wrap(text, indent=f"{hand.trick:>3}. ")
+        out += self._flush_notes()
+        self._hand = None
+        return out
+
+    def _header(self) -> list[str]:
+        header = self.header
+        title = header.get("game") or header.get("table") or "game"
+        bits = [f"preset {header['preset']}"]
+        if header.get("date"):
+            bits.append(str(header["date"]))
+        out = [f"{title} · {' · '.join(bits)}"]
+        seats = [f"{self._name(s)} (team {s % 2})" for s in range(4)]
+        out += self._wrap("seats: " + " · ".join(seats), indent="")
+        out += self._wrap("result: " + _result_text(header), indent="")
+        if self.seat is not None:
+            out.append(f"as seat {self.seat} saw it")
+        return out
+
+    def _on_hand(self, line: Line) -> Iterator[str]:
+        yield from self.close()
+        self._hand = _Hand(line["hand"], dealer=line["dealer"])
+        level = line["level"] if line["level"] is not None else "none (扛旗)"
+        dealer = "decided by declaring" if line["dealer"] is None else self._name(line["dealer"])
+        progress = " : ".join(str(p) for p in line["progress"])
+        yield ""
+        number = line["hand"] + 1
+        yield from self._wrap(
+            f"── hand {number} · level {level} · dealer {dealer} · progress {progress} ──",
+            indent="",
+        )
+
+    def _hand_rows(self, hands: Sequence[str], kitty: str | None) -> Iterator[str]:
+        for seat, cards in enumerate(hands):
+            yield from self._wrap(spaced(cards), indent=f"  {self._name(seat):<12.12} ")
+        if kitty is not None:
+            yield from self._wrap(spaced(kitty), indent=f"  {'kitty':<12} ")
+
+    def _on_dealt(self, line: Line) -> Iterator[str]:
+        yield "dealt:"
+        yield from self._hand_rows(line["hands"], line["kitty"])
+
+    def _on_deal(self, line: Line) -> Iterator[str]:
+        hand = self._hand
+        if hand is None or self.seat is None or line["seat"] != self.seat:
+            return
+        hand.dealt[self.seat].extend(line["cards"].split())
+        cards = " ".join(hand.dealt[self.seat])
+        if len(parse_cards(cards)) == 25 and not hand.shown:
+            hand.shown = True
+            yield f"dealt to {self._name(self.seat)}:"
+            yield from self._wrap(spaced(cards))
+
+    def _on_declare(self, line: Line) -> None:
+        bid = line["bid"] if line["bid"] is not None else "(hidden)"
+        self._say(f"{self._name(line['seat'])} declares {bid}{self._decision(line['seat'])}")
+
+    def _on_fry(self, line: Line) -> None:
+        bid = line["bid"] if line["bid"] is not None else "(hidden)"
+        self._say(f"{self._name(line['seat'])} fries {bid}{self._decision(line['seat'])}")
+
+    def _on_pass(self, line: Line) -> None:
+        self._decision(line["seat"])
+        hand = self._hand
+        if hand is None:
+            return
+        if hand.passes:
+            hand.auction.pop()
+        hand.passes.append(line["seat"])
+        seats = hand.passes
+        if len(seats) <= 4:
+            hand.auction.append(f"{', '.join(str(s) for s in seats)} pass")
+        else:
+            hand.auction.append(f"{len(seats)} passes")
+
+    def _say(self, text: str) -> None:
+        if self._hand is not None:
+            self._hand.auction.append(text)
+            self._hand.passes = []
+
+    def _on_dealer(self, line: Line) -> None:
+        if self._hand is not None:
+            self._hand.dealer = line["seat"]
+        self._say(f"{self._name(line['seat'])} deals")
+
+    def _on_kitty(self, line: Line) -> None:
+        self._say(f"{line['seat']} takes the kitty {line['cards']}")
+
+    def _on_took_kitty(self, line: Line) -> None:
+        self._say(f"{line['seat']} takes the kitty")
+
+    def _on_bury(self, line: Line) -> None:
+        self._say(f"{line['seat']} buries {line['cards']}{self._decision(line['seat'])}")
+
+    def _on_buried(self, line: Line) -> None:
+        self._say(f"{line['seat']} buries 8 cards")
+
+    def _on_redeal(self, line: Line) -> None:
+        self._say(f"nobody declared: redeal {line['redeals']}")
+        if self._hand is not None:
+            self._hand.dealt = [[], [], [], []]
+            self._hand.shown = False
+
+    def _on_kitty_turned(self, line: Line) -> None:
+        trump = line["suit"] or "no-trump"
+        self._say(f"nobody declared: the kitty is turned, {line['cards']}: {trump}")
+
+    def _on_reveal(self, line: Line) -> None:
+        bids = [f"{b['seat']} {b['bid']}{'' if b['stood'] else ' (failed)'}" for b in line["bids"]]
+        self._say("bids shown: " + ", ".join(bids))
+
+    def _flush_auction(self) -> list[str]:
+        hand = self._hand
+        if hand is None or not hand.auction:
+            return []
+        out = ["auction:", *self._wrap(" · ".join(hand.auction))]
+        hand.auction = []
+        hand.passes = []
+        return out
+
+    def _flush_notes(self) -> list[str]:
+        hand = self._hand
+        if hand is None or not hand.notes:
+            return []
+        out: list[str] = []
+        for note in hand.notes:
+            out += self._wrap(f"» {note}", indent="      ", more="        ")
+        hand.notes = []
+        return out
+
+    def _on_trump(self, line: Line) -> Iterator[str]:
+        yield from self._flush_auction()
+        yield from self._flush_notes()
+        if self._hand is not None:
+            self._hand.dealer = line["dealer"]
+        suit = line["suit"] or "no-trump"
+        level = line["level"] or "none (扛旗)"
+        yield f"trump {suit}, level {level}; {self._name(line['dealer'])} leads"
+
+    def _on_play(self, line: Line) -> None:
+        hand = self._hand
+        if hand is None:
+            return
+        hand.trick = line["trick"]
+        text = f"{line['seat']} {spaced(line['cards'])}"
+        if "attempted" in line:
+            throw = spaced(line["attempted"])
+            text += f" (threw {throw}: failed, defenders {line['penalty']:+d})"
+            hand.defenders += line["penalty"]
+        hand.plays.append(text + self._decision(line["seat"]))
+
+    def _on_trick(self, line: Line) -> Iterator[str]:
+        hand = self._hand
+        if hand is None:
+            return
+        dealer = hand.dealer
+        if dealer is not None and line["seat"] % 2 != dealer % 2:
+            hand.defenders += line["points"]
+        won = f"→ {line['seat']} +{line['points']} (defenders {hand.defenders})"
+        yield from self._wrap(" │ ".join([*hand.plays, won]), indent=f"{line['trick']:>3}. ")
+        hand.plays = []
+        yield from self._flush_notes()
+
+    def _on_hand_over(self, line: Line) -> Iterator[str]:
+        yield from self._flush_auction()
+        yield from self._flush_notes()
+        score = line["score"]
+        parts = [f"tricks {score['trick_points']}"]
+        if score["kitty_multiplier"]:
+            parts.append(f"kitty {score['kitty_points']}×{score['kitty_multiplier']}")
+        for key, label in (
+            ("throw_penalty", "throws"),
+            ("fry_penalty", "fries"),
+            ("red_five", "red fives"),
+        ):
+            if score[key]:
+                parts.append(f"{label} {score[key]:+d}")
+        progress = " : ".join(str(p) for p in line["progress"])
+        yield f"kitty buried: {spaced(line['kitty'])}"
+        yield from self._wrap(
+            f"hand {line['hand'] + 1}: defenders {line['total']} ({', '.join(parts)}); "
+            f"{line['note']}; progress {progress}; next dealer {line['next_dealer']}",
+            indent="",
+        )
+        if self.seat is not None or self.spectator:
+            yield "every hand, as dealt:"
+            yield from self._hand_rows(line["dealt"], None)
+        self._hand = None
+
+
+def transcript(
+    lines: Iterable[Line],
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+    width: int = 80,
+    times: bool = False,
+) -> list[str]:
+    """A whole record's transcript, as text lines (see :class:`Transcript`)."""
+    if seat is not None:
+        lines = seat_view(lines, seat)
+    teller = Transcript(seat=seat, hand=hand, width=width, times=times)
+    out: list[str] = []
+    for line in lines:
+        out += teller.feed(line)
+    return out + teller.close()

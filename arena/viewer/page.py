@@ -1,0 +1,106 @@
+"""A game record as one HTML page that needs nothing else: no network, no server.
+
+The page (``page.html``) holds its style (``viewer.css``), its script (``viewer.js``, small
+hand-written JavaScript, no build step) and the record itself, as JSON in a ``<script
+type="application/json">`` element; the script reads the record and lets a person step through
+it (docs/game-record.md, "Looking at a game"). Beside the record goes one thing the engine
+knows and the record does not say: how a player arranges a hand once trump is fixed (which
+cards are trumps, in which order: the red five, the level cards, the jokers), per hand, so the
+page shows each hand exactly as :func:`chaodipi.engine.view.observe` arranges it.
+
+>>> page = render_html([{"type": "header", "format": "chaodipi-record/1", "note": "</script>"}])
+>>> page.startswith("<!DOCTYPE html>"), '"</script>"' in page, '"\\\\u003c/script>"' in page
+(True, False, True)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from chaodipi.engine.cards import CARDS, Rank, Suit
+from chaodipi.engine.presets import preset
+from chaodipi.engine.trump import Trump
+
+__all__ = ["render_html", "write_html"]
+
+_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|START)\*/")
+
+
+def _asset(name: str) -> str:
+    return resources.files("chaodipi.arena.viewer").joinpath(name).read_text(encoding="utf-8")
+
+
+def _embedded_json(value: object) -> str:
+    """JSON that cannot end the ``<script>`` holding it: every ``<`` is written ``\\u003c``
+    (the same string to a JSON reader), so no text in it (a bot's note, say) can close the
+    element or open a comment."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c")
+
+
+def arrangements(lines: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
+    """For each hand whose card play began: each card code's place in a hand arranged as the
+    engine arranges it (by effective suit, trumps last, low to high). Empty when the header's
+    preset is not one this engine knows (the page then keeps the cards in code order).
+
+    >>> from chaodipi.engine.cards import parse_cards
+    >>> lines = [{"type": "header", "preset": "classic"},
+    ...          {"type": "trump", "hand": 0, "level": "2", "suit": "♠", "dealer": 0}]
+    >>> place = arrangements(lines)[0]
+    >>> [str(c) for c in sorted(parse_cards("BJ ♠A ♥5 ♥2 ♠2 ♣3"), key=place.__getitem__)]
+    ['♣3', '♠A', '♥2', '♠2', 'BJ', '♥5']
+    """
+    try:
+        rules = preset(str(lines[0].get("preset"))).card
+    except ValueError:
+        return {}
+    places: dict[int, list[int]] = {}
+    for line in lines:
+        if line.get("type") != "trump":
+            continue
+        level = None if line.get("level") is None else Rank.parse(str(line["level"]))
+        suit = None if line.get("suit") is None else Suit.parse(str(line["suit"]))
+        trump = Trump(level, suit, rules)
+        arranged = trump.sort(list(CARDS))
+        place = [0] * len(CARDS)
+        for index, card in enumerate(arranged):
+            place[card] = index
+        places[int(line["hand"])] = place
+    return places
+
+
+def render_html(
+    lines: Sequence[Mapping[str, Any]], *, seat: int | None = None, hand: int | None = None
+) -> str:
+    """The page showing the record ``lines`` (its header first, as
+    :func:`chaodipi.engine.record.load_lines` returns them). It opens at the start of hand
+    ``hand`` (numbered from 1, as printed; default the first) in what ``seat`` saw (default:
+    all hands). The page holds the whole record whatever it opens with: a reader may switch
+    to any seat's view, or all hands."""
+    start = {"view": "all" if seat is None else seat, "hand": 0 if hand is None else hand - 1}
+    parts = {
+        "START": _embedded_json(start),
+        "STYLE": _asset("viewer.css"),
+        "SCRIPT": _asset("viewer.js"),
+        "RECORD": _embedded_json(list(lines)),
+        "ARRANGEMENTS": _embedded_json(arrangements(lines)),
+    }
+    # one pass: what is put in (a note saying /*SCRIPT*/, say) is never read again
+    return _PLACEHOLDER.sub(lambda found: parts[found.group(1)], _asset("page.html"))
+
+
+def write_html(
+    lines: Sequence[Mapping[str, Any]],
+    path: Path,
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+) -> None:
+    """Write the page of the record ``lines`` to ``path`` (made or replaced); ``seat`` and
+    ``hand`` as for :func:`render_html`."""
+    path.write_text(render_html(lines, seat=seat, hand=hand), encoding="utf-8")

@@ -1,0 +1,206 @@
+"""The game record (engine/record.py, docs/game-record.md): every line schema-checked, whole
+matches of every preset re-played exactly, and a changed line caught."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+import jsonschema
+import pytest
+
+from chaodipi.engine.cards import parse_cards
+from chaodipi.engine.errors import ReplayError
+from chaodipi.engine.match import Ending, Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.record import (
+    FORCED,
+    RECORD_FORMAT,
+    Decision,
+    GameEnd,
+    dump_lines,
+    load_lines,
+    record_lines,
+    record_schema,
+    replay_record,
+)
+
+
+def _played(name: str, seed: int, max_hands: int | None = None, limit: int = 100_000) -> Match:
+    match = Match(PRESETS[name], seed=seed, max_hands=max_hands)
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if match.over:
+            break
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    return match
+
+
+def _validator() -> jsonschema.protocols.Validator:
+    schema = record_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_whole_match_of_every_preset_replays_exactly(name: str) -> None:
+    match = _played(name, seed=5)
+    assert match.over
+    decisions = [
+        Decision(ms=i % 7, strikes=0, note="n" if i % 3 else "") for i in range(len(match.actions))
+    ]
+    lines = list(record_lines(match, decisions, bots=("a", "b", "a", "b"), date="2026-12-01"))
+    validator = _validator()
+    for line in lines:
+        validator.validate(line)
+    text = dump_lines(lines)
+    again = replay_record(load_lines(text))
+    assert again.records == match.records
+    assert (again.winner, again.reward, again.progress) == (
+        match.winner,
+        match.reward,
+        match.progress,
+    )
+    assert lines[0]["result"]["hands"] == len(match.records) > 0
+    assert sum(1 for line in lines if line["type"] == "action") == len(match.actions)
+    assert sum(1 for line in lines if line["type"] == "hand_over") == len(match.records)
+
+
+def test_every_event_and_its_facts_are_in_the_record() -> None:
+    match = _played("anchao", seed=3, max_hands=2)
+    lines = list(record_lines(match))
+    kinds = [line["type"] for line in lines]
+    assert len([k for k in kinds if k not in ("header", "hand", "dealt", "action")]) == len(
+        match.log
+    )
+    for hand in (0, 1):
+        dealt = next(line for line in lines if line["type"] == "dealt" and line["hand"] == hand)
+        over = next(line for line in lines if line["type"] == "hand_over" and line["hand"] == hand)
+        # the hands as dealt, and the kitty as dealt: 8 cards, the rest of the shoe
+        assert dealt["hands"] == over["dealt"]
+        assert len(parse_cards(dealt["kitty"])) == 8
+        assert sum(len(parse_cards(h)) for h in dealt["hands"]) == 100
+        tricks = [line for line in lines if line["type"] == "trick" and line["hand"] == hand]
+        assert [t["trick"] for t in tricks] == list(range(1, len(tricks) + 1))
+        assert tricks[-1]["seat"] == match.records[hand].result.last_winner
+    hidden = [line for line in lines if line["type"] == "declare" and line["bid"] is None]
+    assert hidden and all(len(line["to"]) == 3 for line in hidden)  # the others' copy, 暗炒
+
+
+def test_a_failed_throw_is_recorded_with_what_was_attempted() -> None:
+    for seed in range(40):
+        lines = list(record_lines(_played("classic", seed=seed, max_hands=1)))
+        throws = [line for line in lines if line["type"] == "play" and "attempted" in line]
+        if throws:
+            throw = throws[0]
+            assert len(parse_cards(throw["attempted"])) > len(parse_cards(throw["cards"]))
+            assert throw["penalty"] != 0
+            return
+    pytest.fail("no failed throw in 40 random hands")
+
+
+def test_decisions_are_recorded_per_action() -> None:
+    match = _played("hefei", seed=2, max_hands=1)
+    decisions = [FORCED] * len(match.actions)
+    decisions[0] = Decision(ms=12, timed_out=True, strikes=1, refused=2, note="eval +3")
+    lines = list(record_lines(match, decisions))
+    actions = [line for line in lines if line["type"] == "action"]
+    assert actions[0] | {"action": "?"} == {
+        "type": "action",
+        "hand": 0,
+        "seat": actions[0]["seat"],
+        "action": "?",
+        "asked": True,
+        "ms": 12,
+        "timeout": True,
+        "strikes": 1,
+        "refused": 2,
+        "note": "eval +3",
+    }
+    assert actions[1]["asked"] is False and "ms" not in actions[1]
+    with pytest.raises(ValueError, match="decisions for"):
+        list(record_lines(match, decisions[:-1]))
+
+
+def test_the_header_says_who_played_and_how_it_ended() -> None:
+    match = _played("kangqi", seed=4, max_hands=1, limit=30)
+    end = GameEnd(Ending.FORFEIT, "seat 1 timed out 3 times", winner=0, forfeited_by=1)
+    header = next(
+        record_lines(
+            match,
+            bots=("x", "y", "x", "y"),
+            end=end,
+            date="d",
+            about={"game": "x-y-d0-a", "deal": 0},
+        )
+    )
+    assert header["format"] == RECORD_FORMAT
+    assert header["bots"][1] == {"seat": 1, "team": 1, "name": "y"}
+    assert header["result"]["ending"] == "forfeit" and header["result"]["forfeited_by"] == 1
+    assert (header["game"], header["deal"], header["seed"]) == ("x-y-d0-a", 0, 4)
+    _validator().validate(header)
+    # a record of a match cut short re-plays as far as it went
+    again = replay_record(list(record_lines(match, end=end)))
+    assert again.actions == match.actions
+
+
+def _tampered(lines: list[dict[str, Any]], kind: str, key: str, value: Any) -> list[dict[str, Any]]:
+    changed = copy.deepcopy(lines)
+    line = next(line for line in changed if line["type"] == kind)
+    line[key] = value
+    return changed
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value", "message"),
+    [
+        ("trick", "points", 999, "the engine makes"),
+        ("dealt", "kitty", "", "the engine makes"),
+        ("action", "action", "play BJ BJ BJ", "line"),
+        ("header", "seed", 12345, "line"),
+        ("header", "preset", "nowhere", "no preset"),
+    ],
+)
+def test_a_changed_line_does_not_replay(kind: str, key: str, value: Any, message: str) -> None:
+    lines = list(record_lines(_played("mingchao", seed=6, max_hands=1)))
+    with pytest.raises(ReplayError, match=message):
+        replay_record(_tampered(lines, kind, key, value))
+
+
+def test_changed_rules_and_a_changed_result_do_not_replay() -> None:
+    lines = list(record_lines(_played("classic", seed=8, max_hands=1)))
+    options = copy.deepcopy(lines[0]["options"])
+    options["score"]["take_over"] = 1
+    with pytest.raises(ReplayError, match="other rules"):
+        replay_record(_tampered(lines, "header", "options", options))
+    result = dict(lines[0]["result"], hands=7)
+    with pytest.raises(ReplayError, match="7 hands"):
+        replay_record(_tampered(lines, "header", "result", result))
+
+
+def test_bad_text_gets_a_clear_error() -> None:
+    with pytest.raises(ReplayError, match="line 2 is not JSON"):
+        load_lines('{"type": "header", "format": "chaodipi-record/1"}\n{oops\n')
+    with pytest.raises(ReplayError, match="starts with its header"):
+        load_lines('{"type": "hand"}\n')
+    with pytest.raises(ReplayError, match="not a chaodipi-record/1 record"):
+        load_lines(json.dumps({"type": "header", "format": "chaodipi-replay/1"}))
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_record_from_the_log_is_the_record_played_again(name: str) -> None:
+    """With each action's log cursor noted (as a table notes it), the record is made from the
+    match's own log; it must be the one made by playing the match again."""
+    match = Match(PRESETS[name], seed=9, max_hands=3)
+    rng = random.Random(9)
+    decisions = []
+    while not match.over:
+        cursor = match.log.cursor
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+        decisions.append(Decision(ms=len(decisions), cursor=cursor))
+    fast = list(record_lines(match, decisions))
+    again = list(record_lines(match, [Decision(ms=d.ms) for d in decisions]))
+    assert fast == again and len(fast) > len(match.log)

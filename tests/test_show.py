@@ -1,0 +1,268 @@
+"""``arena games`` and ``arena show`` (arena/cli/games.py, arena/cli/show.py) and the transcript
+(arena/report/transcript.py): what a person reads of a stored game, at 80 columns."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.records import pack, write_file
+from chaodipi.arena.report.transcript import seat_view, spaced, transcript
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.record import Decision, record_lines
+
+TRICK = re.compile(r"^ *(\d+)\. (.*)")
+
+
+def _record(preset: str, seed: int, max_hands: int | None = 2) -> list[dict[str, Any]]:
+    match = Match(PRESETS[preset], seed=seed, max_hands=max_hands)
+    rng = random.Random(seed)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    decisions = [
+        Decision(ms=40 + i, note=f"note {i} of seat {seat}" if i % 25 == 0 else "")
+        for i, (seat, _) in enumerate(match.actions)
+    ]
+    bots = ("alpha-with-a-long-name", "beta", "alpha-with-a-long-name", "beta")
+    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+
+
+def _tricks(text: list[str]) -> list[str]:
+    """Each trick's text, its wrapped lines joined."""
+    tricks: list[str] = []
+    inside = False
+    for line in text:
+        if TRICK.match(line):
+            tricks.append(line)
+            inside = True
+        elif inside and line.startswith("    ") and not line.lstrip().startswith("»"):
+            tricks[-1] += " " + line.strip()
+        else:
+            inside = False
+    return tricks
+
+
+def _flat(text: list[str]) -> str:
+    """The transcript as one line, its wrapping undone."""
+    return " ".join(" ".join(text).split())
+
+
+def test_cards_read_as_a_person_writes_them() -> None:
+    assert spaced("♠AK10 ♥5 LJ BJ") == "♠A K 10  ♥5  LJ BJ"
+    assert spaced("♦3 ♠2 ♦A") == "♠2  ♦A 3"
+    assert spaced("") == "—"
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_transcript_fits_80_columns_and_tells_every_trick(preset: str) -> None:
+    lines = _record(preset, seed=3, max_hands=None)
+    text = transcript(lines)
+    assert max(cell_len(line) for line in text) <= 80  # columns: 扛旗 takes four
+    tricks = [line for line in lines if line["type"] == "trick"]
+    told = _tricks(text)
+    assert len(told) == len(tricks)
+    for line, trick in zip(tricks, told, strict=True):
+        assert f"→ {line['seat']} +{line['points']} (defenders " in trick
+    for hand in (line for line in lines if line["type"] == "dealt"):
+        for seat, cards in enumerate(hand["hands"]):
+            assert any(spaced(cards) in row for row in text), f"seat {seat}'s hand"
+    assert (
+        sum(1 for row in text if row.startswith("hand ") and ": defenders " in row)
+        == (lines[0]["result"]["hands"])
+    )
+
+
+def test_the_running_total_ends_at_the_hands_trick_points_and_penalties() -> None:
+    lines = _record("classic", seed=6, max_hands=1)
+    score = next(line for line in lines if line["type"] == "hand_over")["score"]
+    last = _tricks(transcript(lines))[-1]
+    total = int(re.search(r"\(defenders (-?\d+)\)", last).group(1))  # type: ignore[union-attr]
+    assert total == score["trick_points"] + score["throw_penalty"]
+
+
+def test_a_seat_is_told_only_what_it_knew() -> None:
+    lines = _record("anchao", seed=3)
+    dealer = next(line for line in lines if line["type"] == "trump")["dealer"]
+    seat = (dealer + 1) % 4
+    kitty = next(line for line in lines if line["type"] == "kitty")["cards"]
+    hidden = [line for line in lines if line["type"] == "declare" and line["seat"] != seat]
+    text = _flat(transcript(lines, seat=seat, hand=1))
+    everything = _flat(transcript(lines, hand=1))
+    assert f"takes the kitty {kitty}" in everything and kitty not in text
+    assert "dealt:" in transcript(lines, hand=1)
+    assert "dealt:" not in transcript(lines, seat=seat, hand=1)
+    assert f"dealt to {seat} beta:" in text
+    assert hidden and "(hidden)" in text and "(hidden)" not in everything  # 暗炒
+    own = [a["note"] for a in seat_view(lines, seat) if a["type"] == "action" and "note" in a]
+    others = [
+        a["note"] for a in lines if a["type"] == "action" and "note" in a and a["seat"] != seat
+    ]
+    whole = _flat(transcript(lines, seat=seat))
+    assert own and all(note in whole for note in own)
+    assert others and not any(note in whole for note in others)
+
+
+def test_one_hand_only() -> None:
+    lines = _record("mingchao", seed=2)
+    text = transcript(lines, hand=2)
+    assert [row for row in text if row.startswith("── hand")] == [
+        next(row for row in transcript(lines) if row.startswith("── hand 2 "))
+    ]
+
+
+# -- the commands -------------------------------------------------------------------------------
+
+
+def _row(key: GameKey, **changes: Any) -> GameRow:
+    values: dict[str, Any] = dict(
+        score_a=1.0, hands=2, levels_a=3, levels_b=0, defended_a=1, points_a=80,
+        defended_b=1, points_b=20, strikes_a=0, strikes_b=0, illegal_a=0, illegal_b=0,
+        crashes_a=0, crashes_b=0, forfeit=None, reason="played to the end", errors="",
+        seconds=12.0, void=None,
+    )  # fmt: skip
+    values.update(changes)
+    return GameRow(key, **values)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    """Four stored games: deal 1 played both ways and released, a forfeit on deal 2 (released),
+    and a void game on deal 3 whose record is held back."""
+    path = tmp_path / "results.sqlite"
+    db = ResultsDB(path)
+    games = [
+        (GameKey("alpha", "beta", 1, False), {}),
+        (GameKey("alpha", "beta", 1, True), {"score_a": 0.5}),
+        (GameKey("alpha", "gamma", 2, False), {"score_a": 0.0, "forfeit": "alpha"}),
+        (GameKey("alpha", "gamma", 3, False), {"score_a": None, "void": "gamma never played"}),
+    ]
+    for key, changes in games:
+        db.add(_row(key, **changes))
+        db.add_record(key, pack(_record("hefei", seed=key.deal + 10 * key.swapped)))
+    db.release_deal(1)
+    db.release_deal(2)
+    db.close()
+    return path
+
+
+def test_games_lists_every_stored_game_at_80_columns(database: Path, capsys: Any) -> None:
+    assert main(["games", str(database)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if re.match(r"^ ?\d+ +\S+-d\d+-[ab] ", line)]
+    assert len(rows) == 4 and max(len(line) for line in out) <= 80
+    assert rows[0].split() == [
+        "1", "alpha-beta-d1-a", "1", "alpha", "v", "beta", "alpha", "won", "played",
+        "2", "12s", "yes",
+    ]  # fmt: skip
+    assert "beta v alpha" in rows[1] and "draw" in rows[1]
+    assert "forfeit" in rows[2] and "gamma won" in rows[2]
+    assert "void" in rows[3] and rows[3].split()[-1] == "no"
+
+
+@pytest.mark.parametrize(
+    ("options", "numbers"),
+    [
+        (["--bot", "gamma"], ["3", "4"]),
+        (["--pairing", "beta,alpha"], ["1", "2"]),
+        (["--forfeits"], ["3"]),
+        (["--voids"], ["4"]),
+        (["--bot", "beta", "--voids"], []),
+    ],
+)
+def test_games_filters(database: Path, capsys: Any, options: list[str], numbers: list[str]) -> None:
+    assert main(["games", str(database), *options]) == 0
+    captured = capsys.readouterr()
+    listed = [
+        line.split()[0]
+        for line in captured.out.splitlines()
+        if re.match(r"^ ?\d+ +\S+-d\d+-[ab] ", line)
+    ]
+    assert listed == numbers
+    assert f"{len(numbers)} of 4 games" in captured.out + captured.err
+
+
+def test_show_prints_a_stored_game_by_number_or_name(database: Path, capsys: Any) -> None:
+    assert main(["show", str(database), "2"]) == 0
+    by_number = capsys.readouterr().out
+    assert main(["show", str(database), "alpha-beta-d1-b"]) == 0
+    assert capsys.readouterr().out == by_number
+    assert by_number.startswith("game · preset hefei · 2026-12-01T14:00:00Z\n")
+    assert "── hand 1 " in by_number and "── hand 2 " in by_number
+    assert main(["show", str(database), "1", "--seat", "2", "--hand", "2"]) == 0
+    seat = capsys.readouterr().out
+    assert "as seat 2 saw it" in seat and "── hand 1 " not in seat
+
+
+def test_show_reads_a_record_file(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "game.jsonl"
+    lines = _record("kangqi", seed=4, max_hands=1)
+    write_file(path, lines)
+    assert main(["show", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == transcript(lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["4"], "has no record to show: its deal is still being played"),
+        (["9"], "holds no game '9' (see arena games"),
+        (["alpha-beta-d7-a"], "holds no game 'alpha-beta-d7-a'"),
+        ([], "is a results database: name the GAME"),
+        (["1", "--hand", "3"], "the game has no hand 3 (it has 2, 2 finished)"),
+    ],
+)
+def test_show_says_what_is_wrong_in_one_line(
+    database: Path, capsys: Any, args: list[str], message: str
+) -> None:
+    assert main(["show", str(database), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_show_refuses_a_file_that_is_no_record(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("hello\n", encoding="utf-8")
+    assert main(["show", str(path)]) == 2
+    assert "is not a game record: line 1 is not JSON" in capsys.readouterr().err
+    assert main(["show", str(tmp_path / "absent.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["games", str(tmp_path / "absent.sqlite")]) == 2
+    assert "no database at" in capsys.readouterr().err
+
+
+def test_a_game_cut_short_tells_its_last_trick_as_far_as_it_went() -> None:
+    match = Match(PRESETS["classic"], seed=4, max_hands=1)
+    rng = random.Random(4)
+    while not (match.hand.play is not None and len(match.log) and _mid_trick(match)):
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    lines = list(record_lines(match))
+    last = [line for line in lines if line["type"] == "play"][-1]
+    tricks = _tricks(transcript(lines))
+    assert tricks[-1].startswith(f"{last['trick']:>3}. ")
+    told = " ".join(tricks[-1].split())
+    assert f" {last['seat']} {' '.join(spaced(last['cards']).split())}" in told
+    assert told.endswith("│ (the game ended here)")
+
+
+def _mid_trick(match: Match) -> bool:
+    """The last event is a play that did not end its trick, some tricks in."""
+    events = list(match.log)
+    return events[-1].kind.value == "play" and sum(e.kind.value == "trick" for e in events) >= 3
+
+
+def test_event_lines_alone_are_told_hand_by_hand() -> None:
+    """A live table's events, with no header, hand or action lines (what a watcher has), make
+    a transcript too: each hand begins at its first event, each trick on its line."""
+    lines = _record("classic", seed=5)
+    events = [line for line in lines if "seq" in line and "to" not in line]
+    text = transcript(events)
+    assert [row for row in text if row.startswith("── hand")] == ["── hand 1 ──", "── hand 2 ──"]
+    assert len(_tricks(text)) == sum(1 for line in events if line["type"] == "trick")

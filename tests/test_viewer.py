@@ -1,0 +1,379 @@
+"""The HTML game viewer (``arena show --html``, chaodipi.arena.viewer) in a real browser: Debian's
+chromium, headless, driven by playwright. Each step of a whole hand is checked against the
+engine playing the same actions: the four hands, the trick, the defenders' points."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.records import pack, write_file
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
+from chaodipi.arena.viewer import render_html, write_html
+from chaodipi.engine.actions import parse_action
+from chaodipi.engine.cards import parse_cards
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS, preset
+from chaodipi.engine.record import Decision, record_lines
+from chaodipi.engine.view import observe
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # the test extra brings it
+    sync_playwright = None
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SETUP = "pip install -e '.[test]' (playwright) and apt-get install -y chromium"
+
+
+def _note(seat: int, index: int) -> str:
+    """A note no other text on the page has, and one that tries to end the page's script."""
+    return f"note-of-seat-{seat} #{index}" if index % 5 else f"</script><b>seat {seat}</b>"
+
+
+def _record(name: str, seed: int, hands: int) -> list[dict[str, Any]]:
+    match = Match(PRESETS[name], seed=seed, max_hands=hands)
+    rng = random.Random(seed)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    decisions = [
+        Decision(ms=10 + i, note=_note(seat, i)) for i, (seat, _) in enumerate(match.actions)
+    ]
+    bots = ("alpha", "beta", "alpha", "beta")
+    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+
+
+def _steps(lines: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any] | None, bool]]:
+    """The viewer's steps as the record defines them (docs/game-record.md): a step per action
+    and per hand begun. Yields (the step's action line or None, whether it begins a hand)."""
+    for line in lines[1:]:
+        if line["type"] == "action":
+            yield line, False
+        elif line["type"] == "hand":
+            yield None, True
+
+
+def _lines_of_steps(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The event lines of each step (as :func:`_steps` counts them)."""
+    steps: list[list[dict[str, Any]]] = []
+    for line in lines[1:]:
+        if line["type"] in ("action", "hand") or not steps:
+            steps.append([])
+        if line["type"] != "action":
+            steps[-1].append(line)
+    return steps
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium, headless, driven by playwright. Without either the tests are skipped
+    on a developer's machine but fail in CI (``CI`` set), where they must run."""
+    missing = [name for name, there in (("playwright", sync_playwright), ("chromium", CHROMIUM))
+               if there is None]
+    if missing:
+        message = f"{' and '.join(missing)} missing: {SETUP}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser: Any, lines: list[dict[str, Any]], path: Path) -> tuple[Page, list[str]]:
+    write_html(lines, path)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"error: {error}"))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+
+    def only_the_file(route: Any) -> None:
+        if route.request.url != path.as_uri():
+            problems.append(f"the page asked for {route.request.url}")
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/*", only_the_file)
+    page.goto(path.as_uri())
+    return page, problems
+
+
+READ_TABLE = """() => {
+  const codes = (nodes) => Array.from(nodes, (n) => Number(n.dataset.card));
+  const seats = [0, 1, 2, 3].map((s) => document.querySelector(`.seat[data-seat="${s}"]`));
+  return {
+    step: Number(document.body.dataset.step),
+    hands: seats.map((s) => codes(s.querySelectorAll(".hand .card[data-card]"))),
+    backs: seats.map((s) => s.querySelectorAll(".hand .card.back").length),
+    dealt: seats.map((s) => codes(s.querySelectorAll(".dealt .card[data-card]"))),
+    trick: [0, 1, 2, 3].map((s) => codes(document.querySelectorAll(`.spot[data-seat="${s}"] .card`))),
+    kitty: codes(document.querySelectorAll("#kitty .card[data-card]")),
+    winner: Array.from(document.querySelectorAll(".spot.winner"), (n) => Number(n.dataset.seat)),
+    status: document.getElementById("status").innerText,
+    text: document.body.innerText,
+  };
+}"""
+
+
+def _defenders_points(status: str) -> int | None:
+    found = re.search(r"team \d: (-?\d+) points", status)
+    return None if found is None else int(found.group(1))
+
+
+def test_stepping_through_a_whole_hand_shows_what_the_engine_holds_at_every_step(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Every step of the first hand and into the second, forward by the arrow key and the
+    button: each seat's cards (in the engine's arrangement), the trick on the table and its
+    winner, the defenders' points; then back to the start by ←. Screenshots are taken mid-hand
+    and at the hand's end (pytest keeps them: its basetemp, test_stepping_through…/*.png)."""
+    lines = _record("classic", seed=5, hands=2)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    header = lines[0]
+    match = Match(preset(header["preset"]), header["seed"], header["max_hands"])
+    seen_at_start = page.evaluate(READ_TABLE)
+    tricks_checked = 0
+    for number, (action, begins_hand) in enumerate(_steps(lines)):
+        if number > 0:
+            (page.keyboard.press("ArrowRight") if number % 3 else page.click("#next"))
+        shown = page.evaluate(READ_TABLE)
+        assert shown["step"] == number
+        ended_hand = False
+        if action is not None:
+            hand = match.number
+            match.apply(action["seat"], parse_action(action["action"], match.hand.level))
+            ended_hand = match.number != hand
+        if ended_hand:  # the hand is scored: every card was played
+            assert shown["hands"] == [[], [], [], []]
+            assert f"the defenders have {match.records[-1].total}" in shown["text"]
+            over = next(line for line in lines if line["type"] == "hand_over")
+            assert [sorted(d) for d in shown["dealt"]] == [
+                sorted(int(c) for c in parse_cards(cards)) for cards in over["dealt"]
+            ]
+            if match.number == 1 and begins_hand is False:
+                page.screenshot(path=str(tmp_path / "hand-over.png"))
+            continue
+        if match.number == 1 and not begins_hand:
+            break  # into the second hand: done
+        assert shown["hands"] == [[int(c) for c in match.hand.hand(s)] for s in range(4)], number
+        assert shown["backs"] == [0, 0, 0, 0] and shown["dealt"] == [[], [], [], []]
+        play = match.hand.play
+        if play is None:
+            assert shown["trick"] == [[], [], [], []]
+            continue
+        view = observe(match, 0)
+        assert _defenders_points(shown["status"]) == view.defenders_points + view.throw_penalties
+        trick = play.trick if play.trick.plays else play.last_trick
+        if trick is None:  # the trump is fixed, nobody has led
+            assert shown["trick"] == [[], [], [], []]
+            continue
+        played = dict(trick.plays)
+        assert [sorted(shown["trick"][s]) for s in range(4)] == [
+            sorted(int(c) for c in played.get(s, ())) for s in range(4)
+        ]
+        assert shown["winner"] == ([] if trick is play.trick else [trick.winner])
+        tricks_checked += trick is not play.trick
+        if tricks_checked == 4 and trick is not play.trick:
+            page.screenshot(path=str(tmp_path / "mid-hand.png"))
+    assert tricks_checked >= 10
+    assert (tmp_path / "mid-hand.png").stat().st_size > 10_000
+    for _ in range(number):
+        page.keyboard.press("ArrowLeft")
+    assert page.evaluate(READ_TABLE)["hands"] == seen_at_start["hands"]
+    assert page.evaluate(READ_TABLE)["step"] == 0
+    assert problems == []
+
+
+def test_a_seats_view_shows_its_own_cards_and_notes_and_nothing_of_the_others(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Seat 1's view of a hidden-bid (暗炒) game, step by step up to the card play and into
+    it: its own cards face up, the others' as backs (as many as they hold), its own notes and
+    never another seat's, and no other seat's hidden bid. The all-hands view then shows every
+    note."""
+    lines = _record("anchao", seed=3, hands=1)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("1")
+    header = lines[0]
+    match = Match(preset(header["preset"]), header["seed"], header["max_hands"])
+    hidden_bids = [
+        line["bid"] for line in lines if line["type"] == "declare" and line.get("to") == [line["seat"]]
+    ]
+    plays = 0
+    kitty_seen = False  # seat 1 knows the kitty's cards: it buried them, or they were turned
+    lines_of_step = _lines_of_steps(lines)
+    for number, (action, _) in enumerate(_steps(lines)):
+        kitty_seen = kitty_seen or any(
+            (line["type"] == "bury" and line["seat"] == 1) or line["type"] == "kitty_turned"
+            for line in lines_of_step[number]
+        )
+        if number > 0:
+            page.keyboard.press("ArrowRight")
+        if action is not None:
+            match.apply(action["seat"], parse_action(action["action"], match.hand.level))
+        shown = page.evaluate(READ_TABLE)
+        assert shown["step"] == number
+        held = [[int(c) for c in match.hand.hand(s)] for s in range(4)]
+        assert shown["hands"] == [[], held[1], [], []]
+        assert shown["backs"] == [len(held[0]), 0, len(held[2]), len(held[3])]
+        if not kitty_seen:
+            assert shown["kitty"] == [], number
+        assert "note-of-seat-0" not in shown["text"] and "note-of-seat-2" not in shown["text"]
+        assert "note-of-seat-3" not in shown["text"]
+        for line in lines:
+            if line["type"] == "declare" and line.get("to") == [line["seat"]] and line["seat"] != 1:
+                assert f"declares {line['bid']}" not in shown["text"]
+        if action is not None and action["seat"] == 1 and "note-of" in action.get("note", ""):
+            assert action["note"] in shown["text"]
+        plays += match.hand.play is not None
+        if plays == 12:
+            break
+    assert plays == 12, "the card play was reached"
+    assert "note-of-seat-1" in page.evaluate("document.body.innerText")
+    assert hidden_bids, "the game has hidden bids to keep"
+    page.keyboard.press("a")
+    text = page.evaluate("document.body.innerText")
+    assert "note-of-seat-0" in text and "note-of-seat-3" in text
+    assert problems == []
+
+
+def _whole_record(name: str, seed: int) -> list[dict[str, Any]]:
+    match = Match(PRESETS[name], seed=seed)
+    rng = random.Random(seed)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    return list(record_lines(match, bots=("alpha", "beta", "alpha", "beta")))
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_whole_match_of_every_preset_opens_and_steps_to_its_end(
+    browser: Any, tmp_path: Path, name: str
+) -> None:
+    """A whole match (every hand, 扛旗 and redeals where the preset has them): the page opens,
+    its last step shows the teams' final levels and the hand count, the hand keys move by
+    whole hands, and no script error happens anywhere."""
+    lines = _whole_record(name, seed=7)
+    result = lines[0]["result"]
+    hands = sum(line["type"] == "hand" for line in lines)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("End")
+    shown = page.evaluate(READ_TABLE)
+    assert f"hand\t{hands} of {hands}" in shown["status"]
+    for team in (0, 1):
+        place = result["progress"][team]
+        level = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"][place % 13]
+        row = rf"team {team} \(seats {team}, {team + 2}\)\tlevel {level}\b"
+        assert re.search(row, shown["status"]), (row, shown["status"])
+    for _ in range(hands):  # the last hand's start first, then a hand back each
+        page.keyboard.press("PageUp")
+    assert page.evaluate(READ_TABLE)["step"] == 0
+    page.keyboard.press("PageDown")
+    assert "hand\t2 of" in page.evaluate(READ_TABLE)["status"]
+    for view in "0123a":
+        page.keyboard.press(view)
+    assert problems == []
+
+
+def test_a_game_cut_short_mid_trick_shows_how_far_it_went(browser: Any, tmp_path: Path) -> None:
+    """A game stopped in its second hand, inside a trick: the last step shows that trick as far
+    as it went and the cards still held, and the header says it was stopped."""
+    match = Match(PRESETS["classic"], seed=5, max_hands=3)
+    rng = random.Random(5)
+    while match.number < 1 or match.hand.play is None or len(match.hand.play.tricks) < 3:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    while len(match.hand.play.trick.plays) < 2:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    lines = list(record_lines(match, bots=("alpha", "beta", "alpha", "beta")))
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("End")
+    shown = page.evaluate(READ_TABLE)
+    assert shown["hands"] == [[int(c) for c in match.hand.hand(s)] for s in range(4)]
+    played = dict(match.hand.play.trick.plays)
+    assert [sorted(shown["trick"][s]) for s in range(4)] == [
+        sorted(int(c) for c in played.get(s, ())) for s in range(4)
+    ]
+    assert "undecided after 1 hand: not finished" in page.inner_text("#verdict")
+    assert problems == []
+
+
+def test_the_page_opens_at_the_hand_and_in_the_view_asked(browser: Any, tmp_path: Path) -> None:
+    lines = _record("classic", seed=5, hands=2)
+    path = tmp_path / "game.html"
+    write_html(lines, path, seat=2, hand=2)
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    shown = page.evaluate(READ_TABLE)
+    assert "hand\t2 of 2" in shown["status"] and page.evaluate("document.body.dataset.view") == "2"
+    assert shown["hands"][0] == [] and shown["hands"][2] and shown["backs"][0] > 0
+
+
+def _embedded(page: str, element: str) -> Any:
+    start = page.index(f'<script type="application/json" id="{element}">') + len(
+        f'<script type="application/json" id="{element}">'
+    )
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+def test_show_html_writes_the_page_of_a_record_file_or_a_stored_game(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """`arena show RECORD --html PATH` and `arena show DB GAME --html PATH --seat 2 --hand 2`:
+    the page holds the record exactly (notes that try to end the script included) and opens
+    where asked; a PATH in no folder is one line and exit code 2."""
+    lines = _record("classic", seed=5, hands=2)
+    record_file = tmp_path / "game.jsonl"
+    write_file(record_file, lines)
+    assert main(["show", str(record_file), "--html", str(tmp_path / "a.html")]) == 0
+    assert f"wrote {tmp_path / 'a.html'}" in capsys.readouterr().err
+    page = (tmp_path / "a.html").read_text(encoding="utf-8")
+    assert _embedded(page, "record") == lines
+    assert _embedded(page, "start") == {"view": "all", "hand": 0}
+
+    database = tmp_path / "results.sqlite"
+    key = GameKey("alpha", "beta", 1, False)
+    db = ResultsDB(database)
+    db.add(GameRow(key, score_a=1.0, hands=2, levels_a=3, levels_b=0, defended_a=1, points_a=80,
+                   defended_b=1, points_b=40, strikes_a=0, strikes_b=0, illegal_a=0, illegal_b=0,
+                   crashes_a=0, crashes_b=0, forfeit=None, reason="played to the end", errors="",
+                   seconds=1.0, void=None))  # fmt: skip
+    db.add_record(key, pack(lines))
+    db.release_deal(1)
+    db.close()
+    argv = ["show", str(database), "alpha-beta-d1-a", "--html", str(tmp_path / "b.html")]
+    assert main([*argv, "--seat", "2", "--hand", "2"]) == 0
+    page = (tmp_path / "b.html").read_text(encoding="utf-8")
+    assert _embedded(page, "record") == lines
+    assert _embedded(page, "start") == {"view": 2, "hand": 1}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["show", str(record_file), "--html", str(tmp_path / "nope" / "c.html")])
+    assert exit_.value.code == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "argument --html" in said[0] and "there is no folder" in said[0]
+
+
+def test_the_page_needs_nothing_but_itself() -> None:
+    """No address to fetch anything from: no src, href, url(), import or http in the page."""
+    page = render_html(_record("hefei", seed=2, hands=1))
+    assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
+    assert page.count("<script") == 4  # the record, the arrangements, where to start, the viewer
