@@ -11,7 +11,12 @@ import grpc
 from chaodipi.arena.report.transcript import Transcript
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi.arena.v2.convert import MatchEnd, event_from_message, match_end_from_message
+from chaodipi.arena.v2.convert import (
+    MatchEnd,
+    event_from_message,
+    match_end_from_message,
+    watch_request,
+)
 from chaodipi.engine.cards import Rank
 from chaodipi.engine.events import Event, HandOver
 from chaodipi.engine.match import Ending
@@ -31,7 +36,7 @@ def open_watch(
     else:
         channel = grpc.insecure_channel(address)
     stub = arena_pb2_grpc.ArenaServiceStub(channel)
-    return channel, stub.Watch(pb.WatchRequest(table=table, token=token))
+    return channel, stub.Watch(watch_request(table, token))
 
 
 class LiveRecord:

@@ -112,6 +112,7 @@ __all__ = [
     "strike",
     "unsupported_version",
     "view_from_snapshot",
+    "watch_request",
     "watched",
     "welcome",
 ]
@@ -593,6 +594,11 @@ def hello(ticket: str, bot_name: str = "") -> pb.PlayRequest:
     """A ``Play`` stream's first message: the seat's ticket, this protocol's version."""
     message = pb.Hello(ticket=ticket, protocol_version=PROTOCOL_VERSION, bot_name=bot_name)
     return pb.PlayRequest(hello=message)
+
+
+def watch_request(table: str, token: str) -> pb.WatchRequest:
+    """A spectator's request to follow ``table``, with the server's spectator token."""
+    return pb.WatchRequest(table=table, token=token)
 
 
 def answer(decision_id: int, action: Action, note: str = "") -> pb.PlayRequest:
