@@ -30,6 +30,7 @@ session with the same token and instance id), and failures as one line
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -40,6 +41,7 @@ from chaodipi.arena.v2 import convert
 from chaodipi.bot.errors import BotError
 from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat
 from chaodipi.bot.session import SessionResult, play_session
+from chaodipi.bot.thinking import Placement
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -132,6 +134,7 @@ def run_bot(
     margin_ms: int = 150,
     on_message: Callable[[pb.PlayResponse], None] | None = None,
     exit_on_error: bool = True,
+    decide_in_thread: bool | None = None,
 ) -> MatchResult | SessionResult:
     """Play what the arena offers: a session's games (a token), or one seat (a ticket).
 
@@ -195,17 +198,21 @@ def run_bot(
         name = known.name if name is None else name
         wait_for_arena = known.wait_for_arena if wait_for_arena is None else wait_for_arena
     assert address is not None and name is not None and wait_for_arena is not None
+    placement = Placement(decide_in_thread)
     try:
         if ticket:
-            return _play_ticket(
-                make(),
-                address,
-                ticket,
-                name,
-                root_certificate,
-                Retries(reconnects=reconnects, wait_s=wait_for_arena, address=address),
-                margin_ms,
-                on_message,
+            return asyncio.run(
+                _play_ticket(
+                    make(),
+                    address,
+                    ticket,
+                    name,
+                    root_certificate,
+                    Retries(reconnects=reconnects, wait_s=wait_for_arena, address=address),
+                    margin_ms,
+                    on_message,
+                    placement,
+                )
             )
         if not token:
             raise SystemExit(
@@ -216,17 +223,20 @@ def run_bot(
         capacity = DEFAULT_CAPACITY if capacity is None else capacity
         if capacity < 1:
             raise SystemExit(f"capacity (--capacity) must be at least 1, not {capacity}")
-        return play_session(
-            make,
-            address=address,
-            token=token,
-            name=name,
-            capacity=capacity,
-            root_certificate=root_certificate,
-            reconnects=reconnects,
-            wait_s=wait_for_arena,
-            margin_ms=margin_ms,
-            on_message=on_message,
+        return asyncio.run(
+            play_session(
+                make,
+                address=address,
+                token=token,
+                name=name,
+                capacity=capacity,
+                root_certificate=root_certificate,
+                reconnects=reconnects,
+                wait_s=wait_for_arena,
+                margin_ms=margin_ms,
+                on_message=on_message,
+                placement=placement,
+            )
         )
     except BotError as err:
         if exit_on_error:
@@ -275,7 +285,7 @@ def _per_game(decide: Decide | None, new_game: Callable[[], Decide] | None) -> C
     raise TypeError("run_bot: give decide, or new_game (a function making a decide per game)")
 
 
-def _play_ticket(
+async def _play_ticket(
     decide: Decide,
     address: str,
     ticket: str,
@@ -284,13 +294,14 @@ def _play_ticket(
     retries: Retries,
     margin_ms: int,
     on_message: Callable[[pb.PlayResponse], None] | None,
+    placement: Placement,
 ) -> MatchResult:
     """One seat until its match ends, a fresh channel for each connection."""
-    seat = Seat(decide, margin_ms / 1000, on_message)
+    seat = Seat(decide, margin_ms / 1000, on_message, placement)
     hello = convert.hello(ticket, name)
 
-    def play_once() -> MatchResult:
-        with open_channel(address, root_certificate) as channel:
-            return seat.play_once(channel, hello)
+    async def play_once() -> MatchResult:
+        async with open_channel(address, root_certificate) as channel:
+            return await seat.play_once(channel, hello)
 
-    return play_seat(play_once, seat, retries, contacted=False)
+    return await play_seat(play_once, seat, retries, contacted=False)
