@@ -4,9 +4,9 @@
 
 * ``$ARENA_TOKEN`` (or ``--token-file PATH``): a *session*. The process enters the arena once
   and is offered seats game after game, several at once (``--capacity``, default 4), each
-  played on its own stream and thread; when the arena wants no more games it finishes the
-  ones in hand and returns a :class:`~chaodipi.bot.session.SessionResult`
-  (:mod:`chaodipi.bot.session`).
+  played on its own stream (a task on the process's one asyncio event loop); when the arena
+  wants no more games it finishes the ones in hand and returns a
+  :class:`~chaodipi.bot.session.SessionResult` (:mod:`chaodipi.bot.session`).
 * ``$ARENA_TICKET``: one seat of one game (the arena's ``fresh = true`` bots, and ``arena
   serve``'s printed tickets); it returns that game's :class:`MatchResult`.
 
@@ -19,9 +19,10 @@ server sends on every (re)connect, carried forward by the events each Decision b
 (:func:`chaodipi.engine.follow.follow`). ``decide`` gets that view with ``view.legal`` (the engine's
 :class:`~chaodipi.engine.actions.LegalActions`: iterate it, test with ``in``) and returns an engine
 action. Everything else is here: the arguments (``--address``, ``--token-file``,
-``--capacity``, ``--name``, ``--wait-for-arena``), Hello, the deadline guard (``decide`` runs
-in a worker thread; ``margin_ms`` before the deadline a safe legal action goes instead),
-actions that are not legal (replaced by a safe one, with a warning on stderr), refusals,
+``--capacity``, ``--name``, ``--wait-for-arena``), Hello, where ``decide`` runs (inline once
+it has shown itself quick, else in a worker thread under the deadline guard: ``margin_ms``
+before the deadline a safe legal action goes instead; :mod:`chaodipi.bot.thinking`), refusals
+(an illegal action is sent as it is: the server refuses it, and a safe one goes instead),
 waiting for an arena that does not listen yet, reconnects (a seat with the same ticket, a
 session with the same token and instance id), and failures as one line
 (:mod:`chaodipi.bot.errors`).
@@ -143,10 +144,10 @@ def run_bot(
     (default 4), play each seat it offers, and return a :class:`SessionResult` once the arena wants
     no more games and the games in hand are over (see :mod:`chaodipi.bot.session`).
 
-    ``decide(view)`` answers every decision, of every game; in a session it is called from
-    several threads at once, one per game. Or give ``new_game``, called once per game (in
-    that game's thread), returning the ``decide`` for that game: a class with ``__call__``
-    keeps per-game state without any bookkeeping::
+    ``decide(view)`` answers every decision, of every game; in a session it may be called
+    from several threads at once (each game's worker thread). Or give ``new_game``, called
+    once per game (as its stream opens), returning the ``decide`` for that game: a class with
+    ``__call__`` keeps per-game state without any bookkeeping::
 
         class Counting:
             def __init__(self) -> None:
@@ -164,8 +165,14 @@ def run_bot(
     are ignored), then to the environment: ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``,
     ``$ARENA_TICKET`` (:func:`bot_arguments`). A token or ticket on the command line works, with
     a one-line warning on stderr: other users can read it there. A ticket wins over a token.
-    ``decide`` runs in a worker thread: without an answer ``margin_ms`` before the deadline, a
-    safe legal action goes instead (pass, or the first cards the legal set lists). Until the
+    ``decide_in_thread`` says where ``decide`` runs (:mod:`chaodipi.bot.thinking`): ``None``
+    (the default) in a worker thread until 8 calls in a row took at most 5 ms each, then inline
+    on the SDK's event loop until one is slower; ``True`` always in the worker thread; ``False``
+    always inline. In the worker thread, without an answer ``margin_ms`` before the deadline, a
+    safe legal action goes instead (pass, or the first cards the legal set lists); an inline
+    ``decide`` is never interrupted. What ``decide`` returns is sent as it is: the server
+    checks it, and answers an illegal action with a refusal, after which a safe legal action
+    goes instead (what is no action at all is replaced at once, with a line on stderr). Until the
     arena first answers, a refused connection is tried again for up to ``wait_for_arena``
     seconds (default 30: the arena may not listen yet), with one line on stderr. After that, a
     dropped stream is opened again up to ``reconnects`` times in a row (a seat with its ticket,

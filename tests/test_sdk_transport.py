@@ -14,7 +14,7 @@ import pytest
 from chaodipi.bot import Action, MatchResult, Pass, SeatView, run_bot
 from chaodipi.bot.thinking import FAST_S, PROBE, Placement
 
-from .server_support import Recording, config, random_bot, run_tables
+from .server_support import Bot, Recording, config, random_bot, run_tables
 
 
 class Where:
@@ -31,7 +31,7 @@ class Where:
         self.inline.append(threading.get_ident() == self.loop_thread)
         return view.legal.sample(self.rng)
 
-    def bot(self, **options: object):  # type: ignore[no-untyped-def]
+    def bot(self, decide_in_thread: bool | None = None) -> Bot:
         def play(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
             self.loop_thread = threading.get_ident()
             return run_bot(
@@ -40,15 +40,15 @@ class Where:
                 ticket=ticket,
                 on_message=recording.messages.append,
                 exit_on_error=False,
-                **options,  # type: ignore[arg-type]
+                decide_in_thread=decide_in_thread,
             )
 
         return play
 
 
-def play_two_hands(bot: object) -> None:
+def play_two_hands(bot: Bot) -> None:
     cfg = config("classic", seed=3, max_hands=2)
-    results, recordings = run_tables([cfg], [[bot, random_bot, random_bot, random_bot]])  # type: ignore[list-item]
+    results, recordings = run_tables([cfg], [[bot, random_bot, random_bot, random_bot]])
     assert results[0].reason == "played to the end"
     assert all(r.error is None for r in recordings[0]), [r.error for r in recordings[0]]
     assert all(s.strikes == 0 for s in results[0].seats)
