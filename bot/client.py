@@ -34,8 +34,10 @@ import argparse
 import asyncio
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
@@ -208,7 +210,7 @@ def run_bot(
     placement = Placement(decide_in_thread)
     try:
         if ticket:
-            return asyncio.run(
+            return _run(
                 _play_ticket(
                     make(),
                     address,
@@ -230,7 +232,7 @@ def run_bot(
         capacity = DEFAULT_CAPACITY if capacity is None else capacity
         if capacity < 1:
             raise SystemExit(f"capacity (--capacity) must be at least 1, not {capacity}")
-        return asyncio.run(
+        return _run(
             play_session(
                 make,
                 address=address,
@@ -249,6 +251,33 @@ def run_bot(
         if exit_on_error:
             raise SystemExit(str(err)) from None
         raise
+
+
+_Result = TypeVar("_Result")
+
+
+def _run(play: Coroutine[Any, Any, _Result]) -> _Result:
+    """``play`` on an event loop of its own: this thread's, or, when this thread already runs
+    one (``run_bot`` called from async code, a notebook), a thread's of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(play)
+    outcome: list[_Result] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(play))
+        except BaseException as err:  # raised in the caller's thread
+            failure.append(err)
+
+    thread = threading.Thread(target=run, name="run_bot")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def _token(known: argparse.Namespace, words: list[str]) -> str:

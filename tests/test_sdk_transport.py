@@ -6,6 +6,7 @@ a thread of its own, whose event loop is that thread. No test waits for a length
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 
@@ -14,7 +15,7 @@ import pytest
 from chaodipi.bot import Action, MatchResult, Pass, SeatView, run_bot
 from chaodipi.bot.thinking import FAST_S, PROBE, Placement
 
-from .server_support import Bot, Recording, config, random_bot, run_tables
+from .server_support import Bot, Recording, config, random_bot, random_decide, run_tables
 
 
 class Where:
@@ -164,3 +165,23 @@ def test_an_exception_in_an_inline_decide_is_raised_by_run_bot() -> None:
     cfg = config("classic", seed=6, decision_ms=200, bank_ms=0, max_strikes=1)
     run_tables([cfg], [[bot, random_bot, random_bot, random_bot]])
     assert [str(e) for e in errors] == ["a bug in the bot"]
+
+
+def test_run_bot_called_from_async_code_plays_on_a_loop_of_its_own() -> None:
+    """``run_bot`` inside a running asyncio loop (a notebook, an async program) still plays:
+    its event loop runs in a thread of its own."""
+    played: list[MatchResult] = []
+
+    def bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
+        async def inside_a_loop() -> None:
+            result = run_bot(random_decide(random.Random(seat)), address=address, ticket=ticket)
+            assert isinstance(result, MatchResult)
+            played.append(result)
+
+        asyncio.run(inside_a_loop())
+
+    results, recordings = run_tables(
+        [config("classic", seed=7)], [[bot, random_bot, random_bot, random_bot]]
+    )
+    assert results[0].reason == "played to the end"
+    assert recordings[0][0].error is None and len(played) == 1
