@@ -179,7 +179,7 @@ def run_bot(
     seconds (default 30: the arena may not listen yet), with one line on stderr. After that, a
     dropped stream is opened again up to ``reconnects`` times in a row (a seat with its ticket,
     a session with its token and instance id). ``on_message`` sees every server message on the
-    seats' streams (for logs and tests; in a session, from several threads).
+    seats' streams (for logs and tests), on the SDK's event loop (one thread).
 
     When the arena refuses the ticket or the token, cannot be reached, or the session or seat
     is lost, ``run_bot`` exits with one line saying what was wrong and what to do
