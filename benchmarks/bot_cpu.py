@@ -13,7 +13,8 @@ included), its context switches, and the CPU of each thread still alive (``/proc
 gRPC's native threads included; threads that ended are the rest). CPU per decision is the
 difference between the long and the short run divided by the difference in decisions, so the
 start-up (imports, connecting) cancels out. Prints one line per repeat and SDK, the median
-and least per SDK, and a JSON line; the arena process is not measured here.
+and least per SDK, and a JSON line; the arena process is not measured here. Once this SDK is
+on ``main``, compare it with an older commit: ``--before COMMIT``.
 """
 
 from __future__ import annotations
