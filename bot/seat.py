@@ -242,21 +242,21 @@ class Seat:
         MatchOver (``grpc.RpcError`` or ``ConnectionError`` if it ends before)."""
         call = arena_pb2_grpc.ArenaServiceStub(channel).Play()
         try:
-            await call.write(hello)
+            await _send(call, hello)
             while (message := await call.read()) is not grpc.aio.EOF:
                 assert isinstance(message, pb.PlayResponse)
                 self.messages += 1
                 if self.on_message is not None:
                     self.on_message(message)
                 if message.WhichOneof("response") == "decision":
-                    await call.write(await self.answer(message.decision))
+                    await _send(call, await self.answer(message.decision))
                     continue
                 answer = self.read(message)
                 if isinstance(answer, MatchResult):
                     await call.done_writing()
                     return answer
                 if answer is not None:
-                    await call.write(answer)
+                    await _send(call, answer)
         finally:
             if not call.done():
                 call.cancel()
@@ -337,3 +337,18 @@ class Seat:
             reward=end.reward,
             view=view,
         )
+
+
+async def _send(
+    call: grpc.aio.StreamStreamCall[pb.PlayRequest, pb.PlayResponse], message: pb.PlayRequest
+) -> None:
+    """Write ``message``; if the server has ended the stream meanwhile (its status came while
+    ``decide`` thought), raise what reading it says: the status as a ``grpc.RpcError``, or
+    ``ConnectionError`` for an end without an error (grpc.aio's write says only
+    ``InvalidStateError``)."""
+    try:
+        await call.write(message)
+    except asyncio.InvalidStateError:
+        if await call.read() is grpc.aio.EOF:  # raises the stream's status if not OK
+            raise ConnectionError("the server ended the stream before the match was over") from None
+        raise

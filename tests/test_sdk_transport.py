@@ -9,11 +9,20 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+from collections.abc import Callable
 
+import grpc
+import grpc.aio
 import pytest
 
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import convert
 from chaodipi.bot import Action, MatchResult, Pass, SeatView, run_bot
+from chaodipi.bot.seat import Retries, Seat, play_seat
 from chaodipi.bot.thinking import FAST_S, PROBE, Placement
+from chaodipi.engine.match import Ending, Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.view import observe
 
 from .server_support import Bot, Recording, config, random_bot, random_decide, run_tables
 
@@ -185,3 +194,95 @@ def test_run_bot_called_from_async_code_plays_on_a_loop_of_its_own() -> None:
     )
     assert results[0].reason == "played to the end"
     assert recordings[0][0].error is None and len(played) == 1
+
+
+class ScriptedCall:
+    """A ``Play`` call that plays back server messages and then ends with a status; once it
+    has ended, a write raises what grpc.aio raises then (``InvalidStateError``)."""
+
+    def __init__(self, messages: list[pb.PlayResponse], status: grpc.StatusCode | None) -> None:
+        self.messages = messages
+        self.status = status
+        """The status the call ends with after its messages (``None``: it stays open)."""
+        self.written: list[pb.PlayRequest] = []
+        self.ended = False
+
+    async def write(self, message: pb.PlayRequest) -> None:
+        if self.ended:
+            raise asyncio.InvalidStateError("RPC already finished.")
+        self.written.append(message)
+
+    async def read(self) -> pb.PlayResponse | object:
+        if self.messages:
+            return self.messages.pop(0)
+        self.ended = True
+        if self.status is None or self.status == grpc.StatusCode.OK:
+            return grpc.aio.EOF
+        meta = grpc.aio.Metadata()
+        raise grpc.aio.AioRpcError(self.status, meta, meta, details="dropped by the test")
+
+    def done(self) -> bool:
+        return self.ended
+
+    def cancel(self) -> bool:
+        self.ended = True
+        return True
+
+    async def done_writing(self) -> None:
+        return None
+
+
+class ScriptedChannel:
+    """Hands out the scripted calls, one per ``Play`` stream opened."""
+
+    def __init__(self, calls: list[ScriptedCall]) -> None:
+        self.calls = calls
+
+    def stream_stream(self, method: str, **_: object) -> Callable[[], ScriptedCall]:
+        return lambda: self.calls.pop(0)  # Play
+
+    def unary_unary(self, method: str, **_: object) -> None:
+        return None  # the stub's other methods, never called here
+
+    unary_stream = unary_unary
+
+
+def test_a_stream_the_server_ended_while_decide_thought_is_opened_again() -> None:
+    """The server ends the stream (UNAVAILABLE) while a Decision is being decided: the answer's
+    write finds the call over (grpc.aio raises ``InvalidStateError`` there, not the status),
+    the seat reads the status, reconnects with its ticket and plays on to the match's end."""
+    match = Match(PRESETS["classic"], seed=7, max_hands=1)
+    seat = match.to_play
+    view = observe(match, seat)
+    legal = convert.legal_message(match.legal_actions(seat))
+    decision = convert.decision(
+        1, events=[], legal=legal, deadline_s=60, bank_s=0, strikes=0, cursor=view.cursor
+    )
+    first = ScriptedCall([convert.snapshot(view), decision], grpc.StatusCode.UNAVAILABLE)
+    end = convert.MatchEnd(Ending.STOPPED, "stopped by the test", None, 0, (0, 0), None, 0)
+    again = ScriptedCall(
+        [convert.snapshot(view), decision, convert.match_over(end, [])], grpc.StatusCode.OK
+    )
+    channel = ScriptedChannel([first, again])
+
+    def decide(view: SeatView) -> Action:
+        first.ended = True  # the server's status came while deciding
+        assert view.legal is not None
+        return view.legal.default()
+
+    player = Seat(decide, 0.15, None)
+    hello = convert.hello("t1/0/secret")
+    retries = Retries(reconnects=1, wait_s=0, address="scripted")
+
+    async def play() -> MatchResult:
+        return await play_seat(
+            lambda: player.play_once(channel, hello),  # type: ignore[arg-type]
+            player,
+            retries,
+            contacted=True,
+        )
+
+    result = asyncio.run(play())
+    assert result.reason == "stopped by the test"
+    assert [m.WhichOneof("request") for m in first.written] == ["hello"]
+    assert [m.WhichOneof("request") for m in again.written] == ["hello", "answer"]
