@@ -42,6 +42,8 @@ def siblings() -> list[dict[str, object]]:
         except (OSError, ValueError):
             continue  # it exited meanwhile
         argv = [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+        if not argv:
+            continue  # exiting (its memory already gone, not yet a zombie): no command line
         found.append({"pid": int(entry.name), "argv": argv})
     return found
 
