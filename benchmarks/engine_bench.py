@@ -19,7 +19,7 @@ for stable numbers::
     taskset -c 0 python3 benchmarks/engine_bench.py --seconds 3
 
 With ``--compare-rlcard PYTHON`` (a python that can import rlcard, e.g.
-``/work/rlcard-venv/bin/python``) it also runs ``benchmarks/rlcard_doudizhu.py`` in a subprocess
+``~/rlcard-venv/bin/python``) it also runs ``benchmarks/rlcard_doudizhu.py`` in a subprocess
 for the same time and prints our self-play actions/s over RLCard's Dou Dizhu random-play
 actions/s. The games differ (and RLCard encodes an observation every step), so the ratio is a
 rough yardstick, not a like-for-like comparison.

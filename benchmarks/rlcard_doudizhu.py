@@ -7,7 +7,7 @@ feature array, as RLCard's own RandomAgent uses it), and counts env.step() calls
 encoding, since that is what its env always does. Prints one JSON line so the
 engine benchmark can report a ratio measured in the same run, e.g.:
 
-    taskset -c 0 /work/rlcard-venv/bin/python benchmarks/rlcard_doudizhu.py --seconds 5
+    taskset -c 0 ~/rlcard-venv/bin/python benchmarks/rlcard_doudizhu.py --seconds 5
 
 rlcard is deliberately not a project dependency; run this with a separate venv.
 """

@@ -92,8 +92,8 @@ BAD_ARGUMENTS = [
     (["serve", "--plaintext", "--address", "no-such-host.invalid:5"], "no such host"),
     (["run", "{tmp}/nope.toml"], "cannot read"),
     (["run", "{config}", "--sprt", "1,2"], "elo0,elo1,alpha,beta"),
-    (["run", "{config}", "--sprt", "nan,50,0.05,0.05"], "elo0,elo1,alpha,beta"),
-    (["run", "{config}", "--csv", "/nope/r.csv"], "argument --csv: /nope/r.csv"),
+    (["run", "{config}", "--sprt", "nan,50,0.05,0.05"], "argument --sprt: need elo0 < elo1"),
+    (["run", "{config}", "--csv", "{file}"], "argument --csv: {file}: {file} is a file"),
     (["run", "{config}", "--log-level", "loud"], "argument --log-level: invalid choice"),
     (["run", "{config}", "--host", "a b"], "argument --host: 'a b' is not a host name"),
     (["run", "{config}", "--host", "no-such-host.invalid"], "--host/--port: cannot listen"),
@@ -108,9 +108,29 @@ BAD_ARGUMENTS = [
     (["run", "{config}", "--preset", "nope"], "preset: no preset 'nope'"),
     (["run", "{config}", "--hands", "-1"], "argument --hands: must be a whole number of at"),
     (["run", "{config}", "--deals", "0"], "deals: must be a whole number of at least 1"),
-    (["run", "{config}", "--concurrency", "0"], "argument --concurrency: must be a whole"),
+    (["run", "{config}", "--concurrency", "0"], "argument -j/--concurrency: must be a whole"),
+    (["run", "-b", "a=x", "-j", "0"], "argument -j/--concurrency: must be a whole"),
+    (["run", "--bot", "python3 bot.py"], "argument -b/--bot: write NAME=COMMAND"),
+    (["run", "--bot", "a="], "argument -b/--bot: write NAME=COMMAND"),
+    (["run", "--bot", "a=x 'y"], "argument -b/--bot: a: the command cannot be split"),
+    (["run"], "bots: name at least two, with --bot NAME=COMMAND"),
+    (["run", "-b", "a=x"], "bots: a tournament needs at least two bots"),
+    (["run", "-b", "a=x", "-b", "a=y"], "--bot a=…: a bot named 'a' is given twice"),
+    (["run", "-b", "a=x", "-b", "b=y", "--tc", "5"], "argument -t/--tc: write DECISION_MS"),
+    (["run", "-b", "a=x", "-b", "b=y", "--tc", "500+x"], "argument -t/--tc: write DECISION_MS"),
+    (["run", "-b", "a=x", "-b", "b=y", "--tc", "500", "--decision-ms", "300"], "--tc and --decision-ms both set decision_ms"),
+    (["run", "-b", "a=x", "--schedule", "swiss"], "argument --schedule: no schedule 'swiss'; choose one of round-robin, gauntlet"),
+    (["run", "-b", "a=x", "-b", "b=y", "--schedule", "gauntlet"], "gauntlet: name the bot that meets all others"),
+    (["run", "-b", "a=x", "--first-deal", "-1"], "argument --first-deal: must be a whole number of at least 0"),
+    (["run", "-b", "a=x", "--max-strikes", "0"], "argument --max-strikes: must be a whole number of at least 1"),
+    (["run", "-b", "a=x", "--decision-ms", "9"], "argument --decision-ms: must be a whole number of at least 10"),
+    (["run", "-b", "a=x", "--connect-timeout", "0"], "argument --connect-timeout: must be a positive number"),
+    (["run", "-b", "a=x", "-p", "nope"], "argument -p/--preset: no preset 'nope'"),
+    (["run", "-b", "a=x", "--report-every", "0"], "argument --report-every: must be a whole number"),
+    (["run", "-b", "a=x", "-d", "{tmp}"], "{tmp}: is a folder, not a database file"),
     (["report", "{tmp}/nope.sqlite"], "report:"),
-    (["report", "{tmp}/r.sqlite", "--csv", "/nope/r.csv"], "argument --csv: /nope/r.csv"),
+    (["report", "{tmp}/r.sqlite", "--csv", "{file}"], "argument --csv: {file}: {file} is a file"),
+    (["report", "{tmp}/r.sqlite", "--sprt", "0,50"], "argument --sprt: write elo0,elo1,alpha,beta"),
     (["report", "{tmp}/r.sqlite", "--plot", "{file}"], "is a file, not a folder"),
 ]
 
@@ -129,6 +149,7 @@ def test_a_bad_argument_is_one_line_and_exit_code_2(
     )
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")
     argv = [a.format(tmp=tmp_path, file=tmp_path / "file", config=config) for a in argv]
+    message = message.format(tmp=tmp_path, file=tmp_path / "file")
 
     def no_run(*args: object, **kwargs: object) -> None:
         raise AssertionError("the command started with a bad argument")

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import ast
 import doctest
+import email.parser
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import chaodipi.arena.extra
+from chaodipi.arena.cli.init import STARTER, starter_text
 from chaodipi.arena.extra import INSTALL_HINT, MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,3 +172,102 @@ def test_the_server_and_the_contract_import_nothing_of_the_sdk() -> None:
 def test_the_extra_modules_examples_hold() -> None:
     failed, attempted = doctest.testmod(chaodipi.arena.extra)
     assert (failed, attempted > 0) == (0, True)
+
+
+# -- what a pip install gets: the licence, the type markers, the starter of `arena init` -------
+
+
+def test_the_license_is_an_spdx_expression_with_its_file() -> None:
+    """PEP 639: ``license`` is an SPDX expression (the table form is deprecated), the file it
+    names is shipped, and no licence classifier contradicts it (setuptools refuses both)."""
+    assert PYPROJECT["license"] == "MIT"
+    assert PYPROJECT["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+    assert not [c for c in PYPROJECT["classifiers"] if c.startswith("License ::")]
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
+    assert build["requires"] == ["setuptools>=77"]  # the first to read an SPDX `license`
+
+
+def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Path) -> None:
+    """The wheel pip would install: the licence file and its SPDX expression in the metadata,
+    ``py.typed`` for the namespace and each typed package (PEP 561), and the files of ``arena
+    init``."""
+    source = tmp_path / "clone"  # the tracked files, as a clone has them: no build/ left over
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    for name in listed.stdout.decode("utf-8").split("\0"):
+        if name and (ROOT / name).is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).symlink_to((ROOT / name).readlink())
+        elif name and (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    done = subprocess.run(
+        [*pip_wheel, "-w", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("chaodipi_arena-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        headers = email.parser.Parser().parsestr(archive.read(metadata).decode("utf-8"))
+    for package in ("", "engine/", "bot/", "arena/"):
+        assert f"chaodipi/{package}py.typed" in names, package
+    for name in STARTER:
+        assert f"chaodipi/sample_bots/starter/{name}" in names, name
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)
+    assert headers["License-Expression"] == "MIT"
+    assert "Typing :: Typed" in headers.get_all("Classifier", [])
+
+
+def test_arena_init_writes_a_starter_that_plays_as_it_is(tmp_path: Path) -> None:
+    """``arena init DIR`` then the README's kind of command, from another folder: the starter
+    bot plays the sample bots and the games are stored beside the config."""
+    folder = tmp_path / "my tournament"  # a space: paths are never split
+    init = _arena("init", str(folder), cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    assert sorted(p.name for p in folder.iterdir()) == sorted(STARTER)
+    assert f"arena run '{folder / 'arena.toml'}'\n" in init.stdout  # to paste as it is
+    done = _arena("run", str(folder / "arena.toml"), "--deals", "1", cwd=ROOT / "docs")
+    assert done.returncode == 0, done.stderr
+    assert "Standings (6 games)" in done.stdout and "│ my_bot " in done.stdout
+    assert "vs random" in done.stdout and "vs heuristic" in done.stdout  # its pairings
+    assert "forfeit" not in done.stderr and "not legal" not in done.stderr
+    assert (folder / "results" / "arena.sqlite").is_file()
+
+
+def test_arena_init_never_overwrites(tmp_path: Path) -> None:
+    (tmp_path / "my_bot.py").write_text("mine", encoding="utf-8")
+    done = _arena("init", str(tmp_path), cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"arena init: {tmp_path / 'my_bot.py'} already there: nothing written (use another DIR)\n"
+    )
+    assert (tmp_path / "my_bot.py").read_text(encoding="utf-8") == "mine"
+    assert not (tmp_path / "arena.toml").exists()
+    done = _arena("init", str(tmp_path / "my_bot.py"), cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "is a file, not a folder" in done.stderr
+
+
+def test_the_starter_bot_is_the_documented_example() -> None:
+    """docs/writing-a-bot.md walks through examples/highest_card_bot.py: the starter bot is that
+    code under a comment that says what to change."""
+    example = (ROOT / "examples" / "highest_card_bot.py").read_text(encoding="utf-8")
+    starter = starter_text("my_bot.py")
+    assert starter.endswith(example)
+    header = starter.removesuffix(example).splitlines()
+    assert header and all(line.startswith("# ") for line in header)
+
+
+def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )

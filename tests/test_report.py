@@ -3,16 +3,19 @@ the SPRT inside the report, and plots of an unbeaten bot."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 
 from chaodipi.arena.report.stats import SprtTest
-from chaodipi.arena.report.summary import build_report, print_report, report_csv
+from chaodipi.arena.report.summary import build_report, print_report
 from chaodipi.arena.tournament.results import GameKey, GameRow
 
 
@@ -149,8 +152,8 @@ def test_void_games_are_left_out_of_every_statistic() -> None:
     }
 
 
-def printed(report_rows: list[GameRow], **kwargs: Any) -> str:
-    console = Console(width=220, record=True, color_system=None)
+def printed(report_rows: list[GameRow], width: int = 220, **kwargs: Any) -> str:
+    console = Console(width=width, record=True, color_system=None, file=io.StringIO())
     print_report(build_report(report_rows, **kwargs), console)
     return console.export_text()
 
@@ -188,12 +191,6 @@ def test_sprt_in_the_report_is_the_first_bots_view() -> None:
         build_report(rows, ["a", "b", "c"], sprt=test)
 
 
-def test_csv_has_no_infinite_cells() -> None:
-    text = report_csv(build_report(unbeaten_rows()))
-    assert "inf" not in text and "nan" not in text
-    assert text.splitlines()[0].startswith("bot,games,score")
-
-
 def test_plots_of_an_unbeaten_bot(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from chaodipi.arena.report.plots import head_to_head_figure, ratings_figure, write_plots
@@ -229,9 +226,98 @@ def test_the_worked_example_of_docs_report_md() -> None:
     text = printed(rows, bot_names=["alpha", "beta"], sprt=SprtTest(0, 50, 0.05, 0.05))
     docs = (Path(__file__).resolve().parent.parent / "docs" / "report.md").read_text("utf-8")
     for shown in (
-        "│    1 │ alpha │      +26 ± 77 │    20 │  11.5 │ 57.5% [36.4%, 76.2%] │",
-        "│ alpha vs beta │ 10-7-3 │ 57.5% [39.1%, 75.9%] │      +52.5 ± 138.1 │ 78.8% │ [1, 1, 4, 2, 2] │",
-        "+52.5 ± 151.2 │              15% │    0 │",
+        "┃ rank ┃ bot   ┃ rating ± 95 % ┃       score % [95 %] ┃ games ┃ score ┃ levels/hand ┃ pts/def. hand ┃",
+        "│    1 │ alpha │      +26 ± 77 │ 57.5% [36.4%, 76.2%] │    20 │  11.5 │        1.50 │          40.0 │",
+        "faults: none (no timeouts, illegal moves, crashes or forfeits)",
+        "│ alpha vs beta │ 10-7-3 │ 57.5% [39.1%, 75.9%] │ +52.5 ± 138.1 │ 78.8% │ [1, 1, 4, 2, 2] │ +52.5 ± 151.2 │      15% │    0 │",
         "SPRT: continue (elo0 0, elo1 50, α 0.05, β 0.05): LLR 0.30 in (−2.94, 2.94) after 10 pairs",
     ):
         assert shown in text and shown in docs
+
+
+# -- the printed report: readable at 80 and 120 columns, labels that say what they mean ---------
+
+LONG = ("montecarlo_budget_400ms", "heuristic_candidate_v2")
+
+
+def long_named_rows() -> list[GameRow]:
+    """Three bots, two with long names; the first took a timeout; one void game."""
+    mc, heuristic = LONG
+    rows = pairs(mc, heuristic, [0, 0.5, 1, 1, 1, 1, 1.5, 1.5, 2, 2])
+    rows += pairs(mc, "random", [2.0, 2.0, 2.0, 2.0, 1.5], first_seed=11)
+    rows += pairs(heuristic, "random", [2.0, 1.0, 0.5, 1.5, 0.0, 2.0], first_seed=20)
+    rows.append(game(heuristic, "random", 30, 0, None, void="random never connected"))
+    rows.append(game(mc, "random", 31, 0, 1.0, strikes_a=2))
+    return rows
+
+
+def _section(text: str, start: str, end: str) -> str:
+    return text[text.index(start) : text.index(end)]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_report_reads_at_80_and_120_columns(width: int) -> None:
+    """No line is wider than the terminal, no bot name is cut or wrapped, no number is cut, and
+    every column is there: what does not fit beside the names is continued in another table."""
+    text = printed(long_named_rows(), width)
+    assert max(cell_len(line) for line in text.splitlines()) <= width
+    assert "…" not in text.replace("… and", "")  # rich's ellipsis: a cut cell
+    standings = _section(text, "Standings", "Faults")
+    faults = _section(text, "Faults", "Head to head")
+    pairings = _section(text, "Head to head", "void games")
+    rows = [line for line in standings.splitlines() if line.startswith("│")]
+    for name in (*LONG, "random"):
+        assert any(f"│ {name} " in line for line in rows), name
+        assert re.search(rf"(│ |vs ){re.escape(name)} ", pairings), name
+    assert f"│ {LONG[0]} " in faults and f"│ {LONG[1]} " not in faults  # only the bot with a fault
+    for header in ("rating ± 95 %", "score % [95 %]", "games", "levels/hand", "pts/def. hand"):
+        assert header in standings, header
+    for header in ("timeouts", "illegal", "crashes", "forfeits"):
+        assert header in faults, header
+    for header in ("W-L-D", "score % [95 %]", "Elo ± 95 %", "LOS", "Ptnml", "variance", "void"):
+        assert header in pairings, header
+    for cell in ("57.5% [39.1%, 75.9%]", "+52.5 ± 138.1", "+52.5 ± 151.2", "[1, 1, 4, 2, 2]"):
+        assert cell in pairings, cell  # each on one line
+    assert "71.0% [53.4%, 83.9%]" in standings
+
+
+def test_a_wide_terminal_prints_one_table_each() -> None:
+    text = printed(long_named_rows(), 220)
+    assert "continued" not in text
+    assert text.count("Standings (43 games, 1 void)") == 1
+
+
+def test_the_worked_example_at_80_columns_continues_its_tables() -> None:
+    """docs/report.md says how the example prints at 80 columns."""
+    text = printed(pairs("alpha", "beta", [0, 0.5, 1, 1, 1, 1, 1.5, 1.5, 2, 2]), 80)
+    assert text.count("Standings (20 games), continued") == 1
+    assert text.count("Head to head (first bot's view; duplicate deals), continued") == 1
+
+
+def test_the_score_is_labelled_score_percent_not_win_rate() -> None:
+    """A draw counts ½: a bot that drew every game is at 50 %, which is no win rate."""
+    text = printed(pairs("a", "b", [1.0] * 3))  # every pair split: 3 wins, 3 losses
+    assert "score % [95 %]" in text and "win rate" not in text
+    assert "50.0% [" in text
+
+
+def test_an_interval_that_reaches_a_bound_is_not_called_no_spread() -> None:
+    """The Elo error is unknown in two cases, and the report says which one: four pairs won 2-0
+    and one 1½-½ have spread, but their interval reaches 100 % (no finite Elo at its top)."""
+    text = printed(pairs("a", "b", [2.0, 2.0, 2.0, 2.0, 1.5]))
+    assert "95.0% [86.2%, 100.0%]" in text
+    assert "+511.5 ± ?" in text and "(interval reaches 100 %)" in text
+    assert "no spread" not in text
+    text = printed(pairs("a", "b", [0.0, 0.0, 0.0, 0.0, 0.5]))
+    assert "−511.5 ± ?" in text and "(interval reaches 0 %)" in text
+    assert "no spread" not in text
+    text = printed(pairs("a", "b", [1.0] * 3))  # every pair alike: truly no spread
+    assert "+0.0 ± ?" in text and "(no spread)" in text and "reaches" not in text
+    report = build_report(pairs("a", "b", [2.0, 2.0, 2.0, 2.0, 1.5]))
+    assert report.pairs[0].games_high == 1.0  # the games' interval, in the JSON too
+    assert strict_json(json.dumps(report.as_dict()))["pairs"][0]["games_high"] == 1.0
+
+
+def test_a_bot_name_is_printed_as_it_is_never_as_markup() -> None:
+    text = printed(pairs("[bold]a", "b", [2.0, 1.0]))
+    assert "│ [bold]a " in text and "[bold]a vs b" in text

@@ -60,7 +60,8 @@ def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
         assert row.void is not None and "sleeper" in row.void
         assert "did not connect within 2 s" in row.void
     last = done.stderr.strip().splitlines()[-1]
-    assert last == "arena run: exit code 1: 2 void games, to play again with --resume", last
+    assert last.startswith("arena run: 0 games played now (and 2 void, to play again)"), last
+    assert last.endswith("; exit code 1: void games are left to play with --resume"), last
 
 
 def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
@@ -168,7 +169,7 @@ def test_command_line_overrides_win_over_the_config(tmp_path: Path) -> None:
     assert len(rows) == 2 and all(r.hands == 1 for r in rows)
     bad = arena("run", str(config), "--deals", "0")
     assert bad.returncode == 2
-    assert "argument --deals: must be a whole number of at least 1" in bad.stderr
+    assert "argument -n/--deals: must be a whole number of at least 1" in bad.stderr
     wrong = arena("run", str(config), "--preset", "nope")
     assert wrong.returncode == 2 and "preset: no preset 'nope'" in wrong.stderr
 
@@ -219,7 +220,8 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
     assert "out of memory, say" in done.stderr
     # exit code 1 says why, last (it used to end the run without a word)
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("arena run: exit code 1: crasher: 2 forfeits, "), last
+    assert last.startswith("arena run: 2 games played now"), last
+    assert "; exit code 1: crasher: 2 forfeits, " in last, last
 
 
 ONCE_CRASHER = """\

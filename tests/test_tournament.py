@@ -60,7 +60,7 @@ def stored_games(database: Path) -> int:
 
 def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path) -> None:
     config = write_config(tmp_path / "t.toml")
-    done = arena("run", str(config), "--json", "--csv", str(tmp_path / "report.csv"))
+    done = arena("run", str(config), "--json", "--csv", str(tmp_path / "csv"))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     db = sqlite3.connect(tmp_path / "results.sqlite")
@@ -76,7 +76,7 @@ def test_round_robin_end_to_end_and_the_report_matches_the_games(tmp_path: Path)
     for name in ("alpha", "beta", "gamma"):
         mine = [r[4] for r in rows if r[0] == name] + [1 - r[4] for r in rows if r[1] == name]
         assert by_bot[name]["games"] == 8 and by_bot[name]["score"] == pytest.approx(sum(mine))
-    assert (tmp_path / "report.csv").read_text().startswith("bot,games,score")
+    assert (tmp_path / "csv" / "standings.csv").read_text().startswith("rank,bot,games,score")
     again = arena(
         "report", str(tmp_path / "results.sqlite"), "--json", "--plot", str(tmp_path / "plots")
     )

@@ -103,7 +103,22 @@ exit 2 on a command line they cannot run, with one line on stderr naming what is
 130 when interrupted (Ctrl-C) before they could stop cleanly."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("chaodipi.arena.cli.serve", "serve tables that bots join over gRPC"),
+    "run": ("chaodipi.arena.cli.run", "run a tournament (bots from --bot or a TOML config)"),
+    "report": ("chaodipi.arena.cli.report", "print the report of a results database"),
+    "init": ("chaodipi.arena.cli.init", "write a starter tournament config and bot into a folder"),
+}
+"""The commands defined in modules of their own: name → (the module, whose ``add_command``
+adds the command's parser, with the same one-line help). ``arena --help`` and another
+command's run import none of them (``arena run`` need not load the server's gRPC), so that
+``--help`` answers at once."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``arena`` parser: every command in full, or with ``only``, every command of
+    :data:`LAZY_COMMANDS` but that one listed by name and help alone (its module not
+    imported)."""
     parser = ArenaParser(
         prog="arena",
         description="The arena where 炒地皮 (Chao Dipi) bots play.",
@@ -143,13 +158,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selfplay.add_argument("--seed", type=int, default=1, help="seed of the first match (default 1)")
     selfplay.set_defaults(run=_selfplay)
-    from chaodipi.arena.cli.serve import add_command as add_serve
-
-    add_serve(commands)
-    from chaodipi.arena.cli.run import add_commands
-
-    add_commands(commands)
+    for name, (module, summary) in LAZY_COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(module).add_command(commands)
+        else:  # listed by `arena --help`; its module is imported only when it runs
+            commands.add_parser(name, help=summary, add_help=False)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str:
+    """The command ``argv`` names (``arena`` takes no option with a value before it), or
+    ``""`` for none."""
+    return next((a for a in argv if not a.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -157,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if absent:
         print(f"arena: {', '.join(absent)} not installed: {INSTALL_HINT}", file=sys.stderr)
         return 2
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(only=_command_in(argv)).parse_args(argv)
     try:
         code: int = args.run(args)
     except KeyboardInterrupt:  # outside the commands' own handling: nothing was half-written

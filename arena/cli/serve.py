@@ -23,6 +23,7 @@ import trio
 
 from chaodipi.arena.cli.arguments import (
     LOG_LEVELS,
+    add_spectator_token_option,
     listen_address,
     milliseconds,
     output_file,
@@ -361,22 +362,6 @@ def _publish(lines: list[str], path: Path | None) -> None:
         return
     write_private(path, "\n".join(lines) + "\n", replace=True)
     print(f"arena serve: {len(lines)} tickets written to {path}", file=sys.stderr, flush=True)
-
-
-def add_spectator_token_option(parser: argparse.ArgumentParser, default_place: str) -> None:
-    """``--spectator-token [PATH]``, the same for ``arena serve`` and ``arena run``: the value
-    is None (no token), True (write it to ``default_place``) or the PATH given."""
-    parser.add_argument(
-        "--spectator-token",
-        nargs="?",
-        type=Path,
-        const=True,
-        default=None,
-        metavar="PATH",
-        help="make an operator token for ArenaService.Watch (WatchRequest.token; bots never get "
-        f"it) and write it to PATH (default: {default_place}), a file readable by you only; "
-        "only the file's name is printed, never the token. Without it nobody may watch",
-    )
 
 
 def publish_spectator_token(token: str, path: Path, command: str) -> None:

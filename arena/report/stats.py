@@ -1,7 +1,7 @@
 """Tournament statistics: score, Elo difference with its 95 % error, LOS, pentanomial pairs,
 the SPRT on the exact pentanomial likelihood ratio, and a joint maximum-likelihood rating.
 
-The score formulas are cutechess-cli's and fastchess's (../shared/notes/arena-statistics.md):
+The score formulas are cutechess-cli's and fastchess's (docs/report.md derives each one):
 with ``s`` the mean score per game (or per pair), ``σ²`` its variance and ``N`` the games
 (pairs), ``Elo(s) = −400 log10(1/s − 1)``, the error is half the width of
 ``[Elo(s − 1.96σ/√N), Elo(s + 1.96σ/√N)]``, and ``LOS = Φ((s − ½)/(σ/√N))``. docs/report.md

@@ -13,16 +13,16 @@ flag saying why (``"unbounded": true`` for a rating with no finite maximum).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from chaodipi.arena.report.stats import (
     Rating,
@@ -44,7 +44,7 @@ __all__ = [
     "VoidLine",
     "build_report",
     "print_report",
-    "report_csv",
+    "print_standings",
 ]
 
 
@@ -72,6 +72,9 @@ class PairLine:
     los: float
     elo_games: float
     elo_games_error: float
+    games_low: float
+    games_high: float
+    """The first bot's score's 95 % interval from the single games, as if independent."""
     variance_reduction: float | None
     """1 − (variance of a pair's mean score) / (variance of a single game's score / 2)."""
     void: int = 0
@@ -216,6 +219,7 @@ def _pair_line(a: str, b: str, rows: list[GameRow]) -> PairLine:
         paired.los,
         single.elo,
         single.error,
+        *single.score_interval,
         _variance_removed(scores, pair_totals),
         len(rows) - len(played),
     )
@@ -275,6 +279,13 @@ def _sprt_of(test: SprtTest, names: list[str], pairs: list[PairLine]) -> SprtRes
     return sprt_of_counts(test, counts)
 
 
+def _problem(row: GameRow) -> str:
+    """What went wrong in a game but why it is void (which the void games list), or ``""``."""
+    if row.void is not None and row.errors.startswith(row.void):
+        return row.errors[len(row.void) :].strip()
+    return row.errors
+
+
 def build_report(
     rows: list[GameRow], bot_names: list[str] | None = None, *, sprt: SprtTest | None = None
 ) -> Report:
@@ -295,12 +306,17 @@ def build_report(
         for r in rows
         if r.void is not None
     ]
-    problems = [r.errors for r in rows if r.errors]
+    problems = [problem for r in rows if (problem := _problem(r))]
     result = None if sprt is None else _sprt_of(sprt, names, pair_lines)
     return Report(len(played), pair_lines, bots, problems, voids, result)
 
 
 # --- printing -------------------------------------------------------------------------------
+#
+# The tables fit the console's width with every number on one line and no bot name cut: the
+# columns come in groups of related numbers, as many groups to a table as fit, and a table that
+# cannot hold the next group is continued in another led by the same bot or pairing column.
+# The bot columns never wrap; only a column too wide to fit even alone with them is wrapped.
 
 
 def _signed(value: float, spec: str) -> str:
@@ -323,92 +339,175 @@ def _rating_text(bot: BotLine) -> str:
     return f"{_signed(bot.rating, '.0f')} ± {error}"
 
 
-def _elo_text(value: float, error: float) -> str:
+def _elo_text(value: float, error: float, interval: tuple[float, float]) -> str:
+    """Elo ± its error; with ``interval``, the score's 95 % interval the error comes from, an
+    error that cannot be measured says why: the interval reaches a score of 0 % or 100 % (where
+    Elo is infinite), or the results show no spread (every one alike)."""
     if math.isnan(value):
         return "—"
     if math.isinf(value):
         return f"{_signed(value, '.1f')} (unbounded)"
     if math.isinf(error):
-        return f"{_signed(value, '.1f')} ± ? (no spread)"
+        return f"{_signed(value, '.1f')} ± ?\n({_unmeasured(*interval)})"
     return f"{_signed(value, '.1f')} ± {error:.1f}"
+
+
+def _unmeasured(low: float, high: float) -> str:
+    """Why an Elo error is unknown, from the score interval it was to come from.
+
+    >>> _unmeasured(0.0, 0.4), _unmeasured(0.7, 1.0), _unmeasured(0.0, 1.0)
+    ('interval reaches 0 %', 'interval reaches 100 %', 'interval reaches 0 % and 100 %')
+    >>> _unmeasured(0.2, 0.8)
+    'no spread'
+    """
+    reached = [bound for bound, hit in (("0 %", low <= 0), ("100 %", high >= 1)) if hit]
+    return f"interval reaches {' and '.join(reached)}" if reached else "no spread"
 
 
 def _percent(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.1%}"
 
 
-def _standings_table(report: Report) -> Table:
+def _score_text(score: float, low: float, high: float) -> str:
+    return "—" if math.isnan(score) else f"{score:.1%} [{low:.1%}, {high:.1%}]"
+
+
+@dataclass(frozen=True, slots=True)
+class _Column:
+    """A column to print: its header, its cells (a cell may hold lines), and its alignment."""
+
+    header: str
+    cells: list[str]
+    justify: Literal["left", "right"] = "right"
+
+    @property
+    def width(self) -> int:
+        """Its widest line, header included, in terminal cells (a CJK character takes two)."""
+        return max(
+            cell_len(line) for text in (self.header, *self.cells) for line in text.split("\n")
+        )
+
+
+def _table_width(columns: Sequence[_Column]) -> int:
+    """The width of a table of ``columns`` unwrapped: rich's default box and padding put a
+    space on each side of every column and a rule between columns and at both edges."""
+    return sum(c.width for c in columns) + 3 * len(columns) + 1
+
+
+def _pack(keys: list[_Column], groups: list[list[_Column]], width: int) -> list[list[_Column]]:
+    """The columns of each table: whole groups while they fit beside ``keys`` in ``width``,
+    a group too wide for a table of its own split column by column."""
+    tables: list[list[_Column]] = [[]]
+    for group in groups:
+        if tables[-1] and _table_width([*keys, *tables[-1], *group]) > width:
+            tables.append([])
+        for column in group:
+            if tables[-1] and _table_width([*keys, *tables[-1], column]) > width:
+                tables.append([])
+            tables[-1].append(column)
+    return tables
+
+
+def _tables(
+    title: str, keys: list[_Column], groups: list[list[_Column]], width: int
+) -> list[Table]:
+    """Tables that show every column of ``groups`` within ``width``, each led by ``keys``."""
+    tables = []
+    for number, columns in enumerate(_pack(keys, groups, width)):
+        table = Table(title=title if number == 0 else f"{title}, continued")
+        for key in keys:
+            table.add_column(key.header, justify=key.justify, no_wrap=True, min_width=key.width)
+        for column in columns:
+            table.add_column(column.header, justify=column.justify, overflow="fold")
+        for cells in zip(*(c.cells for c in [*keys, *columns]), strict=True):
+            table.add_row(*map(Text, cells))  # as they are: a bot named "[b]x" is no markup
+        tables.append(table)
+    return tables
+
+
+def _standings_tables(report: Report, width: int) -> list[Table]:
+    bots = report.bots
     void = f", {report.void} void" if report.void else ""
-    table = Table(title=f"Standings ({report.games} games{void})")
-    columns = (
-        "rank",
-        "bot",
-        "rating ± 95 %",
-        "games",
-        "score",
-        "win rate (95 %)",
-        "levels/hand",
-        "pts/def. hand",
-        "timeouts",
-        "illegal",
-        "crashes",
-        "forfeits",
-    )
-    for column in columns:
-        table.add_column(column, justify="left" if column == "bot" else "right")
-    for rank, b in enumerate(report.bots, start=1):
-        win = "—" if b.games == 0 else f"{b.win_rate:.1%} [{b.win_low:.1%}, {b.win_high:.1%}]"
-        table.add_row(
-            str(rank),
-            b.bot,
-            _rating_text(b),
-            str(b.games),
-            f"{b.score:g}",
-            win,
-            "—" if math.isnan(b.levels_per_hand) else f"{b.levels_per_hand:.2f}",
-            "—" if math.isnan(b.points_per_defended_hand) else f"{b.points_per_defended_hand:.1f}",
-            str(b.timeouts),
-            str(b.illegal),
-            str(b.crashes),
-            str(b.forfeits),
-        )
-    return table
+    keys = [
+        _Column("rank", [str(rank) for rank in range(1, len(bots) + 1)]),
+        _Column("bot", [b.bot for b in bots], "left"),
+    ]
+    strength = [
+        _Column("rating ± 95 %", [_rating_text(b) for b in bots]),
+        _Column(
+            "score % [95 %]",
+            ["—" if b.games == 0 else _score_text(b.win_rate, b.win_low, b.win_high) for b in bots],
+        ),
+    ]
+    play = [
+        _Column("games", [str(b.games) for b in bots]),
+        _Column("score", [f"{b.score:g}" for b in bots]),
+        _Column("levels/hand", [_fixed(b.levels_per_hand, ".2f") for b in bots]),
+        _Column("pts/def. hand", [_fixed(b.points_per_defended_hand, ".1f") for b in bots]),
+    ]
+    return _tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
 
 
-def _pairs_table(report: Report) -> Table:
-    table = Table(title="Head to head (first bot's view; duplicate deals)")
-    columns = (
-        "pairing",
-        "W-L-D",
-        "score [95 %] (pairs)",
-        "Elo ± 95 % (pairs)",
-        "LOS",
-        "Ptnml [0-2]",
-        "Elo ± 95 % (games)",
-        "variance removed",
-        "void",
-    )
-    for column in columns:
-        table.add_column(column, justify="left" if column == "pairing" else "right")
-    for p in report.pairs:
-        reduction = (
-            "—" if p.variance_reduction is None else f"{p.variance_reduction:.0%}".replace("-", "−")
-        )
-        score = "—" if math.isnan(p.score) else f"{p.score:.1%}"
-        if not math.isnan(p.score):
-            score += f" [{p.score_low:.1%}, {p.score_high:.1%}]"
-        table.add_row(
-            f"{p.bot_a} vs {p.bot_b}",
-            f"{p.wins}-{p.losses}-{p.draws}",
-            score,
-            _elo_text(p.elo, p.elo_error),
-            _percent(p.los),
-            str(list(p.pentanomial)),
-            _elo_text(p.elo_games, p.elo_games_error),
-            reduction,
-            str(p.void),
-        )
-    return table
+def _fixed(value: float, spec: str) -> str:
+    return "—" if math.isnan(value) else format(value, spec).replace("-", "−")
+
+
+FAULTS = ("timeouts", "illegal", "crashes", "forfeits")
+"""The fault counts of a bot, as its BotLine names them."""
+
+
+def _faults_tables(report: Report, width: int) -> list[Table]:
+    """The bots' faults, a table of the bots that had any (none: no table)."""
+    faulty = [b for b in report.bots if any(getattr(b, name) for name in FAULTS)]
+    if not faulty:
+        return []
+    keys = [_Column("bot", [b.bot for b in faulty], "left")]
+    counts = [_Column(name, [str(getattr(b, name)) for b in faulty]) for name in FAULTS]
+    return _tables("Faults (over the games that are results)", keys, [counts], width)
+
+
+def _pairing_key(pairs: list[PairLine], groups: list[list[_Column]], width: int) -> _Column:
+    """The pairing column: ``a vs b`` on one line, or on two (``vs b`` below) when that packs
+    the other columns into fewer tables."""
+    one_line = _Column("pairing", [f"{p.bot_a} vs {p.bot_b}" for p in pairs], "left")
+    two_lines = _Column("pairing", [f"{p.bot_a}\nvs {p.bot_b}" for p in pairs], "left")
+    return min(
+        (one_line, two_lines), key=lambda key: len(_pack([key], groups, width))
+    )  # the first of equals: one line
+
+
+def _pairs_tables(report: Report, width: int) -> list[Table]:
+    pairs = report.pairs
+    result = [
+        _Column("W-L-D", [f"{p.wins}-{p.losses}-{p.draws}" for p in pairs]),
+        _Column(
+            "score % [95 %]\n(pairs)",
+            [_score_text(p.score, p.score_low, p.score_high) for p in pairs],
+        ),
+        _Column(
+            "Elo ± 95 %\n(pairs)",
+            [_elo_text(p.elo, p.elo_error, (p.score_low, p.score_high)) for p in pairs],
+        ),
+        _Column("LOS", [_percent(p.los) for p in pairs]),
+    ]
+    detail = [
+        _Column("Ptnml [0-2]", [str(list(p.pentanomial)) for p in pairs]),
+        _Column(
+            "Elo ± 95 %\n(games)",
+            [_elo_text(p.elo_games, p.elo_games_error, (p.games_low, p.games_high)) for p in pairs],
+        ),
+        _Column(
+            "variance\nremoved",
+            [
+                "—" if p.variance_reduction is None else _fixed(p.variance_reduction, ".0%")
+                for p in pairs
+            ],
+        ),
+        _Column("void", [str(p.void) for p in pairs]),
+    ]
+    keys = [_pairing_key(pairs, [result, detail], width)]
+    title = "Head to head (first bot's view; duplicate deals)"
+    return _tables(title, keys, [result, detail], width)
 
 
 def _void_lines(voids: list[VoidLine], limit: int = 10) -> list[str]:
@@ -426,11 +525,28 @@ def _void_lines(voids: list[VoidLine], limit: int = 10) -> list[str]:
     return lines
 
 
-def print_report(report: Report, console: Console) -> None:
-    """The standings, the head-to-head table, void games, the SPRT and problems."""
-    console.print(_standings_table(report))
-    console.print(_pairs_table(report))
-    if report.void:
+def print_standings(report: Report, console: Console) -> None:
+    """The standings alone (``arena run --report-every``), within the console's width."""
+    for table in _standings_tables(report, console.width):
+        console.print(table)
+
+
+def print_report(report: Report, console: Console, failures: bool = True) -> None:
+    """The standings, the faults, the head-to-head table, void games, the SPRT and problems,
+    each table within the console's width (continued in another where it would not fit);
+    without ``failures`` the void games and problems are left out, for a run that printed
+    them as they came."""
+    width = console.width
+    for table in _standings_tables(report, width):
+        console.print(table)
+    faults = _faults_tables(report, width)
+    if not faults:
+        console.print(
+            "faults: none (no timeouts, illegal moves, crashes or forfeits)", highlight=False
+        )
+    for table in [*faults, *_pairs_tables(report, width)]:
+        console.print(table)
+    if report.void and failures:
         console.print(
             f"[yellow]void games:[/yellow] {report.void}, no result (a bot never played): "
             "left out of every number above and played again on --resume",
@@ -438,31 +554,9 @@ def print_report(report: Report, console: Console) -> None:
             highlight=False,
         )
         for line in _void_lines(report.voids):
-            console.print(f"  {line}", markup=False, highlight=False)
+            console.print("  " + line.replace("\n", "\n    "), markup=False, highlight=False)
     if report.sprt is not None:
         console.print(f"SPRT: {report.sprt}", markup=False, highlight=False)
-    for problem in report.problems[:10]:
-        console.print(f"[red]problem:[/red] {problem}", markup=True, highlight=False)
-
-
-_BOT_COLUMNS = [*BotLine.__dataclass_fields__, "unbounded", "unbounded_side"]
-_PAIR_COLUMNS = [*PairLine.__dataclass_fields__, "elo_unbounded", "elo_games_unbounded"]
-
-
-def report_csv(report: Report) -> str:
-    """The standings and the pairings as CSV (two sections, a header row each); the columns
-    are ``as_dict``'s, so an unbounded or undefined number is an empty cell with its flag."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(_BOT_COLUMNS)
-    for b in report.bots:
-        writer.writerow(_csv_cells(b.as_dict(), _BOT_COLUMNS))
-    writer.writerow([])
-    writer.writerow(_PAIR_COLUMNS)
-    for p in report.pairs:
-        writer.writerow(_csv_cells(p.as_dict(), _PAIR_COLUMNS))
-    return out.getvalue()
-
-
-def _csv_cells(line: dict[str, Any], columns: list[str]) -> list[Any]:
-    return ["" if line[c] is None else line[c] for c in columns]
+    for problem in report.problems[:10] if failures else []:
+        console.print("[red]problem:[/red] ", end="", markup=True, highlight=False)
+        console.print(problem.replace("\n", "\n  "), markup=False, highlight=False)

@@ -13,7 +13,9 @@ command = ["python3", "-m", "chaodipi.sample_bots.heuristic_bot"]
 ```
 
 Every top-level key, its default and its meaning is in :data:`KEYS` (the one place they are
-written: ``arena run --help`` prints them from there); ``seeds`` and ``seed_base``, the names of
+written: ``arena run`` makes an option of each, ``--deals`` or ``-n`` for ``deals``, and its
+``--help`` prints them from there; the file is optional, its bots may come from ``--bot
+NAME=COMMAND``, :func:`load_config`); ``seeds`` and ``seed_base``, the names of
 ``deals`` and ``first_deal`` before, are still read, with a :class:`ConfigDeprecation` warning.
 
 A bot command is started as a small pool of long-lived processes, each with ``--address
@@ -44,7 +46,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
 from chaodipi.arena.tournament.results import GameKey
@@ -52,45 +54,75 @@ from chaodipi.engine.presets import PRESETS
 
 __all__ = [
     "KEYS",
+    "MEANING",
     "RENAMED",
+    "SCHEDULES",
     "BotSpec",
     "ConfigDeprecation",
     "Key",
     "TournamentConfig",
     "config_help",
     "load_config",
+    "pairings",
     "parse_config",
+    "resume_refusal",
     "schedule",
 ]
 
 
+KeyKind = Literal["whole", "seconds", "preset", "schedule", "name", "file", "folder"]
+"""What a key's value is: a whole number (from ``minimum``), a positive number of seconds, a
+preset's name, a schedule, a bot's name, or the path of a file or a folder."""
+
+
 @dataclass(frozen=True, slots=True)
 class Key:
-    """A top-level config key: its default (``None``: unset), what it means, and, for a
-    number, the least value it may take."""
+    """A top-level config key: its default (``None``: unset), what it means, what kind of
+    value it takes (for a whole number, the least one), and its short option on the command
+    line, if it has one. ``arena run`` takes every key as an option, ``--`` and the name with
+    dashes (:attr:`flag`)."""
 
     name: str
     default: str | int | float | None
     help: str
-    minimum: int | float | None = None
+    kind: KeyKind = "whole"
+    minimum: int | None = None
+    short: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command line's option for this key.
+
+        >>> KEYS[3].flag
+        '--first-deal'
+        """
+        return "--" + self.name.replace("_", "-")
 
 
 KEYS: tuple[Key, ...] = (
-    Key("preset", "classic", "see `arena presets`"),
-    Key("hands", 4, "hands per game; 0 plays whole matches", 0),
-    Key("deals", 10, "deals, each played twice (seats swapped)", 1),
-    Key("first_deal", 1, "the first deal's number", 0),
-    Key("concurrency", 4, "games at once", 1),
-    Key("schedule", "round-robin", 'or "gauntlet", with gauntlet = "NAME"'),
-    Key("gauntlet", None, 'with schedule = "gauntlet": the bot that meets all others'),
-    Key("decision_ms", 1000, "time per decision", 10),
-    Key("bank_ms", 30_000, "time bank per seat and game", 0),
-    Key("max_strikes", 3, "timeouts before a forfeit", 1),
-    Key("database", "results.sqlite", "relative to the config file"),
-    Key("replays", None, "a folder for each game's replay (relative to the config file)"),
-    Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", 0),
+    Key("preset", "classic", "the rules: see `arena presets`", "preset", short="-p"),
+    Key("hands", 4, "hands per game; 0 plays whole matches", minimum=0),
+    Key("deals", 10, "deals, each played twice (seats swapped)", minimum=1, short="-n"),
+    Key("first_deal", 1, "the first deal's number", minimum=0),
+    Key("concurrency", 4, "games at once", minimum=1, short="-j"),
+    Key("schedule", "round-robin", 'or "gauntlet", with gauntlet = "NAME"', "schedule"),
+    Key("gauntlet", None, 'with schedule = "gauntlet": the bot that meets all others', "name"),
+    Key("decision_ms", 1000, "time per decision", minimum=10),
+    Key("bank_ms", 30_000, "time bank per seat and game", minimum=0),
+    Key("max_strikes", 3, "timeouts before a forfeit", minimum=1),
+    Key("database", "results.sqlite", "the results file, beside the config", "file", short="-d"),
+    Key("replays", None, "a folder for each game's replay (relative to the config file)", "folder"),
+    Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", "seconds"),
 )
 """Every top-level key but ``bots``, in the order the help lists them."""
+
+SCHEDULES = ("round-robin", "gauntlet")
+"""The values of ``schedule``."""
+
+MEANING = ("preset", "hands", "decision_ms", "bank_ms", "max_strikes")
+"""The keys that change what a stored game's result means: ``--resume`` refuses to change
+them. The others only add games (``deals``, ``first_deal``, ``schedule``, ``gauntlet``, a
+new bot) or say how they are played (``concurrency``, ``connect_timeout``, where files go)."""
 
 RENAMED = {"seeds": "deals", "seed_base": "first_deal"}
 """Keys read under their old names, with a warning: old name → name."""
@@ -171,11 +203,7 @@ class TournamentConfig:
 
     def pairings(self) -> list[tuple[str, str]]:
         """The pairs of bots that meet, in a fixed order."""
-        names = [b.name for b in self.bots]
-        if self.schedule == "gauntlet":
-            assert self.gauntlet is not None
-            return [(self.gauntlet, other) for other in names if other != self.gauntlet]
-        return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+        return pairings([b.name for b in self.bots], self.schedule, self.gauntlet)
 
     def fingerprint(self) -> str:
         """What must not change for ``--resume`` to continue this tournament. Keys keep the
@@ -191,6 +219,91 @@ class TournamentConfig:
         return hashlib.sha256(json.dumps(key, default=str, sort_keys=True).encode()).hexdigest()[
             :16
         ]
+
+
+    def record(self) -> dict[str, Any]:
+        """The config as the results database keeps it (JSON): every key, and each bot's
+        command (an external bot's token is a secret: only that it has one).
+
+        >>> config = load_config(None, {"hands": 2}, {"a": "./a", "b": "./b --fast"})
+        >>> record = config.record()
+        >>> record["hands"], record["bots"][1]
+        (2, {'name': 'b', 'command': ['./b', '--fast'], 'fresh': False, 'processes': None})
+        """
+        record: dict[str, Any] = {key.name: getattr(self, key.name) for key in KEYS}
+        for name in ("database", "replays"):
+            record[name] = None if record[name] is None else str(record[name])
+        record["bots"] = [
+            {"name": b.name, "token": True}
+            if b.token is not None
+            else {"name": b.name, "command": list(b.command), "fresh": b.fresh,
+                  "processes": b.processes}
+            for b in self.bots
+        ]
+        return record
+
+
+def pairings(names: list[str], schedule: str, gauntlet: str | None) -> list[tuple[str, str]]:
+    """The pairs of bots that meet, in a fixed order: the first of a pair is its ``bot_a``
+    (in a round-robin the one named first, in a gauntlet the gauntlet bot).
+
+    >>> pairings(["a", "b", "c"], "round-robin", None)
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    >>> pairings(["a", "b", "c"], "gauntlet", "c")
+    [('c', 'a'), ('c', 'b')]
+    """
+    if schedule == "gauntlet":
+        assert gauntlet is not None
+        return [(gauntlet, other) for other in names if other != gauntlet]
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def resume_refusal(stored: Mapping[str, Any], config: TournamentConfig) -> str | None:
+    """Why ``config`` cannot go on with the games of ``stored`` (a :meth:`record`), naming
+    the key; None when it may: it keeps every key of :data:`MEANING` and every stored bot (with
+    its command), and may add deals, bots and pairings.
+
+    >>> old = load_config(None, {"deals": 2}, {"a": "./a", "b": "./b"}).record()
+    >>> resume_refusal(old, load_config(None, {"deals": 9}, {"a": "./a", "b": "./b", "c": "./c"}))
+    >>> print(resume_refusal(old, load_config(None, {"hands": 1}, {"a": "./a", "b": "./b"})))
+    ... # doctest: +ELLIPSIS
+    hands: the stored games were played with hands = 4, this run has 1; that changes ...
+    """
+    now = config.record()
+    for name in MEANING:
+        if name in stored and stored[name] != now[name]:
+            return (
+                f"{name}: the stored games were played with {name} = {stored[name]!r}, this "
+                f"run has {now[name]!r}; that changes what their results mean: keep "
+                f"{name} = {stored[name]!r}, or use another database file"
+            )
+    bots = {b["name"]: b for b in now["bots"]}
+    for old in stored.get("bots", []):
+        name = old["name"]
+        if name not in bots:
+            return (
+                f"bots.{name}: the stored games include bot {name!r}: keep it in the "
+                "tournament (the schedule decides whom it meets), or use another database file"
+            )
+        if old.get("command") != bots[name].get("command"):
+            was = "an external bot" if "command" not in old else shlex.join(old["command"])
+            return (
+                f"bots.{name}.command: the stored games were played by {was}; a bot under the "
+                "same name must be the same bot: give it another name, or use another "
+                "database file"
+            )
+    names = [b["name"] for b in stored.get("bots", [])]
+    before = set(pairings(names, stored.get("schedule", "round-robin"), stored.get("gauntlet")))
+    for a, b in config.pairings():
+        if (b, a) in before:  # the same pairing the other way round: its games again
+            key = "gauntlet" if config.schedule == "gauntlet" else "bots"
+            return (
+                f"{key}: this run plays {a} vs {b}, which the stored games have as {b} vs {a} "
+                f"(in a round-robin the bot named first is the first of a pairing, in a "
+                f"gauntlet the gauntlet bot): name the bots in the stored order "
+                f"({', '.join(names)}), or use another database file"
+            )
+    return None
 
 
 def schedule(config: TournamentConfig) -> list[GameKey]:
@@ -247,7 +360,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
     if not isinstance(preset, str) or preset not in PRESETS:
         raise ConfigError(f"preset: no preset {preset!r}; choose one of {', '.join(PRESETS)}")
     schedule = data.get("schedule", _DEFAULTS["schedule"].default)
-    if schedule not in ("round-robin", "gauntlet"):
+    if schedule not in SCHEDULES:
         raise ConfigError(f'schedule: must be "round-robin" or "gauntlet", not {schedule!r}')
     numbers = {
         name: _int(data, name)
@@ -339,17 +452,42 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
     )
 
 
-def load_config(path: Path, overrides: Mapping[str, Any] | None = None) -> TournamentConfig:
-    """Read and check a tournament config file; ``overrides`` replace its top-level keys (the
-    command line's ``--deals`` and the like) and are checked the same way."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path} is not valid TOML: {err}") from None
+def load_config(
+    path: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    bots: Mapping[str, str] | None = None,
+) -> TournamentConfig:
+    """Read and check a tournament config file (None: no file, every key from ``overrides``
+    or its default, bot commands run and relative paths start in the current folder);
+    ``overrides`` replace its top-level keys (the command line's ``--deals`` and the like) and
+    ``bots`` (name → command, the command line's ``--bot NAME=COMMAND``) add bots to its
+    ``[bots]`` or replace those of the same name; both are checked the same way.
+
+    >>> config = load_config(None, {"deals": 3}, {"a": "python3 a.py", "b": "./b"})
+    >>> config.deals, [b.command for b in config.bots], config.database
+    (3, [('python3', 'a.py'), ('./b',)], PosixPath('results.sqlite'))
+    """
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{path} is not valid TOML: {err}") from None
     data = _renamed(data)
     data.update(overrides or {})
-    return parse_config(data, path.parent)
+    if bots:
+        table = data.get("bots")
+        data["bots"] = {
+            **(table if isinstance(table, dict) else {}),
+            **{name: {"command": command} for name, command in bots.items()},
+        }
+    elif "bots" not in data and path is None:
+        raise ConfigError(
+            "bots: name at least two, with --bot NAME=COMMAND (or in a config file's "
+            "[bots.NAME] tables)"
+        )
+    return parse_config(data, Path() if path is None else path.parent)

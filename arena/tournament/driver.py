@@ -42,6 +42,7 @@ from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome, Recorder
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
+from chaodipi.arena.tournament.runs import claim_run
 
 __all__ = [
     "FAILURES_IN_A_ROW",
@@ -169,7 +170,7 @@ async def run_tournament(
         backend = LocalBackend()
     db = ResultsDB(config.database)
     try:
-        db.claim(config.fingerprint(), resume=resume)
+        claim_run(db, config, resume=resume, sprt=sprt_test)
         outcome = Outcome()
         recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
         assignment = Assignment(

@@ -111,7 +111,7 @@ class _Game:
         spec = self.specs[seat]
         tail = None if stderr is None else stderr_tail(stderr)
         line = f"{spec.name} (seat {seat}, game {self.label}) {why}"
-        self.void.append(line if tail is None else f"{line}: {tail}")
+        self.void.append(line if tail is None else f"{line}; its stderr ends:\n{tail}")
         self.failures.append(BotFailure(spec.name, had_played=False, why=why, stderr=tail))
         self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
 
@@ -140,7 +140,7 @@ class _Game:
         )
         self.problems.append(
             f"{player.spec.name} ({player.name}, seat {seat}, game {self.label}) crashed "
-            f"mid-game, exit code {code}: {tail or '(no stderr)'}"
+            f"mid-game, exit code {code}; its stderr ends:\n{tail or '(no stderr)'}"
         )
         table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
 
@@ -248,7 +248,7 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
 def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
     a_team = 0 if team0 == key.bot_a else 1
     b_team = other_team(a_team)
-    void = "; ".join(game.void) or None
+    void = "\n".join(game.void) or None
     score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
     if result.winner is None and result.ending is Ending.PLAYED_OUT:
         score_a = 0.5

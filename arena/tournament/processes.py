@@ -109,16 +109,23 @@ _SECRETS = re.compile(
 
 
 def stderr_tail(path: Path) -> str:
-    """The last lines a bot wrote to its stderr, or ``(no stderr)``; session tokens and seat
-    tickets in it (a bot's usage message echoes its arguments) are shown as ``…``.
+    """The last lines a bot wrote to its stderr (at most ``STDERR_TAIL`` bytes, from a line
+    start; a single longer line shows its end after ``…``), or ``(no stderr)``; session tokens
+    and seat tickets in it (a bot's usage message echoes its arguments) are shown as ``…``.
 
     >>> _SECRETS.sub(_redact, "error: unrecognized arguments: --token Ab3-x_yz --ticket g1/2/k")
     'error: unrecognized arguments: --token … --ticket …'
     """
     try:
-        data = path.read_bytes()[-STDERR_TAIL:]
+        with path.open("rb") as file:
+            start = max(0, file.seek(0, os.SEEK_END) - STDERR_TAIL)
+            file.seek(max(0, start - 1))
+            data = file.read()
     except OSError:
         return "(no stderr)"
+    if start > 0:  # begin at a line start: drop the line the cut fell in
+        _, newline, rest = data.partition(b"\n")
+        data = rest if newline and rest.strip() else b"\xe2\x80\xa6" + data[1:]
     text = _SECRETS.sub(_redact, data.decode("utf-8", "replace")).strip()
     return text or "(no stderr)"
 

@@ -14,15 +14,17 @@ as long as it is open for writing, and a second writer is refused at once.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import sqlite3
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from chaodipi.arena.errors import DatabaseError, ResumeError
 from chaodipi.arena.tournament.deals import DealKey
 
-__all__ = ["GameKey", "GameRow", "ResultsDB", "game_label"]
+__all__ = ["GameKey", "GameRow", "ResultsDB", "StoredRun", "game_label"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,6 +45,12 @@ CREATE TABLE IF NOT EXISTS games (
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never played), or NULL
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
+);
+CREATE TABLE IF NOT EXISTS runs (  -- one row per `arena run` on this file, the first one first
+    started_at TEXT NOT NULL DEFAULT (datetime('now')),
+    resumed INTEGER NOT NULL,   -- 1: with --resume
+    config TEXT NOT NULL,       -- the config it ran with (JSON: TournamentConfig.record)
+    sprt TEXT                   -- its SPRT's hypotheses (JSON: elo0, elo1, alpha, beta) or NULL
 );
 """
 
@@ -93,6 +101,18 @@ class GameRow:
     seconds: float
     void: str | None = None
     """Why the game is not a result (a bot never played), or None."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """One ``arena run`` on a results file: when it started, the config it ran with (the
+    JSON of :meth:`chaodipi.arena.tournament.config.TournamentConfig.record`) and its SPRT's
+    hypotheses (``elo0``, ``elo1``, ``alpha``, ``beta``), if it had one."""
+
+    started_at: str
+    resumed: bool
+    config: dict[str, Any]
+    sprt: dict[str, float] | None
 
 
 _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
@@ -233,6 +253,30 @@ class ResultsDB:
             f"SELECT {', '.join(self._columns())} FROM games ORDER BY bot_a, bot_b, 3, swapped"
         )
         return [GameRow(GameKey(*r[:4]), *r[4:]) for r in cursor]
+
+    def add_run(
+        self, config: dict[str, Any], sprt: dict[str, float] | None, *, resumed: bool
+    ) -> None:
+        """Record a run's config and SPRT as it starts."""
+        with self.db:
+            self.db.execute(
+                "INSERT INTO runs (resumed, config, sprt) VALUES (?, ?, ?)",
+                (resumed, json.dumps(config), None if sprt is None else json.dumps(sprt)),
+            )
+
+    def runs(self) -> list[StoredRun]:
+        """Every run recorded on this file, the first one first (none in a file written before
+        runs were recorded)."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
+        if "runs" not in tables:
+            return []
+        cursor = self.db.execute(
+            "SELECT started_at, resumed, config, sprt FROM runs ORDER BY rowid"
+        )
+        return [
+            StoredRun(started, bool(resumed), json.loads(config), sprt and json.loads(sprt))
+            for started, resumed, config, sprt in cursor
+        ]
 
     def close(self) -> None:
         self.db.close()

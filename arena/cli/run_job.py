@@ -1,0 +1,338 @@
+"""``arena run`` itself, once its command line is read (:mod:`chaodipi.arena.cli.run`): the
+config from the file and the options, the run on this machine or on Ray, what it prints as it
+goes, and the report at the end.
+
+As it goes, on stderr, in the manner of cutechess-cli: a line for each finished game, what went
+wrong in it (once: the report at the end does not repeat it), the pairing's running score
+
+    Finished game 3 of 12 (alpha vs beta, deal 2, seats swapped): alpha wins {…}, 4 hands, 1.2 s
+    Score of alpha vs beta: 2 - 1 - 0  [0.667] 3
+
+and with ``--report-every K`` the standings after every K games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from chaodipi.arena.cli.report import bot_names, emit, stored, stored_sprt
+from chaodipi.arena.cli.serve import publish_spectator_token
+from chaodipi.arena.errors import (
+    AddressError,
+    ArenaError,
+    ClusterError,
+    ConfigError,
+    DatabaseError,
+    MissingExtraError,
+)
+from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.report.summary import Report, build_report, print_standings
+from chaodipi.arena.serving.addresses import check_can_listen
+from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
+from chaodipi.arena.tournament.backend import Backend
+from chaodipi.arena.tournament.config import (
+    KEYS,
+    ConfigDeprecation,
+    TournamentConfig,
+    load_config,
+    schedule,
+)
+from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
+from chaodipi.arena.tournament.local import LocalBackend
+from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.arena.tournament.results import GameKey, GameRow, StoredRun
+
+__all__ = ["Tally", "run_job"]
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"arena run: {message}", file=sys.stderr)
+    return code
+
+
+def _say(line: str) -> None:
+    print(f"arena run: {line}", file=sys.stderr, flush=True)
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The config keys the command line gives (a path relative to the current folder)."""
+    given: dict[str, object] = {}
+    for key in KEYS:
+        value = getattr(args, key.name)
+        if value is None:
+            continue
+        if isinstance(value, Path):
+            value = str(value if args.config is None else value.absolute())
+        given[key.name] = value
+    if args.tc is not None:
+        decision, bank = args.tc
+        for name, value in (("decision_ms", decision), ("bank_ms", bank)):
+            if value is None:
+                continue
+            if name in given:
+                flag = name.replace("_", "-")
+                raise ConfigError(f"--tc and --{flag} both set {name}: give one of them")
+            given[name] = value
+    return given
+
+
+def _bots(args: argparse.Namespace) -> dict[str, str]:
+    bots: dict[str, str] = {}
+    for name, command in args.bot:
+        if name in bots:
+            raise ConfigError(f"--bot {name}=…: a bot named {name!r} is given twice")
+        bots[name] = command
+    return bots
+
+
+def _stored(database: Path) -> tuple[list[GameRow], list[StoredRun]]:
+    """What the database holds already (nothing if it cannot be read: the run then says why,
+    as it claims the file)."""
+    try:
+        return stored(database)
+    except DatabaseError:
+        return [], []
+
+
+class Tally:
+    """Each pairing's running W-L-D, bot_a's view, over its games that are results.
+
+    >>> tally = Tally()
+    >>> tally.add(GameKey("a", "b", 1, False), 1.0)
+    >>> tally.add(GameKey("a", "b", 1, True), 0.5)
+    >>> tally.line(GameKey("a", "b", 2, False))
+    'Score of a vs b: 1 - 0 - 1  [0.750] 2'
+    """
+
+    def __init__(self, rows: Iterable[GameRow] = ()) -> None:
+        self._counts: dict[tuple[str, str], list[int]] = {}
+        for row in rows:
+            if row.void is None:
+                self.add(row.key, row.score_a)
+
+    def add(self, key: GameKey, score_a: float | None) -> None:
+        counts = self._counts.setdefault((key.bot_a, key.bot_b), [0, 0, 0])
+        if score_a is not None:
+            counts[{1.0: 0, 0.0: 1}.get(score_a, 2)] += 1
+
+    def line(self, key: GameKey) -> str:
+        """cutechess-cli's ``Score of A vs B: W - L - D  [score] N``."""
+        wins, losses, draws = self._counts.get((key.bot_a, key.bot_b), [0, 0, 0])
+        games = wins + losses + draws
+        score = (wins + draws / 2) / games if games else 0.0
+        return (
+            f"Score of {key.bot_a} vs {key.bot_b}: {wins} - {losses} - {draws}  "
+            f"[{score:.3f}] {games}"
+        )
+
+
+def _finished(row: GameRow, done: int, total: int) -> str:
+    key = row.key
+    where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{', seats swapped' if key.swapped else ''}"
+    if row.void is not None:
+        return f"Finished game {done} of {total} ({where}): void, played again on --resume"
+    verdict = {1.0: f"{key.bot_a} wins", 0.0: f"{key.bot_b} wins", 0.5: "drawn"}.get(
+        -1.0 if row.score_a is None else row.score_a, "undecided"
+    )
+    return (
+        f"Finished game {done} of {total} ({where}): {verdict} {{{row.reason}}}, "
+        f"{row.hands} hands, {row.seconds:.1f} s"
+    )
+
+
+def _report(database: Path, sprt: SprtTest | None) -> Report:
+    """The report of what ``database`` holds now."""
+    rows, runs = _stored(database)
+    return build_report(rows, bot_names(rows, runs), sprt=sprt)
+
+
+def run_job(args: argparse.Namespace) -> int:
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConfigDeprecation)
+            config = load_config(args.config, _overrides(args), _bots(args))
+    except ConfigError as err:
+        return _fail(str(err))
+    for warning in caught:
+        print(f"arena run: {args.config}: {warning.message}", file=sys.stderr)
+    stored_rows, runs = _stored(config.database)
+    sprt = None if args.sprt is None else SprtTest(*args.sprt)
+    if sprt is not None and len(config.bots) != 2:
+        return _fail("--sprt compares exactly two bots")
+    before = stored_sprt(runs)
+    if sprt is None and args.resume and before is not None:
+        if len(config.bots) == 2:
+            sprt = before
+            _say(f"the stored run's SPRT goes on: {before.describe()}")
+        else:
+            _say(f"no SPRT: the stored run's ({before.describe()}) compares two bots")
+    problem = _ray_problem(args)
+    if problem is not None:
+        return _fail(problem)
+    if args.ray is None:
+        try:
+            check_can_listen(_address(args))
+        except AddressError as err:
+            return _fail(f"--host/--port: {err}")
+    configure_logging(args.log_level)
+    console = Console(stderr=True, soft_wrap=True)
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
+    task = progress.add_task("games", total=len(schedule(config)))
+    tally = Tally(stored_rows)
+    played_now = 0
+
+    def on_game(row: GameRow, done: int, all_games: int) -> None:
+        nonlocal played_now
+        progress.update(task, completed=done)
+        lines = [_finished(row, done, all_games)]
+        lines += [f"  {line}" for line in row.errors.splitlines()]
+        if row.void is None:
+            tally.add(row.key, row.score_a)
+            lines.append(tally.line(row.key))
+        console.print("\n".join(lines), markup=False, highlight=False)
+        played_now += 1
+        if args.report_every is not None and played_now % args.report_every == 0:
+            wide = console if console.is_terminal else Console(stderr=True, width=150)
+            print_standings(_report(config.database, None), wide)
+
+    spectator_token = None
+    if args.spectator_token is not None:
+        spectator_token = new_spectator_token()
+        given = args.spectator_token
+        path = given if isinstance(given, Path) else _spectator_token_path(config)
+        try:
+            publish_spectator_token(spectator_token, path, "run")
+        except OSError as err:
+            return _fail(f"cannot write the spectator token: {err}")
+    tune_garbage_collector()
+    try:
+        with progress:
+            outcome = _play(args, config, sprt, spectator_token, on_game)
+    except (ClusterError, ConnectionError) as err:  # no Ray cluster answered (or Ray said so)
+        return _fail(f"--ray {args.ray}: no Ray cluster there ({err})")
+    except ArenaError as err:
+        return _fail(str(err), err.exit_code)
+    stored = f"{outcome.played} games played now"
+    if outcome.void:
+        stored += f" (and {outcome.void} void, to play again)"
+    stored += f", {outcome.skipped} already stored in {config.database}"
+    if outcome.interrupted:
+        _say(
+            f"interrupted; {stored}; the games in flight were dropped: run it again with "
+            "--resume to go on"
+        )
+        return 130
+    rows, runs = _stored(config.database)
+    report = build_report(rows, bot_names(rows, runs), sprt=sprt)
+    emit(report, rows, runs, args, live=True)
+    if outcome.stopped is not None:
+        _say(f"stopped: {outcome.stopped}")
+    why = _why_not_clean(report, outcome)
+    if why:
+        _say(f"{stored}; exit code 1: {'; '.join(why)}")
+        return 1
+    _say(stored)
+    return 0
+
+
+def _why_not_clean(report: Report, outcome: Outcome) -> list[str]:
+    """What keeps a finished run from exit code 0, one item each (empty: nothing)."""
+    why = []
+    for bot in report.bots:
+        faults = [(bot.forfeits, "forfeits"), (bot.crashes, "crashes")]
+        if any(n for n, _ in faults):
+            why.append(f"{bot.bot}: " + ", ".join(f"{n} {what}" for n, what in faults if n))
+    if outcome.void:
+        why.append("void games are left to play with --resume")
+    if outcome.stopped is not None:
+        why.append("the run was stopped before its end (above)")
+    if outcome.problems and not why:  # (a game's problems are its crashes and why it is void)
+        why.append(f"{len(outcome.problems)} problems (above)")
+    return why
+
+
+def _address(args: argparse.Namespace) -> str:
+    """Where the local run serves (``--host``, ``--port``)."""
+    return f"{args.host}:{args.port}"
+
+
+def _spectator_token_path(config: TournamentConfig) -> Path:
+    """Where ``arena run --spectator-token`` writes the token by default: the run's private
+    log folder (``<database stem>-logs``, mode 0700)."""
+    return prepare_log_dir(config, None) / "spectator-token"
+
+
+def _play(
+    args: argparse.Namespace,
+    config: TournamentConfig,
+    sprt: SprtTest | None,
+    spectator_token: str | None,
+    on_game: Callable[[GameRow, int, int], None],
+) -> Outcome:
+    """The run itself: on this machine, or on Ray with ``--ray``."""
+    backend: Backend
+    if args.ray is not None:
+        from chaodipi.arena.tournament.ray_backend import RayBackend
+
+        backend = RayBackend(
+            config,
+            args.ray,
+            on_start=_say,
+            deals_per_shard=args.ray_shard_deals,
+            working_dir=args.ray_working_dir,
+            log_level=args.log_level,
+        )
+    else:
+        backend = LocalBackend(
+            _address(args),
+            on_listening=lambda address: _say(f"serving on {address}"),
+            spectator_token=spectator_token,
+        )
+    return trio.run(
+        lambda: run_tournament(config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game)
+    )
+
+
+def _ray_problem(args: argparse.Namespace) -> str | None:
+    """What in the command line cannot go with (or without) --ray."""
+    if args.ray is None:
+        if args.ray_shard_deals is not None or args.ray_working_dir is not None:
+            return "--ray-shard-deals and --ray-working-dir go with --ray ADDRESS"
+        return None
+    if args.spectator_token is not None:
+        return (
+            "--spectator-token: with --ray the tables run on the cluster's nodes, where no "
+            "spectator can reach them; run without --ray to watch"
+        )
+    if args.host != "127.0.0.1" or args.port != 0:
+        return (
+            "--host and --port: with --ray each shard serves its tables on its own node's "
+            "loopback; drop them"
+        )
+    from chaodipi.arena.tournament.ray_cluster import import_ray, parse_address
+
+    try:
+        parse_address(args.ray)
+    except ValueError as err:
+        return f"--ray: {err}"
+    try:
+        import_ray()
+    except MissingExtraError as err:
+        return f"--ray: {err}"
+    return None

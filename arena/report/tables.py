@@ -1,0 +1,89 @@
+"""The report as CSV: one tidy file per table, ``standings.csv`` (a row per bot),
+``pairings.csv`` (a row per pairing) and ``games.csv`` (a row per stored game), each with one
+header row, so that ``pandas.read_csv`` or a spreadsheet loads it as it is.
+
+Cells are plain: a boolean is ``0`` or ``1``, a number that is infinite or undefined is an
+empty cell (with a flag column saying why, as in ``--json``: ``unbounded``,
+``elo_unbounded``), and the pentanomial counts are five columns, ``ptnml_0`` (LL) to
+``ptnml_4`` (WW).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from chaodipi.arena.report.summary import BotLine, PairLine, Report
+from chaodipi.arena.tournament.results import GameRow
+
+__all__ = ["GAME_COLUMNS", "PAIR_COLUMNS", "STANDING_COLUMNS", "csv_cell", "write_csv"]
+
+STANDING_COLUMNS = ["rank", *BotLine.__dataclass_fields__, "unbounded", "unbounded_side"]
+PAIR_COLUMNS = [
+    *(f for f in PairLine.__dataclass_fields__ if f != "pentanomial"),
+    *(f"ptnml_{i}" for i in range(5)),
+    "elo_unbounded",
+    "elo_games_unbounded",
+]
+GAME_COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
+    f.name for f in fields(GameRow) if f.name != "key"
+]
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a tidy cell: booleans 0/1, None (and so inf, NaN: ``as_dict`` made them
+    None) empty.
+
+    >>> [csv_cell(v) for v in (True, False, None, 2.5, "x")]
+    [1, 0, '', 2.5, 'x']
+    """
+    if isinstance(value, bool):
+        return int(value)
+    return "" if value is None else value
+
+
+def _standings(report: Report) -> Iterable[dict[str, Any]]:
+    for rank, bot in enumerate(report.bots, start=1):
+        yield {"rank": rank, **bot.as_dict()}
+
+
+def _pairings(report: Report) -> Iterable[dict[str, Any]]:
+    for pair in report.pairs:
+        line = pair.as_dict()
+        counts = line.pop("pentanomial")
+        yield {**line, **{f"ptnml_{i}": n for i, n in enumerate(counts)}}
+
+
+def _games(rows: Sequence[GameRow]) -> Iterable[dict[str, Any]]:
+    for row in rows:
+        key = row.key
+        yield {
+            "bot_a": key.bot_a,
+            "bot_b": key.bot_b,
+            "deal": key.deal,
+            "swapped": key.swapped,
+            **{name: getattr(row, name) for name in GAME_COLUMNS[4:]},
+        }
+
+
+def _write(path: Path, columns: list[str], lines: Iterable[dict[str, Any]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(columns)
+        for line in lines:
+            writer.writerow([csv_cell(line[c]) for c in columns])
+    return path
+
+
+def write_csv(report: Report, rows: Sequence[GameRow], folder: Path) -> list[Path]:
+    """Write ``standings.csv``, ``pairings.csv`` and ``games.csv`` (every one of ``rows``,
+    void games too, with their ``void`` reason) into ``folder`` (made if new); the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return [
+        _write(folder / "standings.csv", STANDING_COLUMNS, _standings(report)),
+        _write(folder / "pairings.csv", PAIR_COLUMNS, _pairings(report)),
+        _write(folder / "games.csv", GAME_COLUMNS, _games(rows)),
+    ]
