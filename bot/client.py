@@ -169,7 +169,8 @@ def run_bot(
     a one-line warning on stderr: other users can read it there. A ticket wins over a token.
     ``decide_in_thread`` says where ``decide`` runs (:mod:`chaodipi.bot.thinking`): ``None``
     (the default) in a worker thread until 8 calls in a row took at most 5 ms each, then inline
-    on the SDK's event loop until one is slower; ``True`` always in the worker thread; ``False``
+    on the SDK's event loop until one is slower (then twice as many are wanted before the next
+    go inline); ``True`` always in the worker thread; ``False``
     always inline. In the worker thread, without an answer ``margin_ms`` before the deadline, a
     safe legal action goes instead (pass, or the first cards the legal set lists); an inline
     ``decide`` is never interrupted. What ``decide`` returns is sent as it is: the server

@@ -7,9 +7,11 @@ once for the whole process:
 
 * ``decide_in_thread=None`` (the default): every ``decide`` starts in a worker thread, timed;
   after :data:`PROBE` in a row that each took at most :data:`FAST_S`, the next ones run inline.
-  One inline ``decide`` slower than that sends the following ones back to the thread, until
-  :data:`PROBE` fast ones in a row again. A quick bot (the random and heuristic sample bots)
-  plays inline; a searching one (Monte Carlo) stays in the thread, guarded.
+  One inline ``decide`` slower than that sends the following ones back to the thread, and
+  twice as many fast ones in a row are then wanted before the next go inline (at most
+  :data:`MOST_PROBE`). A quick bot (the random sample bot) plays inline; one that is slow now
+  and then (the heuristic bot: a quarter of its decides take over 5 ms) or always (Monte
+  Carlo) ends up in the thread, guarded.
 * ``decide_in_thread=True``: always in the worker thread, always guarded. For a ``decide``
   that is usually quick but may block (on a lock, a file, the network) past its deadline.
 * ``decide_in_thread=False``: always inline, never guarded.
@@ -26,8 +28,8 @@ False
 >>> placement.inline()
 True
 >>> placement.timed(1.0)   # one slow decide: back to the guarded thread
->>> placement.inline()
-False
+>>> placement.inline(), placement.wanted
+(False, 16)
 """
 
 from __future__ import annotations
@@ -41,12 +43,15 @@ from collections.abc import Callable
 from chaodipi.engine.actions import Action
 from chaodipi.engine.view import SeatView
 
-__all__ = ["FAST_S", "PROBE", "Placement", "Thinker"]
+__all__ = ["FAST_S", "MOST_PROBE", "PROBE", "Placement", "Thinker"]
 
 Decide = Callable[[SeatView], Action]
 
 PROBE = 8
 """Fast decides in a row (timed in the worker thread) before ``decide`` runs inline."""
+
+MOST_PROBE = 1024
+"""The most fast decides in a row wanted after slow ones inline (doubling from :data:`PROBE`)."""
 
 FAST_S = 0.005
 """The longest a ``decide`` may take (wall clock) to count as fast: 5 ms, well inside any
@@ -60,15 +65,22 @@ class Placement:
     def __init__(self, in_thread: bool | None) -> None:
         self.forced = in_thread
         self.fast_in_a_row = 0
+        self.wanted = PROBE
+        """Fast decides in a row wanted before ``decide`` runs inline."""
 
     def inline(self) -> bool:
         if self.forced is not None:
             return not self.forced
-        return self.fast_in_a_row >= PROBE
+        return self.fast_in_a_row >= self.wanted
 
     def timed(self, seconds: float) -> None:
         """A ``decide`` took ``seconds`` (or never answered in time: ``inf``)."""
-        self.fast_in_a_row = self.fast_in_a_row + 1 if seconds <= FAST_S else 0
+        if seconds <= FAST_S:
+            self.fast_in_a_row += 1
+            return
+        if self.inline():  # slow where nothing guards it: be slower to trust it again
+            self.wanted = min(2 * self.wanted, MOST_PROBE)
+        self.fast_in_a_row = 0
 
 
 _Answer = tuple[Action | BaseException, float]

@@ -19,7 +19,7 @@ from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.bot import Action, MatchResult, Pass, SeatView, run_bot
 from chaodipi.bot.seat import Retries, Seat, play_seat
-from chaodipi.bot.thinking import FAST_S, PROBE, Placement
+from chaodipi.bot.thinking import FAST_S, MOST_PROBE, PROBE, Placement
 from chaodipi.engine.match import Ending, Match
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.view import observe
@@ -98,6 +98,23 @@ def test_placement_goes_inline_after_probe_fast_decides_in_a_row_and_back_after_
     for _ in range(2 * PROBE):
         never.timed(0.0)
     assert never.inline() is False
+
+
+def test_each_slow_decide_inline_doubles_the_fast_ones_wanted_before_the_next_go_inline() -> None:
+    """A bot slow now and then (the heuristic bot) soon stays in the guarded thread; one slow
+    in the thread (not inline) asks for no more than before."""
+    placement = Placement(None)
+    wanted = []
+    for _ in range(12):
+        fast = 0
+        while not placement.inline():
+            placement.timed(0.0)
+            fast += 1
+        wanted.append(fast)
+        placement.timed(FAST_S * 2)  # slow, inline
+        placement.timed(FAST_S * 2)  # slow again, in the thread: no doubling
+    assert wanted == [PROBE * 2**k for k in range(8)] + [MOST_PROBE] * 4
+    assert MOST_PROBE == PROBE * 2**7
 
 
 def test_an_illegal_action_is_sent_as_it_is_and_the_refusal_answered_with_a_safe_one(
