@@ -21,7 +21,7 @@ __all__ = ["INSTALL_HINT", "MODULES", "missing"]
 MODULES = {
     "grpcio-reflection": "grpc_reflection",
     "grpcio-health-checking": "grpc_health",
-    "trio": "trio",
+    "anyio": "anyio",
     "structlog": "structlog",
     "rich": "rich",
     "scipy": "scipy",

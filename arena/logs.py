@@ -8,13 +8,32 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, TextIO, cast
 
 import structlog
 
 __all__ = ["configure_logging", "get_logger"]
 
 _configured = False
+
+
+class _Stderr:
+    """``sys.stderr`` as it is when a line is written, not when logging was configured: a
+    command run in-process by a test (whose stderr is captured, then closed) leaves the
+    process's later lines writable.
+
+    >>> import io
+    >>> stream, sys.stderr = sys.stderr, io.StringIO()
+    >>> _ = _Stderr().write("a line")
+    >>> sys.stderr.getvalue(), setattr(sys, "stderr", stream)
+    ('a line', None)
+    """
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
@@ -36,7 +55,7 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),
         cache_logger_on_first_use=False,
     )
     _configured = True

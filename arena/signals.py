@@ -17,7 +17,8 @@ import signal
 import threading
 from collections.abc import Callable
 
-import trio
+import anyio
+import anyio.abc
 
 __all__ = ["STOP_SIGNALS", "stop_on_signals"]
 
@@ -25,27 +26,27 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 async def stop_on_signals(
-    stop: Callable[[], None], *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    stop: Callable[[], None], *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
 ) -> None:
     """Call ``stop()`` at the first SIGINT or SIGTERM. Start it with ``await
     nursery.start(stop_on_signals, stop)``: the signals are this task's from then on, until
     one comes or the nursery cancels it.
 
     >>> async def main() -> None:
-    ...     async with trio.open_nursery() as nursery:
+    ...     async with anyio.create_task_group() as nursery:
     ...         def stop() -> None:
     ...             print("stopping")
     ...             nursery.cancel_scope.cancel()
     ...         await nursery.start(stop_on_signals, stop)
     ...         signal.raise_signal(signal.SIGTERM)
-    ...         await trio.sleep_forever()
-    >>> trio.run(main)
+    ...         await anyio.sleep_forever()
+    >>> anyio.run(main)
     stopping
     """
     if threading.current_thread() is not threading.main_thread():
         task_status.started()
-        await trio.sleep_forever()
-    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        await anyio.sleep_forever()
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
         task_status.started()
         async for _ in signals:
             break

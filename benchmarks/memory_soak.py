@@ -24,8 +24,8 @@ import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import grpc
-import trio
 
 from chaodipi.arena.serving.server import (
     SERVICE_NAME,
@@ -126,7 +126,7 @@ async def soak(games: int, hands: int, concurrency: int, release: bool) -> None:
         ]
         for worker in workers:
             worker.start()
-        limiter = trio.Semaphore(concurrency)
+        limiter = anyio.Semaphore(concurrency)
         started = time.perf_counter()
         done = 0
         print(
@@ -147,14 +147,14 @@ async def soak(games: int, hands: int, concurrency: int, release: bool) -> None:
             if done % REPORT_EVERY == 0:
                 _report(done, alive, time.perf_counter() - started)
 
-        async with trio.open_nursery() as nursery:
+        async with anyio.create_task_group() as nursery:
             for i in range(games):
                 await limiter.acquire()
                 nursery.start_soon(one, i)
         for _ in workers:
             tickets.put(None)
         for worker in workers:
-            await trio.to_thread.run_sync(worker.join, 10.0)
+            await anyio.to_thread.run_sync(worker.join, 10.0)
 
 
 def main() -> None:
@@ -169,7 +169,7 @@ def main() -> None:
         "growth to compare with",
     )
     args = parser.parse_args()
-    trio.run(soak, args.games, args.hands, args.concurrency, not args.keep)
+    anyio.run(soak, args.games, args.hands, args.concurrency, not args.keep, backend="asyncio")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import trio
+import anyio
 
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.tournament.backend import GameResult
@@ -91,14 +91,18 @@ class Clock:
 def local(config: TournamentConfig) -> tuple[Outcome, Clock]:
     clock = Clock()
     backend = LocalBackend(on_listening=clock.start)
-    outcome = trio.run(lambda: run_tournament(config, backend, on_game=clock.game))
+    outcome = anyio.run(
+        lambda: run_tournament(config, backend, on_game=clock.game), backend="asyncio"
+    )
     return outcome, clock
 
 
 def on_ray(config: TournamentConfig) -> tuple[Outcome, Clock]:
     clock = Clock()
     backend = RayBackend(config, "local", on_start=clock.start)
-    outcome = trio.run(lambda: run_tournament(config, backend, on_game=clock.game))
+    outcome = anyio.run(
+        lambda: run_tournament(config, backend, on_game=clock.game), backend="asyncio"
+    )
     return outcome, clock
 
 
@@ -150,7 +154,9 @@ def driver_limit(games: int) -> dict[str, float]:
         backend = RayBackend(
             config, "local", on_start=clock.start, deals_per_shard=250, task=instant_shard
         )
-        outcome = trio.run(lambda: run_tournament(config, backend, on_game=clock.game))
+        outcome = anyio.run(
+            lambda: run_tournament(config, backend, on_game=clock.game), backend="asyncio"
+        )
         elapsed = clock.last - clock.playing
         cpu = clock.cpu_last - clock.cpu_playing
         main_thread = clock.main_last - clock.main_playing

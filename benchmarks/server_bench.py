@@ -4,10 +4,10 @@
 
 1. echo: a bare grpc.aio bidi echo server (another process) and a ping-pong client sending a
    message the size of a real Decision: round trips/s and latency p50/p99, 1 and 16 streams;
-   then the same echo with each message handed to trio and back through
-   ``chaodipi.arena.serving.bridge``, as a bot's message reaches its table: the floor of the
-   server's two-loop design;
-2. arena: the real server (trio + grpc.aio bridge) with random bots in another process (one
+   then the same echo with each message handed to a table-like task and back on the same
+   loop (``Mailbox`` in, ``StreamPort`` out), as a bot's message reaches its table: the floor
+   of the server's one-loop design;
+2. arena: the real server (anyio tables on grpc.aio's loop) with random bots in another process (one
    grpc.aio task per seat): decisions/s with 1 table and with 100 tables, server-side latency
    per decision (Decision sent → legal answer in) p50/p99, the bots' mean think time, timeouts;
 3. the big run: ``--big`` tables at once (2,000 streams for 500) with a 1 s deadline: timeouts;
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import importlib.util
 import json
@@ -30,16 +31,16 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
+import anyio
 import grpc
-import trio
 
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.serving.bridge import Bridge, StreamPort
+from chaodipi.arena.serving.mailbox import Mailbox
 from chaodipi.arena.serving.server import open_server, tune_garbage_collector
+from chaodipi.arena.serving.streams import StreamPort
 from chaodipi.arena.serving.table import TableConfig
 from chaodipi.arena.v2 import convert
 from chaodipi.engine.match import Match
@@ -106,52 +107,51 @@ def _echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[typ
     asyncio.run(serve())
 
 
-def _bridged_echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    """The same echo, but every message crosses to trio and back the way a bot's message
-    reaches its table and a table's reaches a bot (chaodipi.arena.serving.bridge): the floor of this
-    design."""
+def _hopped_echo_server(port_queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    """The same echo, but every message takes the path a bot's answer takes to its table and
+    the table's reply to the bot, on the server's one loop: the reader hands it to a
+    table-like task through a :class:`Mailbox`, which waits under a deadline and puts the
+    reply into the stream's outbox (a :class:`StreamPort`), which the handler writes: the floor
+    of the arena's design with no table work."""
 
-    def bounce(connection: StreamPort, message: bytes) -> None:  # in trio
-        connection.send(message)
+    async def serve() -> None:
+        async with anyio.create_task_group() as tables:
 
-    async def serve(bridge: Bridge, ready: threading.Event) -> None:
-        async def echo(_requests, context):  # type: ignore[no-untyped-def]
-            connection = StreamPort(bridge, asyncio.Queue(256))
+            async def echo(_requests, context):  # type: ignore[no-untyped-def]
+                connection = StreamPort(asyncio.Queue(256))
+                inbox: Mailbox[bytes] = Mailbox(16)
 
-            async def read() -> None:
-                while (message := await context.read()) is not grpc.aio.EOF:
-                    bridge.to_trio(bounce, connection, message)
+                scope = anyio.CancelScope()  # the table's: ended with the stream
 
-            reader = asyncio.ensure_future(read())
-            try:
-                while True:
-                    await context.write(await connection.outbox.get())
-            finally:
-                reader.cancel()
+                async def table() -> None:
+                    with scope:
+                        while True:
+                            with anyio.move_on_after(60):  # a decision's deadline
+                                connection.send(await inbox.receive())
 
-        server = grpc.aio.server(options=NO_PORT_SHARING)
-        handler = grpc.method_handlers_generic_handler(
-            "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
-        )
-        server.add_generic_rpc_handlers((handler,))
-        port_queue.put(server.add_insecure_port("127.0.0.1:0"))
-        await server.start()
-        ready.set()
-        await server.wait_for_termination()
+                async def read() -> None:
+                    while (message := await context.read()) is not grpc.aio.EOF:
+                        inbox.send_nowait(message)
 
-    async def main() -> None:
-        bridge = Bridge(trio.lowlevel.current_trio_token())
-        ready = threading.Event()
+                tables.start_soon(table)  # the table lives in the server's task group
+                reader = asyncio.ensure_future(read())
+                try:
+                    while True:
+                        await context.write(await connection.outbox.get())
+                finally:
+                    reader.cancel()
+                    scope.cancel()
 
-        def grpc_thread() -> None:
-            loop = asyncio.new_event_loop()
-            bridge.loop = loop
-            loop.run_until_complete(serve(bridge, ready))
+            server = grpc.aio.server(options=NO_PORT_SHARING)
+            handler = grpc.method_handlers_generic_handler(
+                "bench.Echo", {"Echo": grpc.stream_stream_rpc_method_handler(echo)}
+            )
+            server.add_generic_rpc_handlers((handler,))
+            port_queue.put(server.add_insecure_port("127.0.0.1:0"))
+            await server.start()
+            await server.wait_for_termination()
 
-        threading.Thread(target=grpc_thread, daemon=True).start()
-        await trio.sleep_forever()
-
-    trio.run(main)
+    anyio.run(serve, backend="asyncio")
 
 
 async def _echo_client(
@@ -180,7 +180,7 @@ async def _echo_client(
 
 def bench_echo(size: int, seconds: float) -> dict[str, dict[str, float]]:
     figures = {}
-    for name, target in (("echo", _echo_server), ("bridged", _bridged_echo_server)):
+    for name, target in (("echo", _echo_server), ("hopped", _hopped_echo_server)):
         ports: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
         server = multiprocessing.Process(target=target, args=(ports,), daemon=True)
         server.start()
@@ -188,9 +188,9 @@ def bench_echo(size: int, seconds: float) -> dict[str, dict[str, float]]:
         time.sleep(0.2)
         for streams in (1, 16) if name == "echo" else (1,):
             rate, latencies = asyncio.run(_echo_client(address, size, streams, seconds))
-            key = f"{streams}_streams" if name == "echo" else "bridged_1_stream"
+            key = f"{streams}_streams" if name == "echo" else "hopped_1_stream"
             figures[key] = _summary(rate, latencies)
-            label = f"echo, {streams:2d} streams:" if name == "echo" else "echo via trio:  "
+            label = f"echo, {streams:2d} streams:" if name == "echo" else "echo via a table:"
             print(
                 f"{label}   {rate:9,.0f} round trips/s, "
                 f"p50 {_ms(latencies, 50)} ms, p99 {_ms(latencies, 99)} ms"
@@ -255,13 +255,13 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 )
                 for i in range(tables)
             ]
-            start = trio.Event()
+            start = anyio.Event()
             opened = [server.start_table(c, start=start) for c in configs]
             with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as out:
                 for table in opened:
                     for seat in range(4):
                         out.write(json.dumps({"ticket": table.ticket(seat)}) + "\n")
-            swarm = await trio.lowlevel.open_process(
+            swarm = await anyio.open_process(
                 [sys.executable, str(HERE / "bot_swarm.py"), server.address, out.name],
                 stdout=subprocess.PIPE,
                 cwd=HERE.parent,
@@ -275,7 +275,11 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 results = [await server.wait(t) for t in opened]
             elapsed = time.perf_counter() - started
             assert swarm.stdout is not None
-            report = json.loads((await swarm.stdout.receive_some(1 << 16)).decode() or "{}")
+            out_text = b""
+            with contextlib.suppress(anyio.EndOfStream):
+                while True:
+                    out_text += await swarm.stdout.receive()
+            report = json.loads(out_text.decode() or "{}")
             await swarm.wait()
             latencies = [x for t in opened for x in t.latencies]
             strikes = sum(s.strikes for r in results for s in r.seats)
@@ -298,7 +302,7 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 "seconds": round(elapsed, 2),
             }
 
-    return trio.run(main)
+    return anyio.run(main, backend="asyncio")
 
 
 def main() -> int:
@@ -335,9 +339,9 @@ def main() -> int:
     overhead = (one["p50_ms"] - one["bot_think_ms"]) / echo1  # type: ignore[index]
     figures["overhead_vs_echo_p50"] = round(overhead, 2)
     print(f"per-decision overhead (p50 minus bot think) / echo p50 round trip = {overhead:.2f}")
-    bridged = figures["echo"]["bridged_1_stream"]["p50_ms"] / echo1  # type: ignore[index]
-    figures["bridged_echo_vs_echo_p50"] = round(bridged, 2)
-    print(f"the same echo via trio (two thread hops, no table) / echo p50 = {bridged:.2f}")
+    hopped = figures["echo"]["hopped_1_stream"]["p50_ms"] / echo1  # type: ignore[index]
+    figures["hopped_echo_vs_echo_p50"] = round(hopped, 2)
+    print(f"the same echo via a table-like task (no table work) / echo p50 = {hopped:.2f}")
     hundred = figures["arena_100"]
     echo16 = figures["echo"]["16_streams"]["per_s"]  # type: ignore[index]
     throughput = hundred["decisions_per_s"] / echo16  # type: ignore[index]

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import trio
+import anyio
 
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.tournament.config import TournamentConfig, parse_config
@@ -62,7 +62,7 @@ def arena_rate(config: TournamentConfig, key: DealKey) -> tuple[int, float, int]
     db.db.commit()
     db.close()
     started = time.perf_counter()
-    outcome = trio.run(run_tournament, config)
+    outcome = anyio.run(run_tournament, config, backend="asyncio")
     elapsed = time.perf_counter() - started
     if outcome.void or outcome.stopped:
         raise SystemExit(f"the arena run failed: {outcome.stopped or outcome.problems[:1]}")

@@ -1,5 +1,5 @@
 """Testing the sample bots that run as processes (Node, C++) the same way in every language:
-the bot is a command line run as a subprocess; the arena is a real server in trio (the other
+the bot is a command line run as a subprocess; the arena is a real server on asyncio (the other
 seats played by Python bots in threads), or a scripted one (a refusal, a dropped session).
 
 A bot is handed its token or ticket as the arena hands it: in the environment (``ARENA_TOKEN``,
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass
 
+import anyio
 import grpc
-import trio
 
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.serving.sessions import Session
@@ -34,8 +34,8 @@ HANG_S = 120.0
 
 
 async def run_process(command: list[str], env: dict[str, str]) -> Done:
-    """Run a bot to its end in trio (killed if the test is cancelled), its stderr as text."""
-    done = await trio.run_process(command, env=env, capture_stderr=True, check=False)
+    """Run a bot to its end (killed if the test is cancelled), its stderr as text."""
+    done = await anyio.run_process(command, env=env, check=False)
     stderr = done.stderr.decode(errors="replace")
     return subprocess.CompletedProcess(command, done.returncode, stdout=None, stderr=stderr)
 
@@ -67,14 +67,14 @@ def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> Sessi
 
     async def main() -> None:
         async with open_server("127.0.0.1:0") as server:
-            someone_entered = trio.Event()
+            someone_entered = anyio.Event()
 
             def on_enter(session: Session) -> None:
                 entered.append(session)
                 someone_entered.set()
 
             door = server.open_door(TOKEN, "session-bot", single=False, on_enter=on_enter)
-            start = trio.Event()
+            start = anyio.Event()
             tables = [
                 server.start_table(
                     config(seed=n + 1, decision_ms=10_000, bank_ms=60_000), start=start
@@ -95,8 +95,8 @@ def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> Sessi
                 thread.start()
             full = [*command, "--address", server.address]
             env = bot_environment(server.address, token=TOKEN)
-            with trio.fail_after(HANG_S):
-                async with trio.open_nursery() as nursery:
+            with anyio.fail_after(HANG_S):
+                async with anyio.create_task_group() as nursery:
 
                     async def run_the_bot() -> None:
                         process = await run_process(full, env)
@@ -120,9 +120,9 @@ def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> Sessi
                     for table in tables:
                         results.append(await server.wait(table))
             for thread in threads:
-                await trio.to_thread.run_sync(thread.join, HANG_S)
+                await anyio.to_thread.run_sync(thread.join, HANG_S)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
     assert len(entered) == 1, entered
     return SessionRun(done[0], entered[0], results, list(seats))
 
@@ -137,10 +137,10 @@ def run_with_a_wrong_token(command: list[str]) -> Done:
             server.open_door(TOKEN, "session-bot")
             full = [*command, "--address", server.address]
             env = bot_environment(server.address, token=TOKEN[:-3] + "xyz")
-            with trio.fail_after(HANG_S):
+            with anyio.fail_after(HANG_S):
                 done.append(await run_process(full, env))
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
     return done[0]
 
 
@@ -348,3 +348,53 @@ def check_the_refusals(done: Done, arena: RefusingArena, name: str) -> None:
     assert third.answer.action.WhichOneof("action") in ("fry", "pass_turn")
     if third.answer.action.HasField("fry"):
         assert third.answer.action.fry == BID
+
+
+# -- one seat: a dropped stream ---------------------------------------------------------------
+
+
+class DroppingSeatArena(arena_pb2_grpc.ArenaServiceServicer):
+    """A scripted seat whose first stream drops with a decision open: Welcome, Snapshot and
+    Decision 7, then UNAVAILABLE before any answer is read. The second stream (the bot's
+    reconnect, with the same ticket) gets Welcome ``resumed``, a Snapshot, Decision 7 again,
+    and once it is answered the MatchOver. Records every Hello and the answer."""
+
+    def __init__(self) -> None:
+        self.hellos: list[pb.Hello] = []
+        self.answers: list[pb.PlayRequest] = []
+
+    def Play(
+        self, request_iterator: Iterator[pb.PlayRequest], context: grpc.ServicerContext
+    ) -> Iterator[pb.PlayResponse]:
+        requests = iter(request_iterator)
+        self.hellos.append(next(requests).hello)
+        resumed = len(self.hellos) > 1
+        yield pb.PlayResponse(welcome=pb.Welcome(seat=0, partner=2, resumed=resumed))
+        yield pb.PlayResponse(snapshot=pb.Snapshot(seat=0, phase=pb.PHASE_PLAY))
+        option = pb.CardOption(pool=[pb.CARD_SPADES_2, pb.CARD_HEARTS_5], k_min=1, k_max=1)
+        legal = pb.LegalActions(phase=pb.PHASE_PLAY, seat=0, card_options=[option])
+        yield pb.PlayResponse(decision=pb.Decision(decision_id=7, legal=legal, deadline_ms=60_000))
+        if not resumed:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "scripted drop")
+        self.answers.append(next(requests))
+        over = pb.MatchOver(ending=pb.ENDING_PLAYED_OUT, winner=0, hands=1, reason="scripted")
+        yield pb.PlayResponse(match_over=over)
+
+
+def run_against_a_dropping_seat(command: list[str]) -> tuple[Done, DroppingSeatArena]:
+    """Run ``command`` (``--address`` still to come) with a ticket against
+    :class:`DroppingSeatArena`."""
+    arena = DroppingSeatArena()
+    return run_against(arena, command, ticket="a-ticket"), arena
+
+
+def check_the_reconnect(done: Done, arena: DroppingSeatArena, name: str) -> None:
+    """The bot connected again with the same ticket, answered the decision sent again with one
+    of its legal plays, and exited 0 at the MatchOver."""
+    assert done.returncode == 0, done.stderr
+    hello = pb.Hello(ticket="a-ticket", protocol_version=2, bot_name=name)
+    assert arena.hellos == [hello, hello], arena.hellos
+    (answer,) = arena.answers
+    assert answer.answer.decision_id == 7, answer
+    assert list(answer.answer.action.play.cards) in ([pb.CARD_SPADES_2], [pb.CARD_HEARTS_5])
+    assert done.stderr.count("match over:") == 1, done.stderr

@@ -1,4 +1,4 @@
-"""Running real servers and bots in tests: a trio server in the test's thread, bots in threads.
+"""Running real servers and bots in tests: a server on an asyncio loop in the test's thread, bots in threads.
 
 For what only gRPC shows (status codes, the wire, TLS, reflection, caps); a table's own
 behaviour is tested without gRPC (:mod:`tests.table_support`)."""
@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import grpc
-import trio
 
 from chaodipi.arena.serving.server import SERVICE_NAME, ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
@@ -93,19 +93,19 @@ def config(preset: str = "classic", **overrides: Any) -> TableConfig:
 
 @dataclass
 class Running:
-    """What a test's trio-side hook may look at and act on while the tables play."""
+    """What a test's hook on the server's loop may look at and act on while the tables play."""
 
     server: ArenaServer
     tables: list[Table]
-    start: trio.Event | None
+    start: anyio.Event | None
     """Set it to let the tables begin (only with ``run_tables(..., hold=True)``)."""
 
 
 async def until(condition: Callable[[], bool]) -> None:
-    """Wait (in trio) until ``condition()`` holds: the check runs between the table's steps,
+    """Wait (on the server's loop) until ``condition()`` holds: the check runs between the table's steps,
     so a test waits for a point of the game, never for a length of time."""
     while not condition():
-        await trio.sleep(0.005)
+        await anyio.sleep(0.005)
 
 
 def run_tables(
@@ -113,15 +113,15 @@ def run_tables(
     bots: list[list[Bot]] | None = None,
     *,
     during: Callable[[ArenaServer, list[Table]], Any] | None = None,
-    in_trio: Callable[[Running], Awaitable[Any]] | None = None,
+    in_loop: Callable[[Running], Awaitable[Any]] | None = None,
     hold: bool = False,
     timeout: float = 120.0,
     **server_options: Any,
 ) -> tuple[list[TableResult], list[list[Recording]]]:
     """Serve the tables, run each seat's bot in a thread, wait for every table to end.
 
-    ``during`` runs in a thread once the bots are started; ``in_trio`` runs as a trio task
-    beside the tables; with ``hold``, the tables begin only once ``in_trio`` sets
+    ``during`` runs in a thread once the bots are started; ``in_loop`` runs as a task
+    beside the tables; with ``hold``, the tables begin only once ``in_loop`` sets
     ``running.start``. ``server_options`` go to :func:`open_server`. ``timeout`` only
     guards against a hang: nothing should come near it."""
     bots = bots or [[random_bot] * 4 for _ in configs]
@@ -130,7 +130,7 @@ def run_tables(
 
     async def main() -> None:
         async with open_server("127.0.0.1:0", **server_options) as server:
-            start = trio.Event() if hold else None
+            start = anyio.Event() if hold else None
             tables = [server.start_table(c, start=start) for c in configs]
             threads = []
             for t, table in enumerate(tables):
@@ -151,18 +151,18 @@ def run_tables(
                     thread = threading.Thread(target=target, daemon=True)
                     thread.start()
                     threads.append(thread)
-            async with trio.open_nursery() as nursery:
-                if in_trio is not None:
-                    nursery.start_soon(in_trio, Running(server, tables, start))
+            async with anyio.create_task_group() as nursery:
+                if in_loop is not None:
+                    nursery.start_soon(in_loop, Running(server, tables, start))
                 if during is not None:
-                    await trio.to_thread.run_sync(during, server, tables)
-                with trio.fail_after(timeout):
+                    await anyio.to_thread.run_sync(during, server, tables)
+                with anyio.fail_after(timeout):
                     for table in tables:
                         results.append(await server.wait(table))
             for thread in threads:
-                await trio.to_thread.run_sync(thread.join, 30.0)
+                await anyio.to_thread.run_sync(thread.join, 30.0)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
     return results, recordings
 
 

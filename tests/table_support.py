@@ -18,7 +18,6 @@ from typing import Any
 import trio
 import trio.testing
 
-from chaodipi.arena.serving.bridge import Bridge
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.server import ArenaServer, ServerOptions
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
@@ -220,9 +219,9 @@ def seat_bots(nursery: trio.Nursery, table: Table, bots: list[Bot]) -> list[Play
 
 def in_process_server(nursery: trio.Nursery) -> ArenaServer:
     """An :class:`ArenaServer` whose tables run in ``nursery``, with no gRPC at all: tables,
-    their failures and their release as the server handles them (nothing ever crosses to a
-    gRPC thread: there is none)."""
-    server = ArenaServer(ServerOptions(), Bridge(trio.lowlevel.current_trio_token()))
+    their failures and their release as the server handles them (and no gRPC
+    server behind them)."""
+    server = ArenaServer(ServerOptions())
     server.nursery = nursery
     return server
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-import trio
 
 from chaodipi.arena.cli import main as cli_main
 from chaodipi.arena.cli.main import build_parser, main
@@ -154,7 +154,7 @@ def test_a_bad_argument_is_one_line_and_exit_code_2(
     def no_run(*args: object, **kwargs: object) -> None:
         raise AssertionError("the command started with a bad argument")
 
-    monkeypatch.setattr(trio, "run", no_run)
+    monkeypatch.setattr(anyio, "run", no_run)
     monkeypatch.setattr(cli_main, "play_random_match", no_run)
     monkeypatch.chdir(tmp_path)
     try:

@@ -7,8 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import anyio
 import pytest
-import trio
 
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.deals import DealKey
@@ -64,7 +64,7 @@ def test_a_tournament_deals_from_its_stored_key_and_resume_keeps_it(tmp_path: Pa
             bots={"a": BOT, "b": BOT},
         )
     )
-    outcome = trio.run(lambda: run_tournament(config))
+    outcome = anyio.run(lambda: run_tournament(config), backend="asyncio")
     assert outcome.played == 2 and outcome.void == 0
     stored = sqlite3.connect(tmp_path / "r.sqlite").execute(
         "SELECT value FROM meta WHERE key = 'deal_key'"
@@ -104,7 +104,7 @@ def test_a_replay_appears_only_once_every_game_on_its_deal_is_stored(tmp_path: P
             if {(deal, 0), (deal, 1)} - set(stored):
                 early.append(replay.name)
 
-    outcome = trio.run(lambda: run_tournament(config, on_game=on_game))
+    outcome = anyio.run(lambda: run_tournament(config, on_game=on_game), backend="asyncio")
     assert outcome.played == 4
     assert early == []
     assert len(list((tmp_path / "replays").glob("*.jsonl"))) == 4

@@ -140,7 +140,7 @@ def test_the_arena_command_without_the_extra_says_which_extra_to_install() -> No
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(
-        "arena: grpcio-reflection, grpcio-health-checking, trio, structlog, rich, scipy, "
+        "arena: grpcio-reflection, grpcio-health-checking, anyio, structlog, rich, scipy, "
         "matplotlib not installed: "
     )
     assert lines[0].endswith(INSTALL_HINT)
@@ -214,7 +214,7 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
         names = set(archive.namelist())
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         headers = email.parser.Parser().parsestr(archive.read(metadata).decode("utf-8"))
-    for package in ("", "engine/", "bot/", "arena/"):
+    for package in ("", "engine/", "bot/", "arena/", "rl/"):
         assert f"chaodipi/{package}py.typed" in names, package
     for name in STARTER:
         assert f"chaodipi/sample_bots/starter/{name}" in names, name

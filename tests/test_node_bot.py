@@ -11,8 +11,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
-import trio
 
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.tournament.processes import bot_environment
@@ -108,12 +108,12 @@ def test_node_bot_with_a_wrong_ticket_exits_1_and_says_unauthenticated() -> None
         async with open_server("127.0.0.1:0") as server:
             table = server.start_table(config(connect_timeout_s=0.5, decision_ms=50, bank_ms=0))
             wrong = table.ticket(0)[:-3] + "xyz"
-            done = await trio.to_thread.run_sync(run_node_bot, server.address, wrong)
+            done = await anyio.to_thread.run_sync(run_node_bot, server.address, wrong)
             assert done.returncode == 1, done.stderr
             assert "UNAUTHENTICATED" in done.stderr, done.stderr
             await server.wait(table)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_node_bot_plays_its_session_s_seats_on_two_tables_and_exits_0_when_it_ends() -> None:

@@ -8,14 +8,16 @@ exit); the timeouts only catch a hang."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import anyio
+import anyio.abc
 import grpc
 import pytest
-import trio
 
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.serving.sessions import Session
@@ -36,8 +38,8 @@ COMMANDS = {
 
 async def run_bot_process(command: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
     """Run a bot process to its end: its exit status and its stderr's lines."""
-    with trio.fail_after(HANG_S):
-        done = await trio.run_process(command, env=env, cwd=ROOT, capture_stderr=True, check=False)
+    with anyio.fail_after(HANG_S):
+        done = await anyio.run_process(command, env=env, cwd=ROOT, check=False)
     return done.returncode, done.stderr.decode(errors="replace").splitlines()
 
 
@@ -64,7 +66,7 @@ def test_a_wrong_ticket_is_one_line_and_exit_status_1(command: list[str]) -> Non
         assert "UNAUTHENTICATED: unknown or wrong ticket" in line
         assert "check the ticket in $ARENA_TICKET" in line
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 @pytest.mark.parametrize("command", COMMANDS.values(), ids=COMMANDS.keys())
@@ -75,7 +77,7 @@ def test_nothing_at_the_address_is_one_line_and_exit_status_1(
     address = free_address()
     env = bot_environment(address, **{secret: "some-secret-of-the-bot"})
     full = [*command, "--address", address, "--wait-for-arena", "0"]
-    status, lines = trio.run(run_bot_process, full, env)
+    status, lines = anyio.run(run_bot_process, full, env, backend="asyncio")
     assert status == 1, lines
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"no arena answered at {address} (UNAVAILABLE: "), lines
@@ -102,8 +104,8 @@ def test_a_bot_started_before_the_arena_listens_enters_once_it_does() -> None:
     sessions: list[Session] = []
 
     async def main() -> None:
-        with trio.fail_after(HANG_S):
-            process = await trio.lowlevel.open_process(
+        with anyio.fail_after(HANG_S):
+            process = await anyio.open_process(
                 command, env=env, cwd=ROOT, stderr=subprocess.PIPE
             )
             assert process.stderr is not None
@@ -112,7 +114,7 @@ def test_a_bot_started_before_the_arena_listens_enters_once_it_does() -> None:
                 waiting = f"no arena at {address} yet (UNAVAILABLE): trying again for up to 30 s"
                 assert said == [waiting], said
                 async with open_server(address) as server:
-                    entered = trio.Event()
+                    entered = anyio.Event()
 
                     def on_enter(session: Session) -> None:
                         sessions.append(session)
@@ -124,30 +126,32 @@ def test_a_bot_started_before_the_arena_listens_enters_once_it_does() -> None:
                     said.extend((await read_all(process.stderr)).splitlines())
                     assert await process.wait() == 0, said
             finally:
-                process.kill()
+                if process.returncode is None:
+                    process.kill()
                 await process.wait()
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
     assert len(sessions) == 1 and sessions[0].bot_name == "random"
     assert "entered session early (up to 4 games at once)" in said, said
     assert said[-1] == "session early over: 0 games played", said
 
 
-async def first_line(stream: trio.abc.ReceiveStream) -> str:
+async def first_line(stream: anyio.abc.ByteReceiveStream) -> str:
     """Read up to the first newline (a failing test sees what came before the end)."""
     data = b""
     while b"\n" not in data:
-        chunk = await stream.receive_some()
-        if not chunk:
-            raise AssertionError(f"the bot ended its stderr without a full line: {data!r}")
-        data += chunk
+        try:
+            data += await stream.receive()
+        except anyio.EndOfStream:
+            raise AssertionError(f"the bot ended its stderr without a full line: {data!r}") from None
     return data.decode().partition("\n")[0]
 
 
-async def read_all(stream: trio.abc.ReceiveStream) -> str:
+async def read_all(stream: anyio.abc.ByteReceiveStream) -> str:
     data = b""
-    while chunk := await stream.receive_some():
-        data += chunk
+    with contextlib.suppress(anyio.EndOfStream):
+        while True:
+            data += await stream.receive()
     return data.decode()
 
 
@@ -175,24 +179,24 @@ def test_a_token_file_is_read_and_no_warning_is_given(
 
     async def main() -> None:
         async with open_server("127.0.0.1:0") as server:
-            entered = trio.Event()
+            entered = anyio.Event()
             door = server.open_door(TOKEN, "from-a-file", on_enter=lambda _: entered.set())
             argv = ["--address", server.address, "--token-file", str(token_file)]
-            async with trio.open_nursery() as nursery:
+            async with anyio.create_task_group() as nursery:
 
                 async def bot() -> None:
-                    result = await trio.to_thread.run_sync(
+                    result = await anyio.to_thread.run_sync(
                         lambda: run_bot(lambda view: view.legal.default(), argv=argv)
                     )
                     assert isinstance(result, SessionResult)
                     outcome.append(result)
 
                 nursery.start_soon(bot)
-                with trio.fail_after(HANG_S):
+                with anyio.fail_after(HANG_S):
                     await entered.wait()
                 server.close_door(door)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
     assert outcome == [SessionResult("from-a-file", games=(), lost=0)]
     assert "warning" not in capsys.readouterr().err
 

@@ -1,4 +1,4 @@
-"""The SDK's sessions (``run_bot`` with a token): real gRPC against ``open_server``, in trio.
+"""The SDK's sessions (``run_bot`` with a token): real gRPC against ``open_server``, on asyncio.
 
 The tests wait for points of the run (a session entered, a seat connected, a table over),
 never for lengths of time; ``HANG`` only bounds a hang.
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import grpc
 import pytest
-import trio
 
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.sessions import Door, Session
@@ -54,7 +54,7 @@ class BotThread:
             self.error = err
 
     async def join(self) -> None:
-        await trio.to_thread.run_sync(self.thread.join, HANG)
+        await anyio.to_thread.run_sync(self.thread.join, HANG)
         assert not self.thread.is_alive(), "the bot did not return"
 
 
@@ -68,9 +68,9 @@ def other_seats(address: str, tables: list[Table], mine: list[int]) -> list[BotT
     return bots
 
 
-async def entered(server: ArenaServer, token: str = TOKEN) -> tuple[Door, trio.Event, list[Any]]:
+async def entered(server: ArenaServer, token: str = TOKEN) -> tuple[Door, anyio.Event, list[Any]]:
     """A door for ``token``, an event set on its session's first Enter, and that session."""
-    event, sessions = trio.Event(), []
+    event, sessions = anyio.Event(), []
 
     def on_enter(session: Session) -> None:
         sessions.append(session)
@@ -98,7 +98,7 @@ def test_a_session_plays_four_tables_at_once_and_finishes_them_after_the_door_cl
 
     async def main() -> None:
         async with open_server("127.0.0.1:0") as server:
-            start = trio.Event()
+            start = anyio.Event()
             tables = [server.start_table(c, start=start) for c in configs]
             door, first_enter, sessions = await entered(server)
             others = other_seats(server.address, tables, mine)
@@ -111,7 +111,7 @@ def test_a_session_plays_four_tables_at_once_and_finishes_them_after_the_door_cl
                     argv=[],
                 )
             )
-            with trio.fail_after(HANG):
+            with anyio.fail_after(HANG):
                 await first_enter.wait()
                 session = sessions[0]
                 assert session.capacity == 4  # the default
@@ -137,7 +137,7 @@ def test_a_session_plays_four_tables_at_once_and_finishes_them_after_the_door_cl
                 assert result.seats[seat].strikes == 0
             assert all(o.error is None for o in others)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_a_dropped_session_enters_again_and_never_plays_a_seat_twice() -> None:
@@ -151,7 +151,7 @@ def test_a_dropped_session_enters_again_and_never_plays_a_seat_twice() -> None:
 
     async def main() -> None:
         async with open_server("127.0.0.1:0") as server:
-            start = trio.Event()
+            start = anyio.Event()
             tables = [server.start_table(c, start=start) for c in configs]
             door, first_enter, sessions = await entered(server)
             others = other_seats(server.address, tables, mine)
@@ -166,7 +166,7 @@ def test_a_dropped_session_enters_again_and_never_plays_a_seat_twice() -> None:
                     argv=[],
                 )
             )
-            with trio.fail_after(HANG):
+            with anyio.fail_after(HANG):
                 await first_enter.wait()
                 session = sessions[0]
                 instance = session.instance
@@ -194,7 +194,7 @@ def test_a_dropped_session_enters_again_and_never_plays_a_seat_twice() -> None:
             welcomes = recording.of("welcome")
             assert len(welcomes) == 4 and not any(w.resumed for w in welcomes)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_a_session_whose_run_ends_while_it_is_away_returns_without_error() -> None:
@@ -212,7 +212,7 @@ def test_a_session_whose_run_ends_while_it_is_away_returns_without_error() -> No
                     argv=[],
                 )
             )
-            with trio.fail_after(HANG):
+            with anyio.fail_after(HANG):
                 await first_enter.wait()
                 connection = sessions[0].connection
                 assert connection is not None
@@ -222,7 +222,7 @@ def test_a_session_whose_run_ends_while_it_is_away_returns_without_error() -> No
             assert bot.error is None
             assert bot.outcome == SessionResult("tester", games=(), lost=0)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_a_wrong_session_token_is_a_clear_error() -> None:
@@ -238,14 +238,14 @@ def test_a_wrong_session_token_is_a_clear_error() -> None:
                     exit_on_error=False,
                 )
             )
-            with trio.fail_after(HANG):
+            with anyio.fail_after(HANG):
                 await bot.join()
             error = bot.error
             assert isinstance(error, SessionError)
             assert error.code == grpc.StatusCode.UNAUTHENTICATED
             assert "refused the session" in str(error) and "--token" in str(error)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_a_seat_whose_table_is_gone_is_given_up_and_the_session_goes_on() -> None:
@@ -267,7 +267,7 @@ def test_a_seat_whose_table_is_gone_is_given_up_and_the_session_goes_on() -> Non
                     argv=[],
                 )
             )
-            with trio.fail_after(HANG):
+            with anyio.fail_after(HANG):
                 await first_enter.wait()
                 sessions[0].offer(table, 1)
                 server.close_door(door)
@@ -275,7 +275,7 @@ def test_a_seat_whose_table_is_gone_is_given_up_and_the_session_goes_on() -> Non
             assert bot.error is None
             assert bot.outcome == SessionResult("tester", games=(), lost=1)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_an_arena_that_cannot_be_reached_is_a_clear_error() -> None:
@@ -305,7 +305,7 @@ def test_an_exception_in_decide_ends_the_session_and_is_raised() -> None:
             _door, first_enter, sessions = await entered(server)
             others = other_seats(server.address, [table], [0])
             bot = BotThread(lambda: run_bot(broken, address=server.address, token=TOKEN, argv=[]))
-            with trio.fail_after(HANG):
+            with anyio.fail_after(HANG):
                 await first_enter.wait()
                 sessions[0].offer(table, 0)
                 await bot.join()
@@ -316,7 +316,7 @@ def test_an_exception_in_decide_ends_the_session_and_is_raised() -> None:
             assert isinstance(bot.error, ValueError)
             assert str(bot.error) == "a bug in the bot"
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_neither_a_token_nor_a_ticket_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -368,16 +368,15 @@ def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -
             ]
 
             async def play(token: str, argv: list[str]) -> None:
-                finished[token] = await trio.run_process(
+                finished[token] = await anyio.run_process(
                     [*argv, "--address", server.address],
                     env={**env, "ARENA_TOKEN": token},
                     cwd=ROOT,
-                    capture_stderr=True,
                     check=False,
                 )
 
-            with trio.fail_after(HANG):
-                async with trio.open_nursery() as nursery:
+            with anyio.fail_after(HANG):
+                async with anyio.create_task_group() as nursery:
                     for token, argv in commands.items():
                         nursery.start_soon(play, token, argv)
                     for event, found, seat in zip(entries, sessions, mine, strict=True):
@@ -391,7 +390,7 @@ def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -
             assert result.reason == "played to the end"
             assert all(result.seats[s].connects == 1 for s in mine)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
     for done in finished.values():
         stderr = done.stderr.decode()
         assert done.returncode == 0, stderr

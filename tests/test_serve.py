@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import grpc
-import trio
 
 from chaodipi.arena.cli.serve import start_when_seated
 from chaodipi.arena.serving.server import open_server
@@ -255,7 +255,7 @@ def test_the_seats_that_came_are_told_their_table_is_void() -> None:
 
     async def main() -> tuple[TableResult, list[pb.PlayResponse]]:
         async with open_server("127.0.0.1:0") as server:
-            start = trio.Event()
+            start = anyio.Event()
             table = server.start_table(config(), start=start)
             clients = [RawClient(server.address) for _ in range(3)]
             for seat, client in enumerate(clients):
@@ -263,12 +263,12 @@ def test_the_seats_that_came_are_told_their_table_is_void() -> None:
             await until(lambda: sum(s.stats.connects for s in table.seats) == 3)
             await start_when_seated(table, start, 0.1)
             result = await server.wait(table)
-            ends = [await trio.to_thread.run_sync(client.next, "match_over") for client in clients]
+            ends = [await anyio.to_thread.run_sync(client.next, "match_over") for client in clients]
             for client in clients:
                 client.close()
             return result, ends
 
-    result, ends = trio.run(main)
+    result, ends = anyio.run(main, backend="asyncio")
     reason = "void: seat 3 did not connect within 0.1 s"
     assert result.reason == reason and result.ending is Ending.STOPPED and result.hands == 0
     assert all(s.decisions == 0 for s in result.seats)

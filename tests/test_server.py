@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 
+import anyio
 import grpc
 import pytest
-import trio
 
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.server import open_server
@@ -69,10 +69,10 @@ def test_wrong_ticket_version_and_first_message() -> None:
                 assert first.code() == grpc.StatusCode.FAILED_PRECONDITION
                 assert "first message must be a Hello" in (first.details() or "")
 
-            await trio.to_thread.run_sync(checks)
+            await anyio.to_thread.run_sync(checks)
             table.stop("the test is over")
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_newest_connection_wins_and_the_clock_keeps_running() -> None:
@@ -131,10 +131,10 @@ def test_spectators_over_the_wire_and_one_that_never_reads_stalls_nothing() -> N
         await until(lambda: len(table.spectators) == 2)
         assert running.start is not None
         running.start.set()
-        await trio.to_thread.run_sync(lambda: received.extend(reading))  # raises unless OK
+        await anyio.to_thread.run_sync(lambda: received.extend(reading))  # raises unless OK
 
     results, _ = run_tables(
-        [config(max_hands=2)], in_trio=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
+        [config(max_hands=2)], in_loop=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
     )
     assert results[0].reason == "played to the end"
     assert received[-1].match_over.reason == "played to the end"
@@ -158,7 +158,7 @@ def test_an_oversized_message_is_refused_by_grpc() -> None:
                 client.close()
                 assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
-            await trio.to_thread.run_sync(oversized)
+            await anyio.to_thread.run_sync(oversized)
             table.stop("the test is over")
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")

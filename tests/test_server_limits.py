@@ -9,9 +9,9 @@ import queue
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import grpc
 import pytest
-import trio
 from structlog.testing import capture_logs
 
 import chaodipi.arena.serving.server
@@ -79,7 +79,7 @@ def test_a_second_server_on_a_taken_port_fails_at_once_naming_the_address() -> N
                 async with open_server(f"127.0.0.1:{first.port}"):
                     pass
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_grpc_itself_never_shares_the_port(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,7 +93,7 @@ def test_grpc_itself_never_shares_the_port(monkeypatch: pytest.MonkeyPatch) -> N
                 async with open_server(f"127.0.0.1:{first.port}"):
                     pass
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_an_address_that_cannot_be_served_is_one_clear_error(address: str, why: 
             pass
 
     with pytest.raises(AddressError, match=why):
-        trio.run(main)
+        anyio.run(main, backend="asyncio")
 
 
 # -- the first message's deadline ---------------------------------------------------------------
@@ -139,12 +139,12 @@ def test_a_stream_whose_first_message_never_comes_is_ended(method: str, reason: 
                     stream = Silent(channel, method)
                     return status_of(stream.call)
 
-            code, details = await trio.to_thread.run_sync(attempt)
+            code, details = await anyio.to_thread.run_sync(attempt)
             assert code == grpc.StatusCode.FAILED_PRECONDITION, (code, details)
             assert reason in details
             await until(lambda: server.admission.total == 0)  # nothing is left counted
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 # -- caps on streams ----------------------------------------------------------------------------
@@ -171,13 +171,13 @@ def test_a_connection_past_its_cap_is_refused_and_other_connections_go_on() -> N
                         stream.close()
 
             with capture_logs() as logs:
-                await trio.to_thread.run_sync(attempt)
+                await anyio.to_thread.run_sync(attempt)
                 await until(lambda: server.admission.total == 0)
             refusals = [e for e in logs if e["event"] == "refused"]
             assert [e["code"] for e in refusals] == ["RESOURCE_EXHAUSTED"]
             assert refusals[0]["rpc"] == "Enter" and refusals[0]["peer"]
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_the_server_past_its_cap_refuses_every_connection_until_streams_end() -> None:
@@ -197,7 +197,7 @@ def test_the_server_past_its_cap_refuses_every_connection_until_streams_end() ->
                 assert "the server has 2 streams open" in details
                 return sessions
 
-            sessions = await trio.to_thread.run_sync(fill)
+            sessions = await anyio.to_thread.run_sync(fill)
             for session in sessions:
                 session.cancel()
             await until(lambda: server.admission.total == 0)
@@ -208,9 +208,9 @@ def test_the_server_past_its_cap_refuses_every_connection_until_streams_end() ->
                     assert next(session).HasField("entered")
                     session.cancel()
 
-            await trio.to_thread.run_sync(again)
+            await anyio.to_thread.run_sync(again)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_a_hello_and_an_enter_of_another_protocol_version_get_the_same_refusal() -> None:
@@ -237,14 +237,14 @@ def test_a_hello_and_an_enter_of_another_protocol_version_get_the_same_refusal()
                     stub = arena_pb2_grpc.ArenaServiceStub(channel)
                     return play, status_of(stub.Enter(request, timeout=HANG))
 
-            play, enter_ = await trio.to_thread.run_sync(both)
+            play, enter_ = await anyio.to_thread.run_sync(both)
             table.stop("the test is over")
             await server.wait(table)
         refusal = (grpc.StatusCode.FAILED_PRECONDITION, convert.unsupported_version(1))
         assert play == refusal
         assert enter_ == refusal
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 # -- after the end: one answer ------------------------------------------------------------------
@@ -272,15 +272,15 @@ def test_a_ticket_of_a_finished_match_gets_not_found_held_or_released() -> None:
             table.stop("over before it began")
             await server.wait(table)
             ticket = table.ticket(2)
-            held = await trio.to_thread.run_sync(_play_status, server, ticket)
-            guessed = await trio.to_thread.run_sync(_play_status, server, ticket[:-3] + "abc")
+            held = await anyio.to_thread.run_sync(_play_status, server, ticket)
+            guessed = await anyio.to_thread.run_sync(_play_status, server, ticket[:-3] + "abc")
             server.release(table)
-            released = await trio.to_thread.run_sync(_play_status, server, ticket)
+            released = await anyio.to_thread.run_sync(_play_status, server, ticket)
         assert held[0] == grpc.StatusCode.NOT_FOUND and "is over" in held[1], held
         assert guessed[0] == grpc.StatusCode.NOT_FOUND, guessed
         assert released[0] == grpc.StatusCode.NOT_FOUND and "is over" in released[1], released
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_an_enter_once_its_door_closed_is_refused_with_the_reason() -> None:
@@ -297,16 +297,16 @@ def test_an_enter_once_its_door_closed_is_refused_with_the_reason() -> None:
                 assert next(session).HasField("entered")
                 return session
 
-            session = await trio.to_thread.run_sync(first)
+            session = await anyio.to_thread.run_sync(first)
             server.close_door(door)
-            assert await trio.to_thread.run_sync(status_of, session) == (grpc.StatusCode.OK, "")
+            assert await anyio.to_thread.run_sync(status_of, session) == (grpc.StatusCode.OK, "")
 
             def late() -> tuple[grpc.StatusCode, str]:
                 with own_connection(server.address) as channel:
                     return status_of(enter(channel))
 
-            code, details = await trio.to_thread.run_sync(late)
+            code, details = await anyio.to_thread.run_sync(late)
         assert code == grpc.StatusCode.FAILED_PRECONDITION
         assert "no more games with this token" in details
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")

@@ -10,9 +10,9 @@ import random
 import threading
 import weakref
 
+import anyio
 import grpc
 import pytest
-import trio
 import trustme
 from google.protobuf import descriptor_pool, message_factory
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -75,9 +75,9 @@ def test_reflection_lists_describes_and_calls_the_service() -> None:
                 assert reply.status == health_pb2.HealthCheckResponse.SERVING
                 channel.close()
 
-            await trio.to_thread.run_sync(generic_client)
+            await anyio.to_thread.run_sync(generic_client)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_tls() -> None:
@@ -112,18 +112,18 @@ def test_tls() -> None:
                 thread.start()
             result = await server.wait(table)
             for thread in threads:
-                await trio.to_thread.run_sync(thread.join)
+                await anyio.to_thread.run_sync(thread.join)
             assert result.reason == "played to the end" and len(results) == 4
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 # -- a flood, on the wire -----------------------------------------------------------------------
 
 
 def test_a_flood_of_unasked_messages_is_cut_off_and_logged() -> None:
-    """Thousands of stale actions over the wire: once the bot's allowance (or the stream's
-    backlog) is gone the stream ends with RESOURCE_EXHAUSTED saying why, and one log line
+    """Thousands of stale actions over the wire: once the bot's allowance is gone (or its
+    outbox of Refused is full, unread) the stream ends with RESOURCE_EXHAUSTED saying why, and one log line
     says so, bound to the table and seat; the read the server's own cut-off then ends is no
     failure to report. (What the table does, exactly: tests/test_table.py.)"""
     outcome: list[grpc.RpcError] = []
@@ -149,7 +149,7 @@ def test_a_flood_of_unasked_messages_is_cut_off_and_logged() -> None:
         results, recordings = run_tables(
             [config()],
             [[flooder, random_bot, random_bot, random_bot]],
-            in_trio=stop_once_cut_off,
+            in_loop=stop_once_cut_off,
         )
     assert recordings[0][0].error is None, recordings[0][0].error
     assert outcome[0].code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -219,9 +219,9 @@ def test_a_first_message_that_does_not_parse_gets_invalid_argument() -> None:
                 assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
                 assert "does not parse as a PlayRequest" in (err.value.details() or "")
 
-            await trio.to_thread.run_sync(attempt)
+            await anyio.to_thread.run_sync(attempt)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_refused_logins_are_logged_with_the_peer_and_never_the_ticket() -> None:
@@ -238,14 +238,14 @@ def test_refused_logins_are_logged_with_the_peer_and_never_the_ticket() -> None:
                         client.next()
                     client.close()
 
-                await trio.to_thread.run_sync(attempt)
+                await anyio.to_thread.run_sync(attempt)
                 table.stop("the test is over")
                 secrets = [table.ticket(s).rsplit("/", 1)[1] for s in range(4)]
         text = repr(logs)
         assert not any(secret in text for secret in [*secrets, "abcd"])
         return logs
 
-    logs = trio.run(main)
+    logs = anyio.run(main, backend="asyncio")
     refused = [e for e in logs if e["event"] == "refused"]
     assert refused and refused[0]["code"] == "UNAUTHENTICATED"
     assert refused[0]["peer"] and refused[0]["reason"] == "unknown or wrong ticket"
@@ -264,7 +264,7 @@ def test_watch_is_off_without_a_spectator_token_and_needs_the_right_one() -> Non
         for token in (None, SPECTATOR_TOKEN):
             async with open_server("127.0.0.1:0", spectator_token=token) as server:
                 table = server.start_table(config(connect_timeout_s=0.2, decision_ms=50))
-                status = await trio.to_thread.run_sync(
+                status = await anyio.to_thread.run_sync(
                     _watch_status, server.address, table.name, "a guess"
                 )
                 if token is None:
@@ -275,7 +275,7 @@ def test_watch_is_off_without_a_spectator_token_and_needs_the_right_one() -> Non
                     assert "spectator token" in status[1]
                 table.stop("the test is over")
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 def test_spectators_are_capped_per_table_and_in_all() -> None:
@@ -286,19 +286,19 @@ def test_spectators_are_capped_per_table_and_in_all() -> None:
             max_spectators_per_table=2,
             max_spectators=3,
         ) as server:
-            start = trio.Event()  # never set: the tables wait, their spectators stay
+            start = anyio.Event()  # never set: the tables wait, their spectators stay
             one = server.start_table(config(), start=start)
             two = server.start_table(config(), start=start)
             calls = [watch(server.address, one.name) for _ in range(2)]
             await until(lambda: len(one.spectators) == 2)
-            per_table = await trio.to_thread.run_sync(
+            per_table = await anyio.to_thread.run_sync(
                 _watch_status, server.address, one.name, SPECTATOR_TOKEN
             )
             assert per_table[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "2 spectators already" in per_table[1]
             calls.append(watch(server.address, two.name))
             await until(lambda: len(two.spectators) == 1)
-            in_all = await trio.to_thread.run_sync(
+            in_all = await anyio.to_thread.run_sync(
                 _watch_status, server.address, two.name, SPECTATOR_TOKEN
             )
             assert in_all[0] == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -308,7 +308,7 @@ def test_spectators_are_capped_per_table_and_in_all() -> None:
             for table in (one, two):
                 table.stop("the test is over")
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")
 
 
 # -- released tables ----------------------------------------------------------------------------
@@ -343,13 +343,13 @@ def test_a_released_table_is_forgotten_and_a_late_play_or_watch_is_told() -> Non
             table.stop("seat 3 never came")  # (its connect timeout would do the same)
             await server.wait(table)
             for thread in threads:
-                await trio.to_thread.run_sync(thread.join)
+                await anyio.to_thread.run_sync(thread.join)
             ticket, name = table.ticket(0), table.name
             server.release(table)
             gone = weakref.ref(table)
             del table
-            await trio.to_thread.run_sync(lambda: status_of(call))
-            await trio.sleep(0)  # let the bridge run what was queued
+            await anyio.to_thread.run_sync(lambda: status_of(call))
+            await anyio.sleep(0)  # let the bridge run what was queued
             gc.collect()
             assert gone() is None, gc.get_referrers(gone())
             assert name not in server.tables
@@ -365,6 +365,6 @@ def test_a_released_table_is_forgotten_and_a_late_play_or_watch_is_told() -> Non
                 code, details = status_of(watch(server.address, name))
                 assert code == grpc.StatusCode.NOT_FOUND and "over and released" in details
 
-            await trio.to_thread.run_sync(late)
+            await anyio.to_thread.run_sync(late)
 
-    trio.run(main)
+    anyio.run(main, backend="asyncio")

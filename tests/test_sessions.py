@@ -30,7 +30,7 @@ def tickets(port: ListPort) -> list[str]:
     return [offer.ticket for offer in port.of("seat")]
 
 
-def in_trio(test: Callable[[], Any]) -> Any:
+def in_loop(test: Callable[[], Any]) -> Any:
     async def main() -> Any:
         return test()
 
@@ -60,7 +60,7 @@ def test_a_session_is_told_it_entered_first_then_each_seat_as_it_is_offered() ->
         assert {o.preset for o in port.of("seat")} == {"classic"}
         assert enter(Door("other", "beta"), capacity=0).of("entered")[0].capacity == 1
 
-    in_trio(test)
+    in_loop(test)
 
 
 def test_a_reconnect_takes_the_session_over_and_is_offered_the_open_seats_again() -> None:
@@ -93,7 +93,7 @@ def test_a_reconnect_takes_the_session_over_and_is_offered_the_open_seats_again(
         assert tickets(third) == [table.ticket(0), table.ticket(2), table.ticket(3)]
         assert entered == [session]
 
-    in_trio(test)
+    in_loop(test)
 
 
 def test_a_closed_door_ends_its_sessions_normally_and_turns_later_ones_away() -> None:
@@ -114,7 +114,7 @@ def test_a_closed_door_ends_its_sessions_normally_and_turns_later_ones_away() ->
         assert (late.kinds(), late.closed) == ([], (StreamEnd.NO_MORE_GAMES, CLOSED_MESSAGE))
         assert set(door.sessions) == {"one", "two"}
 
-    in_trio(test)
+    in_loop(test)
 
 
 def test_which_enter_is_which_session() -> None:
@@ -132,4 +132,4 @@ def test_which_enter_is_which_session() -> None:
         names = {key: s.name for key, s in several.sessions.items()}
         assert names == {"a": "theirs/1", "b": "theirs/2"}
 
-    in_trio(test)
+    in_loop(test)

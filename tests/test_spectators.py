@@ -4,12 +4,16 @@ and the release that closes what still watches."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import trio
 
+from chaodipi.arena.serving import spectators
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.spectators import released_message
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2.convert import watched
 
 from .table_support import ListPort, Player, config, kind_of, play_table
 
@@ -132,3 +136,28 @@ def test_an_embargo_lifted_just_before_the_release_still_delivers_what_it_held()
     assert spectator.closed == (StreamEnd.DONE, "")
     assert all(kind_of(m) in ("event", "match_over") for m in spectator.sent)
     assert isinstance(spectator.sent[-1], pb.WatchResponse)
+
+
+def test_a_table_nobody_watches_builds_no_spectator_message(monkeypatch: Any) -> None:
+    """A WatchResponse is made only for someone watching: a whole match with no spectator
+    converts none (with an embargo too, which holds the table's events, not messages); one
+    spectator who joins gets one per public event and the end."""
+    made: list[object] = []
+
+    def counted(item: Any) -> pb.WatchResponse:
+        made.append(item)
+        return watched(item)
+
+    monkeypatch.setattr(spectators, "watched", counted)
+    play_table(config("classic", seed=2))
+    lifted = trio.Event()
+    play_table(config("classic", seed=2), spectators_after=lifted)
+    assert made == []
+    spectator = ListPort(peer="spectator")
+
+    async def watch(table: Table, players: list[Player]) -> None:
+        table.watch(spectator)
+
+    play_table(config("classic", seed=2), during=watch)
+    assert len(made) == len(spectator.sent) > 1
+    assert spectator.kinds()[-1] == "match_over"

@@ -97,6 +97,12 @@ exit codes:
   2    the command line cannot run (the line on stderr says why)
   130  interrupted (Ctrl-C)"""
 
+STDIO_EXIT_CODES = """\
+exit codes:
+  0    the match or the session played to its end
+  1    the bot failed, or the arena refused it or could not be reached
+  2    the command line cannot run (the line on stderr says why)"""
+
 TOP_EPILOG = """\
 every command's --help lists its options with their defaults and its exit codes. All of them
 exit 2 on a command line they cannot run, with one line on stderr naming what is wrong, and
@@ -163,6 +169,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             importlib.import_module(module).add_command(commands)
         else:  # listed by `arena --help`; its module is imported only when it runs
             commands.add_parser(name, help=summary, add_help=False)
+    commands.add_parser(  # run by main() itself, with the bridge's own arguments
+        "stdio",
+        help="play a bot that speaks JSON lines on stdin/stdout (arena stdio --help)",
+        epilog=STDIO_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     return parser
 
 
@@ -173,6 +185,11 @@ def _command_in(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["stdio"]:  # the SDK's bridge: its own arguments, no arena extra needed
+        from chaodipi.bot.stdio import main as stdio
+
+        return stdio(words[1:], prog="arena stdio")
     absent = missing()
     if absent:
         print(f"arena: {', '.join(absent)} not installed: {INSTALL_HINT}", file=sys.stderr)

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import trio
+import anyio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -304,8 +304,11 @@ def _play(
             on_listening=lambda address: _say(f"serving on {address}"),
             spectator_token=spectator_token,
         )
-    return trio.run(
-        lambda: run_tournament(config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game)
+    return anyio.run(
+        lambda: run_tournament(
+            config, backend, resume=args.resume, sprt_test=sprt, on_game=on_game
+        ),
+        backend="asyncio",  # grpc.aio's loop: the table server runs on it
     )
 
 

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import trio
+import anyio
 
 from chaodipi.arena.cli.arguments import (
     LOG_LEVELS,
@@ -178,7 +178,6 @@ def add_command(commands: Any) -> None:
     serve.set_defaults(run=serve_command)
 
 
-
 def serve_command(args: argparse.Namespace) -> int:
     """Run ``arena serve`` (its exit codes: :data:`EXIT_CODES`)."""
     try:
@@ -190,7 +189,7 @@ def serve_command(args: argparse.Namespace) -> int:
     tune_garbage_collector()
     token = new_spectator_token() if args.spectator_token else None
     try:
-        results = trio.run(_serve, args, configs, tls, token)
+        results = anyio.run(_serve, args, configs, tls, token, backend="asyncio")
     except (RuntimeError, OSError) as err:
         print(f"arena serve: {err}", file=sys.stderr)
         return 2
@@ -298,7 +297,7 @@ async def _serve(
         tls_key=key,
         spectator_token=spectator_token,
     ) as server:
-        starts = [trio.Event() for _ in configs]
+        starts = [anyio.Event() for _ in configs]
         tables = [server.start_table(c, start=e) for c, e in zip(configs, starts, strict=True)]
         lines = [
             json.dumps(
@@ -312,11 +311,11 @@ async def _serve(
             publish_spectator_token(spectator_token, path, "serve")
         _publish(lines, args.tickets)
         results: list[TableResult | None] = [None] * len(tables)
-        async with trio.open_nursery() as nursery:
+        async with anyio.create_task_group() as nursery:
             await nursery.start(stop_on_signals, functools.partial(_stop_tables, tables))
             for table, start in zip(tables, starts, strict=True):
                 nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
-            async with trio.open_nursery() as waiting:
+            async with anyio.create_task_group() as waiting:
                 for i, table in enumerate(tables):
                     waiting.start_soon(_wait_and_release, server, table, results, i)
             nursery.cancel_scope.cancel()
@@ -327,11 +326,11 @@ VOID = "void: "
 """How a void table's reason begins."""
 
 
-async def start_when_seated(table: Table, start: trio.Event, timeout_s: float) -> None:
+async def start_when_seated(table: Table, start: anyio.Event, timeout_s: float) -> None:
     """Let the table begin once its four seats are connected; if a seat has not connected
     within ``timeout_s``, the table is void (ended undecided, before any play), by the rule of
     ``arena run``: a game whose bot never connected is no result."""
-    with trio.move_on_after(timeout_s):
+    with anyio.move_on_after(timeout_s):
         await table.connected.wait()
     never = [seat for seat, state in enumerate(table.seats) if state.stats.connects == 0]
     if not never:

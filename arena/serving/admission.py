@@ -15,7 +15,7 @@ Every rpc the server answers (the Arena service's, health checks, reflection) pa
 * a streaming rpc gets its requests through a guard with the same deadline on the first one
   (``Play`` reads its Hello itself, with the same deadline: :mod:`chaodipi.arena.serving.servicer`).
 
-Everything here runs on the gRPC thread's asyncio loop, so the counts need no lock.
+Everything here runs on the server's one asyncio loop, so the counts need no lock.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The table server: grpc.aio in its own thread, tables in trio, one process.
+"""The table server: grpc.aio and the tables on one asyncio event loop, one thread.
 
->>> # in a trio task:
+>>> # in a task on the asyncio backend (``anyio.run(main, backend="asyncio")``):
 >>> # async with open_server("127.0.0.1:0", plaintext=True) as server:
 >>> #     table = server.start_table(TableConfig(PRESETS["classic"], seed=1))
 >>> #     ... hand table.ticket(seat) to each bot, then: result = await server.wait(table)
 >>> #     ... write what you keep of the result, then: server.release(table)
 
-``open_server`` owns a nursery: every table it starts lives there, and leaving the block stops
+``open_server`` owns a task group: every table it starts lives there, and leaving the block stops
 the gRPC server and cancels what is still running. A failure inside one table is logged and
 ends that table alone (its result says so); the others play on. An address the server cannot
 listen on (taken by another server, not this machine's, not ``HOST:PORT``) raises
@@ -26,12 +26,12 @@ import contextlib
 import gc
 import itertools
 import secrets
-import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
+import anyio
+import anyio.abc
 import grpc
-import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -45,7 +45,6 @@ from chaodipi.arena.serving.admission import (
     Admission,
     StreamLimits,
 )
-from chaodipi.arena.serving.bridge import Bridge
 from chaodipi.arena.serving.servicer import SERVICE_NAME, add_servicer
 from chaodipi.arena.serving.sessions import Door, Session
 from chaodipi.arena.serving.spectators import released_message
@@ -110,22 +109,22 @@ class ServerOptions:
 
 @dataclass(slots=True)
 class ArenaServer:
-    """Tables by name, the bridge to the gRPC thread, and the port it listens on."""
+    """Tables by name, and the port it listens on. Everything here runs on the server's one
+    event loop: the gRPC handlers call the tables directly."""
 
     options: ServerOptions
-    bridge: Bridge
-    nursery: trio.Nursery | None = None
+    nursery: anyio.abc.TaskGroup | None = None
     """Where the tables run (set by :func:`open_server` once the server listens)."""
     tables: dict[str, Table] = field(default_factory=dict)
     port: int = 0
     doors: dict[str, Door] = field(default_factory=dict)
-    """The session tokens accepted, by token (a copy owned by the gRPC thread)."""
+    """The session tokens accepted, by token."""
     released: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
     """The names of the last released tables (at most ``RELEASED_NAMES_KEPT``)."""
     watching: collections.Counter[str] = field(default_factory=collections.Counter)
-    """Spectators per table name (owned by the gRPC thread)."""
+    """Spectators per table name."""
     admission: Admission = field(init=False)
-    """The streams open now, by connection (owned by the gRPC thread: read it for figures)."""
+    """The streams open now, by connection (read it for figures)."""
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -144,7 +143,7 @@ class ArenaServer:
         :class:`chaodipi.arena.serving.sessions.Door`. :meth:`close_door` when the run wants no more
         games from them."""
         door = Door(token, label, single, on_enter, on_leave)
-        self.bridge.to_asyncio(self.doors.__setitem__, token, door)
+        self.doors[token] = door
         return door
 
     def close_door(self, door: Door) -> None:
@@ -157,10 +156,10 @@ class ArenaServer:
         config: TableConfig,
         name: str | None = None,
         *,
-        start: trio.Event | None = None,
-        spectators_after: trio.Event | None = None,
+        start: anyio.Event | None = None,
+        spectators_after: anyio.Event | None = None,
     ) -> Table:
-        """Create a table and start it in the server's nursery. Its seats' tickets are
+        """Create a table and start it in the server's task group. Its seats' tickets are
         ``table.ticket(seat)``; bots may connect as soon as this returns. With ``start``, play
         begins only once that event is set (``table.connected`` tells when its bots are in).
         With ``spectators_after``, spectators receive nothing of the table until that event is
@@ -219,33 +218,9 @@ class ArenaServer:
         return f"{host}:{self.port}"
 
 
-def _grpc_thread(
-    server: ArenaServer,
-    ready: threading.Event,
-    stop: list[asyncio.Event],
-    failure: list[BaseException],
-) -> None:
-    loop = asyncio.new_event_loop()
-    server.bridge.loop = loop
-    try:
-        loop.run_until_complete(_grpc_main(server, ready, stop))
-    except BaseException as err:  # reported to the trio side, which raises it
-        failure.append(err)
-        ready.set()
-    finally:
-        # streams still open when the server stopped (a run interrupted mid-game): end their
-        # tasks here, or asyncio reports each as "destroyed but pending" on stderr
-        pending = asyncio.all_tasks(loop)
-        for task in pending:
-            task.cancel()
-        if pending:
-            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-        loop.close()
-
-
-async def _grpc_main(
-    server: ArenaServer, ready: threading.Event, stop: list[asyncio.Event]
-) -> None:
+async def _start_grpc(server: ArenaServer) -> grpc.aio.Server:
+    """The gRPC server on this loop, listening and serving (``server.port`` set; 0 when grpc
+    could not bind)."""
     options = server.options
     channel_options = [
         ("grpc.keepalive_time_ms", options.keepalive_ms),
@@ -280,10 +255,7 @@ async def _grpc_main(
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     server.port = port
-    stop.append(asyncio.Event())
-    ready.set()
-    await stop[0].wait()
-    await grpc_server.stop(grace=0.5)
+    return grpc_server
 
 
 @contextlib.asynccontextmanager
@@ -328,31 +300,32 @@ async def open_server(
         limits=StreamLimits(first_message_s, max_streams_per_connection, max_streams),
     )
     check_can_listen(address)  # grpc alone would only say "Failed to bind"
-    bridge = Bridge(trio.lowlevel.current_trio_token())
-    server = ArenaServer(options, bridge)
-    ready = threading.Event()
-    stop: list[asyncio.Event] = []
-    failure: list[BaseException] = []
-    thread = threading.Thread(
-        target=_grpc_thread, args=(server, ready, stop, failure), name="grpc", daemon=True
-    )
-    thread.start()
-    await trio.to_thread.run_sync(ready.wait)
-    if failure or server.port == 0:  # taken in the moment since the check, say
-        await trio.to_thread.run_sync(thread.join)
-        why = f": {failure[0]}" if failure else ""
-        raise AddressError(f"cannot listen on {address}{why}")
     try:
-        async with trio.open_nursery() as nursery:
-            server.nursery = nursery
+        asyncio.get_running_loop()
+    except RuntimeError:  # trio, say
+        raise RuntimeError(
+            "the table server runs on grpc.aio's asyncio loop: run it with "
+            'anyio.run(main, backend="asyncio")'
+        ) from None
+    server = ArenaServer(options)
+    try:
+        grpc_server = await _start_grpc(server)
+    except RuntimeError as err:  # grpc: "Failed to bind", taken in the moment since the check
+        raise AddressError(f"cannot listen on {address}: {err}") from None
+    if server.port == 0:
+        await grpc_server.stop(None)
+        raise AddressError(f"cannot listen on {address}")
+    try:
+        async with anyio.create_task_group() as tasks:
+            server.nursery = tasks
             get_logger().info("serving", address=server.address, tls=not plaintext)
             try:
                 yield server
             finally:
-                nursery.cancel_scope.cancel()
+                tasks.cancel_scope.cancel()
     finally:
-        # the tables have ended (their last messages are on their way): stop serving
-        if stop and bridge.loop is not None and not bridge.loop.is_closed():
-            bridge.to_asyncio(stop[0].set)
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(thread.join, 5.0)
+        # the tables have ended (their last messages are in the outboxes): stop serving, and
+        # let the streams write them in the grace period; shielded, or a cancelled caller
+        # (SIGTERM, Ctrl-C) would leave the server running
+        with anyio.CancelScope(shield=True):
+            await grpc_server.stop(grace=0.5)

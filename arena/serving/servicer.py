@@ -1,5 +1,5 @@
-"""The Arena service's handlers (the gRPC thread): tickets and tokens checked, messages moved
-across the bridge to the tables and sessions in trio.
+"""The Arena service's handlers: tickets and tokens checked, messages handed to the tables and
+sessions, which run on the same event loop (one thread: docs/architecture.md "One event loop").
 
 The handlers see a call only once :class:`chaodipi.arena.serving.admission.Admission` has let it in
 (the caps on streams) and, for ``Enter`` and ``Watch``, once their request has come within the
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import grpc
 
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.serving.bridge import Closing, StreamPort
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.sessions import Door
 from chaodipi.arena.serving.spectators import released_message
+from chaodipi.arena.serving.streams import Closing, StreamPort
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
@@ -33,9 +33,6 @@ __all__ = ["SERVICE_NAME", "STATUS_OF_END", "Unparsable", "add_servicer"]
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 OUTBOX_SIZE = 256
 SPECTATOR_OUTBOX_SIZE = 1024
-MAX_BACKLOG = 1000
-"""Messages a bot may have sent that its table has not read yet; past this it is cut off (an
-honest bot has one or two in flight: it waits for its next Decision)."""
 STATUS_OF_END: dict[StreamEnd, grpc.StatusCode] = {
     StreamEnd.DONE: grpc.StatusCode.OK,
     StreamEnd.TAKEN_OVER: grpc.StatusCode.ABORTED,
@@ -78,7 +75,7 @@ def _parse(message_class: Any) -> Any:
 
 
 class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
-    """The gRPC side (asyncio thread): checks tickets and moves messages across the bridge."""
+    """The gRPC side: checks tickets and hands messages to the tables and sessions."""
 
     def __init__(self, server: ArenaServer) -> None:
         self.server = server
@@ -182,13 +179,12 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             await self._refuse(
                 context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc="Enter"
             )
-        bridge = self.server.bridge
-        connection = StreamPort(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
-        bridge.to_trio(door.enter, connection, request)
+        connection = StreamPort(asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        door.enter(connection, request)
         try:
             await self._write(context, connection)
         finally:
-            bridge.to_trio(door.leave, connection)
+            door.leave(connection)
 
     def _door(self, token: str) -> Door | None:
         for known, door in list(self.server.doors.items()):
@@ -199,22 +195,22 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         hello = await self._hello(context)
         table, seat = await self._seat(context, hello.ticket)
-        bridge = self.server.bridge
-        connection = StreamPort(bridge, asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
-        bridge.to_trio(table.attach, seat, connection, hello.bot_name[:64])
+        connection = StreamPort(asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
+        table.attach(seat, connection, hello.bot_name[:64])
         reader = asyncio.ensure_future(self._read(context, table, seat, connection))
         try:
             await self._write(context, connection)
         finally:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)  # its end is not news
-            bridge.to_trio(table.detach, seat, connection)
+            table.detach(seat, connection)
 
     async def _read(
         self, context: grpc.aio.ServicerContext, table: Table, seat: int, connection: StreamPort
     ) -> None:
         """Hand each message to the table; end the stream (with a status, and a log line) on
-        bytes that do not parse, a backlog that shows a flood, or a read that fails."""
+        bytes that do not parse, or a read that fails (a flood is the table's to cut off:
+        each message reaches it as it is read)."""
         log = get_logger(table=table.name, seat=seat)
         try:
             await self._read_messages(context, table, seat, connection, log)
@@ -222,12 +218,9 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             if connection.closed:
                 return  # the server ended the stream (a cut-off, logged as such): not news
             log.warning("read_failed", peer=connection.peer, error=f"{type(err).__name__}: {err}")
-            connection._offer_close(
-                Closing(
-                    StreamEnd.BROKEN,
-                    f"reading your stream failed ({type(err).__name__}); reconnect with your "
-                    "ticket",
-                )
+            connection.close(
+                StreamEnd.BROKEN,
+                f"reading your stream failed ({type(err).__name__}); reconnect with your ticket",
             )
 
     async def _read_messages(
@@ -238,34 +231,19 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         connection: StreamPort,
         log: Any,
     ) -> None:
-        bridge = self.server.bridge
         while True:
             message = await context.read()
             if message is grpc.aio.EOF:
                 return
             if isinstance(message, Unparsable):
                 log.warning("unparsable_message", peer=connection.peer, error=message.error)
-                connection._offer_close(
-                    Closing(
-                        StreamEnd.UNPARSABLE,
-                        f"a message does not parse as a PlayRequest ({message.error}): this "
-                        "stream is ended; reconnect with your ticket",
-                    )
+                connection.close(
+                    StreamEnd.UNPARSABLE,
+                    f"a message does not parse as a PlayRequest ({message.error}): this "
+                    "stream is ended; reconnect with your ticket",
                 )
                 return
-            connection.handed += 1
-            if connection.handed - connection.handled > MAX_BACKLOG:
-                log.warning("flood_cut_off", peer=connection.peer, backlog=MAX_BACKLOG)
-                connection._offer_close(
-                    Closing(
-                        StreamEnd.FLOODING,
-                        f"flooding: {MAX_BACKLOG} messages sent that the table has not read "
-                        "yet: cut off. Send one answer per Decision",
-                    )
-                )
-                return
-            # the port counts the message taken once it reaches the table (not the table)
-            bridge.to_trio(connection.deliver, table.receive, seat, connection, message)
+            table.receive(seat, connection, message)
 
     async def _write(self, context: grpc.aio.ServicerContext, connection: StreamPort) -> None:
         while True:
@@ -337,10 +315,9 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     ) -> None:
         table = await self._spectated_table(request, context)
         server = self.server
-        bridge = server.bridge
-        connection = StreamPort(bridge, asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
+        connection = StreamPort(asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
         server.watching[table.name] += 1
-        bridge.to_trio(table.watch, connection)
+        table.watch(connection)
         try:
             # the spectator may read these as "you are in": its stream is attached before any
             # bot's connection made after this
@@ -350,7 +327,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             server.watching[table.name] -= 1
             if server.watching[table.name] <= 0:
                 del server.watching[table.name]
-            bridge.to_trio(table.unwatch, connection)
+            table.unwatch(connection)
 
 
 def add_servicer(server: ArenaServer, grpc_server: grpc.aio.Server) -> None:

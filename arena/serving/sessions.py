@@ -7,11 +7,12 @@ reconnect (the same token, and the same instance id for an external bot) is the 
 it replaces the old stream and is offered the seats still open again, as Lichess resends the
 games in progress on a new event stream.
 
-Everything here runs in trio and knows a stream only as a port (:mod:`chaodipi.arena.serving.port`;
-the gRPC side forwards the request and the stream); which session plays which seat is the runner's
-business (:mod:`chaodipi.arena.tournament.pools`).
+Everything here runs on the server's event loop and knows a stream only as a port
+(:mod:`chaodipi.arena.serving.port`; the gRPC side forwards the request and the stream);
+which session plays which seat is the runner's business
+(:mod:`chaodipi.arena.tournament.pools`).
 
->>> # in trio, with a server:
+>>> # in a task, with a server:
 >>> # door = server.open_door(token, "random", on_enter=print)
 >>> # ... a bot enters; on_enter(session) runs; then: session.offer(table, seat)
 >>> # ... once the game is over: session.seat_over(table, seat); at the end: door.close()
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import trio
+import anyio
 
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.port import Port, StreamEnd
@@ -54,7 +55,7 @@ class Session:
     connection: Port | None = None
     offers: dict[tuple[str, int], pb.EnterResponse] = field(default_factory=dict)
     """The seats it holds, by (table name, seat): sent again on a reconnect."""
-    entered: trio.Event = field(default_factory=trio.Event)
+    entered: anyio.Event = field(default_factory=anyio.Event)
     """Set on its first Enter."""
     over: bool = False
 

@@ -1,6 +1,7 @@
 """A table's spectators: who watches, what an embargo holds back, and how their streams end.
 
-Spectators see public events only, converted once by the table. A table may have an embargo
+Spectators see public events only, converted once by the table; the messages of their streams
+(``WatchResponse``) are made only when someone watches. A table may have an embargo
 (``after``, an event the tournament sets once every game on the table's deal has ended): until
 then spectators receive nothing, and the public events are held; once it is lifted they get
 what was held, then the rest live. A spectator who joins a finished table gets the end at once
@@ -9,13 +10,19 @@ what was held, then the rest live. A spectator who joins a finished table gets t
 
 from __future__ import annotations
 
-import trio
+from typing import TypeAlias
+
+import anyio
 
 from chaodipi.arena.serving.port import Port, StreamEnd
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2.convert import watched
 
-__all__ = ["Spectators", "released_message"]
+__all__ = ["Shown", "Spectators", "released_message"]
+
+Shown: TypeAlias = pb.Event | pb.MatchOver
+"""What spectators are shown: a public event, or the match's end (each sent as a
+``WatchResponse``, :func:`chaodipi.arena.v2.convert.watched`)."""
 
 
 def released_message(table: str) -> str:
@@ -26,18 +33,18 @@ def released_message(table: str) -> str:
 class Spectators:
     """The spectators of the table named ``table`` (with an embargo when ``after`` is given)."""
 
-    def __init__(self, table: str, after: trio.Event | None = None) -> None:
+    def __init__(self, table: str, after: anyio.Event | None = None) -> None:
         self.table = table
         self.connections: set[Port] = set()
         self.released = False
         """Set by :meth:`release`: nobody may watch the table any more."""
         self._after = after
-        self._held: list[pb.WatchResponse] | None = [] if after is not None else None
+        self._held: list[Shown] | None = [] if after is not None else None
         """The public events held back (while an embargo lasts, and after it, for those who
-        come later); None for a table without an embargo."""
-        self._last_hand_over: pb.WatchResponse | None = None
-        self._over: pb.WatchResponse | None = None
-        self._scope = trio.CancelScope()
+        come later), as the table converted them; None for a table without an embargo."""
+        self._last_hand_over: pb.Event | None = None
+        self._over: pb.MatchOver | None = None
+        self._scope = anyio.CancelScope()
 
     def join(self, connection: Port) -> None:
         """A spectator joins: it gets what it may see now, then the public events live; once
@@ -47,7 +54,7 @@ class Spectators:
             return
         if not self._embargoed():
             for held in self._held or ():
-                connection.send(held)
+                connection.send(watched(held))
             if self._over is not None:
                 self._send_the_end(connection)
                 return
@@ -58,23 +65,24 @@ class Spectators:
 
     def show(self, event: pb.Event, *, ends_a_hand: bool = False) -> None:
         """A public event: to the spectators now, or held back while an embargo lasts."""
-        message = watched(event)
         if ends_a_hand:
-            self._last_hand_over = message
+            self._last_hand_over = event
         if self._held is not None:
-            self._held.append(message)
-        if not self._embargoed():
+            self._held.append(event)
+        if self.connections and not self._embargoed():
+            message = watched(event)
             for spectator in list(self.connections):
                 spectator.send(message)
 
     def end(self, over: pb.MatchOver) -> None:
         """The match is over: tell the spectators (unless an embargo holds it) and close."""
-        self._over = watched(over)
+        self._over = over
         if self._held is not None:
-            self._held.append(self._over)
-        if not self._embargoed():
+            self._held.append(over)
+        if self.connections and not self._embargoed():
+            message = watched(over)
             for spectator in list(self.connections):
-                spectator.send(self._over)
+                spectator.send(message)
                 spectator.close()
             self.connections.clear()
 
@@ -102,9 +110,10 @@ class Spectators:
         return self._after is not None and not self._after.is_set()
 
     def _lift(self) -> None:
+        held = [watched(item) for item in self._held or ()] if self.connections else []
         for spectator in list(self.connections):
-            for held in self._held or ():
-                spectator.send(held)
+            for message in held:
+                spectator.send(message)
             if self._over is not None:
                 self._send_the_end(spectator)
         if self._over is not None:
@@ -115,7 +124,7 @@ class Spectators:
         had it), the match's end, and the end of the stream."""
         if self._held is None:  # the held events (if any) end with these already
             if self._last_hand_over is not None:
-                spectator.send(self._last_hand_over)
+                spectator.send(watched(self._last_hand_over))
             if self._over is not None:
-                spectator.send(self._over)
+                spectator.send(watched(self._over))
         spectator.close()

@@ -1,10 +1,11 @@
 """A table: four seats, one match, the clocks, and everything each seat is sent.
 
-A table is one trio task that plays the match decision by decision. It knows each seat's
-stream as a port (:mod:`chaodipi.arena.serving.port`: send, close, peer), nothing of gRPC: bots'
-messages arrive through :meth:`Table.receive` (called by the gRPC layer, or a test), which refuses
-what does not answer the open decision and hands the rest to that task over a bounded channel. The
-table owns each seat's allowance of unasked messages (:mod:`chaodipi.arena.serving.flood`), made
+A table is one task (anyio, on the server's event loop) that plays the match decision by
+decision. It knows each seat's stream as a port (:mod:`chaodipi.arena.serving.port`: send,
+close, peer), nothing of gRPC: bots' messages arrive through :meth:`Table.receive` (called by
+the gRPC layer, or a test), which refuses what does not answer the open decision and hands the
+rest to that task through a small :class:`~chaodipi.arena.serving.mailbox.Mailbox`. The table
+owns each seat's allowance of unasked messages (:mod:`chaodipi.arena.serving.flood`), made
 fresh whenever a stream attaches, and cuts off a stream that floods. A decision's deadline is
 a cancel scope (``move_on_after``): per-decision time plus the seat's match bank plus a small
 grace. On timeout the table plays a deterministic default move, records a strike and tells the
@@ -26,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import trio
+import anyio
 
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.flood import FloodGuard
+from chaodipi.arena.serving.mailbox import Mailbox
 from chaodipi.arena.serving.port import Port, StreamEnd
 from chaodipi.arena.serving.spectators import Spectators
 from chaodipi.arena.v2 import arena_pb2 as pb
@@ -43,6 +45,10 @@ from chaodipi.engine.presets import Preset
 from chaodipi.engine.replay import replay_lines
 from chaodipi.engine.seats import other_team, team_of
 from chaodipi.engine.view import observe
+
+ANSWERS_WAITING = 16
+"""Answers to the open decision a table holds before it reads them; one more is refused
+("answer one at a time")."""
 
 _ILLEGAL, _MALFORMED = pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED
 _STALE, _NOT_YOUR_TURN = pb.REFUSAL_CODE_STALE, pb.REFUSAL_CODE_NOT_YOUR_TURN
@@ -141,15 +147,15 @@ def forced_action(legal: LegalActions) -> Action | None:
 
 
 class Table:
-    """One table's seats and match. Create it, then ``await run()`` in a nursery (and, for a
+    """One table's seats and match. Create it, then ``await run()`` in a task group (and, for a
     table with an embargo, ``await embargo()`` beside it)."""
 
     def __init__(
         self,
         name: str,
         config: TableConfig,
-        start: trio.Event | None = None,
-        spectators_after: trio.Event | None = None,
+        start: anyio.Event | None = None,
+        spectators_after: anyio.Event | None = None,
     ) -> None:
         """``start``: when given, the match begins only once it is set (and every seat is
         connected), so that many tables can begin together. ``spectators_after``: when given,
@@ -162,12 +168,11 @@ class Table:
             _Seat(secrets.token_urlsafe(24), bank_s=config.bank_ms / 1000) for _ in range(4)
         ]
         self.gallery = Spectators(name, spectators_after)
-        self.finished = trio.Event()
+        self.finished = anyio.Event()
         self.result: TableResult | None = None
-        self._answers_send, self._answers_receive = trio.open_memory_channel[
-            tuple[int, Port, pb.Answer]
-        ](16)
-        self.connected = trio.Event()
+        self._answers: Mailbox[tuple[int, Port, pb.Answer]] = Mailbox(ANSWERS_WAITING)
+        """Answers to the open decision, as :meth:`receive` hands them to the table's task."""
+        self.connected = anyio.Event()
         """Set when every seat has connected (or its bot is known to be gone)."""
         self._start = start
         self._absent: set[int] = set()
@@ -180,7 +185,7 @@ class Table:
         self._cut: _Cut | None = None
         """Why the match ended before its end, once it has."""
         self._ending = Ending.PLAYED_OUT
-        self._scope = trio.CancelScope()
+        self._scope = anyio.CancelScope()
         self.latencies: list[float] = []
         """Seconds from sending each answered decision to receiving its legal answer."""
         self._log = get_logger(table=name)
@@ -194,7 +199,7 @@ class Table:
     def check_secret(self, seat: int, secret: str) -> bool:
         return secrets.compare_digest(self.seats[seat].ticket.encode(), secret.encode())
 
-    # -- connections (called in trio: from the gRPC layer, or a test) --------------------------
+    # -- connections (called on the table's loop: from the gRPC layer, or a test) --------------
 
     def attach(self, seat: int, connection: Port, bot_name: str) -> None:
         """A bot presented this seat's ticket: the newest connection wins."""
@@ -259,8 +264,8 @@ class Table:
         decision = self._decision
         if decision is not None and decision.seat == seat and answer.decision_id == decision.id:
             try:
-                self._answers_send.send_nowait((seat, connection, answer))
-            except trio.WouldBlock:
+                self._answers.send_nowait((seat, connection, answer))
+            except anyio.WouldBlock:
                 self._refuse(
                     seat, connection, answer.decision_id, _MALFORMED, "answer one at a time"
                 )
@@ -288,7 +293,7 @@ class Table:
             f"decision {decision_id} is not open; {now_open}",
         )
 
-    # -- spectators (called in trio: from the gRPC layer, or a test) ----------------------------
+    # -- spectators (called on the table's loop: from the gRPC layer, or a test) ----------------
 
     @property
     def spectators(self) -> set[Port]:
@@ -345,7 +350,7 @@ class Table:
         """Play the match to its end (or a forfeit) and return the result."""
         try:
             with self._scope:
-                with trio.move_on_after(self.config.connect_timeout_s):
+                with anyio.move_on_after(self.config.connect_timeout_s):
                     await self.connected.wait()
                 if self._start is not None:
                     await self._start.wait()
@@ -378,14 +383,14 @@ class Table:
         state = self.seats[seat]
         decision_s = self.config.decision_ms / 1000
         self._decisions += 1
-        opened = trio.current_time()
+        opened = anyio.current_time()
         budget = decision_s + state.bank_s
         legal_message = convert.legal_message(legal)
         self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
         self._send_decision()
-        with trio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
+        with anyio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
             await self._answer(seat)
-        used = trio.current_time() - opened
+        used = anyio.current_time() - opened
         self._decision = None
         self._refuse_leftover_answers()
         state.stats.decisions += 1
@@ -400,7 +405,7 @@ class Table:
         assert self._decision is not None
         opened = self._decision.opened
         while True:
-            answer_seat, connection, message = await self._answers_receive.receive()
+            answer_seat, connection, message = await self._answers.receive()
             if answer_seat != seat or message.decision_id != self._decisions:
                 self._refuse_stale(answer_seat, connection, message.decision_id)
                 continue
@@ -414,16 +419,17 @@ class Table:
                 state.stats.illegal += 1
                 self._refuse(seat, connection, message.decision_id, _ILLEGAL, str(err))
                 continue
-            self.latencies.append(trio.current_time() - opened)
+            self.latencies.append(anyio.current_time() - opened)
             return
 
     def _refuse_leftover_answers(self) -> None:
-        """Answers that reached the channel while the decision was open but after its answer
-        (an answer sent twice, say): each gets its Refused now, none is dropped unseen."""
+        """Answers that reached the mailbox while the decision was open but after its answer
+        (an answer sent twice, say), or as its deadline passed: each gets its Refused now, none
+        is dropped unseen."""
         while True:
             try:
-                seat, connection, message = self._answers_receive.receive_nowait()
-            except trio.WouldBlock:
+                seat, connection, message = self._answers.receive_nowait()
+            except anyio.WouldBlock:
                 return
             self._refuse_stale(seat, connection, message.decision_id)
 
@@ -469,7 +475,7 @@ class Table:
         decision_s = self.config.decision_ms / 1000
         if decision is None or decision.seat != seat:
             return decision_s, state.bank_s
-        used = trio.current_time() - decision.opened
+        used = anyio.current_time() - decision.opened
         return max(0.0, decision_s - used), max(0.0, min(state.bank_s, decision.budget_s - used))
 
     def _news(self, seat: int) -> list[pb.Event]:
@@ -488,7 +494,7 @@ class Table:
         guard = state.guard
         if state.connection is not connection or guard.tripped:
             return  # no longer the seat's stream (ended, or replaced and closed), or cut off
-        if not guard.take(trio.current_time()):
+        if not guard.take(anyio.current_time()):
             guard.tripped = True
             self._log.warning(
                 "flood_cut_off",

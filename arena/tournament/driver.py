@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-import trio
+import anyio
 
 from chaodipi.arena.errors import BackendFailed
 from chaodipi.arena.logs import get_logger
@@ -195,11 +195,11 @@ class _Run:
         self.outcome = recorder.outcome
         self.failures = FailureCount(assignment.config.bots)
         self.replays = ReplayStore(assignment.config.replays, assignment.games)
-        self.scope = trio.CancelScope()  # until play() has the nursery's
+        self.scope = anyio.CancelScope()  # until play() has the nursery's
         self.log = get_logger(database=str(assignment.config.database))
 
     async def play(self, games: Games) -> None:
-        async with trio.open_nursery() as nursery:
+        async with anyio.create_task_group() as nursery:
             self.scope = nursery.cancel_scope
             await nursery.start(stop_on_signals, self._interrupt)
             try:

@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import trio
+import anyio
 
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
@@ -59,11 +59,11 @@ class _Deals:
     all of them."""
 
     left: Counter[int]
-    over: dict[int, trio.Event] = field(default_factory=dict)
+    over: dict[int, anyio.Event] = field(default_factory=dict)
     ended: dict[int, list[Table]] = field(default_factory=dict)
 
-    def spectators_after(self, deal: int) -> trio.Event:
-        return self.over.setdefault(deal, trio.Event())
+    def spectators_after(self, deal: int) -> anyio.Event:
+        return self.over.setdefault(deal, anyio.Event())
 
     def game_ended(self, table: Table, key: GameKey) -> list[Table]:
         """Record a finished game; return the deal's tables once its last game has ended."""
@@ -162,7 +162,7 @@ class _Game:
 async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
     """Every seat must connect within ``timeout`` seconds of the game's start; a process that
     did not is ended (a fresh one takes its place next time)."""
-    with trio.move_on_after(timeout):
+    with anyio.move_on_after(timeout):
         await game.table.connected.wait()
         return
     for seat, state in enumerate(game.table.seats):
@@ -215,7 +215,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
             game.never_played(specs.index(seated.spec), str(seated), None)
         else:
             await _seat_players(run, game, seated)
-        async with trio.open_nursery() as watchers:
+        async with anyio.create_task_group() as watchers:
             watchers.start_soon(_watch_connect, run, game, config.connect_timeout)
             result = await run.server.wait(table)
             watchers.cancel_scope.cancel()
@@ -306,9 +306,9 @@ async def play_games(
     ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker).
     Returns the bot processes started. Cancel it to stop: the games in flight are dropped and
     every bot process ends."""
-    slots = trio.Semaphore(config.concurrency)
+    slots = anyio.Semaphore(config.concurrency)
     with tempfile.TemporaryDirectory(prefix="arena-replays-") as staging:
-        async with trio.open_nursery() as nursery:
+        async with anyio.create_task_group() as nursery:
             players = Players(config, server, nursery, log_dir, detach=detach_bots)
             run = _Run(
                 config,
@@ -329,14 +329,14 @@ async def play_games(
                     server.release(done)
 
             try:
-                async with trio.open_nursery() as playing:
+                async with anyio.create_task_group() as playing:
                     for key in keys:
                         await slots.acquire()  # games start in order: deal after deal
                         playing.start_soon(one, key)
             finally:
                 # every game ended (or the caller stopped): sessions end, processes exit or
                 # are killed
-                cancelled = trio.current_effective_deadline() == -float("inf")
+                cancelled = anyio.current_effective_deadline() == -float("inf")
                 await players.close(grace=not cancelled)
             nursery.cancel_scope.cancel()  # the process watchers
     return players.started

@@ -32,7 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import trio
+import anyio
+import anyio.abc
 
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
@@ -94,7 +95,7 @@ class Player:
     """It has made a decision in some game: if it dies now, it crashed (it did start)."""
     promised: int = 0
     """Seats it was chosen for whose table does not exist yet."""
-    launched: trio.Event | None = None
+    launched: anyio.Event | None = None
     """Set once its process started (or failed to): None until a start began."""
     gone: bool = False
     """Dead, retired or left for good: it is given no more seats."""
@@ -168,7 +169,7 @@ class Players:
         self,
         config: TournamentConfig,
         server: ArenaServer,
-        nursery: trio.Nursery,
+        nursery: anyio.abc.TaskGroup,
         log_dir: Path,
         *,
         detach: bool = True,
@@ -186,7 +187,7 @@ class Players:
         self._holders: dict[tuple[str, int], Player] = {}
         self._orphans: list[tuple[Player, Held]] = []
         """Seats whose external session left, waiting for a session that may take them."""
-        self._changed = trio.Event()
+        self._changed = anyio.Event()
         self._seats_per_deal = seats_per_deal(config)
         self._pools: dict[str, _Pool] = {}
         for spec in config.bots:
@@ -208,7 +209,7 @@ class Players:
         """Players for the four seats of a game on ``deal`` (``specs[seat]`` is each seat's
         bot), none of which has ever held a seat of that deal. Waits while the pools are busy;
         ``NoSeat`` after ``wait_s`` seconds when an external bot has too few sessions."""
-        with trio.move_on_after(wait_s) as waiting:
+        with anyio.move_on_after(wait_s) as waiting:
             while True:
                 choices = self._choose(deal, specs)
                 if choices is not None:
@@ -294,7 +295,7 @@ class Players:
                 if player.process is None:
                     raise OSError(f"{player.name} could not be started")
             return
-        player.launched = trio.Event()
+        player.launched = anyio.Event()
         try:
             await self._launch(player, ticket)
         finally:
@@ -434,7 +435,7 @@ class Players:
         if self._orphans:
             self._rehome()
         self._changed.set()
-        self._changed = trio.Event()
+        self._changed = anyio.Event()
 
     def _too_few_sessions(self, spec: BotSpec, deal: int) -> str:
         pool = self._pools[spec.name]
@@ -457,8 +458,8 @@ class Players:
                 if player.session is not None and player.process is not None:
                     self.server.close_door(player.session.door)
                 player.retired = True
-        with trio.CancelScope(shield=True):
-            with trio.move_on_after(EXIT_GRACE_S if grace else 0):
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(EXIT_GRACE_S if grace else 0):
                 for process in self._processes():
                     await process.process.wait()
             for process in self._processes():
@@ -471,6 +472,6 @@ class Players:
 
 async def _end_fresh(process: BotProcess) -> None:
     """A fresh process's game is over: it may exit by itself, then it is killed."""
-    with trio.move_on_after(EXIT_GRACE_S):
+    with anyio.move_on_after(EXIT_GRACE_S):
         await process.process.wait()
     await process.kill()

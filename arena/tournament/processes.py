@@ -14,6 +14,7 @@ that a lost worker leaves no bot behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -21,7 +22,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import trio
+import anyio
+import anyio.abc
 
 from chaodipi.arena.tournament.config import BotSpec
 
@@ -36,7 +38,7 @@ class BotProcess:
     """One bot process: a session process (many seats) or a fresh one (one seat)."""
 
     spec: BotSpec
-    process: trio.Process
+    process: anyio.abc.Process
     stderr: Path
 
     @property
@@ -45,9 +47,10 @@ class BotProcess:
 
     async def kill(self) -> None:
         """Kill it if it still runs, and reap it (safe to call from a cancelled scope)."""
-        with trio.CancelScope(shield=True):
+        with anyio.CancelScope(shield=True):
             if self.process.returncode is None:
-                self.process.send_signal(signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):  # it exited in between
+                    self.process.send_signal(signal.SIGKILL)
             await self.process.wait()
 
 
@@ -67,7 +70,7 @@ async def launch(
     ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
     env = bot_environment(address, token=token, ticket=ticket)
     with stderr.open("ab") as err:
-        process = await trio.lowlevel.open_process(
+        process = await anyio.open_process(
             [*spec.argv(), "--address", address],
             cwd=folder,
             env=env,

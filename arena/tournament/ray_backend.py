@@ -6,7 +6,7 @@ arrive.
 of whole deals** (:func:`plan_shards`), and sends each shard to the cluster as a streaming task
 (:func:`chaodipi.arena.tournament.ray_shard.play_shard`: a table server and the bots' sessions on
 its node). It reads every shard's results with ``ray.wait`` (in a worker thread, so that the
-driver's trio loop, and its Ctrl-C, go on meanwhile) and hands each game's
+driver's event loop, and its Ctrl-C, go on meanwhile) and hands each game's
 :class:`chaodipi.arena.tournament.backend.GameResult` to the driver, as the local backend does: the
 same rows, replays, failure count, progress, SPRT and report. Only the driver writes SQLite.
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import trio
+import anyio
 
 from chaodipi.arena.errors import BackendFailed, ClusterError, ShardError, UsageError
 from chaodipi.arena.logs import get_logger
@@ -76,8 +76,6 @@ IN_FLIGHT_PER_SLOT = 2
 """Shards submitted per slot: the next one waits in Ray's queue while one plays."""
 WAIT_S = 0.05
 """The backend collects the results ready within this time at once (its only latency)."""
-
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +312,7 @@ class _Shards:
             wait = functools.partial(
                 self.ray.wait, streams, num_returns=len(streams), timeout=WAIT_S
             )
-            ready, _ = await trio.to_thread.run_sync(wait)
+            ready, _ = await anyio.to_thread.run_sync(wait)
             for stream in ready:
                 await self._drain(stream, on_result)
 
@@ -331,7 +329,7 @@ class _Shards:
         while stream in self.streams:
             item = self._read(stream)
             if item is not None:
-                await trio.lowlevel.checkpoint_if_cancelled()
+                await anyio.lowlevel.checkpoint_if_cancelled()
                 on_result(item.result)
             if stream not in self.streams or not self.ray.wait([stream], timeout=0)[0]:
                 return

@@ -16,8 +16,8 @@ it again elsewhere and drops the results the driver has already received. So a s
 **the same games in the same order, and as many, on every attempt**: one result per game, in
 the shard's order (deal after deal), each as soon as it and every game before it have ended.
 
-trio runs on the worker's main thread, in guest mode with this generator as its host loop
-(:func:`trio_items`): the tables keep playing between the generator's yields. Bot processes
+The shard's asyncio loop runs on the worker's main thread, driven by this generator
+(:func:`loop_items`): the tables keep playing between the generator's yields. Bot processes
 stay in the worker's process group (Ray kills the group with the worker) and are killed when
 the shard ends. Nothing here touches signals: Ray owns SIGTERM in its workers. ``ray`` itself
 is imported only inside functions.
@@ -25,18 +25,15 @@ is imported only inside functions.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import os
-import queue
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
-
-import outcome
-import trio
 
 from chaodipi.arena.errors import ShardError
 from chaodipi.arena.logs import configure_logging, get_logger
@@ -47,7 +44,7 @@ from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.tournament.local import play_games
 from chaodipi.arena.tournament.results import GameKey
 
-__all__ = ["Shard", "ShardResult", "play_shard", "trio_items"]
+__all__ = ["Shard", "ShardResult", "loop_items", "play_shard"]
 
 T = TypeVar("T")
 
@@ -88,44 +85,52 @@ class ShardResult:
     """Bot processes the shard started (on its last result; 0 on the others)."""
 
 
-def trio_items(async_fn: Callable[[Callable[[T], None]], Awaitable[None]]) -> Iterator[T]:
-    """Run ``async_fn(emit)`` in trio on this thread and yield what it emits, as it emits.
+def loop_items(async_fn: Callable[[Callable[[T], None]], Awaitable[None]]) -> Iterator[T]:
+    """Run ``async_fn(emit)`` on an asyncio loop of this thread and yield what it emits, as it
+    emits.
 
-    trio runs in guest mode with this generator as its host loop: trio's code runs here, on
-    the calling (main) thread, between the generator's yields; the generator yields whatever
-    was emitted after each of trio's steps. Closing the generator early cancels the run and
-    drives it to its end."""
-    steps: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
+    The generator drives the loop (anyio code, and grpc.aio, run on it): each ``next`` runs the
+    loop until something was emitted or the run has ended, so the tables play on this thread
+    between the generator's yields only while Ray asks for more. Closing the generator early
+    cancels the run and drives it to its end.
+
+    >>> async def count(emit: Callable[[int], None]) -> None:
+    ...     for n in range(3):
+    ...         await asyncio.sleep(0)
+    ...         emit(n)
+    >>> list(loop_items(count))
+    [0, 1, 2]
+    """
+    loop = asyncio.new_event_loop()
     emitted: collections.deque[T] = collections.deque()
-    done: list[outcome.Outcome[None]] = []
-    scope = trio.CancelScope()
-    token: list[trio.lowlevel.TrioToken] = []
+    woken = asyncio.Event()
+
+    def emit(item: T) -> None:
+        emitted.append(item)
+        woken.set()
 
     async def main() -> None:
-        token.append(trio.lowlevel.current_trio_token())
-        with scope:
-            await async_fn(emitted.append)
+        await async_fn(emit)
 
-    trio.lowlevel.start_guest_run(
-        main,
-        run_sync_soon_threadsafe=steps.put,
-        done_callback=done.append,
-        host_uses_signal_set_wakeup_fd=False,
-    )
+    async def until_news(run: asyncio.Task[None]) -> None:
+        waiter = asyncio.ensure_future(woken.wait())
+        await asyncio.wait((run, waiter), return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        woken.clear()
+
+    run = loop.create_task(main())
     try:
-        while not done:
-            steps.get()()
+        while not run.done():
+            loop.run_until_complete(until_news(run))
             while emitted:
                 yield emitted.popleft()
-        while emitted:
-            yield emitted.popleft()
-        done[0].unwrap()
+        run.result()
     finally:
-        if not done:  # closed early, or an exception from below: end the run first
-            if token:
-                token[0].run_sync_soon(scope.cancel)
-            while not done:
-                steps.get()()
+        if not run.done():  # closed early, or an exception from below: end the run first
+            run.cancel()
+            loop.run_until_complete(asyncio.gather(run, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
 _prepared = False
@@ -187,9 +192,10 @@ def _node_log_dir(shard: Shard) -> Path:
 
 def play_shard(shard: Shard) -> Iterator[ShardResult]:
     """Play the shard's games here and yield one :class:`ShardResult` per game, in order: the
-    body of the Ray task (a sync task runs on the worker's main thread, which trio needs)."""
+    body of the Ray task (a sync task runs on the worker's main thread, where the loop runs:
+    signals and child processes need it)."""
     if threading.current_thread() is not threading.main_thread():
-        raise ShardError("a shard runs trio on the main thread: run it as a task, not an actor")
+        raise ShardError("a shard runs its loop on the main thread: run it as a task, not an actor")
     _prepare_worker(shard.log_level)
     node = _node_id()
     config = _node_config(shard, node)
@@ -201,7 +207,7 @@ def play_shard(shard: Shard) -> Iterator[ShardResult]:
     def run(emit: Callable[[ShardResult], None]) -> Awaitable[None]:
         return _play(shard, config, log_dir, node, emit)
 
-    yield from trio_items(run)
+    yield from loop_items(run)
 
 
 async def _play(

@@ -139,6 +139,12 @@ class ResultsDB:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._lock(path)
                 self.db = sqlite3.connect(path)
+                # WAL: a commit appends to the log and, with synchronous=NORMAL, makes no
+                # fsync (only checkpoints do), so storing a game never stalls the event loop
+                # the tables share; a crash loses no committed game, a power cut at worst the
+                # last few (which --resume plays again). Readers (arena report) never block it.
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
             self._check_schema(read_only)
         except DatabaseError:
             self._unlock()

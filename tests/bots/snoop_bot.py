@@ -43,7 +43,7 @@ def siblings() -> list[dict[str, object]]:
             continue  # it exited meanwhile
         argv = [part.decode(errors="replace") for part in raw.split(b"\0") if part]
         if not argv:
-            continue  # exiting (its memory already gone, not yet a zombie): no command line
+            continue  # it exited between the two reads (a zombie's command line is empty)
         found.append({"pid": int(entry.name), "argv": argv})
     return found
 

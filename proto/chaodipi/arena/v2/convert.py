@@ -641,17 +641,20 @@ def decision(
 ) -> pb.PlayResponse:
     """The seat's turn: the events it has not been sent (converted once, by
     :func:`event_message`), its legal actions (:func:`legal_message`), the time left now and
-    the log's cursor the events bring the seat up to."""
-    message = pb.Decision(
-        decision_id=decision_id,
-        events=events,
-        legal=legal,
-        deadline_ms=_ms(deadline_s),
-        bank_ms=_ms(bank_s),
-        strikes=strikes,
-        cursor=cursor,
-    )
-    return pb.PlayResponse(decision=message)
+    the log's cursor the events bring the seat up to.
+
+    Built in place, inside its PlayResponse: a Decision built apart and then wrapped would be
+    copied once more (a table sends one per decision; in place costs about half)."""
+    response = pb.PlayResponse()
+    message = response.decision
+    message.decision_id = decision_id
+    message.events.extend(events)
+    message.legal.CopyFrom(legal)
+    message.deadline_ms = _ms(deadline_s)
+    message.bank_ms = _ms(bank_s)
+    message.strikes = strikes
+    message.cursor = cursor
+    return response
 
 
 @dataclass(frozen=True, slots=True)

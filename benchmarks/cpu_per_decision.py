@@ -1,0 +1,302 @@
+"""CPU per decision of the arena process and of its bot processes, beside the wall-clock ratio
+to the same bots in-process: figures that survive a loaded machine.
+
+    python3 benchmarks/cpu_per_decision.py [--tree before=../arena-main] [--tree this=.]
+        [--short 5] [--long 40] [--rounds 3]
+
+For each source tree (``NAME=PATH``: a checkout of the arena; the same Python runs them all,
+with ``PATH/src`` first on its path, so a bot process imports that tree's SDK too) and each
+round, ``arena run`` plays a short and a long tournament of the random and heuristic sample
+bots (1-hand classic games, concurrency 2, the same deal key for every run), each in a fresh
+child process. The child counts the Decisions its tables send and reports, at the end:
+
+- ``getrusage(RUSAGE_SELF)``: the arena process's CPU, every thread included;
+- per-thread CPU from ``/proc/self/task/*/schedstat`` (gRPC's native threads included), by
+  thread name, for the threads alive at the end;
+- ``getrusage(RUSAGE_CHILDREN)``: the bot processes' CPU (the arena reaps them);
+- context switches, and the wall time of the run.
+
+CPU per decision = (long − short) ÷ (decisions long − decisions short): start-up, bot
+processes' start and the database's set-up cancel out. The least of the rounds is the figure
+(interference on a shared machine only ever adds CPU); the median is printed beside it. The
+rounds rotate the trees' order. Beside it, each long run's games/s against the same games
+in-process (``benchmarks/bot_duel.py``'s loop over 2 worker processes, the same deals) measured
+right after it: a wall ratio (the median of the rounds), only as good as the machine is quiet.
+Prints a table and a JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+BOTS = ("random", "heuristic")
+
+
+class ThreadSampler:
+    """CPU seconds of every thread of this process, ended ones included: a daemon thread
+    reads ``/proc/self/task`` every ``PERIOD_S`` and keeps each thread's last figure (a
+    thread's CPU only grows), named by the role it plays."""
+
+    PERIOD_S = 0.5
+
+    def __init__(self) -> None:
+        self.seconds: dict[int, float] = {}
+        self.roles: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cpu-sampler", daemon=True)
+
+    def __enter__(self) -> ThreadSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sample()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.PERIOD_S):
+            self.sample()
+
+    def sample(self) -> None:
+        python = {t.native_id: t.name for t in threading.enumerate()}
+        for task in Path("/proc/self/task").iterdir():
+            try:
+                tid = int(task.name)
+                ns = int((task / "schedstat").read_text().split()[0])
+            except (OSError, ValueError):
+                continue
+            self.seconds[tid] = ns / 1e9
+            if tid not in self.roles:
+                self.roles[tid] = _role(tid, python.get(tid))
+
+    def by_role(self) -> dict[str, float]:
+        roles: dict[str, float] = {}
+        for tid, seconds in self.seconds.items():
+            role = self.roles[tid]
+            roles[role] = roles.get(role, 0.0) + seconds
+        return roles
+
+
+def _role(tid: int, python_name: str | None) -> str:
+    """What a thread is: the main thread (the event loop: trio's before the one-loop server,
+    asyncio's since), the bridge's gRPC thread (before), grpc.aio's completion-queue poller,
+    another Python thread, or one of gRPC's native threads."""
+    if tid == os.getpid():
+        return "main"
+    if python_name == "grpc":
+        return "grpc.aio thread"
+    if python_name == "cpu-sampler":
+        return "sampler"
+    if python_name is not None and "_poll_wrapper" in python_name:
+        return "grpc.aio poller"
+    if python_name is not None:
+        return "other python"  # trio's and asyncio's helper threads: waitpid, to_thread
+    return "grpc native"
+
+
+def child(deals: int, folder: Path, out: Path) -> None:
+    """In the child (the tree to measure on its path): one `arena run`, then its figures."""
+    from chaodipi.arena.cli.main import main
+    from chaodipi.arena.serving.table import Table
+    from chaodipi.arena.tournament.results import ResultsDB
+
+    decisions = [0]
+    send_decision = Table._send_decision
+
+    def counted(self: Table) -> None:
+        decisions[0] += 1
+        send_decision(self)
+
+    Table._send_decision = counted  # type: ignore[method-assign]
+    python = sys.executable
+    bots = "".join(
+        f'[bots.{name}]\ncommand = "{python} -m chaodipi.sample_bots.{name}_bot"\n' for name in BOTS
+    )
+    config = folder / "bench.toml"
+    config.write_text(
+        f'preset = "classic"\nhands = 1\ndeals = {deals}\nconcurrency = 2\n'
+        f'database = "bench.sqlite"\n{bots}'
+    )
+    key = os.environ["BENCH_DEAL_KEY"]
+    db = ResultsDB(folder / "bench.sqlite")
+    db.db.execute("INSERT INTO meta VALUES ('deal_key', ?)", (key,))
+    db.db.commit()
+    db.close()
+    started = time.perf_counter()
+    with ThreadSampler() as sampler:
+        code = main(["run", str(config), "--log-level", "error", "--json"])
+    wall = time.perf_counter() - started
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    bots_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    figures = {
+        "code": code,
+        "decisions": decisions[0],
+        "games": 2 * deals,
+        "wall_s": wall,
+        "cpu_s": me.ru_utime + me.ru_stime,
+        "threads": sampler.by_role(),
+        "voluntary": me.ru_nvcsw,
+        "involuntary": me.ru_nivcsw,
+        "bots_cpu_s": bots_usage.ru_utime + bots_usage.ru_stime,
+    }
+    out.write_text(json.dumps(figures))
+
+
+def run_child(tree: Path, deals: int, key: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="cpu-bench-") as folder:
+        out = Path(folder) / "figures.json"
+        env = {
+            **os.environ,
+            "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}",
+            "BENCH_DEAL_KEY": key,
+        }
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", str(deals), folder, str(out)],
+            env=env,
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0 or not out.exists():
+            raise SystemExit(f"the run on {tree} failed:\n{done.stderr[-3000:]}")
+        figures: dict[str, Any] = json.loads(out.read_text())
+        if figures["code"] != 0:
+            raise SystemExit(
+                f"arena run on {tree} exited {figures['code']}:\n{done.stderr[-3000:]}"
+            )
+        return figures
+
+
+def per_decision(short: dict[str, Any], long: dict[str, Any]) -> dict[str, float]:
+    """µs per decision of the long run over the short one."""
+    decisions = int(long["decisions"] - short["decisions"])
+
+    def us(field_long: float, field_short: float) -> float:
+        return round((field_long - field_short) / decisions * 1e6, 1)
+
+    figures: dict[str, float] = {
+        "arena_us": us(long["cpu_s"], short["cpu_s"]),
+        "bots_us": us(long["bots_cpu_s"], short["bots_cpu_s"]),
+        "switches": round(
+            (long["voluntary"] + long["involuntary"] - short["voluntary"] - short["involuntary"])
+            / decisions,
+            1,
+        ),
+    }
+    roles = sorted(set(long["threads"]) | set(short["threads"]))
+    for role in roles:
+        in_long, in_short = long["threads"].get(role, 0.0), short["threads"].get(role, 0.0)
+        figures[f"thread {role} us"] = us(in_long, in_short)
+    return figures
+
+
+def in_process_rate(key_hex: str, deals: int, workers: int) -> float:
+    """Games/s of the same games in-process (bot_duel's loop), over ``workers`` processes."""
+    sys.path.insert(0, str(HERE))
+    import tournament_bench
+
+    from chaodipi.arena.tournament.deals import DealKey
+
+    args = argparse.Namespace(preset="classic", hands=1, deals=deals)
+    games, seconds = tournament_bench.in_process_rate(args, DealKey.from_hex(key_hex), workers)
+    return games / seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--tree",
+        action="append",
+        metavar="NAME=PATH",
+        help="a checkout to measure (repeat; default: this one, as `this`)",
+    )
+    parser.add_argument("--short", type=int, default=5, help="deals in the short run")
+    parser.add_argument("--long", type=int, default=40, help="deals in the long run")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds over every tree")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        deals, folder, out = args.child
+        child(int(deals), Path(folder), Path(out))
+        return 0
+    trees = [
+        (name, Path(path).resolve())
+        for name, _, path in (t.partition("=") for t in args.tree or [f"this={HERE.parent}"])
+    ]
+    from chaodipi.arena.tournament.deals import DealKey
+
+    key = DealKey.new().hex()
+    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _ in trees}
+    for round_number in range(args.rounds):
+        shift = round_number % len(trees)
+        for name, tree in trees[shift:] + trees[:shift]:
+            short = run_child(tree, args.short, key)
+            long = run_child(tree, args.long, key)
+            figures = per_decision(short, long)
+            arena = long["games"] / long["wall_s"]
+            in_process = in_process_rate(key, args.long, 2)
+            figures["arena_c2_games_s"] = round(arena, 2)
+            figures["in_process_2_games_s"] = round(in_process, 2)
+            figures["wall_ratio"] = round(arena / in_process, 3)
+            rounds[name].append(figures)
+            print(f"round {round_number + 1}, {name}: {figures}", flush=True)
+    summary: dict[str, Any] = {}
+    print(
+        "\n| tree | arena µs/decision, least (median) | bots µs/decision | "
+        "ctx switches | by thread (least round) | arena c2 ÷ in-process 2, median |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, _ in trees:
+        runs = rounds[name]
+        best = min(runs, key=lambda r: r["arena_us"])
+        arena_median = statistics.median(r["arena_us"] for r in runs)
+        bots_least = min(r["bots_us"] for r in runs)
+        threads = ", ".join(
+            f"{k.removeprefix('thread ').removesuffix(' us')} {v:g}"
+            for k, v in best.items()
+            if k.startswith("thread ")
+        )
+        ratio = statistics.median(r["wall_ratio"] for r in runs)
+        summary[name] = {
+            "arena_us_least": best["arena_us"],
+            "arena_us_median": arena_median,
+            "bots_us_least": bots_least,
+            "best_round": best,
+            "rounds": runs,
+            "wall_ratio_median": ratio,
+        }
+        print(
+            f"| {name} | {best['arena_us']:g} ({arena_median:g}) | {bots_least:g} | "
+            f"{best['switches']:g} | {threads} | {ratio:.2f} |"
+        )
+    print(
+        json.dumps(
+            {
+                "bench": "cpu_per_decision",
+                "short": args.short,
+                "long": args.long,
+                "load": os.getloadavg(),
+                **summary,
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""炒地皮 for reinforcement learning (the ``rl`` extra: ``pip install -e '.[rl]'``;
+docs/rl-environment.md).
+
+* :mod:`chaodipi.rl.env`: the PettingZoo AEC environment, :class:`ChaoDipiEnv` (or
+  ``chaodipi.rl.env.env(...)``, PettingZoo's convention);
+* :mod:`chaodipi.rl.encoding`: a seat's view as a fixed-shape vector (:class:`ViewEncoder`,
+  :data:`LAYOUT`), built from the :class:`~chaodipi.engine.view.SeatView` alone;
+* :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
+  (:class:`CardBuilder`);
+* :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
+* :mod:`chaodipi.rl.transcript`: a match as text (the environment's ``render``).
+
+The encodings need numpy only (a bot playing through the SDK needs no PettingZoo); the
+environment is imported when first named.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from chaodipi.rl.candidates import FEATURES as FEATURES
+from chaodipi.rl.candidates import candidates as candidates
+from chaodipi.rl.candidates import features_of as features_of
+from chaodipi.rl.cardwise import NUM_ACTIONS as NUM_ACTIONS
+from chaodipi.rl.cardwise import CardBuilder as CardBuilder
+from chaodipi.rl.cardwise import action_name as action_name
+from chaodipi.rl.cardwise import spell as spell
+from chaodipi.rl.encoding import LAYOUT as LAYOUT
+from chaodipi.rl.encoding import OBSERVATION_SIZE as OBSERVATION_SIZE
+from chaodipi.rl.encoding import ViewEncoder as ViewEncoder
+from chaodipi.rl.encoding import split as split
+
+__all__ = [
+    "FEATURES",
+    "LAYOUT",
+    "NUM_ACTIONS",
+    "OBSERVATION_SIZE",
+    "CardBuilder",
+    "ChaoDipiEnv",
+    "ViewEncoder",
+    "action_name",
+    "candidates",
+    "features_of",
+    "spell",
+    "split",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ChaoDipiEnv":  # needs PettingZoo: imported when first named
+        return importlib.import_module("chaodipi.rl.env").ChaoDipiEnv
+    raise AttributeError(f"module 'chaodipi.rl' has no attribute {name!r}")

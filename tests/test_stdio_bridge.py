@@ -1,0 +1,237 @@
+"""The stdio bridge (chaodipi.bot.stdio): a bot that speaks JSON lines plays through it.
+
+The documented 20-line bot (examples/stdio_bot.js, plain Node.js) plays whole matches in every
+preset against a real server, a session's seats on two tables, and a tournament of
+``arena run``. tests/bots/stdio_child.py (Python's standard library only) crashes, hangs,
+writes garbage or plays an illegal move on demand: each is one line on the bridge's stderr,
+and the games are the bot's forfeits. A dropped session is entered again, a wrong ticket is
+said in one line, and the child never sees the secret."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chaodipi.arena.tournament.processes import bot_environment
+from chaodipi.arena.tournament.results import ResultsDB
+from chaodipi.engine.match import Ending
+from chaodipi.engine.presets import PRESETS
+
+from .process_bots import (
+    check_the_reconnect,
+    check_the_second_enter,
+    check_the_session,
+    play_a_session,
+    run_against_a_dropping_arena,
+    run_against_a_dropping_seat,
+    run_with_a_wrong_token,
+)
+from .server_support import Recording, config, random_bot, run_tables
+from .test_install import SERVER_ONLY, _without
+from .test_tournament import arena, write_config
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "stdio_bot.js"
+CHILD = Path(__file__).parent / "bots" / "stdio_child.py"
+BRIDGE = [sys.executable, "-m", "chaodipi.bot.stdio"]
+CHILD_CMD = [sys.executable, str(CHILD)]
+
+
+def node() -> str:
+    """The node executable (the example needs no packages). Skipped without it on a
+    developer's machine; in CI (``CI`` set), where Node.js is installed, a failure."""
+    executable = shutil.which("node")
+    if executable is None:
+        message = "`node` is not on PATH: install Node.js >= 18 (apt-get install nodejs)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return executable
+
+
+def run_bridge(
+    command: list[str], address: str, ticket: str, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """The bridge on one seat, as the arena starts a bot: its ticket in ``$ARENA_TICKET`` and
+    ``--address`` appended to the command."""
+    full = [*BRIDGE, *options, "--", *command, "--address", address]
+    env = bot_environment(address, ticket=ticket)
+    return subprocess.run(full, env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_node_stdio_bot_plays_a_whole_match_in_every_preset(preset: str) -> None:
+    command = [node(), str(EXAMPLE)]
+    logs: dict[int, str] = {}
+
+    def stdio_bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
+        done = run_bridge(command, address, ticket, "--name", f"stdio-{seat}")
+        logs[seat] = done.stderr
+        if done.returncode != 0:
+            raise RuntimeError(f"the bridge exited with {done.returncode}:\n{done.stderr}")
+
+    table = config(preset, max_hands=None, decision_ms=10_000, bank_ms=60_000)
+    results, recordings = run_tables([table], [[stdio_bot, random_bot, stdio_bot, random_bot]])
+    result = results[0]
+    for seat in range(4):
+        assert recordings[0][seat].error is None, (seat, recordings[0][seat].error)
+    assert result.ending is Ending.PLAYED_OUT and result.forfeited_by is None, result
+    for seat in (0, 2):
+        assert logs[seat].startswith("match over: "), logs[seat]
+        assert logs[seat].count("\n") == 1, logs[seat]  # that line only: no warning
+        stats = result.seats[seat]
+        assert stats.name == f"stdio-{seat}" and stats.decisions > 0, stats
+        assert stats.illegal == 0 and stats.malformed == 0 and stats.strikes == 0, stats
+        assert stats.connects == 1, stats
+
+
+def test_the_node_stdio_bot_plays_its_session_s_seats_on_two_tables() -> None:
+    command = [*BRIDGE, "--name", "stdio-session", "--capacity", "3", "--", node(), str(EXAMPLE)]
+    run = play_a_session(command)
+    check_the_session(run, name="stdio-session", capacity=3)
+
+
+def test_a_tournament_with_the_stdio_bot_is_played_out(tmp_path: Path) -> None:
+    """``arena run`` starts the bridge as any command bot (a session, --address appended)."""
+    stdio = f"python3 -m chaodipi.bot.stdio --name stdio -- {node()} {EXAMPLE}"
+    config_file = write_config(
+        tmp_path / "t.toml",
+        deals=2,
+        bank_ms=10_000,  # a child's start on a loaded machine is no timeout
+        bots={"stdio": stdio, "random": "python3 -m chaodipi.sample_bots.random_bot"},
+    )
+    done = arena("run", str(config_file))
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 4, rows
+    for row in rows:
+        assert row.void is None and row.forfeit is None and row.score_a is not None, row
+        assert row.illegal_a == row.illegal_b == 0 and row.strikes_a == row.strikes_b == 0, row
+    logs = list((tmp_path / "results-logs").glob("stdio#*.stderr"))
+    assert logs, "no stderr of a stdio process"
+    played = sum(log.read_text().count("match over:") for log in logs)
+    assert played == 8  # four games, two seats each
+
+
+FAILURES = {
+    "crash": "exited with status 3 before answering decision",
+    "hang": "did not answer decision",
+    "garbage": "with a line that is not an Answer in proto3 JSON",
+    "illegal": "(REFUSAL_CODE_ILLEGAL: ",
+}
+
+
+@pytest.mark.parametrize("how", sorted(FAILURES))
+def test_a_child_that_fails_is_one_line_and_forfeits_its_games(tmp_path: Path, how: str) -> None:
+    """The child fails at its third decision: the bridge says how in one line and exits, and
+    the arena records each game as that bot's forfeit, quoting the line."""
+    bad = f"python3 -m chaodipi.bot.stdio -- python3 {CHILD} --fail {how} --at 3"
+    config_file = write_config(
+        tmp_path / "t.toml",
+        deals=1,
+        decision_ms=1000,
+        bank_ms=4000,  # a child's start on a loaded machine: not a hang
+        bots={"bad": bad, "random": "python3 -m chaodipi.sample_bots.random_bot"},
+    )
+    done = arena("run", str(config_file))
+    assert done.returncode == 1, done.stderr[-3000:]
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 2, rows
+    for row in rows:
+        assert row.void is None and row.forfeit == "bad" and row.score_a == 0.0, row
+        assert row.crashes_a >= 1, row
+    lines = [
+        line
+        for log in (tmp_path / "results-logs").glob("bad#*.stderr")
+        for line in log.read_text().splitlines()
+        if FAILURES[how] in line
+    ]
+    assert len(lines) == 2, lines  # one per game, each on a line of its own
+    for line in lines:
+        assert line.startswith(("the bot `python3 ", "the arena refused the answer of")), line
+        assert f"stdio_child.py --fail {how} --at 3` (seat " in line, line
+    assert FAILURES[how] in done.stderr  # the run quotes it
+
+
+def test_a_dropped_session_is_entered_again_and_the_child_holds_no_secret(tmp_path: Path) -> None:
+    env_file = tmp_path / "env"
+    child = ["python3", str(CHILD), "--env", str(env_file)]
+    done, arena_ = run_against_a_dropping_arena([*BRIDGE, "--name", "stdio-session", "--", *child])
+    check_the_second_enter(done, arena_, name="stdio-session", capacity=4)
+    assert env_file.read_text().split() == ["ARENA_ADDRESS"]  # no ARENA_TOKEN
+
+
+def test_a_wrong_session_token_is_one_line_and_exit_1() -> None:
+    done = run_with_a_wrong_token([*BRIDGE, "--", "python3", str(CHILD)])
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "UNAUTHENTICATED" in lines[0], done.stderr
+    assert lines[0].startswith("the arena at 127.0.0.1:") and "refused the session" in lines[0]
+
+
+def test_a_command_that_cannot_start_is_one_line_and_exit_1() -> None:
+    done = run_bridge(["./no-such-bot", "--fast"], "127.0.0.1:9", "a-ticket")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "cannot start the bot `./no-such-bot --fast`: [Errno 2] No such file or directory: "
+        "'./no-such-bot'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (
+            ["node", "bot.js"],
+            "`node bot.js` is not an option of the bridge: give the bot's command after --, "
+            "e.g. `arena stdio -- node bot.js`",
+        ),
+        (["--capacity", "0", "--", "node"], "--capacity must be at least 1, not 0"),
+    ],
+)
+def test_arena_stdio_says_what_is_wrong_with_its_command_line(
+    words: list[str], message: str
+) -> None:
+    env = bot_environment("127.0.0.1:9", token="a-token")
+    done = subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", "stdio", *words],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"arena stdio: {message}\n"  # one line, as every arena command's
+
+
+def test_the_bridge_s_help_names_the_protocol() -> None:
+    done = subprocess.run([*BRIDGE, "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "-- COMMAND [ARGS...]" in done.stdout and "proto3 JSON" in done.stdout
+
+
+def test_the_bot_in_the_docs_is_the_example_tested_here() -> None:
+    text = (ROOT / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
+    section = text.split("## Any language: the stdio bridge", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```js\n", 1)[1].split("```", 1)[0]
+    assert block == EXAMPLE.read_text(encoding="utf-8")
+    assert len(block.splitlines()) == 20
+
+
+def test_the_bridge_runs_on_a_bot_s_install_without_the_server_s_packages() -> None:
+    """It is the SDK's: its help answers in an interpreter that cannot import trio, scipy,
+    rich, structlog, ... (tests/test_install.py's blocker)."""
+    code = "import sys\nfrom chaodipi.bot.stdio import main\nmain(['--help'])\n"
+    done = _without(SERVER_ONLY, code)
+    assert done.returncode == 0, done.stderr
+    assert "-- COMMAND [ARGS...]" in done.stdout
+
+
+def test_the_bridge_connects_a_dropped_seat_again_with_the_same_child() -> None:
+    done, arena_ = run_against_a_dropping_seat([*BRIDGE, "--name", "stdio-seat", "--", *CHILD_CMD])
+    check_the_reconnect(done, arena_, name="stdio-seat")
