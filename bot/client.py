@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.bot.errors import BotError
-from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat
+from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_aio_channel, play_seat
 from chaodipi.bot.session import SessionResult, play_session
 from chaodipi.bot.thinking import Placement
 
@@ -338,7 +338,7 @@ async def _play_ticket(
     hello = convert.hello(ticket, name)
 
     async def play_once() -> MatchResult:
-        async with open_channel(address, root_certificate) as channel:
+        async with open_aio_channel(address, root_certificate) as channel:
             return await seat.play_once(channel, hello)
 
     return await play_seat(play_once, seat, retries, contacted=False)

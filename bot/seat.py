@@ -38,6 +38,7 @@ __all__ = [
     "Retries",
     "Seat",
     "backoff",
+    "open_aio_channel",
     "open_channel",
     "play_seat",
     "retried",
@@ -81,13 +82,22 @@ CHANNEL_OPTIONS = [
 ]
 
 
-def open_channel(address: str, root_certificate: bytes | None) -> grpc.aio.Channel:
-    """A grpc.aio channel to the arena (in a running event loop): TLS when
-    ``root_certificate`` is given, plaintext otherwise."""
+def open_aio_channel(address: str, root_certificate: bytes | None) -> grpc.aio.Channel:
+    """A grpc.aio channel to the arena (in a running event loop), as the SDK's streams use:
+    TLS when ``root_certificate`` is given, plaintext otherwise."""
     if root_certificate is not None:
         credentials = grpc.ssl_channel_credentials(root_certificate)
         return grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+def open_channel(address: str, root_certificate: bytes | None) -> grpc.Channel:
+    """A synchronous channel to the arena (for :mod:`chaodipi.bot.stdio`'s threads): TLS when
+    ``root_certificate`` is given, plaintext otherwise."""
+    if root_certificate is not None:
+        credentials = grpc.ssl_channel_credentials(root_certificate)
+        return grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
 
 
 class Retries:
@@ -95,10 +105,15 @@ class Retries:
     refused connection (``UNAVAILABLE``) is tried again for up to ``wait_s`` seconds: the arena
     may not listen yet (``arena run`` takes a few seconds to start); the first such retry says
     so on stderr. After that, a dropped stream is opened again up to ``reconnects`` times in a
-    row (:meth:`answered` starts the count again). :meth:`again` says how long to wait first.
+    row (:meth:`answered` starts the count again). :meth:`delay` says how long to wait first
+    (for a caller on an event loop); :meth:`again` sleeps that long itself.
 
+    >>> naps = []
+    >>> retries = Retries(reconnects=2, wait_s=0, address="h:1", sleep=naps.append)
+    >>> [retries.again(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)], naps
+    ([True, True, False], [0.2, 0.4])
     >>> retries = Retries(reconnects=2, wait_s=0, address="h:1")
-    >>> [retries.again(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)]
+    >>> [retries.delay(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)]
     [0.2, 0.4, None]
     """
 
@@ -109,11 +124,13 @@ class Retries:
         wait_s: float,
         address: str,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], object] = time.sleep,
     ) -> None:
         self.reconnects = reconnects
         self.wait_s = wait_s
         self.address = address
         self.clock = clock
+        self.sleep = sleep
         self.attempt = 0
         """Retries in a row so far (after the arena answered)."""
         self.waits = 0
@@ -129,7 +146,16 @@ class Retries:
         """Seconds since the first refused connection (0 if none)."""
         return 0.0 if self.since is None else self.clock() - self.since
 
-    def again(self, code: grpc.StatusCode | None, *, reached: bool) -> float | None:
+    def again(self, code: grpc.StatusCode | None, *, reached: bool) -> bool:
+        """After a failure with ``code``, sleep as :meth:`delay` says and return True to try
+        again, or return False to give up."""
+        wait_s = self.delay(code, reached=reached)
+        if wait_s is None:
+            return False
+        self.sleep(wait_s)
+        return True
+
+    def delay(self, code: grpc.StatusCode | None, *, reached: bool) -> float | None:
         """After a failure with ``code`` (``None``: the stream ended early without a status),
         the seconds to wait before trying again, or ``None`` to give up. ``reached``: the arena
         has answered once."""
@@ -185,7 +211,7 @@ async def play_seat(
         if seat.messages > before:
             retries.answered()  # it got through this time: a new count of drops in a row
         reached = contacted or seat.messages > 0
-        wait_s = retries.again(code, reached=reached)
+        wait_s = retries.delay(code, reached=reached)
         if wait_s is None:
             raise seat_error(error, retries, reached) from None
         await asyncio.sleep(wait_s)

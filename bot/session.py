@@ -40,7 +40,15 @@ import grpc.aio
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.bot.errors import SeatError, SessionError, status_text, unreachable
-from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat, retried
+from chaodipi.bot.seat import (
+    Decide,
+    MatchResult,
+    Retries,
+    Seat,
+    open_aio_channel,
+    play_seat,
+    retried,
+)
 from chaodipi.bot.thinking import Placement
 
 __all__ = ["SessionError", "SessionResult", "play_session"]
@@ -131,7 +139,7 @@ async def play_session(
     request = convert.enter_request(
         token, bot_name=name, capacity=capacity, instance=secrets.token_hex(8)
     )
-    async with open_channel(address, root_certificate) as channel:
+    async with open_aio_channel(address, root_certificate) as channel:
         try:
             return await session.run(channel, request)
         finally:
@@ -189,7 +197,7 @@ class _Session:
                 elif not isinstance(error, grpc.RpcError):
                     raise error
                 else:
-                    wait_s = self.retries.again(error.code(), reached=bool(self.session))
+                    wait_s = self.retries.delay(error.code(), reached=bool(self.session))
                     if wait_s is None:
                         open_ = False
                         failure = self._failure(error)
