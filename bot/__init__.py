@@ -15,15 +15,17 @@ why (kept in the game record, never shown to other seats), return ``Answer(actio
 
 The same program plays however the arena starts it. Given a session token (``$ARENA_TOKEN``,
 as the arena hands it, or ``--token-file``) it holds a session: it is offered seats game after
-game, several at once, and ``decide`` is called for all of them (from several threads; pass
-``new_game=`` instead of ``decide`` for a fresh ``decide`` per game); :func:`run_bot` returns a
+game, several at once, and ``decide`` is called for all of them (maybe from several threads;
+pass ``new_game=`` instead of ``decide`` for a fresh ``decide`` per game); :func:`run_bot` returns a
 :class:`SessionResult` once the arena wants no more games. Given a ticket (``$ARENA_TICKET``)
 it plays that one seat and returns its :class:`MatchResult`. When the arena refuses it or
 cannot be reached, it exits with one line saying why (a :class:`BotError`: a
 :class:`SessionError` or a :class:`SeatError`). docs/writing-a-bot.md walks through it. The
 messages are built and read by the contract's own conversion, :mod:`chaodipi.arena.v2.convert`
-(the server uses the same). The SDK needs the engine, the contract and grpcio only: nothing of
-the arena's server or tournaments.
+(the server uses the same). The streams are grpc.aio calls on one asyncio event loop, and
+``decide`` runs inline on it once it has shown itself quick, else in a worker thread under the
+deadline guard (:mod:`chaodipi.bot.thinking`). The SDK needs the engine, the contract and
+grpcio only: nothing of the arena's server or tournaments.
 """
 
 from chaodipi.bot.answer import Answer as Answer

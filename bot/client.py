@@ -4,9 +4,9 @@
 
 * ``$ARENA_TOKEN`` (or ``--token-file PATH``): a *session*. The process enters the arena once
   and is offered seats game after game, several at once (``--capacity``, default 4), each
-  played on its own stream and thread; when the arena wants no more games it finishes the
-  ones in hand and returns a :class:`~chaodipi.bot.session.SessionResult`
-  (:mod:`chaodipi.bot.session`).
+  played on its own stream (a task on the process's one asyncio event loop); when the arena
+  wants no more games it finishes the ones in hand and returns a
+  :class:`~chaodipi.bot.session.SessionResult` (:mod:`chaodipi.bot.session`).
 * ``$ARENA_TICKET``: one seat of one game (the arena's ``fresh = true`` bots, and ``arena
   serve``'s printed tickets); it returns that game's :class:`MatchResult`.
 
@@ -19,9 +19,10 @@ server sends on every (re)connect, carried forward by the events each Decision b
 (:func:`chaodipi.engine.follow.follow`). ``decide`` gets that view with ``view.legal`` (the engine's
 :class:`~chaodipi.engine.actions.LegalActions`: iterate it, test with ``in``) and returns an engine
 action. Everything else is here: the arguments (``--address``, ``--token-file``,
-``--capacity``, ``--name``, ``--wait-for-arena``), Hello, the deadline guard (``decide`` runs
-in a worker thread; ``margin_ms`` before the deadline a safe legal action goes instead),
-actions that are not legal (replaced by a safe one, with a warning on stderr), refusals,
+``--capacity``, ``--name``, ``--wait-for-arena``), Hello, where ``decide`` runs (inline once
+it has shown itself quick, else in a worker thread under the deadline guard: ``margin_ms``
+before the deadline a safe legal action goes instead; :mod:`chaodipi.bot.thinking`), refusals
+(an illegal action is sent as it is: the server refuses it, and a safe one goes instead),
 waiting for an arena that does not listen yet, reconnects (a seat with the same ticket, a
 session with the same token and instance id), and failures as one line
 (:mod:`chaodipi.bot.errors`).
@@ -30,16 +31,20 @@ session with the same token and instance id), and failures as one line
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.bot.errors import BotError
-from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat
+from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_aio_channel, play_seat
 from chaodipi.bot.session import SessionResult, play_session
+from chaodipi.bot.thinking import Placement
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -132,6 +137,7 @@ def run_bot(
     margin_ms: int = 150,
     on_message: Callable[[pb.PlayResponse], None] | None = None,
     exit_on_error: bool = True,
+    decide_in_thread: bool | None = None,
 ) -> MatchResult | SessionResult:
     """Play what the arena offers: a session's games (a token), or one seat (a ticket).
 
@@ -140,10 +146,10 @@ def run_bot(
     (default 4), play each seat it offers, and return a :class:`SessionResult` once the arena wants
     no more games and the games in hand are over (see :mod:`chaodipi.bot.session`).
 
-    ``decide(view)`` answers every decision, of every game; in a session it is called from
-    several threads at once, one per game. Or give ``new_game``, called once per game (in
-    that game's thread), returning the ``decide`` for that game: a class with ``__call__``
-    keeps per-game state without any bookkeeping::
+    ``decide(view)`` answers every decision, of every game; in a session it may be called
+    from several threads at once (each game's worker thread). Or give ``new_game``, called
+    once per game (as its stream opens), returning the ``decide`` for that game: a class with
+    ``__call__`` keeps per-game state without any bookkeeping::
 
         class Counting:
             def __init__(self) -> None:
@@ -161,13 +167,20 @@ def run_bot(
     are ignored), then to the environment: ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``,
     ``$ARENA_TICKET`` (:func:`bot_arguments`). A token or ticket on the command line works, with
     a one-line warning on stderr: other users can read it there. A ticket wins over a token.
-    ``decide`` runs in a worker thread: without an answer ``margin_ms`` before the deadline, a
-    safe legal action goes instead (pass, or the first cards the legal set lists). Until the
+    ``decide_in_thread`` says where ``decide`` runs (:mod:`chaodipi.bot.thinking`): ``None``
+    (the default) in a worker thread until 8 calls in a row took at most 5 ms each, then inline
+    on the SDK's event loop until one is slower (then twice as many are wanted before the next
+    go inline); ``True`` always in the worker thread; ``False``
+    always inline. In the worker thread, without an answer ``margin_ms`` before the deadline, a
+    safe legal action goes instead (pass, or the first cards the legal set lists); an inline
+    ``decide`` is never interrupted. What ``decide`` returns is sent as it is: the server
+    checks it, and answers an illegal action with a refusal, after which a safe legal action
+    goes instead (what is no action at all is replaced at once, with a line on stderr). Until the
     arena first answers, a refused connection is tried again for up to ``wait_for_arena``
     seconds (default 30: the arena may not listen yet), with one line on stderr. After that, a
     dropped stream is opened again up to ``reconnects`` times in a row (a seat with its ticket,
     a session with its token and instance id). ``on_message`` sees every server message on the
-    seats' streams (for logs and tests; in a session, from several threads).
+    seats' streams (for logs and tests), on the SDK's event loop (one thread).
 
     When the arena refuses the ticket or the token, cannot be reached, or the session or seat
     is lost, ``run_bot`` exits with one line saying what was wrong and what to do
@@ -195,17 +208,21 @@ def run_bot(
         name = known.name if name is None else name
         wait_for_arena = known.wait_for_arena if wait_for_arena is None else wait_for_arena
     assert address is not None and name is not None and wait_for_arena is not None
+    placement = Placement(decide_in_thread)
     try:
         if ticket:
-            return _play_ticket(
-                make(),
-                address,
-                ticket,
-                name,
-                root_certificate,
-                Retries(reconnects=reconnects, wait_s=wait_for_arena, address=address),
-                margin_ms,
-                on_message,
+            return _run(
+                _play_ticket(
+                    make(),
+                    address,
+                    ticket,
+                    name,
+                    root_certificate,
+                    Retries(reconnects=reconnects, wait_s=wait_for_arena, address=address),
+                    margin_ms,
+                    on_message,
+                    placement,
+                )
             )
         if not token:
             raise SystemExit(
@@ -216,22 +233,52 @@ def run_bot(
         capacity = DEFAULT_CAPACITY if capacity is None else capacity
         if capacity < 1:
             raise SystemExit(f"capacity (--capacity) must be at least 1, not {capacity}")
-        return play_session(
-            make,
-            address=address,
-            token=token,
-            name=name,
-            capacity=capacity,
-            root_certificate=root_certificate,
-            reconnects=reconnects,
-            wait_s=wait_for_arena,
-            margin_ms=margin_ms,
-            on_message=on_message,
+        return _run(
+            play_session(
+                make,
+                address=address,
+                token=token,
+                name=name,
+                capacity=capacity,
+                root_certificate=root_certificate,
+                reconnects=reconnects,
+                wait_s=wait_for_arena,
+                margin_ms=margin_ms,
+                on_message=on_message,
+                placement=placement,
+            )
         )
     except BotError as err:
         if exit_on_error:
             raise SystemExit(str(err)) from None
         raise
+
+
+_Result = TypeVar("_Result")
+
+
+def _run(play: Coroutine[Any, Any, _Result]) -> _Result:
+    """``play`` on an event loop of its own: this thread's, or, when this thread already runs
+    one (``run_bot`` called from async code, a notebook), a thread's of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(play)
+    outcome: list[_Result] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(asyncio.run(play))
+        except BaseException as err:  # raised in the caller's thread
+            failure.append(err)
+
+    thread = threading.Thread(target=run, name="run_bot")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def _token(known: argparse.Namespace, words: list[str]) -> str:
@@ -275,7 +322,7 @@ def _per_game(decide: Decide | None, new_game: Callable[[], Decide] | None) -> C
     raise TypeError("run_bot: give decide, or new_game (a function making a decide per game)")
 
 
-def _play_ticket(
+async def _play_ticket(
     decide: Decide,
     address: str,
     ticket: str,
@@ -284,13 +331,14 @@ def _play_ticket(
     retries: Retries,
     margin_ms: int,
     on_message: Callable[[pb.PlayResponse], None] | None,
+    placement: Placement,
 ) -> MatchResult:
     """One seat until its match ends, a fresh channel for each connection."""
-    seat = Seat(decide, margin_ms / 1000, on_message)
+    seat = Seat(decide, margin_ms / 1000, on_message, placement)
     hello = convert.hello(ticket, name)
 
-    def play_once() -> MatchResult:
-        with open_channel(address, root_certificate) as channel:
-            return seat.play_once(channel, hello)
+    async def play_once() -> MatchResult:
+        async with open_aio_channel(address, root_certificate) as channel:
+            return await seat.play_once(channel, hello)
 
-    return play_seat(play_once, seat, retries, contacted=False)
+    return await play_seat(play_once, seat, retries, contacted=False)

@@ -4,26 +4,32 @@
 again); :class:`Seat` is one seat's state across them (the view rebuilt from each Snapshot and
 carried forward by the events each Decision brings, the open decision, the refusals answered).
 :func:`chaodipi.bot.run_bot` uses both, for its one ticket or for each seat a session is
-offered.
+offered. The streams are grpc.aio calls on the SDK's one asyncio event loop; ``decide`` runs
+on that loop or in a worker thread as :class:`~chaodipi.bot.thinking.Placement` says.
+
+What ``decide`` answers is sent as it is: the server checks every action (the SDK does not
+check it twice), and answers an illegal one with a Refused, which the seat answers once with a
+safe legal action (:meth:`Seat.read`).
 """
 
 from __future__ import annotations
 
-import queue
+import asyncio
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 import grpc
+import grpc.aio
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.answer import Answer, action_and_note
 from chaodipi.bot.errors import SeatError, status_text, unreachable
-from chaodipi.engine.actions import Action, LegalActions
+from chaodipi.bot.thinking import Decide, Placement, Thinker
+from chaodipi.engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
 from chaodipi.engine.follow import follow
 from chaodipi.engine.view import SeatView
 
@@ -33,18 +39,18 @@ __all__ = [
     "Retries",
     "Seat",
     "backoff",
+    "open_aio_channel",
     "open_channel",
     "play_seat",
     "retried",
 ]
 
-Decide = Callable[[SeatView], Action | Answer]
-"""What a bot writes: the seat's view (``view.legal`` set) in, a legal action out (or an
-:class:`chaodipi.bot.answer.Answer`: the action with the bot's note)."""
-
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 """The statuses after which a stream is opened again."""
 RETRY.add(grpc.StatusCode.INVALID_ARGUMENT)  # the stream broke mid-message: start afresh
+
+ACTIONS = (Pass, Declare, Fry, Bury, Play)
+"""What ``decide`` may answer (which of them is legal, the server judges)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +83,18 @@ CHANNEL_OPTIONS = [
 ]
 
 
+def open_aio_channel(address: str, root_certificate: bytes | None) -> grpc.aio.Channel:
+    """A grpc.aio channel to the arena (in a running event loop), as the SDK's streams use:
+    TLS when ``root_certificate`` is given, plaintext otherwise."""
+    if root_certificate is not None:
+        credentials = grpc.ssl_channel_credentials(root_certificate)
+        return grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+    return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
 def open_channel(address: str, root_certificate: bytes | None) -> grpc.Channel:
-    """A channel to the arena: TLS when ``root_certificate`` is given, plaintext otherwise."""
+    """A synchronous channel to the arena (for :mod:`chaodipi.bot.stdio`'s threads): TLS when
+    ``root_certificate`` is given, plaintext otherwise."""
     if root_certificate is not None:
         credentials = grpc.ssl_channel_credentials(root_certificate)
         return grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
@@ -90,12 +106,16 @@ class Retries:
     refused connection (``UNAVAILABLE``) is tried again for up to ``wait_s`` seconds: the arena
     may not listen yet (``arena run`` takes a few seconds to start); the first such retry says
     so on stderr. After that, a dropped stream is opened again up to ``reconnects`` times in a
-    row (:meth:`answered` starts the count again).
+    row (:meth:`answered` starts the count again). :meth:`delay` says how long to wait first
+    (for a caller on an event loop); :meth:`again` sleeps that long itself.
 
     >>> naps = []
     >>> retries = Retries(reconnects=2, wait_s=0, address="h:1", sleep=naps.append)
     >>> [retries.again(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)], naps
     ([True, True, False], [0.2, 0.4])
+    >>> retries = Retries(reconnects=2, wait_s=0, address="h:1")
+    >>> [retries.delay(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)]
+    [0.2, 0.4, None]
     """
 
     def __init__(
@@ -128,15 +148,24 @@ class Retries:
         return 0.0 if self.since is None else self.clock() - self.since
 
     def again(self, code: grpc.StatusCode | None, *, reached: bool) -> bool:
+        """After a failure with ``code``, sleep as :meth:`delay` says and return True to try
+        again, or return False to give up."""
+        wait_s = self.delay(code, reached=reached)
+        if wait_s is None:
+            return False
+        self.sleep(wait_s)
+        return True
+
+    def delay(self, code: grpc.StatusCode | None, *, reached: bool) -> float | None:
         """After a failure with ``code`` (``None``: the stream ended early without a status),
-        sleep and return True to try again, or return False to give up. ``reached``: the arena
+        the seconds to wait before trying again, or ``None`` to give up. ``reached``: the arena
         has answered once."""
         if not reached and code == grpc.StatusCode.UNAVAILABLE:
             if self.since is None:
                 self.since = self.clock()
             left = self.wait_s - self.waited_s()
             if left <= 0:
-                return False
+                return None
             if self.waits == 0:
                 print(
                     f"no arena at {self.address} yet (UNAVAILABLE): trying again for up to "
@@ -145,13 +174,11 @@ class Retries:
                     flush=True,
                 )
             self.waits += 1
-            self.sleep(min(backoff(self.waits), WAITING_BACKOFF_S, left))
-            return True
+            return min(backoff(self.waits), WAITING_BACKOFF_S, left)
         if (code is not None and code not in RETRY) or self.attempt >= self.reconnects:
-            return False
+            return None
         self.attempt += 1
-        self.sleep(backoff(self.attempt))
-        return True
+        return backoff(self.attempt)
 
 
 _SEAT_HINTS = {
@@ -161,18 +188,22 @@ _SEAT_HINTS = {
 }
 
 
-def play_seat(
-    play_once: Callable[[], MatchResult], seat: Seat, retries: Retries, *, contacted: bool
+async def play_seat(
+    play_once: Callable[[], Awaitable[MatchResult]],
+    seat: Seat,
+    retries: Retries,
+    *,
+    contacted: bool,
 ) -> MatchResult:
-    """``play_once()`` (a stream of ``seat``) until the match is over: a dropped stream is
-    opened again (with the same ticket) as ``retries`` says; a refusal, or a stream that keeps
-    failing, is a :class:`SeatError`. ``contacted``: the arena has answered already (a
+    """``await play_once()`` (a stream of ``seat``) until the match is over: a dropped stream
+    is opened again (with the same ticket) as ``retries`` says; a refusal, or a stream that
+    keeps failing, is a :class:`SeatError`. ``contacted``: the arena has answered already (a
     session's seat), so a refused connection is a drop, not an arena that does not listen
     yet."""
     while True:
         before = seat.messages
         try:
-            return play_once()
+            return await play_once()
         except grpc.RpcError as err:
             error: grpc.RpcError | ConnectionError = err
             code: grpc.StatusCode | None = err.code()
@@ -181,8 +212,10 @@ def play_seat(
         if seat.messages > before:
             retries.answered()  # it got through this time: a new count of drops in a row
         reached = contacted or seat.messages > 0
-        if not retries.again(code, reached=reached):
+        wait_s = retries.delay(code, reached=reached)
+        if wait_s is None:
             raise seat_error(error, retries, reached) from None
+        await asyncio.sleep(wait_s)
 
 
 def seat_error(
@@ -210,56 +243,62 @@ def retried(retries: Retries) -> str:
 
 
 class Seat:
-    """One seat's stream: its view, the open decision, and the answers."""
+    """One seat's stream: its view, the open decision, and the answers. ``placement`` says
+    where ``decide`` runs (default: always inline, as :meth:`read` calls it)."""
 
     def __init__(
         self,
         decide: Decide,
         margin_s: float,
         on_message: Callable[[pb.PlayResponse], None] | None,
+        placement: Placement | None = None,
     ) -> None:
         self.decide = decide
         self.margin_s = margin_s
         self.on_message = on_message
+        self.placement = Placement(False) if placement is None else placement
         self.view: SeatView | None = None
         self.open: tuple[int, LegalActions] | None = None
-        self.thinker = _Thinker()
+        self.thinker = Thinker()
         self.refused: set[int] = set()
         self.messages = 0
         """Messages the server sent this seat, over all its streams."""
 
-    def play_once(self, channel: grpc.Channel, hello: pb.PlayRequest) -> MatchResult:
+    async def play_once(self, channel: grpc.aio.Channel, hello: pb.PlayRequest) -> MatchResult:
         """One ``Play`` stream on ``channel``, from ``hello`` (:func:`convert.hello`) to
         MatchOver (``grpc.RpcError`` or ``ConnectionError`` if it ends before)."""
-        outgoing: queue.Queue[pb.PlayRequest | None] = queue.Queue()
-
-        def requests() -> Iterator[pb.PlayRequest]:
-            yield hello
-            while (message := outgoing.get()) is not None:
-                yield message
-
-        stub = arena_pb2_grpc.ArenaServiceStub(channel)
+        call = arena_pb2_grpc.ArenaServiceStub(channel).Play()
         try:
-            for message in stub.Play(requests()):
+            await _send(call, hello)
+            while (message := await call.read()) is not grpc.aio.EOF:
+                assert isinstance(message, pb.PlayResponse)
                 self.messages += 1
                 if self.on_message is not None:
                     self.on_message(message)
+                if message.WhichOneof("response") == "decision":
+                    await _send(call, await self.answer(message.decision))
+                    continue
                 answer = self.read(message)
                 if isinstance(answer, MatchResult):
+                    await call.done_writing()
                     return answer
                 if answer is not None:
-                    outgoing.put(answer)
+                    await _send(call, answer)
         finally:
-            outgoing.put(None)
+            if not call.done():
+                call.cancel()
+            self.thinker.close()
         raise ConnectionError("the server ended the stream before the match was over")
 
     def read(self, message: pb.PlayResponse) -> pb.PlayRequest | MatchResult | None:
-        """Take in one server message; what to send back (or the match's end)."""
+        """Take in one server message; what to send back (or the match's end). A Decision is
+        decided here and now, inline (the streams call :meth:`answer` for it instead)."""
         kind = message.WhichOneof("response")
         if kind == "snapshot":
             self.view = convert.view_from_snapshot(message.snapshot)
         elif kind == "decision":
-            return self.answer(message.decision)
+            decision_id, view, _ = self._turn(message.decision)
+            return self._reply(decision_id, self.decide(view))
         elif kind == "refused":
             refused = message.refused
             if self.open is not None and refused.decision_id == self.open[0]:
@@ -271,7 +310,24 @@ class Seat:
             return self.over(message.match_over)
         return None
 
-    def answer(self, message: pb.Decision) -> pb.PlayRequest:
+    async def answer(self, message: pb.Decision) -> pb.PlayRequest:
+        """The answer to a Decision: ``decide``'s, inline or from the worker thread, or a
+        safe legal action if the thread has not answered ``margin_s`` before the deadline."""
+        decision_id, view, budget_s = self._turn(message)
+        placement = self.placement
+        if placement.inline():
+            started = time.perf_counter()
+            action: Action | Answer | None = self.decide(view)
+            placement.timed(time.perf_counter() - started)
+        else:
+            answered = await self.thinker.within(self.decide, view, budget_s)
+            placement.timed(float("inf") if answered is None else answered[1])
+            action = None if answered is None else answered[0]
+        return self._reply(decision_id, action)
+
+    def _turn(self, message: pb.Decision) -> tuple[int, SeatView, float]:
+        """The seat's view brought up to the Decision (``view.legal`` set), and the seconds
+        ``decide`` has for it."""
         decision = convert.decision_from_message(message)
         legal = decision.legal
         view = self.view
@@ -279,14 +335,18 @@ class Seat:
             raise ConnectionError("a Decision came before any Snapshot")
         view = self.view = follow(view, decision.events, cursor=decision.cursor, legal=legal)
         self.open = (decision.decision_id, legal)
-        budget = max(0.02, decision.deadline_s - self.margin_s)
-        answer = self.thinker.within(self.decide, view, budget)
+        return decision.decision_id, view, max(0.02, decision.deadline_s - self.margin_s)
+
+    def _reply(self, decision_id: int, answer: Action | Answer | None) -> pb.PlayRequest:
+        """The Answer with ``decide``'s action and note (``None``: too late), a safe action
+        if it gave no action."""
         action, note = (None, "") if answer is None else action_and_note(answer)
-        if action is None or action not in legal:
+        if not isinstance(action, ACTIONS):
             if action is not None:
-                print(f"decide() returned {action}, which is not legal here", file=sys.stderr)
-            action, note = legal.default(), ""
-        return convert.answer(decision.decision_id, action, note)
+                print(f"decide() returned {action!r}, which is not an action", file=sys.stderr)
+            assert self.open is not None
+            action, note = self.open[1].default(), ""
+        return convert.answer(decision_id, action, note)
 
     def over(self, message: pb.MatchOver) -> MatchResult:
         self.thinker.close()
@@ -308,45 +368,16 @@ class Seat:
         )
 
 
-_Job = tuple[Decide, SeatView, "queue.Queue[Action | Answer | BaseException]"]
-
-
-class _Thinker:
-    """The thread ``decide`` runs in, kept from one decision to the next (starting a thread
-    per decision cost as much CPU as the rest of the SDK's work). A ``decide`` still running
-    past its deadline keeps its thread, which ends once it returns; the next decision gets a
-    new one. The threads are daemons: a hung ``decide`` never holds the process up."""
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[_Job | None] | None = None
-
-    def within(self, decide: Decide, view: SeatView, budget_s: float) -> Action | Answer | None:
-        """``decide(view)``, or ``None`` if it has not answered in ``budget_s`` seconds (its
-        late answer is dropped, never sent). An exception in ``decide`` is raised here."""
-        if self._jobs is None:
-            self._jobs = queue.SimpleQueue()
-            threading.Thread(target=_think, args=(self._jobs,), daemon=True, name="decide").start()
-        answers: queue.Queue[Action | Answer | BaseException] = queue.Queue(1)
-        self._jobs.put((decide, view, answers))
-        try:
-            answer = answers.get(timeout=budget_s)
-        except queue.Empty:
-            self.close()  # its thread ends after this late decide
-            return None
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer
-
-    def close(self) -> None:
-        if self._jobs is not None:
-            self._jobs.put(None)
-            self._jobs = None
-
-
-def _think(jobs: queue.SimpleQueue[_Job | None]) -> None:
-    while (job := jobs.get()) is not None:
-        decide, view, answers = job
-        try:
-            answers.put(decide(view))
-        except BaseException as err:  # handed to the seat's thread
-            answers.put(err)
+async def _send(
+    call: grpc.aio.StreamStreamCall[pb.PlayRequest, pb.PlayResponse], message: pb.PlayRequest
+) -> None:
+    """Write ``message``; if the server has ended the stream meanwhile (its status came while
+    ``decide`` thought), raise what reading it says: the status as a ``grpc.RpcError``, or
+    ``ConnectionError`` for an end without an error (grpc.aio's write says only
+    ``InvalidStateError``)."""
+    try:
+        await call.write(message)
+    except asyncio.InvalidStateError:
+        if await call.read() is grpc.aio.EOF:  # raises the stream's status if not OK
+            raise ConnectionError("the server ended the stream before the match was over") from None
+        raise

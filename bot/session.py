@@ -3,8 +3,9 @@
 :func:`play_session` is what :func:`chaodipi.bot.run_bot` does with a session token. It sends
 ``EnterRequest`` (the token, protocol version 2, the bot's name, how many seats it will play at
 once, and an instance id made once per call), then plays every ``SeatOffer`` on a ``Play``
-stream of its own, each in a thread of its own with a fresh :class:`~chaodipi.bot.seat.Seat`
-(and a fresh ``decide`` when a ``new_game`` factory is given), all on one channel.
+stream of its own, each a task of its own on the SDK's event loop with a fresh
+:class:`~chaodipi.bot.seat.Seat` (and a fresh ``decide`` when a ``new_game`` factory is given),
+all on one grpc.aio channel.
 
 * The stream ends with status OK: the arena wants no more games from this process. The seats
   in hand are played to their end, then the call returns a :class:`SessionResult`.
@@ -26,20 +27,29 @@ stream of its own, each in a thread of its own with a fresh :class:`~chaodipi.bo
 
 from __future__ import annotations
 
-import queue
+import asyncio
 import secrets
 import sys
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import grpc
+import grpc.aio
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.bot.errors import SeatError, SessionError, status_text, unreachable
-from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_channel, play_seat, retried
+from chaodipi.bot.seat import (
+    Decide,
+    MatchResult,
+    Retries,
+    Seat,
+    open_aio_channel,
+    play_seat,
+    retried,
+)
+from chaodipi.bot.thinking import Placement
 
 __all__ = ["SessionError", "SessionResult", "play_session"]
 
@@ -77,7 +87,7 @@ class _EnterEnded:
 
 @dataclass(frozen=True, slots=True)
 class _SeatEnded:
-    """A seat's thread is done: its result, or what stopped it."""
+    """A seat's task is done: its result, or what stopped it."""
 
     ticket: str
     result: MatchResult | None
@@ -93,7 +103,7 @@ _HINTS = {
 }
 
 
-def play_session(
+async def play_session(
     new_decide: Callable[[], Decide],
     *,
     address: str,
@@ -105,16 +115,18 @@ def play_session(
     wait_s: float = 30.0,
     margin_ms: int = 150,
     on_message: Callable[[pb.PlayResponse], None] | None = None,
+    placement: Placement | None = None,
 ) -> SessionResult:
     """Enter the arena with ``token`` and play the seats it offers until it wants no more.
 
-    ``new_decide()`` is called once per seat, in that seat's thread: the ``decide`` for that
+    ``new_decide()`` is called once per seat, as its stream opens: the ``decide`` for that
     game. ``capacity`` is how many seats this process asks to play at once; every seat offered
     is played at once (the arena offers at most that many). Until the arena first answers, a
     refused connection is tried again for up to ``wait_s`` seconds; after, the Enter stream
-    and each seat's stream are retried up to ``reconnects`` times in a row. Raises
-    :class:`SessionError` when the arena refuses the token, cannot be reached or the session
-    is lost (after the seats in hand are over)."""
+    and each seat's stream are retried up to ``reconnects`` times in a row. ``placement``
+    (shared by the seats) says where ``decide`` runs. Raises :class:`SessionError` when the
+    arena refuses the token, cannot be reached or the session is lost (after the seats in hand
+    are over)."""
     session = _Session(
         new_decide,
         address=address,
@@ -122,16 +134,21 @@ def play_session(
         margin_s=margin_ms / 1000,
         retries=Retries(reconnects=reconnects, wait_s=wait_s, address=address),
         on_message=on_message,
+        placement=Placement(None) if placement is None else placement,
     )
     request = convert.enter_request(
         token, bot_name=name, capacity=capacity, instance=secrets.token_hex(8)
     )
-    with open_channel(address, root_certificate) as channel:
-        return session.run(channel, request)
+    async with open_aio_channel(address, root_certificate) as channel:
+        try:
+            return await session.run(channel, request)
+        finally:
+            await session.stop()
 
 
 class _Session:
-    """The main thread's loop: every message and every seat's end arrive on one queue."""
+    """The session's loop: every message and every seat's end arrive on one queue, each
+    stream is a task of its own on the one event loop."""
 
     def __init__(
         self,
@@ -142,6 +159,7 @@ class _Session:
         margin_s: float,
         retries: Retries,
         on_message: Callable[[pb.PlayResponse], None] | None,
+        placement: Placement,
     ) -> None:
         self.new_decide = new_decide
         self.address = address
@@ -150,7 +168,10 @@ class _Session:
         self.retries = retries
         """For the Enter stream (each seat counts its own)."""
         self.on_message = on_message
-        self.items: queue.Queue[_Item] = queue.Queue()
+        self.placement = placement
+        self.items: asyncio.Queue[_Item] = asyncio.Queue()
+        self.tasks: set[asyncio.Task[None]] = set()
+        """The Enter stream's reader and the seats' tasks, while they run."""
         self.session = ""
         """The session's name, once entered."""
         self.in_play: set[str] = set()
@@ -160,13 +181,13 @@ class _Session:
         self.games: list[MatchResult] = []
         self.lost = 0
 
-    def run(self, channel: grpc.Channel, request: pb.EnterRequest) -> SessionResult:
+    async def run(self, channel: grpc.aio.Channel, request: pb.EnterRequest) -> SessionResult:
         stub = arena_pb2_grpc.ArenaServiceStub(channel)
         self._enter(stub, request)
         open_ = True
         failure: SessionError | None = None
         while open_ or self.in_play:
-            item = self.items.get()
+            item = await self.items.get()
             if isinstance(item, _SeatEnded):
                 self._seat_ended(item)
             elif isinstance(item, _EnterEnded):
@@ -175,11 +196,13 @@ class _Session:
                     open_ = False
                 elif not isinstance(error, grpc.RpcError):
                     raise error
-                elif self.retries.again(error.code(), reached=bool(self.session)):
-                    self._enter(stub, request)
                 else:
-                    open_ = False
-                    failure = self._failure(error)
+                    wait_s = self.retries.delay(error.code(), reached=bool(self.session))
+                    if wait_s is None:
+                        open_ = False
+                        failure = self._failure(error)
+                    else:
+                        self._start(self._enter_later(stub, request, wait_s))
             elif item.WhichOneof("message") == "entered":
                 self.retries.answered()
                 again = "re-entered" if self.session else "entered"
@@ -195,20 +218,40 @@ class _Session:
             raise failure
         return SessionResult(self.session, tuple(self.games), self.lost)
 
+    async def stop(self) -> None:
+        """Cancel what still runs (the Enter stream, seats left when ``decide`` raised)."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    def _start(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
     # -- the Enter stream ---------------------------------------------------------------------
 
     def _enter(self, stub: arena_pb2_grpc.ArenaServiceStub, request: pb.EnterRequest) -> None:
-        call = stub.Enter(request)
-        threading.Thread(target=self._read, args=(call,), daemon=True, name="session").start()
+        self._start(self._read(stub.Enter(request)))
 
-    def _read(self, call: Iterable[pb.EnterResponse]) -> None:
+    async def _enter_later(
+        self, stub: arena_pb2_grpc.ArenaServiceStub, request: pb.EnterRequest, wait_s: float
+    ) -> None:
+        await asyncio.sleep(wait_s)
+        self._enter(stub, request)
+
+    async def _read(self, call: grpc.aio.UnaryStreamCall[Any, pb.EnterResponse]) -> None:
         try:
-            for message in call:
-                self.items.put(message)
-        except BaseException as err:  # handed to the main thread
-            self.items.put(_EnterEnded(err))
+            while (message := await call.read()) is not grpc.aio.EOF:
+                assert isinstance(message, pb.EnterResponse)
+                self.items.put_nowait(message)
+        except asyncio.CancelledError:
+            call.cancel()
+            raise
+        except Exception as err:  # handed to the session's loop
+            self.items.put_nowait(_EnterEnded(err))
         else:
-            self.items.put(_EnterEnded(None))
+            self.items.put_nowait(_EnterEnded(None))
 
     def _failure(self, error: grpc.RpcError) -> SessionError | None:
         """What an Enter stream that ended with ``error`` means (None: the run is over)."""
@@ -236,27 +279,27 @@ class _Session:
 
     # -- seats --------------------------------------------------------------------------------
 
-    def _offered(self, channel: grpc.Channel, offer: pb.SeatOffer) -> None:
+    def _offered(self, channel: grpc.aio.Channel, offer: pb.SeatOffer) -> None:
         ticket = offer.ticket
         if ticket in self.in_play or ticket in self.finished:
             return  # offered again after a reconnect: already being played, or over
         self.in_play.add(ticket)
-        threading.Thread(
-            target=self._play, args=(channel, offer), daemon=True, name=f"seat-{offer.seat}"
-        ).start()
+        self._start(self._play(channel, offer))
 
-    def _play(self, channel: grpc.Channel, offer: pb.SeatOffer) -> None:
+    async def _play(self, channel: grpc.aio.Channel, offer: pb.SeatOffer) -> None:
         try:
-            seat = Seat(self.new_decide(), self.margin_s, self.on_message)
+            seat = Seat(self.new_decide(), self.margin_s, self.on_message, self.placement)
             hello = convert.hello(offer.ticket, self.name)
             retries = Retries(reconnects=self.retries.reconnects, wait_s=0, address=self.address)
-            result = play_seat(
+            result = await play_seat(
                 lambda: seat.play_once(channel, hello), seat, retries, contacted=True
             )
-        except BaseException as err:  # handed to the main thread
-            self.items.put(_SeatEnded(offer.ticket, None, err))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # handed to the session's loop
+            self.items.put_nowait(_SeatEnded(offer.ticket, None, err))
         else:
-            self.items.put(_SeatEnded(offer.ticket, result, None))
+            self.items.put_nowait(_SeatEnded(offer.ticket, result, None))
 
     def _seat_ended(self, ended: _SeatEnded) -> None:
         self.in_play.discard(ended.ticket)

@@ -25,7 +25,6 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from chaodipi.engine.actions import LegalActions
 from chaodipi.engine.cards import Card
@@ -82,12 +81,12 @@ def follow(
     seat, preset = view.seat, view.preset
     hand_number, phase, dealer = view.hand_number, view.phase, view.dealer
     progress, level = view.progress, view.level
-    must = [set(view.must_played[0]), set(view.must_played[1])]
+    must = list(view.must_played)  # frozensets, remade only when a hand ends
     hand, trump = list(view.hand), view.trump
     leader = None if view.trick is None else view.trick.leader
     plays = [] if view.trick is None else list(view.trick.plays)
     tricks_done, points, penalties = view.tricks_done, view.defenders_points, view.throw_penalties
-    history, hand_events = list(view.history), list(view.events)
+    history, hand_events = view.history, list(view.events)
     next_dealer = dealer
     for event in events:
         if phase is Phase.OVER:  # a new hand: dealt by the last one's next dealer
@@ -97,7 +96,17 @@ def follow(
             tricks_done = points = penalties = 0
             hand_events = []
         hand_events.append(event)
-        match event.payload:
+        match event.payload:  # the play's events first: most of a hand's events are those
+            case Played(seat=who, cards=cards, penalty=penalty):
+                if who == seat:
+                    hand = _without(hand, cards)
+                plays.append((who, cards))
+                penalties += penalty
+            case TrickWon(seat=who, points=won):
+                tricks_done += 1
+                if dealer is not None and not same_team(who, dealer):
+                    points += won
+                leader, plays = who, []
             case Dealt(seat=who, cards=cards) if who == seat:
                 hand = sorted(hand + list(cards))
             case Redealt():
@@ -119,33 +128,29 @@ def follow(
                 trump = Trump(trump_level, suit, preset.card)
                 dealer = leader = next_dealer = who
                 hand, plays, phase = trump.sort(hand), [], Phase.PLAY
-            case Played(seat=who, cards=cards, penalty=penalty):
-                if who == seat:
-                    hand = _without(hand, cards)
-                plays.append((who, cards))
-                penalties += penalty
-            case TrickWon(seat=who, points=won):
-                tricks_done += 1
-                if dealer is not None and not same_team(who, dealer):
-                    points += won
-                leader, plays = who, []
             case HandOver() as over:
-                history.append(_record(hand_number, over, trump, progress))
+                history = (*history, _record(hand_number, over, trump, progress))
                 played = must_play_dealt(preset, progress, over.result.dealer, level is None)
                 if played is not None:
-                    must[team_of(over.result.dealer)].add(played)
+                    team = team_of(over.result.dealer)
+                    must[team] = must[team] | {played}
                 progress, next_dealer, phase = over.progress, over.next_dealer, Phase.OVER
                 hand_number += 1  # the match counts the next hand in play from now
             case Declared() | Fried() | Passed() | KittyTurned() | BidsRevealed() | Dealt():
                 pass
-    return replace(
-        view,
+    # every field by name (not dataclasses.replace, which costs a quarter of this function)
+    return SeatView(
+        seat=seat,
+        preset=preset,
+        over=view.over,
+        winner=view.winner,
+        reward=view.reward,
         hand_number=hand_number,
         phase=phase if legal is None else legal.phase,
         to_act=None if legal is None else legal.seat,
         dealer=dealer,
         progress=progress,
-        must_played=(frozenset(must[0]), frozenset(must[1])),
+        must_played=(must[0], must[1]),
         level=level,
         hand=tuple(hand),
         trump=trump,
@@ -153,7 +158,7 @@ def follow(
         tricks_done=tricks_done,
         defenders_points=points,
         throw_penalties=penalties,
-        history=tuple(history),
+        history=history,
         events=tuple(hand_events),
         cursor=cursor,
         legal=legal,
