@@ -227,7 +227,10 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         for seat, player in enumerate(game.players):
             if player is not None:
                 run.players.let_go(table, seat)
-    return game.result(_row(key, team0, result, game, time.perf_counter() - started)), table
+    row = _row(key, team0, result, game, time.perf_counter() - started)
+    # the record of a whole match takes tens of milliseconds to make: in a worker thread, so
+    # that the tables still playing are not held up meanwhile (the ended match is not touched)
+    return await anyio.to_thread.run_sync(game.result, row), table
 
 
 async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
