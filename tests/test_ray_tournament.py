@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from chaodipi.arena.tournament import ray_cluster
-from chaodipi.arena.tournament.config import load_config, schedule
+from chaodipi.arena.tournament.config import MEANING, load_config, schedule
 from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT, connect, loopback_only
 from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.engine.record import load_lines
@@ -292,7 +292,7 @@ def test_a_round_robin_on_two_nodes_stores_what_a_local_run_stores(
     assert done.returncode == 0, done.stderr
     assert "on Ray at" in done.stderr and "2 shards of 2 deals" in done.stderr
     assert rows(database) == rows(reference.database)
-    assert json.loads(done.stdout) == reference.report
+    assert nowhere(json.loads(done.stdout)) == nowhere(reference.report)
     assert replays(tmp_path / "replays") == reference.replays
     assert shard_nodes(done.stderr) == {node.node_id for node in two_nodes.nodes}
     assert f"{GAMES} games played now, 0 already stored" in done.stderr
@@ -436,7 +436,7 @@ def test_a_ray_run_killed_mid_way_resumes_locally(
     assert done.returncode == 0, done.stderr
     assert f"{GAMES - stored} games played now, {stored} already stored" in done.stderr
     assert rows(database) == rows(reference.database)
-    assert json.loads(done.stdout) == reference.report
+    assert nowhere(json.loads(done.stdout)) == nowhere(reference.report)
 
 
 def test_a_local_run_interrupted_resumes_on_ray(
@@ -453,7 +453,14 @@ def test_a_local_run_interrupted_resumes_on_ray(
     assert done.returncode == 0, done.stderr
     assert f"{GAMES - stored} games played now, {stored} already stored" in done.stderr
     assert rows(database) == rows(reference.database)
-    assert json.loads(done.stdout) == reference.report
+    assert nowhere(json.loads(done.stdout)) == nowhere(reference.report)
+
+
+def nowhere(report: dict[str, Any]) -> dict[str, Any]:
+    """A report's JSON with only the keys of its config that give its games their meaning
+    (the run's own database, replay folder and Ray settings differ from one run to another)."""
+    config = report["config"]
+    return {**report, "config": {key: config[key] for key in (*MEANING, "bots")}}
 
 
 def no_busy_worker() -> bool:
