@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +169,33 @@ def test_games_lists_every_stored_game_at_80_columns(database: Path, capsys: Any
     assert "void" in rows[3] and rows[3].split()[-1] == "no"
 
 
+def test_games_wraps_long_bot_names_between_words_at_80_columns(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """The README's main job's bots: at 80 columns their names wrap at a space, none is cut
+    or split, and every column (to ``rec``) is still there."""
+    path = tmp_path / "results.sqlite"
+    db = ResultsDB(path)
+    db.add(_row(GameKey("heuristic", "montecarlo", 1, False), score_a=0.0))
+    db.add(_row(GameKey("random", "heuristic", 1, True), score_a=0.0))
+    db.close()
+    assert main(["games", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in out) <= 80
+    (header,) = [number for number, line in enumerate(out) if line.split()[:2] == ["#", "game"]]
+    assert out[header].split() == [
+        "#", "game", "deal", "0+2", "v", "1+3", "result", "ending", "hands", "time", "rec",
+    ]  # fmt: skip
+    words = {word for line in out[header + 2 :] for word in line.split()}
+    assert {"heuristic", "montecarlo", "random", "won", "played", "no"} <= words
+    assert all(
+        word in {"heuristic", "montecarlo", "random", "v", "won", "played", "2", "12s", "no"}
+        or word.isdigit()
+        or word.endswith(("-a", "-b"))
+        for word in words
+    ), words
+
+
 @pytest.mark.parametrize(
     ("options", "numbers"),
     [
@@ -208,6 +237,24 @@ def test_show_reads_a_record_file(tmp_path: Path, capsys: Any) -> None:
     assert main(["show", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == transcript(lines)
 
+
+
+def test_a_reader_that_goes_away_is_no_error(tmp_path: Path) -> None:
+    """`arena show GAME | head`: stdout's reader is gone before the transcript is written;
+    the command ends quietly with status 0, no traceback."""
+    path = tmp_path / "game.jsonl"
+    write_file(path, _record("classic", seed=4, max_hands=1))
+    command = subprocess.Popen(
+        [sys.executable, "-m", "chaodipi.arena", "show", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert command.stdout is not None and command.stderr is not None
+    command.stdout.close()  # before the interpreter has even started: every write fails
+    stderr = command.stderr.read().decode()
+    command.stderr.close()
+    assert command.wait(timeout=120) == 0, stderr
+    assert stderr == ""
 
 @pytest.mark.parametrize(
     ("args", "message"),

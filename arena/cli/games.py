@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from chaodipi.arena.tournament.results import GameKey, GameRow
 
 __all__ = ["add_command", "find_game", "listed_games"]
@@ -92,12 +94,11 @@ def teams_of(key: GameKey) -> tuple[str, str]:
 
 
 def games_command(args: argparse.Namespace) -> int:
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
+    from rich.measure import Measurement
 
     from chaodipi.arena.errors import DatabaseError
-    from chaodipi.arena.tournament.results import ResultsDB, game_label
+    from chaodipi.arena.tournament.results import ResultsDB
 
     pairing = None
     if args.pairing is not None:
@@ -116,33 +117,59 @@ def games_command(args: argparse.Namespace) -> int:
         recorded = db.recorded()
     finally:
         db.close()
+    listed = [
+        (number, row) for number, row in enumerate(rows, start=1) if _matches(row, args, pairing)
+    ]
+    console = Console(highlight=False)
+    table = _games_table(args.database, listed, recorded, narrow=False)
+    if Measurement.get(console, console.options, table).maximum > console.width:
+        table = _games_table(args.database, listed, recorded, narrow=True)
+    shown = len(listed)
+    if shown:
+        console.print(table)
+    print(f"{shown} of {len(rows)} games", file=sys.stderr if shown else sys.stdout)
+    return 0
+
+
+def _games_table(
+    database: Path, listed: list[tuple[int, GameRow]], recorded: set[GameKey], *, narrow: bool
+) -> Table:
+    """The games as a table; ``narrow``: the columns holding bot names only as wide as the
+    longest name, so that they wrap between words ("heuristic v" over "montecarlo") rather
+    than squeeze the other columns or cut a name."""
+    from rich import box
+    from rich.table import Table
+
+    from chaodipi.arena.tournament.results import game_label
+
     table = Table(
-        title=f"Games in {args.database}",
+        title=f"Games in {database}",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
-        collapse_padding=True,
+        show_edge=False,
+        padding=(0, 0),  # the box's own space between columns is the gap: names need the room
     )
-    for name, right, fold in (
-        ("#", True, False),
-        ("game", False, False),
-        ("deal", True, False),
-        ("0+2 v 1+3", False, True),
-        ("result", False, True),
-        ("ending", False, True),
-        ("hands", True, False),
-        ("time", True, False),
-        ("rec", False, False),
+    longest = max((len(n) for _, row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0)
+    for name, right, fold, narrowed in (
+        ("#", True, False, None),
+        ("game", False, False, None),
+        ("deal", True, False, None),
+        ("0+2 v 1+3", False, True, longest + 2),
+        ("result", False, True, longest),
+        ("ending", False, False, None),
+        ("hands", True, False, None),
+        ("time", True, False, None),
+        ("rec", False, False, None),
     ):
-        # the short columns never wrap; names wrap (never cut) when the terminal is narrow
         table.add_column(
-            name, justify="right" if right else "left", no_wrap=not fold, overflow="fold"
+            name,
+            justify="right" if right else "left",
+            no_wrap=not fold,
+            overflow="fold",
+            width=narrowed if narrow else None,
         )
-    shown = 0
-    for number, row in enumerate(rows, start=1):
-        if not _matches(row, args, pairing):
-            continue
-        shown += 1
+    for number, row in listed:
         first, second = teams_of(row.key)
         table.add_row(
             str(number),
@@ -155,11 +182,7 @@ def games_command(args: argparse.Namespace) -> int:
             f"{row.seconds:.0f}s",
             "yes" if row.key in recorded else "no",
         )
-    console = Console(highlight=False)
-    if shown:
-        console.print(table)
-    print(f"{shown} of {len(rows)} games", file=sys.stderr if shown else sys.stdout)
-    return 0
+    return table
 
 
 def find_game(rows: list[GameRow], game: str) -> GameRow | None:

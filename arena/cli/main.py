@@ -207,4 +207,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # outside the commands' own handling: nothing was half-written
         print(f"arena {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`arena show … | head`): not an error
+        _quiet_stdout()
+        return 0
     return code
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush at exit raises no
+    second BrokenPipeError (the way the Python docs advise)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
