@@ -313,13 +313,15 @@ async def _serve(
             for t in tables
             for s in range(4)
         ]
-        if spectator_token is not None:  # first: the tickets file says the server is ready
-            path = _spectator_token_path(args.spectator_token, args.tickets)
-            publish_spectator_token(spectator_token, path, "serve")
-        _publish(lines, args.tickets)
         results: list[TableResult | None] = [None] * len(tables)
         async with anyio.create_task_group() as nursery:
+            # Ctrl-C and SIGTERM stop the tables cleanly from before anyone is told the
+            # server is ready (the tickets), never killing it half-announced
             await nursery.start(stop_on_signals, functools.partial(_stop_tables, tables))
+            if spectator_token is not None:  # first: the tickets file says the server is ready
+                path = _spectator_token_path(args.spectator_token, args.tickets)
+                publish_spectator_token(spectator_token, path, "serve")
+            _publish(lines, args.tickets)
             for table, start in zip(tables, starts, strict=True):
                 nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
             async with anyio.create_task_group() as waiting:
