@@ -175,7 +175,9 @@ def add_command(commands: Any) -> None:
     )
     for key in KEYS:
         flags = [key.flag] if key.short is None else [key.short, key.flag]
-        metavar = {"whole": "N", "seconds": "SECONDS", "file": "FILE", "folder": "DIR"}.get(
+        metavar = {
+            "whole": "N", "seconds": "SECONDS", "file": "FILE", "folder": "DIR", "deal_set": "FILE"
+        }.get(
             key.kind, "NAME"
         )
         default = "" if key.default is None else f" (default {key.default})"
