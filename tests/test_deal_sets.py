@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from chaodipi.arena.cli.main import main
@@ -20,6 +21,7 @@ from chaodipi.arena.records import unpack
 from chaodipi.arena.tournament.deal_sets import (
     DEALS_FORMAT,
     DealSetError,
+    deal_set_schema,
     load_deal_set,
     standard_set_path,
 )
@@ -131,6 +133,19 @@ def test_a_set_of_seeds_without_a_key_loads_and_another_format_is_refused(
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(DealSetError, match="this arena reads 'chaodipi-deals/1'"):
         load_deal_set(path)
+
+
+def test_exported_and_shipped_sets_meet_the_schema_and_a_broken_one_does_not(
+    tmp_path: Path,
+) -> None:
+    schema = deal_set_schema()
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    exported = json.loads(_export(tmp_path, "-n", "2", "--hands", "2").read_text("utf-8"))
+    shipped = json.loads(gzip.decompress(standard_set_path("anchao").read_bytes()))
+    for document in (exported, shipped):
+        validator.validate(document)
+    exported["deals"][0]["deal"][0]["hands"].pop()
+    assert not validator.is_valid(exported)
 
 
 def test_a_compressed_set_reads_as_the_same_set(tmp_path: Path) -> None:

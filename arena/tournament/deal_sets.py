@@ -46,6 +46,7 @@ __all__ = [
     "DealSet",
     "DealSetError",
     "check_covers",
+    "deal_set_schema",
     "dealt_cards",
     "export_document",
     "load_deal_set",
@@ -254,6 +255,13 @@ def parse_deal_set(document: Any, name: str, sha256: str) -> DealSet:
         twice = next(n for n in numbers if numbers.count(n) > 1)
         raise DealSetError(f"{name}: deal {twice} is listed twice")
     return DealSet(preset, None if key is None else key.hex(), deals, name, sha256)
+
+
+def deal_set_schema() -> dict[str, Any]:
+    """The JSON Schema of a set (``deal-set.schema.json``, shipped beside this module)."""
+    folder = resources.files("chaodipi.arena.tournament")
+    schema: dict[str, Any] = json.loads(folder.joinpath("deal-set.schema.json").read_text("utf-8"))
+    return schema
 
 
 def standard_set_path(preset: str) -> Path:
