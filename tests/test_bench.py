@@ -3,6 +3,7 @@ to end (real servers, bot processes), and ``--ladder``."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -85,6 +86,10 @@ def test_bench_plays_a_bot_against_each_rung_on_the_standard_set(tmp_path: Path)
     assert again.returncode == 0, again.stderr
     assert _row(again.stdout, "random") == _row(done.stdout, "random")
     assert "game " not in again.stderr
+    document = json.loads(bench(*argv, "--resume", "--json", cwd=tmp_path).stdout)
+    assert [row["label"] for row in document["rows"]] == ["random", "heuristic"]
+    assert [row["games"] for row in document["rows"]] == [4, 4]
+    assert document["deals_file"]["sha256"] == standard.sha256 and document["deals"] == 2
     refused = bench(*argv, cwd=tmp_path)
     assert refused.returncode == 2
     assert "pass --resume" in refused.stderr and len(refused.stderr.strip().splitlines()) == 1

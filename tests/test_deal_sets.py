@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import pickle
 import random
 import sqlite3
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.records import unpack
+from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.deal_sets import (
     DEALS_FORMAT,
     DealSetError,
@@ -234,3 +236,41 @@ def test_the_stored_config_of_a_secret_key_run_says_no_deal_set(tmp_path: Path) 
         db.execute("UPDATE runs SET config = ?", (json.dumps(old),))
     again = _run(*common, "-n", "2", "--resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
+
+
+def test_a_set_of_another_preset_is_refused(capsys: Any) -> None:
+    classic = str(standard_set_path("classic"))
+    code = main(["run", "-b", "a=x", "-b", "b=y", "--deals-file", classic, "-p", "hefei"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "classic.json.gz: a set of preset 'classic', the run plays 'hefei'" in err
+
+
+def test_deals_show_prints_a_deals_cards_as_the_file_lists_them(capsys: Any) -> None:
+    assert main(["deals", "show", "standard", "7", "-p", "kangqi"]) == 0
+    out = capsys.readouterr().out
+    deal = load_deal_set(standard_set_path("kangqi")).deals[6]
+    assert deal.number == 7 and f"deal 7: seed {deal.seed}" in out
+    for position, cards in enumerate(deal.hands[0].positions):
+        assert f"position {position}: {cards}\n" in out
+    assert f"kitty:      {deal.hands[0].kitty}\n" in out
+
+
+def test_a_config_files_deals_file_is_read_from_its_folder_and_the_set_pickles(
+    tmp_path: Path,
+) -> None:
+    """deals_file in a config is relative to the config's folder; the set a run deals from
+    crosses to a Ray node by pickling."""
+    folder = tmp_path / "tour"
+    folder.mkdir()
+    _export(folder, "-n", "2", name="mine.json")
+    config_path = folder / "t.toml"
+    config_path.write_text(
+        'deals = 2\ndeals_file = "mine.json"\n'
+        '[bots.a]\ncommand = "./a"\n[bots.b]\ncommand = "./b"\n',
+        encoding="utf-8",
+    )
+    config = load_config(config_path)
+    assert config.deal_set is not None and config.deal_set.path == folder / "mine.json"
+    deal_set = load_deal_set(config.deal_set.path)
+    assert pickle.loads(pickle.dumps(deal_set)).seed(2) == DealKey.from_hex(KEY).seed(2)

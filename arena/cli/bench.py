@@ -288,6 +288,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "are played",
     )
     bench.add_argument(
+        "--json",
+        action="store_true",
+        help="print the table as JSON, with the deal set's identity and the options (default: "
+        "a table)",
+    )
+    bench.add_argument(
         "--log-level",
         choices=LOG_LEVELS,
         default="warning",

@@ -5,9 +5,11 @@ table at the end."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import anyio
 from rich.console import Console
@@ -216,11 +218,14 @@ def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]
         else:
             table_rows += bench_rows(rows, [(r.name, args.name, r.name) for r in args.rungs])
             commands.append(reproduce(args, args.rungs, args.command))
-    console = Console()
-    console = console if console.is_terminal else Console(width=150)
     config = jobs[0][1]
     deal_set = config.deal_set
     assert deal_set is not None
+    if args.json:
+        print(json.dumps(_document(config, table_rows, commands), ensure_ascii=False, indent=2))
+        return _verdict(why)
+    console = Console()
+    console = console if console.is_terminal else Console(width=150)
     what = "the ladder" if args.ladder else f"{args.name} against the ladder's rungs"
     title = (
         f"{what}: preset {config.preset}, {_count(config.deals, 'deal')} of {deal_set.name} "
@@ -232,10 +237,46 @@ def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]
     print("reproduce:" if len(commands) == 1 else "reproduce each row:")
     for command in commands:
         print(f"  {command}")
+    return _verdict(why)
+
+
+def _verdict(why: list[str]) -> int:
     if why:
         _say(f"exit code 1: {'; '.join(why)}")
         return 1
     return 0
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _document(
+    config: TournamentConfig, rows: list[BenchRow], commands: list[str]
+) -> dict[str, Any]:
+    """``--json``: what the table says, a non-finite number as null (an unbounded Elo has
+    ``elo_unbounded``: "above" or "below")."""
+    assert config.deal_set is not None
+    out = []
+    for row in rows:
+        item: dict[str, Any] = {
+            k: (_finite(v) if isinstance(v, float) else v) for k, v in asdict(row).items()
+        }
+        item["elo_unbounded"] = (
+            None if not math.isinf(row.elo) else "above" if row.elo > 0 else "below"
+        )
+        out.append(item)
+    return {
+        "preset": config.preset,
+        "deals_file": config.deal_set.identity(),
+        "first_deal": config.first_deal,
+        "deals": config.deals,
+        "hands": config.hands,
+        "decision_ms": config.decision_ms,
+        "bank_ms": config.bank_ms,
+        "rows": out,
+        "reproduce": commands,
+    }
 
 
 def _fail(message: str, code: int = 2) -> int:
