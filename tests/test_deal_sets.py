@@ -193,6 +193,8 @@ def test_arena_run_plays_deal_i_of_the_file_in_both_games_and_stores_which_set(
     common = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "--hands", "1", "-j", "2"]
     done = _run(*common, "--deals-file", str(path), "--first-deal", "6", "-n", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    digest = load_deal_set(path).sha256
+    assert f"arena run: deals from the deal set set.json (sha256 {digest})" in done.stderr
     db = ResultsDB(tmp_path / "results.sqlite", read_only=True)
     try:
         for deal in (6, 7):
@@ -208,7 +210,6 @@ def test_arena_run_plays_deal_i_of_the_file_in_both_games_and_stores_which_set(
         stored = db.runs()[-1].config["deals_file"]
     finally:
         db.close()
-    digest = load_deal_set(path).sha256
     assert stored == {"name": "set.json", "sha256": digest}
     report = subprocess.run(
         [sys.executable, "-m", "chaodipi.arena", "report", "results.sqlite"],

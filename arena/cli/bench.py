@@ -194,7 +194,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         description="Play a bot (CMD, a command as arena run -b NAME=CMD takes it) against "
         "each rung of the reference ladder on the preset's standard deal set, duplicate "
         "deals, stored like any run, and print one table: per rung the bot's score, Elo ± "
-        "95 %% and LOS from the pairs, its levels per hand and points per defended hand.",
+        "95 % and LOS from the pairs, its levels per hand and points per defended hand.",
         epilog=BENCH_EPILOG.format(
             rungs="\n".join(f"  {r.name:<{width}}  {r.command}" for r in RUNGS)
         )
@@ -245,32 +245,45 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "-n",
         "--deals",
         type=whole(1),
+        metavar="N",
         default=100,
         help="how many deals of the set, each played twice per rung (default 100)",
     )
     bench.add_argument(
-        "--first-deal", type=whole(0), default=1, help="the set's first deal played (default 1)"
+        "--first-deal",
+        metavar="N",
+        type=whole(0),
+        default=1,
+        help="the set's first deal played (default 1)",
     )
     bench.add_argument(
         "--hands",
+        metavar="N",
         type=whole(0),
         default=2,
         help="hands per game; 0 plays whole matches (default 2)",
     )
     bench.add_argument(
         "--decision-ms",
+        metavar="MS",
         type=milliseconds(10),
         default=1000,
         help="time per decision, every seat's (default 1000)",
     )
     bench.add_argument(
         "--bank-ms",
+        metavar="MS",
         type=milliseconds(0),
         default=30_000,
         help="time bank per seat and game (default 30000)",
     )
     bench.add_argument(
-        "-j", "--concurrency", type=whole(1), default=2, help="games at once (default 2)"
+        "-j",
+        "--concurrency",
+        metavar="N",
+        type=whole(1),
+        default=2,
+        help="games at once (default 2)",
     )
     bench.add_argument(
         "-d",

@@ -129,13 +129,19 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="the rules the set is for (default classic)",
     )
     export.add_argument(
-        "-n", "--count", type=whole(1), default=1000, help="how many deals (default 1000)"
+        "-n",
+        "--count",
+        metavar="N",
+        type=whole(1),
+        default=1000,
+        help="how many deals (default 1000)",
     )
     export.add_argument(
-        "--first", type=whole(0), default=1, help="the first deal's number (default 1)"
+        "--first", metavar="N", type=whole(0), default=1, help="the first deal's number (default 1)"
     )
     export.add_argument(
         "--hands",
+        metavar="N",
         type=whole(0, 100),
         default=1,
         help="list the cards of this many hands of each deal (default 1; the seed deals them all)",
