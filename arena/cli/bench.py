@@ -131,6 +131,27 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, TournamentConfig]]:
     return [("", config)]
 
 
+def missing_module(command: str) -> str | None:
+    """The module a ``python3 -m MODULE …`` command runs, when this install has none such
+    (a rung of a newer ladder than the installed bots); None otherwise.
+
+    >>> missing_module("python3 -m chaodipi.sample_bots.no_such_bot --fast")
+    'chaodipi.sample_bots.no_such_bot'
+    >>> missing_module("python3 -m chaodipi.sample_bots.random_bot"), missing_module("./bot")
+    (None, None)
+    """
+    import importlib.util
+
+    words = shlex.split(command)
+    if len(words) < 3 or words[0] not in ("python3", "python") or words[1] != "-m":
+        return None
+    try:
+        found = importlib.util.find_spec(words[2])
+    except (ImportError, ValueError):
+        found = None
+    return words[2] if found is None else None
+
+
 def _problem(args: argparse.Namespace) -> str | None:
     """What in the command line cannot run, before anything is read or played."""
     if args.ladder:
@@ -138,16 +159,23 @@ def _problem(args: argparse.Namespace) -> str | None:
             return "--ladder plays the rungs against each other: give no CMD"
         if len(args.rungs) < 2:
             return "--ladder needs at least two rungs (--rungs)"
-        return None
-    if args.command is None:
+    elif args.command is None:
         return "give the bot's command, CMD (or --ladder)"
-    try:
-        if not shlex.split(args.command):
-            return "CMD is empty"
-    except ValueError as err:
-        return f"CMD cannot be split ({err})"
-    if args.name in {r.name for r in args.rungs}:
-        return f"--name {args.name}: a rung is called so; give the bot another name"
+    else:
+        try:
+            if not shlex.split(args.command):
+                return "CMD is empty"
+        except ValueError as err:
+            return f"CMD cannot be split ({err})"
+        if args.name in {r.name for r in args.rungs}:
+            return f"--name {args.name}: a rung is called so; give the bot another name"
+    for chosen in args.rungs:
+        module = missing_module(chosen.command)
+        if module is not None:
+            return (
+                f"rung {chosen.name}: this install has no {module} to run; leave the rung out "
+                "(--rungs)"
+            )
     return None
 
 
