@@ -33,13 +33,15 @@ from pathlib import Path
 
 import anyio
 
-from chaodipi.arena.errors import BackendFailed
+from chaodipi.arena.errors import BackendFailed, ConfigError
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import write_packed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.tournament.backend import Assignment, Backend, BotFailure, GameResult, Games
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
+from chaodipi.arena.tournament.deal_sets import DealSetError, load_deal_set
+from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome, Recorder
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
@@ -178,8 +180,9 @@ async def run_tournament(
         claim_run(db, config, resume=resume, sprt=sprt_test)
         outcome = Outcome()
         recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
+        deals = deal_source(config, db)
         assignment = Assignment(
-            config, db.deal_key(), tuple(recorder.pending), prepare_log_dir(config, log_dir)
+            config, deals, tuple(recorder.pending), prepare_log_dir(config, log_dir)
         )
         async with backend.open(assignment) as games:
             try:
@@ -189,6 +192,22 @@ async def run_tournament(
         return outcome
     finally:
         db.close()
+
+
+def deal_source(config: TournamentConfig, db: ResultsDB) -> DealSource:
+    """What deals the run: its public deal set (``deals_file``), else the database's secret key.
+
+    The set was checked as the config was read; it is read again (unless unchanged since)
+    and must still be the same file."""
+    if config.deal_set is None:
+        return db.deal_key()
+    try:
+        deal_set = load_deal_set(config.deal_set.path)
+    except DealSetError as err:
+        raise ConfigError(f"deals_file: {err}") from None
+    if deal_set.sha256 != config.deal_set.sha256:
+        raise ConfigError(f"deals_file: {config.deal_set.path} changed since the run began")
+    return deal_set
 
 
 class _Run:
