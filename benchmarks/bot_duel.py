@@ -178,7 +178,11 @@ def main(argv: list[str] | None = None) -> int:
         for swapped in (False, True)
     ]
     with multiprocessing.Pool(args.workers) as pool:
-        results = pool.map(_job, jobs)
+        results = []
+        for result in pool.imap(_job, jobs):  # in order: the pairs stay together
+            results.append(result)
+            if len(results) % 20 == 0:
+                print(f"{len(results)}/{len(jobs)} games", file=sys.stderr, flush=True)
     wins = sum(r[0] == 1 for r in results)
     losses = sum(r[0] == 0 for r in results)
     draws = sum(r[0] == -1 for r in results)

@@ -47,7 +47,8 @@ def _at(phase: Phase, tricks: int = 0) -> Callable[[Match, LegalActions], bool]:
     def stop(match: Match, legal: LegalActions) -> bool:
         if legal.phase is not phase or forced_action(legal) is not None:
             return False
-        return phase is not Phase.PLAY or len(match.hand.play.tricks) >= tricks
+        play = match.hand.play
+        return phase is not Phase.PLAY or (play is not None and len(play.tricks) >= tricks)
 
     return stop
 
