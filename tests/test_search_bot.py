@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from chaodipi.arena.serving.table import forced_action
+from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.engine.actions import Fry, LegalActions, Pass
 from chaodipi.engine.match import Match
@@ -171,3 +172,13 @@ def test_the_command_line_refuses_a_budget_of_nothing() -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2 and "--simulations must be at least 1, not 0" in done.stderr
+
+
+def test_the_ladder_rung_config_loads_with_fixed_budgets() -> None:
+    """examples/ladder_search_vs_mc.toml: both bots at fixed budgets, inside the 1 s deadline."""
+    path = Path(__file__).resolve().parents[1] / "examples" / "ladder_search_vs_mc.toml"
+    config = load_config(path)
+    commands = {bot.name: " ".join(bot.command) for bot in config.bots}
+    assert config.decision_ms == 1000 and config.preset == "classic"
+    assert "search_bot --simulations 120 --budget-ms 500" in commands["search"]
+    assert "mc_bot --samples 80 --budget-ms 400" in commands["montecarlo"]
