@@ -31,7 +31,7 @@ from chaodipi.engine.trump import TRUMP, Trump
 from chaodipi.engine.units import decompose
 from chaodipi.engine.view import SeatView
 
-__all__ = ["candidates", "card_value", "decide", "main"]
+__all__ = ["candidates", "card_value", "decide", "guess_trump", "main"]
 
 MAX_ENUMERATED = 60
 
@@ -65,7 +65,7 @@ def _choose_bid(view: SeatView, legal: LegalActions) -> Action:
     return bid_action(legal.phase, legal.bids[0])
 
 
-def _guess_trump(view: SeatView) -> Trump:
+def guess_trump(view: SeatView) -> Trump:
     """While burying, trump may be hidden: take this seat's own latest bid (or the turned
     kitty's suit), else no-trump."""
     suit: Suit | None = None
@@ -80,7 +80,7 @@ def _guess_trump(view: SeatView) -> Trump:
 
 
 def _bury(view: SeatView) -> Action:
-    trump = _guess_trump(view)
+    trump = guess_trump(view)
     lengths = Counter(trump.suit_of[c] for c in view.hand)
 
     def keep(card: Card) -> float:

@@ -16,11 +16,13 @@ time for samples, it plays the heuristic's choice. Bidding, burying and frying a
 heuristic bot's.
 
 Its budget is thinking time, which games played at once would share (one core, under the
-GIL): in a session it asks for one game at a time unless given ``--capacity``.
+GIL): in a session it asks for one game at a time unless given ``--capacity``. With
+``--samples N`` it judges every candidate on exactly ``N`` sampled worlds instead (the same
+search on any machine, for fixed-budget ladders), ``--budget-ms`` then being a cap only.
 
     ARENA_TOKEN=TOKEN python3 -m chaodipi.sample_bots.mc_bot --address 127.0.0.1:50051 [--budget-ms
     300] ARENA_TICKET=TICKET python3 -m chaodipi.sample_bots.mc_bot --address 127.0.0.1:50051
-    [--budget-ms 300]
+    [--budget-ms 300] [--samples 60]
 """
 
 from __future__ import annotations
@@ -144,8 +146,14 @@ def _rollout(
     return score
 
 
-def decide(view: SeatView, rng: random.Random, budget_s: float) -> Action:
-    """The play with the best sampled outcome within ``budget_s`` (the heuristic's otherwise)."""
+def decide(
+    view: SeatView, rng: random.Random, budget_s: float | None, samples: int | None = None
+) -> Action:
+    """The play with the best sampled outcome within ``budget_s`` seconds of thinking and
+    ``samples`` sampled worlds (the heuristic's otherwise); ``None`` lifts that limit, and one
+    of the two must be set."""
+    if budget_s is None and samples is None:
+        raise ValueError("the Monte-Carlo bot needs a time budget or a number of samples")
     legal = view.legal
     preferred = heuristic_bot.decide(view)
     if legal is None or legal.phase is not Phase.PLAY or not isinstance(preferred, Play):
@@ -169,7 +177,11 @@ def decide(view: SeatView, rng: random.Random, budget_s: float) -> Action:
         state = sampler.card_play(deal)
         return _rollout(state, view.seat, deal.kitty, by_unit, cards, random.Random(dice))
 
-    while time.monotonic() - started < budget_s:
+    drawn = 0
+    while (samples is None or drawn < samples) and (
+        budget_s is None or time.monotonic() - started < budget_s
+    ):
+        drawn += 1
         deal = sampler.sample(rng)
         # common random numbers: every candidate meets the same deal and the same rollout
         # choices, so a difference measures the candidate rather than the dice
@@ -192,14 +204,31 @@ def decide(view: SeatView, rng: random.Random, budget_s: float) -> Action:
 
 def main(argv: list[str] | None = None) -> int:
     parser = bot_arguments(__doc__.splitlines()[0])
-    parser.add_argument("--budget-ms", type=int, default=300, help="thinking time per play")
+    parser.add_argument(
+        "--budget-ms",
+        type=int,
+        default=None,
+        help="thinking time per play (default 300; with --samples, a cap, 0: none)",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=None, help="sampled worlds per play (fixed budget)"
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed for reproducible sampling")
     parser.set_defaults(name="montecarlo", capacity=1)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    budget = args.budget_ms / 1000
+    if args.samples is not None and args.samples < 1:
+        parser.error(f"--samples must be at least 1, not {args.samples}")
+    budget_ms = args.budget_ms if args.budget_ms is not None else 0 if args.samples else 300
+    if budget_ms < 0 or (budget_ms == 0 and args.samples is None):
+        parser.error(f"--budget-ms must be positive without --samples, not {budget_ms}")
+    budget = budget_ms / 1000 if budget_ms else None
+    samples = args.samples
     result = run_bot(
-        lambda view: decide(view, rng, budget), argv=argv, name=args.name, capacity=args.capacity
+        lambda view: decide(view, rng, budget, samples),
+        argv=argv,
+        name=args.name,
+        capacity=args.capacity,
     )
     print(result, file=sys.stderr)
     return 0

@@ -1,0 +1,385 @@
+"""The search bot: perfect-information Monte-Carlo search over sampled deals (PIMC), fixed budget.
+
+Every decision with a choice to make is a small search: a few candidate moves, a stream of
+*worlds* (deals of the cards it has not seen, drawn uniformly among those consistent with
+everything it saw: :class:`chaodipi.engine.sampling.DealSampler`), and for each world and
+candidate the rest of the hand played out to the end and scored in levels, the points as a
+tie-break (:mod:`chaodipi.sample_bots.playout`). It plays the candidate with the best mean.
+
+* card play: the candidates are the heuristic bot's choice, every unit and top throw of each
+  suit when leading, and the cheap and dear forms of each legal option when following;
+* burying: the heuristic bot's eight cards, and variants that void a short side suit or
+  bury the lowest cards by rank;
+* frying (炒底, in presets whose bids are shown): passing against frying into each suit it
+  may, the fried world with the kitty taken up and buried again by the heuristic's rule;
+* declaring, and frying when bids are hidden: the heuristic bot's rule. Search does not help
+  there: who else will declare, and what a hidden bid holds, are beyond a playout, and the
+  hand is not yet dealt whole while declaring.
+
+The budget is spent by sequential halving: the candidates meet the same worlds and the same
+playout dice (common random numbers), the worse half is dropped after each round, and the
+survivors get the playouts saved. Against the usual faults of PIMC:
+
+* strategy fusion: the playouts decide for every seat from that seat's own cards and the
+  trick alone (the other cards pooled), never from the sampled hands, so that no world is
+  played as if its cards were known; and each candidate is judged on its average over worlds,
+  never on its best one;
+* noise: the heuristic's move is kept unless a candidate beats it, world by world, by more
+  than :data:`CONFIDENCE` standard errors of the paired differences.
+
+The budget: ``--simulations N`` playouts per decision (default :data:`DEFAULT_SIMULATIONS`;
+one playout is one candidate played out in one world, about 0.4–1.5 ms of CPU), the same
+search on any machine given ``--seed``; ``--budget-ms`` caps a decision's thinking time
+(default :data:`DEFAULT_CAP_MS`, well inside the arena's 1 s deadline on a loaded machine;
+``0``: no clock, for runs that must not depend on the machine's load). The clock is read
+before every playout, so a decision overruns its cap by one playout at most.
+
+    ARENA_TOKEN=TOKEN python3 -m chaodipi.sample_bots.search_bot --address 127.0.0.1:50051 \
+        [--simulations 120] [--budget-ms 500] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from chaodipi.bot import bot_arguments, run_bot
+from chaodipi.engine.actions import Action, Bury, Fry, LegalActions, Pass, Play
+from chaodipi.engine.bidding import Bid
+from chaodipi.engine.cards import Card, Suit
+from chaodipi.engine.events import Declared, Fried, KittyTurned
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.playing import CardPlay
+from chaodipi.engine.sampling import Deal, DealSampler
+from chaodipi.engine.trump import TRUMP, Trump
+from chaodipi.engine.units import decompose
+from chaodipi.engine.view import SeatView
+from chaodipi.sample_bots import heuristic_bot
+from chaodipi.sample_bots.playout import bury_cards, hand_value, play_out
+
+__all__ = ["DEFAULT_CAP_MS", "DEFAULT_SIMULATIONS", "Budget", "Spent", "decide", "main"]
+
+CONFIDENCE = 1.0
+"""Standard errors of the paired differences by which a candidate must beat the heuristic's
+move to replace it."""
+MAX_PLAYS = 8
+"""Candidate plays judged at most (the heuristic's first)."""
+MAX_BURIES = 8
+
+T = TypeVar("T")
+
+
+DEFAULT_SIMULATIONS = 120
+"""Playouts per decision by default: about 50–150 ms of CPU on a 2020s core."""
+DEFAULT_CAP_MS = 500
+"""A decision's thinking time at most by default (milliseconds)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What a decision may spend: ``simulations`` playouts, and at most ``seconds`` of
+    thinking by ``clock`` (``seconds=None``: no clock, the same search on any machine)."""
+
+    simulations: int = DEFAULT_SIMULATIONS
+    seconds: float | None = DEFAULT_CAP_MS / 1000
+    clock: Callable[[], float] = time.monotonic
+
+
+@dataclass(slots=True)
+class Spent:
+    """What searches spent, summed: decisions searched and playouts played."""
+
+    searches: int = 0
+    playouts: int = 0
+
+
+def _halving(
+    choices: Sequence[T],
+    judge: Callable[[T, Deal, int], float],
+    draw: Callable[[random.Random], Deal],
+    budget: Budget,
+    rng: random.Random,
+    spent: Spent | None,
+) -> T:
+    """The choice with the best mean value over sampled worlds, by sequential halving;
+    ``choices[0]`` (the default) stays in every round and is kept unless beaten clearly.
+    ``judge(choice, world, dice)`` plays one world out. At most ``budget.simulations``
+    playouts, and none begun after ``budget.seconds``."""
+    if len(choices) == 1:
+        return choices[0]
+    clock = budget.clock
+    deadline = None if budget.seconds is None else clock() + budget.seconds
+    alive = list(range(len(choices)))
+    values: list[list[float]] = [[] for _ in choices]  # per choice, by world (alive: all)
+    rounds = max(1, math.ceil(math.log2(len(choices))))
+    played = 0
+    out_of_time = False
+    for done_rounds in range(rounds):
+        per = max(2, (budget.simulations - played) // (len(alive) * (rounds - done_rounds)))
+        for _ in range(per):
+            if played + len(alive) > budget.simulations:
+                break
+            world, dice = draw(rng), rng.getrandbits(32)
+            scores: list[float] = []
+            for i in alive:
+                if deadline is not None and clock() >= deadline:
+                    out_of_time = True
+                    break
+                scores.append(judge(choices[i], world, dice))
+                played += 1
+            if out_of_time:  # a world half judged is no common ground: dropped
+                break
+            for i, score in zip(alive, scores, strict=True):
+                values[i].append(score)
+        if out_of_time or len(alive) <= 2:
+            break
+        means = {i: statistics.fmean(values[i]) for i in alive if values[i]}
+        ranked = sorted((i for i in alive if i != 0), key=lambda i: -means.get(i, -math.inf))
+        alive = [0, *ranked[: max(1, len(alive) // 2 - 1)]]
+    if spent is not None:
+        spent.searches += 1
+        spent.playouts += played
+    return choices[_pick(alive, values)]
+
+
+def _pick(alive: list[int], values: list[list[float]]) -> int:
+    """The survivor with the best mean over the worlds it shares with the default, when it
+    beats the default by more than :data:`CONFIDENCE` standard errors of the differences."""
+    base = values[0]
+    best, best_gain = 0, 0.0
+    for i in alive[1:]:
+        mine = values[i]
+        n = min(len(mine), len(base))
+        if n < 4:
+            continue
+        # the default met every world; a survivor met the first len(mine) of them
+        diffs = [a - b for a, b in zip(mine[:n], base[:n], strict=True)]
+        gain = statistics.fmean(diffs)
+        error = statistics.stdev(diffs) / math.sqrt(n)
+        if gain > best_gain and gain > CONFIDENCE * error:
+            best, best_gain = i, gain
+    return best
+
+
+# -- card play ------------------------------------------------------------------------------
+
+
+def _lead_candidates(hand: Sequence[Card], trump: Trump) -> list[tuple[Card, ...]]:
+    """Every unit of every suit (a suit's highest and lowest single only) and each suit
+    thrown whole."""
+    by_suit: dict[int, list[Card]] = {}
+    for card in hand:
+        by_suit.setdefault(trump.suit_of[card], []).append(card)
+    found: dict[tuple[Card, ...], None] = {}
+    for suit in sorted(by_suit, key=lambda s: (s == TRUMP, -len(by_suit[s]))):
+        cards = by_suit[suit]
+        units = decompose(trump, cards)
+        singles = [u for u in units if len(u.cards) == 1]
+        for unit in units:
+            if len(unit.cards) > 1:
+                found[tuple(sorted(unit.cards))] = None
+        if singles:
+            by_order = sorted(singles, key=lambda u: trump.order[u.cards[0]])
+            found[by_order[-1].cards] = None
+            low = min(by_order, key=lambda u: (u.cards[0].points > 0, trump.order[u.cards[0]]))
+            found[low.cards] = None
+        if len(units) > 1:
+            found[tuple(sorted(cards))] = None
+    return list(found)
+
+
+def _play_candidates(view: SeatView, legal: LegalActions, trump: Trump) -> list[tuple[Card, ...]]:
+    preferred = heuristic_bot.decide(view)
+    assert isinstance(preferred, Play)
+    first = tuple(sorted(preferred.cards))
+    leading = view.trick is None or not view.trick.plays
+    if leading:
+        others = _lead_candidates(view.hand, trump)
+    else:
+        others = heuristic_bot.candidates(legal, trump)
+    found = [first, *(c for c in others if c != first and Play(c) in legal)]
+    return found[:MAX_PLAYS]
+
+
+def _search_play(
+    view: SeatView, legal: LegalActions, rng: random.Random, budget: Budget, spent: Spent | None
+) -> Action:
+    sampler = DealSampler(view)
+    trump = sampler.knowledge.trump
+    assert trump is not None
+    choices = _play_candidates(view, legal, trump)
+    if len(choices) == 1 or not sampler.count:
+        return Play(choices[0])
+    seat, rules = view.seat, view.preset.score
+    fry_penalty = sampler.knowledge.fry_penalty
+
+    def judge(cards: tuple[Card, ...], deal: Deal, dice: int) -> float:
+        state = sampler.card_play(deal)
+        state.push(seat, cards)
+        play_out(state, random.Random(dice))
+        return hand_value(state, deal.kitty, fry_penalty, rules, seat)
+
+    return Play(_halving(choices, judge, sampler.sample, budget, rng, spent))
+
+
+# -- burying --------------------------------------------------------------------------------
+
+
+def _bury_candidates(view: SeatView, trump: Trump) -> list[tuple[Card, ...]]:
+    preferred = heuristic_bot.decide(view)
+    assert isinstance(preferred, Bury)
+    hand = list(view.hand)
+    found: dict[tuple[Card, ...], None] = {tuple(sorted(preferred.cards)): None}
+    found[bury_cards(trump, hand)] = None
+    by_suit: dict[int, list[Card]] = {}
+    for card in hand:
+        by_suit.setdefault(trump.suit_of[card], []).append(card)
+    sides = sorted((s for s in by_suit if s != TRUMP), key=lambda s: len(by_suit[s]))
+    for suit in sides:
+        cards = by_suit[suit]
+        if len(cards) > 8:
+            continue
+        rest = [c for c in hand if trump.suit_of[c] != suit]
+        found[tuple(sorted(cards + list(bury_cards(trump, rest, 8 - len(cards)))))] = None
+    # the lowest cards by rank alone, short suits or not
+    by_rank = sorted(hand, key=lambda c: (trump.suit_of[c] == TRUMP, trump.order[c]))
+    found[tuple(sorted(by_rank[:8]))] = None
+    return list(found)[:MAX_BURIES]
+
+
+def _search_bury(view: SeatView, rng: random.Random, budget: Budget, spent: Spent | None) -> Action:
+    trump = heuristic_bot.guess_trump(view)
+    choices = _bury_candidates(view, trump)
+    sampler = DealSampler(view)
+    dealer = view.dealer
+    if len(choices) == 1 or not sampler.count or dealer is None:
+        return Bury(choices[0])
+    seat, rules = view.seat, view.preset.score
+    fry_penalty = sampler.knowledge.fry_penalty
+
+    def judge(cards: tuple[Card, ...], deal: Deal, dice: int) -> float:
+        hands = [list(h) for h in deal.hands]
+        for card in cards:
+            hands[seat].remove(card)
+        state = CardPlay(trump, hands, dealer)
+        play_out(state, random.Random(dice))
+        return hand_value(state, cards, fry_penalty, rules, seat)
+
+    return Bury(_halving(choices, judge, sampler.sample, budget, rng, spent))
+
+
+# -- frying ---------------------------------------------------------------------------------
+
+
+def _bid_in_force(view: SeatView) -> Bid | None:
+    """The last bid shown (open presets: every shown bid outranks the one before)."""
+    found: Bid | None = None
+    for event in view.events:
+        match event.payload:
+            case Declared(bid=Bid() as bid) | Fried(bid=Bid() as bid):
+                found = bid
+            case KittyTurned():
+                return None
+    return found
+
+
+def _search_fry(
+    view: SeatView, legal: LegalActions, rng: random.Random, budget: Budget, spent: Spent | None
+) -> Action:
+    preferred = heuristic_bot.decide(view)
+    in_force = _bid_in_force(view)
+    dealer = view.dealer
+    if view.preset.bid.hidden or in_force is None or dealer is None or not legal.can_pass:
+        return preferred
+    sampler = DealSampler(view)
+    if not sampler.count:
+        return preferred
+    by_suit: dict[object, Action] = {}
+    for bid in legal.bids:
+        by_suit.setdefault(bid.suit, Fry(bid))
+    choices: list[Action] = [preferred, *(a for a in [Pass(), *by_suit.values()] if a != preferred)]
+    seat, rules, level = view.seat, view.preset.score, view.level
+    fry_penalty = sampler.knowledge.fry_penalty
+    standing = Trump(level, in_force.suit, view.preset.card)
+    trumps: dict[Suit | None, Trump] = {}
+
+    def judge(action: Action, deal: Deal, dice: int) -> float:
+        hands = [list(h) for h in deal.hands]
+        kitty: Sequence[Card] = deal.kitty
+        if isinstance(action, Fry):
+            suit = action.bid.suit
+            trump = trumps.setdefault(suit, Trump(level, suit, view.preset.card))
+            whole = hands[seat] + list(kitty)
+            kitty = bury_cards(trump, whole)
+            for card in kitty:
+                whole.remove(card)
+            hands[seat] = whole
+        else:
+            trump = standing
+        state = CardPlay(trump, hands, dealer)
+        play_out(state, random.Random(dice))
+        return hand_value(state, kitty, fry_penalty, rules, seat)
+
+    return _halving(choices, judge, sampler.sample, budget, rng, spent)
+
+
+# -- the bot --------------------------------------------------------------------------------
+
+
+def decide(
+    view: SeatView,
+    rng: random.Random,
+    budget: Budget | None = None,
+    spent: Spent | None = None,
+) -> Action:
+    """The search's move for ``view`` within ``budget`` (its playouts added to ``spent``)."""
+    budget = budget or Budget()
+    legal = view.legal
+    assert legal is not None
+    if legal.phase is Phase.PLAY:
+        return _search_play(view, legal, rng, budget, spent)
+    if legal.phase is Phase.BURY:
+        return _search_bury(view, rng, budget, spent)
+    if legal.phase is Phase.FRY and legal.bids:
+        return _search_fry(view, legal, rng, budget, spent)
+    return heuristic_bot.decide(view)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = bot_arguments(__doc__.splitlines()[0])
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=DEFAULT_SIMULATIONS,
+        help=f"playouts per decision (default {DEFAULT_SIMULATIONS})",
+    )
+    parser.add_argument(
+        "--budget-ms",
+        type=int,
+        default=DEFAULT_CAP_MS,
+        help=f"a decision's thinking time at most (default {DEFAULT_CAP_MS}; 0: no clock)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed for reproducible sampling")
+    parser.set_defaults(name="search", capacity=1)
+    args = parser.parse_args(argv)
+    if args.simulations < 1:
+        parser.error(f"--simulations must be at least 1, not {args.simulations}")
+    if args.budget_ms < 0:
+        parser.error(f"--budget-ms must be 0 (no clock) or more, not {args.budget_ms}")
+    rng = random.Random(args.seed)
+    budget = Budget(args.simulations, args.budget_ms / 1000 if args.budget_ms else None)
+    result = run_bot(
+        lambda view: decide(view, rng, budget), argv=argv, name=args.name, capacity=args.capacity
+    )
+    print(result, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
