@@ -11,7 +11,7 @@ from pathlib import Path
 
 from chaodipi.arena.tournament.deal_sets import load_deal_set, standard_set_path
 from chaodipi.arena.tournament.results import GameKey, ResultsDB
-from chaodipi.arena.tournament.rungs import RUNGS
+from chaodipi.arena.tournament.rungs import RUNGS, rung
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = f"python3 {ROOT / 'examples' / 'highest_card_bot.py'}"
@@ -111,6 +111,13 @@ def test_bench_ladder_plays_each_rung_against_the_one_below(tmp_path: Path) -> N
     )
 
 
-def test_the_rung_table_is_the_ladder_weakest_first() -> None:
-    assert [r.name for r in RUNGS][:3] == ["random", "heuristic", "montecarlo"]
-    assert RUNGS[-1].command == "python3 -m chaodipi.sample_bots.search_bot"
+def test_the_rung_table_is_the_ladder_weakest_first_at_fixed_budgets() -> None:
+    """The rungs are the sample bots weakest first, and the two that think do so at a fixed
+    budget (a number of samples or playouts), so that a bench means the same on any machine."""
+    assert [r.name for r in RUNGS] == ["random", "heuristic", "montecarlo", "search"]
+    assert [r.command.split()[2] for r in RUNGS] == [
+        f"chaodipi.sample_bots.{module}"
+        for module in ("random_bot", "heuristic_bot", "mc_bot", "search_bot")
+    ]
+    assert "--samples" in rung("montecarlo").command.split()
+    assert "--simulations" in rung("search").command.split()

@@ -52,8 +52,9 @@ the rungs (chaodipi/arena/tournament/rungs.py), weakest first:
 {rungs}
 
 the bot's budget is the time control: --decision-ms per decision and --bank-ms per game,
-the same for every seat; the rungs think at the fixed budgets above whatever the time control
-(the Monte-Carlo rung 400 ms a play: keep --decision-ms at 500 or more). Results compare
+the same for every seat; the rungs think at the fixed budgets above (samples, simulations)
+whatever the time control, capped at 400-500 ms a decision: keep --decision-ms at 600 or
+more. Results compare
 between machines and labs only with the same preset, deal set, --deals, --hands and time
 control; give your bot a fixed budget of its own (simulations rather than milliseconds) in CMD
 to make its play the same on a faster machine.

@@ -1,8 +1,10 @@
 """The reference ladder ``arena bench`` measures a bot against: one rung a line, weakest first.
 
-A rung is a sample bot at a fixed budget, so that a bench result is against the same
-opponents on every machine where the rung's budget fits the time control (the Monte-Carlo
-rung thinks 400 ms a play: keep ``--decision-ms`` at 500 or more). Changing a rung's command
+A rung is a sample bot at a fixed budget: the Monte-Carlo rung judges its candidates on 80
+sampled worlds a play, the search rung spends 120 playouts a decision, so that a bench result
+is against the same opponents on every machine. Each also caps its thinking time (400 and 500
+ms), which only a machine much slower or busier than a 2-core laptop reaches: keep
+``--decision-ms`` at 600 or more. Changing a rung's command
 changes what a bench result means: say so where the results are published.
 
 >>> [rung.name for rung in RUNGS]
@@ -28,8 +30,8 @@ class Rung:
 RUNGS: tuple[Rung, ...] = (
     Rung("random", "python3 -m chaodipi.sample_bots.random_bot"),
     Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot"),
-    Rung("montecarlo", "python3 -m chaodipi.sample_bots.mc_bot --budget-ms 400"),
-    Rung("search", "python3 -m chaodipi.sample_bots.search_bot"),
+    Rung("montecarlo", "python3 -m chaodipi.sample_bots.mc_bot --samples 80 --budget-ms 400"),
+    Rung("search", "python3 -m chaodipi.sample_bots.search_bot --simulations 120 --budget-ms 500"),
 )
 """The ladder, weakest first (``arena bench --ladder`` plays each rung against the one
 before it)."""
