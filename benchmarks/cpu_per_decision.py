@@ -2,13 +2,14 @@
 to the same bots in-process: figures that survive a loaded machine.
 
     python3 benchmarks/cpu_per_decision.py [--tree before=../arena-main] [--tree this=.]
-        [--short 5] [--long 40] [--rounds 3]
+        [--short 5] [--long 40] [--rounds 3] [--concurrency 2 [4 ...]]
 
 For each source tree (``NAME=PATH``: a checkout of the arena; the same Python runs them all,
 with ``PATH/src`` first on its path, so a bot process imports that tree's SDK too) and each
 round, ``arena run`` plays a short and a long tournament of the random and heuristic sample
-bots (1-hand classic games, concurrency 2, the same deal key for every run), each in a fresh
-child process. The child counts the Decisions its tables send and reports, at the end:
+bots (1-hand classic games, concurrency 2 unless ``--concurrency`` names others: each tree is
+then measured at each, as ``NAME cN``; the same deal key for every run), each in a fresh child
+process. The child counts the Decisions its tables send and reports, at the end:
 
 - ``getrusage(RUSAGE_SELF)``: the arena process's CPU, every thread included;
 - per-thread CPU from ``/proc/self/task/*/schedstat`` (gRPC's native threads included), by
@@ -127,7 +128,8 @@ def child(deals: int, folder: Path, out: Path) -> None:
     )
     config = folder / "bench.toml"
     config.write_text(
-        f'preset = "classic"\nhands = 1\ndeals = {deals}\nconcurrency = 2\n'
+        f'preset = "classic"\nhands = 1\ndeals = {deals}\n'
+        f'concurrency = {os.environ.get("BENCH_CONCURRENCY", "2")}\n'
         f'database = "bench.sqlite"\n{bots}'
     )
     key = os.environ["BENCH_DEAL_KEY"]
@@ -155,13 +157,14 @@ def child(deals: int, folder: Path, out: Path) -> None:
     out.write_text(json.dumps(figures))
 
 
-def run_child(tree: Path, deals: int, key: str) -> dict[str, Any]:
+def run_child(tree: Path, deals: int, key: str, concurrency: int = 2) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cpu-bench-") as folder:
         out = Path(folder) / "figures.json"
         env = {
             **os.environ,
             "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}",
             "BENCH_DEAL_KEY": key,
+            "BENCH_CONCURRENCY": str(concurrency),
         }
         done = subprocess.run(
             [sys.executable, __file__, "--child", str(deals), folder, str(out)],
@@ -228,29 +231,43 @@ def main() -> int:
     parser.add_argument("--short", type=int, default=5, help="deals in the short run")
     parser.add_argument("--long", type=int, default=40, help="deals in the long run")
     parser.add_argument("--rounds", type=int, default=3, help="rounds over every tree")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        nargs="+",
+        default=[2],
+        metavar="N",
+        help="games at once in `arena run` (several: each tree at each)",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         deals, folder, out = args.child
         child(int(deals), Path(folder), Path(out))
         return 0
-    trees = [
+    given = [
         (name, Path(path).resolve())
         for name, _, path in (t.partition("=") for t in args.tree or [f"this={HERE.parent}"])
+    ]
+    several = len(args.concurrency) > 1
+    trees = [
+        (f"{name} c{concurrency}" if several else name, path, concurrency)
+        for name, path in given
+        for concurrency in args.concurrency
     ]
     from chaodipi.arena.tournament.deals import DealKey
 
     key = DealKey.new().hex()
-    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _ in trees}
+    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in trees}
     for round_number in range(args.rounds):
         shift = round_number % len(trees)
-        for name, tree in trees[shift:] + trees[:shift]:
-            short = run_child(tree, args.short, key)
-            long = run_child(tree, args.long, key)
+        for name, tree, concurrency in trees[shift:] + trees[:shift]:
+            short = run_child(tree, args.short, key, concurrency)
+            long = run_child(tree, args.long, key, concurrency)
             figures = per_decision(short, long)
             arena = long["games"] / long["wall_s"]
             in_process = in_process_rate(key, args.long, 2)
-            figures["arena_c2_games_s"] = round(arena, 2)
+            figures["arena_games_s"] = round(arena, 2)
             figures["in_process_2_games_s"] = round(in_process, 2)
             figures["wall_ratio"] = round(arena / in_process, 3)
             rounds[name].append(figures)
@@ -258,10 +275,10 @@ def main() -> int:
     summary: dict[str, Any] = {}
     print(
         "\n| tree | arena µs/decision, least (median) | bots µs/decision | "
-        "ctx switches | by thread (least round) | arena c2 ÷ in-process 2, median |"
+        "ctx switches | by thread (least round) | arena ÷ in-process 2, median |"
     )
     print("| --- | --- | --- | --- | --- | --- |")
-    for name, _ in trees:
+    for name, _, _ in trees:
         runs = rounds[name]
         best = min(runs, key=lambda r: r["arena_us"])
         arena_median = statistics.median(r["arena_us"] for r in runs)
