@@ -23,6 +23,13 @@ processes' start and the database's set-up cancel out. The least of the rounds i
 rounds rotate the trees' order. Beside it, each long run's games/s against the same games
 in-process (``benchmarks/bot_duel.py``'s loop over 2 worker processes, the same deals) measured
 right after it: a wall ratio (the median of the rounds), only as good as the machine is quiet.
+Beside it the same ratio in CPU, which the load does not move: the in-process games' CPU per
+game (its worker processes, getrusage) ÷ the arena's (arena process and bot processes) per
+game, as the difference of the long and short runs (``cpu_ratio``: what a run would reach on
+saturated cores) and over the long run with its start-up (``cpu_ratio_run``).
+Every process runs with bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped, the caches go to
+a temporary ``PYTHONPYCACHEPREFIX``, warmed by a 1-deal run of each tree first), as on a user's
+machine: without them every bot process compiles the arena's sources as it starts.
 Prints a table and a JSON line.
 """
 
@@ -208,16 +215,24 @@ def per_decision(short: dict[str, Any], long: dict[str, Any]) -> dict[str, float
     return figures
 
 
-def in_process_rate(key_hex: str, deals: int, workers: int) -> float:
-    """Games/s of the same games in-process (bot_duel's loop), over ``workers`` processes."""
+def in_process_rate(key_hex: str, deals: int, workers: int) -> tuple[float, float]:
+    """Games/s of the same games in-process (bot_duel's loop), over ``workers`` processes, and
+    their CPU seconds per game."""
     sys.path.insert(0, str(HERE))
     import tournament_bench
 
     from chaodipi.arena.tournament.deals import DealKey
 
     args = argparse.Namespace(preset="classic", hands=1, deals=deals)
+    before = _cpu_s(resource.RUSAGE_CHILDREN) + _cpu_s(resource.RUSAGE_SELF)
     games, seconds = tournament_bench.in_process_rate(args, DealKey.from_hex(key_hex), workers)
-    return games / seconds
+    cpu = _cpu_s(resource.RUSAGE_CHILDREN) + _cpu_s(resource.RUSAGE_SELF) - before
+    return games / seconds, cpu / games
+
+
+def _cpu_s(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -257,8 +272,13 @@ def main() -> int:
     ]
     from chaodipi.arena.tournament.deals import DealKey
 
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cpu-bench-pycache-")
+    sys.dont_write_bytecode = False
     key = DealKey.new().hex()
     rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in trees}
+    for _, tree, concurrency in trees[: len(given) * len(args.concurrency) : len(args.concurrency)]:
+        run_child(tree, 1, key, concurrency)  # warms the bytecode caches of each tree
     for round_number in range(args.rounds):
         shift = round_number % len(trees)
         for name, tree, concurrency in trees[shift:] + trees[:shift]:
@@ -266,7 +286,16 @@ def main() -> int:
             long = run_child(tree, args.long, key, concurrency)
             figures = per_decision(short, long)
             arena = long["games"] / long["wall_s"]
-            in_process = in_process_rate(key, args.long, 2)
+            in_process, in_process_cpu = in_process_rate(key, args.long, 2)
+            arena_cpu = (
+                long["cpu_s"] + long["bots_cpu_s"] - short["cpu_s"] - short["bots_cpu_s"]
+            ) / (long["games"] - short["games"])
+            figures["in_process_ms_game"] = round(in_process_cpu * 1000, 1)
+            figures["arena_ms_game"] = round(arena_cpu * 1000, 1)
+            figures["cpu_ratio"] = round(in_process_cpu / arena_cpu, 3)
+            figures["cpu_ratio_run"] = round(
+                in_process_cpu * long["games"] / (long["cpu_s"] + long["bots_cpu_s"]), 3
+            )
             figures["arena_games_s"] = round(arena, 2)
             figures["in_process_2_games_s"] = round(in_process, 2)
             figures["wall_ratio"] = round(arena / in_process, 3)
@@ -275,9 +304,10 @@ def main() -> int:
     summary: dict[str, Any] = {}
     print(
         "\n| tree | arena µs/decision, least (median) | bots µs/decision | "
-        "ctx switches | by thread (least round) | arena ÷ in-process 2, median |"
+        "ctx switches | by thread (least round) | arena ÷ in-process 2, median | "
+        "the same in CPU, median (with start-up) |"
     )
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, _, _ in trees:
         runs = rounds[name]
         best = min(runs, key=lambda r: r["arena_us"])
@@ -289,6 +319,8 @@ def main() -> int:
             if k.startswith("thread ")
         )
         ratio = statistics.median(r["wall_ratio"] for r in runs)
+        cpu_ratio = statistics.median(r["cpu_ratio"] for r in runs)
+        cpu_ratio_run = statistics.median(r["cpu_ratio_run"] for r in runs)
         summary[name] = {
             "arena_us_least": best["arena_us"],
             "arena_us_median": arena_median,
@@ -296,10 +328,13 @@ def main() -> int:
             "best_round": best,
             "rounds": runs,
             "wall_ratio_median": ratio,
+            "cpu_ratio_median": cpu_ratio,
+            "cpu_ratio_run_median": cpu_ratio_run,
         }
         print(
             f"| {name} | {best['arena_us']:g} ({arena_median:g}) | {bots_least:g} | "
-            f"{best['switches']:g} | {threads} | {ratio:.2f} |"
+            f"{best['switches']:g} | {threads} | {ratio:.2f} | {cpu_ratio:.2f} "
+            f"({cpu_ratio_run:.2f}) |"
         )
     print(
         json.dumps(

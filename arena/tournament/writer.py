@@ -59,7 +59,8 @@ class ResultsWriter:
         self.failure: str | None = None
         """The line of the write that failed, once one has."""
         self.error: BaseException | None = None
-        """What a ``then`` callback raised (raised again as the writer closes)."""
+        """The first thing a ``then`` callback raised: raised again as the writer closes (the
+        writes go on meanwhile, so no game is lost to a broken progress line)."""
         self._writes: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._token = anyio.lowlevel.current_token()
         self._thread = threading.Thread(target=self._run, name="results-writer", daemon=True)
@@ -74,7 +75,7 @@ class ResultsWriter:
 
     def _run(self) -> None:
         while (write := self._writes.get()) is not None:
-            if self.failure is not None or self.error is not None:
+            if self.failure is not None:
                 continue  # a prefix of what was handed over, never a write after a gap
             try:
                 write.job()
@@ -92,7 +93,8 @@ class ResultsWriter:
         try:
             anyio.from_thread.run_sync(call, *args, token=self._token)
         except BaseException as err:  # raised again on the loop as the writer closes
-            self.error = err
+            if self.error is None:
+                self.error = err
 
 
 @asynccontextmanager
