@@ -11,7 +11,8 @@ from pathlib import Path
 
 from chaodipi.arena.tournament.deal_sets import load_deal_set, standard_set_path
 from chaodipi.arena.tournament.results import GameKey, ResultsDB
-from chaodipi.arena.tournament.rungs import RUNGS, rung
+from chaodipi.arena.tournament.rungs import RUNGS
+from chaodipi.arena.tournament.rungs import rung as rung_named
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = f"python3 {ROOT / 'examples' / 'highest_card_bot.py'}"
@@ -119,5 +120,5 @@ def test_the_rung_table_is_the_ladder_weakest_first_at_fixed_budgets() -> None:
         f"chaodipi.sample_bots.{module}"
         for module in ("random_bot", "heuristic_bot", "mc_bot", "search_bot")
     ]
-    assert "--samples" in rung("montecarlo").command.split()
-    assert "--simulations" in rung("search").command.split()
+    assert "--samples" in rung_named("montecarlo").command.split()
+    assert "--simulations" in rung_named("search").command.split()
