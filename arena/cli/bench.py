@@ -52,12 +52,11 @@ the rungs (chaodipi/arena/tournament/rungs.py), weakest first:
 {rungs}
 
 the bot's budget is the time control: --decision-ms per decision and --bank-ms per game,
-the same for every seat; the rungs think at the fixed budgets above (samples, simulations)
-whatever the time control, capped at 400-500 ms a decision: keep --decision-ms at 600 or
-more. Results compare
-between machines and labs only with the same preset, deal set, --deals, --hands and time
-control; give your bot a fixed budget of its own (simulations rather than milliseconds) in CMD
-to make its play the same on a faster machine.
+the same for every seat; the rungs think at the fixed budgets above (playouts a decision)
+whatever the time control, capped at 500 ms a decision: keep --decision-ms at 600 or more.
+Results compare between machines and labs only with the same preset, deal set, --deals,
+--hands and time control; give your bot a fixed budget of its own (simulations rather than
+milliseconds) in CMD to make its play the same on a faster machine.
 
 the deal set is public: a bench measures bots that do not memorize it (docs/trust.md).
 """
