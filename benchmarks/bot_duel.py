@@ -86,7 +86,7 @@ class Game:
     first_hand: tuple[int, int]
 
 
-def play_game(preset: str, seed: int, hands: int, bots: list[Decide]) -> Game:
+def play_game(preset: str, seed: int | str, hands: int, bots: list[Decide]) -> Game:
     """One match, ``bots[seat]`` deciding for each seat."""
     match = Match(PRESETS[preset], seed=seed, max_hands=hands)
     cpu = [0.0] * 4

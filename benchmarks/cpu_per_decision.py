@@ -2,13 +2,14 @@
 to the same bots in-process: figures that survive a loaded machine.
 
     python3 benchmarks/cpu_per_decision.py [--tree before=../arena-main] [--tree this=.]
-        [--short 5] [--long 40] [--rounds 3]
+        [--short 5] [--long 40] [--rounds 3] [--concurrency 2 [4 ...]]
 
 For each source tree (``NAME=PATH``: a checkout of the arena; the same Python runs them all,
 with ``PATH/src`` first on its path, so a bot process imports that tree's SDK too) and each
 round, ``arena run`` plays a short and a long tournament of the random and heuristic sample
-bots (1-hand classic games, concurrency 2, the same deal key for every run), each in a fresh
-child process. The child counts the Decisions its tables send and reports, at the end:
+bots (1-hand classic games, concurrency 2 unless ``--concurrency`` names others: each tree is
+then measured at each, as ``NAME cN``; the same deal key for every run), each in a fresh child
+process. The child counts the Decisions its tables send and reports, at the end:
 
 - ``getrusage(RUSAGE_SELF)``: the arena process's CPU, every thread included;
 - per-thread CPU from ``/proc/self/task/*/schedstat`` (gRPC's native threads included), by
@@ -22,6 +23,13 @@ processes' start and the database's set-up cancel out. The least of the rounds i
 rounds rotate the trees' order. Beside it, each long run's games/s against the same games
 in-process (``benchmarks/bot_duel.py``'s loop over 2 worker processes, the same deals) measured
 right after it: a wall ratio (the median of the rounds), only as good as the machine is quiet.
+Beside it the same ratio in CPU, which the load does not move: the in-process games' CPU per
+game (its worker processes, getrusage) ÷ the arena's (arena process and bot processes) per
+game, as the difference of the long and short runs (``cpu_ratio``: what a run would reach on
+saturated cores) and over the long run with its start-up (``cpu_ratio_run``).
+Every process runs with bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped, the caches go to
+a temporary ``PYTHONPYCACHEPREFIX``, warmed by a 1-deal run of each tree first), as on a user's
+machine: without them every bot process compiles the arena's sources as it starts.
 Prints a table and a JSON line.
 """
 
@@ -127,7 +135,8 @@ def child(deals: int, folder: Path, out: Path) -> None:
     )
     config = folder / "bench.toml"
     config.write_text(
-        f'preset = "classic"\nhands = 1\ndeals = {deals}\nconcurrency = 2\n'
+        f'preset = "classic"\nhands = 1\ndeals = {deals}\n'
+        f'concurrency = {os.environ.get("BENCH_CONCURRENCY", "2")}\n'
         f'database = "bench.sqlite"\n{bots}'
     )
     key = os.environ["BENCH_DEAL_KEY"]
@@ -155,13 +164,14 @@ def child(deals: int, folder: Path, out: Path) -> None:
     out.write_text(json.dumps(figures))
 
 
-def run_child(tree: Path, deals: int, key: str) -> dict[str, Any]:
+def run_child(tree: Path, deals: int, key: str, concurrency: int = 2) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cpu-bench-") as folder:
         out = Path(folder) / "figures.json"
         env = {
             **os.environ,
             "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}",
             "BENCH_DEAL_KEY": key,
+            "BENCH_CONCURRENCY": str(concurrency),
         }
         done = subprocess.run(
             [sys.executable, __file__, "--child", str(deals), folder, str(out)],
@@ -205,16 +215,24 @@ def per_decision(short: dict[str, Any], long: dict[str, Any]) -> dict[str, float
     return figures
 
 
-def in_process_rate(key_hex: str, deals: int, workers: int) -> float:
-    """Games/s of the same games in-process (bot_duel's loop), over ``workers`` processes."""
+def in_process_rate(key_hex: str, deals: int, workers: int) -> tuple[float, float]:
+    """Games/s of the same games in-process (bot_duel's loop), over ``workers`` processes, and
+    their CPU seconds per game."""
     sys.path.insert(0, str(HERE))
     import tournament_bench
 
     from chaodipi.arena.tournament.deals import DealKey
 
     args = argparse.Namespace(preset="classic", hands=1, deals=deals)
+    before = _cpu_s(resource.RUSAGE_CHILDREN) + _cpu_s(resource.RUSAGE_SELF)
     games, seconds = tournament_bench.in_process_rate(args, DealKey.from_hex(key_hex), workers)
-    return games / seconds
+    cpu = _cpu_s(resource.RUSAGE_CHILDREN) + _cpu_s(resource.RUSAGE_SELF) - before
+    return games / seconds, cpu / games
+
+
+def _cpu_s(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -228,29 +246,57 @@ def main() -> int:
     parser.add_argument("--short", type=int, default=5, help="deals in the short run")
     parser.add_argument("--long", type=int, default=40, help="deals in the long run")
     parser.add_argument("--rounds", type=int, default=3, help="rounds over every tree")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        nargs="+",
+        default=[2],
+        metavar="N",
+        help="games at once in `arena run` (several: each tree at each)",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         deals, folder, out = args.child
         child(int(deals), Path(folder), Path(out))
         return 0
-    trees = [
+    given = [
         (name, Path(path).resolve())
         for name, _, path in (t.partition("=") for t in args.tree or [f"this={HERE.parent}"])
     ]
+    several = len(args.concurrency) > 1
+    trees = [
+        (f"{name} c{concurrency}" if several else name, path, concurrency)
+        for name, path in given
+        for concurrency in args.concurrency
+    ]
     from chaodipi.arena.tournament.deals import DealKey
 
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cpu-bench-pycache-")
+    sys.dont_write_bytecode = False
     key = DealKey.new().hex()
-    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _ in trees}
+    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in trees}
+    for _, tree, concurrency in trees[: len(given) * len(args.concurrency) : len(args.concurrency)]:
+        run_child(tree, 1, key, concurrency)  # warms the bytecode caches of each tree
     for round_number in range(args.rounds):
         shift = round_number % len(trees)
-        for name, tree in trees[shift:] + trees[:shift]:
-            short = run_child(tree, args.short, key)
-            long = run_child(tree, args.long, key)
+        for name, tree, concurrency in trees[shift:] + trees[:shift]:
+            short = run_child(tree, args.short, key, concurrency)
+            long = run_child(tree, args.long, key, concurrency)
             figures = per_decision(short, long)
             arena = long["games"] / long["wall_s"]
-            in_process = in_process_rate(key, args.long, 2)
-            figures["arena_c2_games_s"] = round(arena, 2)
+            in_process, in_process_cpu = in_process_rate(key, args.long, 2)
+            arena_cpu = (
+                long["cpu_s"] + long["bots_cpu_s"] - short["cpu_s"] - short["bots_cpu_s"]
+            ) / (long["games"] - short["games"])
+            figures["in_process_ms_game"] = round(in_process_cpu * 1000, 1)
+            figures["arena_ms_game"] = round(arena_cpu * 1000, 1)
+            figures["cpu_ratio"] = round(in_process_cpu / arena_cpu, 3)
+            figures["cpu_ratio_run"] = round(
+                in_process_cpu * long["games"] / (long["cpu_s"] + long["bots_cpu_s"]), 3
+            )
+            figures["arena_games_s"] = round(arena, 2)
             figures["in_process_2_games_s"] = round(in_process, 2)
             figures["wall_ratio"] = round(arena / in_process, 3)
             rounds[name].append(figures)
@@ -258,10 +304,11 @@ def main() -> int:
     summary: dict[str, Any] = {}
     print(
         "\n| tree | arena µs/decision, least (median) | bots µs/decision | "
-        "ctx switches | by thread (least round) | arena c2 ÷ in-process 2, median |"
+        "ctx switches | by thread (least round) | arena ÷ in-process 2, median | "
+        "the same in CPU, median (with start-up) |"
     )
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name, _ in trees:
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, _, _ in trees:
         runs = rounds[name]
         best = min(runs, key=lambda r: r["arena_us"])
         arena_median = statistics.median(r["arena_us"] for r in runs)
@@ -272,6 +319,8 @@ def main() -> int:
             if k.startswith("thread ")
         )
         ratio = statistics.median(r["wall_ratio"] for r in runs)
+        cpu_ratio = statistics.median(r["cpu_ratio"] for r in runs)
+        cpu_ratio_run = statistics.median(r["cpu_ratio_run"] for r in runs)
         summary[name] = {
             "arena_us_least": best["arena_us"],
             "arena_us_median": arena_median,
@@ -279,10 +328,13 @@ def main() -> int:
             "best_round": best,
             "rounds": runs,
             "wall_ratio_median": ratio,
+            "cpu_ratio_median": cpu_ratio,
+            "cpu_ratio_run_median": cpu_ratio_run,
         }
         print(
             f"| {name} | {best['arena_us']:g} ({arena_median:g}) | {bots_least:g} | "
-            f"{best['switches']:g} | {threads} | {ratio:.2f} |"
+            f"{best['switches']:g} | {threads} | {ratio:.2f} | {cpu_ratio:.2f} "
+            f"({cpu_ratio_run:.2f}) |"
         )
     print(
         json.dumps(

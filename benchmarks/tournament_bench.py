@@ -72,9 +72,8 @@ def arena_rate(config: TournamentConfig, key: DealKey) -> tuple[int, float, int]
 def _duel_job(job: tuple[str, str, int, bool]) -> int | None:
     preset, seed, hands, swapped = job
     names = ["heuristic", "random"] * 2 if swapped else ["random", "heuristic"] * 2
-    bots = [bot_duel.make_bot(name, seat, 0.1) for seat, name in enumerate(names)]
-    winner, _, _, _ = bot_duel.play_game(preset, seed, hands, bots)  # type: ignore[arg-type]
-    return winner
+    bots = [bot_duel.make_bot(name, seat, bot_duel.Budgets()) for seat, name in enumerate(names)]
+    return bot_duel.play_game(preset, seed, hands, bots).winner
 
 
 def in_process_rate(args: argparse.Namespace, key: DealKey, workers: int) -> tuple[int, float]:

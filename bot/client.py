@@ -40,9 +40,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2 import convert
 from chaodipi.bot.errors import BotError
-from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, open_aio_channel, play_seat
+from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, play_ticket
 from chaodipi.bot.session import SessionResult, play_session
 from chaodipi.bot.thinking import Placement
 
@@ -335,10 +334,11 @@ async def _play_ticket(
 ) -> MatchResult:
     """One seat until its match ends, a fresh channel for each connection."""
     seat = Seat(decide, margin_ms / 1000, on_message, placement)
-    hello = convert.hello(ticket, name)
-
-    async def play_once() -> MatchResult:
-        async with open_aio_channel(address, root_certificate) as channel:
-            return await seat.play_once(channel, hello)
-
-    return await play_seat(play_once, seat, retries, contacted=False)
+    return await play_ticket(
+        seat,
+        address=address,
+        ticket=ticket,
+        name=name,
+        root_certificate=root_certificate,
+        retries=retries,
+    )

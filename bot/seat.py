@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import grpc
 import grpc.aio
@@ -38,11 +39,13 @@ __all__ = [
     "MatchResult",
     "Retries",
     "Seat",
+    "SeatPlayer",
     "backoff",
     "open_aio_channel",
-    "open_channel",
     "play_seat",
+    "play_ticket",
     "retried",
+    "send_request",
 ]
 
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
@@ -92,13 +95,24 @@ def open_aio_channel(address: str, root_certificate: bytes | None) -> grpc.aio.C
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
 
 
-def open_channel(address: str, root_certificate: bytes | None) -> grpc.Channel:
-    """A synchronous channel to the arena (for :mod:`chaodipi.bot.stdio`'s threads): TLS when
-    ``root_certificate`` is given, plaintext otherwise."""
-    if root_certificate is not None:
-        credentials = grpc.ssl_channel_credentials(root_certificate)
-        return grpc.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
-    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+class SeatPlayer(Protocol):
+    """What plays one seat's ``Play`` streams: :class:`Seat` (``decide`` on engine views), or
+    :class:`chaodipi.bot.stdio.ChildSeat` (a program speaking JSON lines). The SDK's ticket and
+    session loops (:func:`play_ticket`, :func:`chaodipi.bot.session.play_seats`) open its
+    streams, retry them and end it with :meth:`close`, whatever plays it."""
+
+    messages: int
+    """Messages the server sent this seat, over all its streams (a stream that got any
+    through starts the count of drops in a row again)."""
+
+    async def play_once(self, channel: grpc.aio.Channel, hello: pb.PlayRequest) -> MatchResult:
+        """One ``Play`` stream on ``channel``, from ``hello`` to MatchOver (``grpc.RpcError``
+        or ``ConnectionError`` if it ends before)."""
+        ...
+
+    def close(self) -> None:
+        """The seat is over, played to its end or given up: let go of what it holds."""
+        ...
 
 
 class Retries:
@@ -190,7 +204,7 @@ _SEAT_HINTS = {
 
 async def play_seat(
     play_once: Callable[[], Awaitable[MatchResult]],
-    seat: Seat,
+    seat: SeatPlayer,
     retries: Retries,
     *,
     contacted: bool,
@@ -216,6 +230,29 @@ async def play_seat(
         if wait_s is None:
             raise seat_error(error, retries, reached) from None
         await asyncio.sleep(wait_s)
+
+
+async def play_ticket(
+    seat: SeatPlayer,
+    *,
+    address: str,
+    ticket: str,
+    name: str,
+    root_certificate: bytes | None,
+    retries: Retries,
+) -> MatchResult:
+    """One seat with its ``ticket`` until its match ends, a fresh channel for each connection
+    (the arena may not listen yet: ``retries`` waits for it)."""
+    hello = convert.hello(ticket, name)
+
+    async def play_once() -> MatchResult:
+        async with open_aio_channel(address, root_certificate) as channel:
+            return await seat.play_once(channel, hello)
+
+    try:
+        return await play_seat(play_once, seat, retries, contacted=False)
+    finally:
+        seat.close()
 
 
 def seat_error(
@@ -269,26 +306,29 @@ class Seat:
         MatchOver (``grpc.RpcError`` or ``ConnectionError`` if it ends before)."""
         call = arena_pb2_grpc.ArenaServiceStub(channel).Play()
         try:
-            await _send(call, hello)
+            await send_request(call, hello)
             while (message := await call.read()) is not grpc.aio.EOF:
                 assert isinstance(message, pb.PlayResponse)
                 self.messages += 1
                 if self.on_message is not None:
                     self.on_message(message)
                 if message.WhichOneof("response") == "decision":
-                    await _send(call, await self.answer(message.decision))
+                    await send_request(call, await self.answer(message.decision))
                     continue
                 answer = self.read(message)
                 if isinstance(answer, MatchResult):
                     await call.done_writing()
                     return answer
                 if answer is not None:
-                    await _send(call, answer)
+                    await send_request(call, answer)
         finally:
             if not call.done():
                 call.cancel()
             self.thinker.close()
         raise ConnectionError("the server ended the stream before the match was over")
+
+    def close(self) -> None:
+        self.thinker.close()
 
     def read(self, message: pb.PlayResponse) -> pb.PlayRequest | MatchResult | None:
         """Take in one server message; what to send back (or the match's end). A Decision is
@@ -368,7 +408,7 @@ class Seat:
         )
 
 
-async def _send(
+async def send_request(
     call: grpc.aio.StreamStreamCall[pb.PlayRequest, pb.PlayResponse], message: pb.PlayRequest
 ) -> None:
     """Write ``message``; if the server has ended the stream meanwhile (its status came while

@@ -45,13 +45,14 @@ from chaodipi.bot.seat import (
     MatchResult,
     Retries,
     Seat,
+    SeatPlayer,
     open_aio_channel,
     play_seat,
     retried,
 )
 from chaodipi.bot.thinking import Placement
 
-__all__ = ["SessionError", "SessionResult", "play_session"]
+__all__ = ["SessionError", "SessionResult", "play_seats", "play_session"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +128,42 @@ async def play_session(
     (shared by the seats) says where ``decide`` runs. Raises :class:`SessionError` when the
     arena refuses the token, cannot be reached or the session is lost (after the seats in hand
     are over)."""
+    margin_s = margin_ms / 1000
+    placement = Placement(None) if placement is None else placement
+
+    def new_seat() -> Seat:
+        return Seat(new_decide(), margin_s, on_message, placement)
+
+    return await play_seats(
+        new_seat,
+        address=address,
+        token=token,
+        name=name,
+        capacity=capacity,
+        root_certificate=root_certificate,
+        reconnects=reconnects,
+        wait_s=wait_s,
+    )
+
+
+async def play_seats(
+    new_seat: Callable[[], SeatPlayer],
+    *,
+    address: str,
+    token: str,
+    name: str,
+    capacity: int,
+    root_certificate: bytes | None = None,
+    reconnects: int = 5,
+    wait_s: float = 30.0,
+) -> SessionResult:
+    """:func:`play_session` for any :class:`~chaodipi.bot.seat.SeatPlayer`: ``new_seat()``
+    plays each seat offered (the stdio bridge's seats are programs, not ``decide``)."""
     session = _Session(
-        new_decide,
+        new_seat,
         address=address,
         name=name,
-        margin_s=margin_ms / 1000,
         retries=Retries(reconnects=reconnects, wait_s=wait_s, address=address),
-        on_message=on_message,
-        placement=Placement(None) if placement is None else placement,
     )
     request = convert.enter_request(
         token, bot_name=name, capacity=capacity, instance=secrets.token_hex(8)
@@ -152,23 +181,17 @@ class _Session:
 
     def __init__(
         self,
-        new_decide: Callable[[], Decide],
+        new_seat: Callable[[], SeatPlayer],
         *,
         address: str,
         name: str,
-        margin_s: float,
         retries: Retries,
-        on_message: Callable[[pb.PlayResponse], None] | None,
-        placement: Placement,
     ) -> None:
-        self.new_decide = new_decide
+        self.new_seat = new_seat
         self.address = address
         self.name = name
-        self.margin_s = margin_s
         self.retries = retries
         """For the Enter stream (each seat counts its own)."""
-        self.on_message = on_message
-        self.placement = placement
         self.items: asyncio.Queue[_Item] = asyncio.Queue()
         self.tasks: set[asyncio.Task[None]] = set()
         """The Enter stream's reader and the seats' tasks, while they run."""
@@ -202,6 +225,12 @@ class _Session:
                         open_ = False
                         failure = self._failure(error)
                     else:
+                        if self.session:  # (before, Retries says the arena is not there yet)
+                            print(
+                                f"session {self.session}: {status_text(error)}: entering again",
+                                file=sys.stderr,
+                                flush=True,
+                            )
                         self._start(self._enter_later(stub, request, wait_s))
             elif item.WhichOneof("message") == "entered":
                 self.retries.answered()
@@ -288,12 +317,17 @@ class _Session:
 
     async def _play(self, channel: grpc.aio.Channel, offer: pb.SeatOffer) -> None:
         try:
-            seat = Seat(self.new_decide(), self.margin_s, self.on_message, self.placement)
-            hello = convert.hello(offer.ticket, self.name)
-            retries = Retries(reconnects=self.retries.reconnects, wait_s=0, address=self.address)
-            result = await play_seat(
-                lambda: seat.play_once(channel, hello), seat, retries, contacted=True
-            )
+            seat = self.new_seat()
+            try:
+                hello = convert.hello(offer.ticket, self.name)
+                retries = Retries(
+                    reconnects=self.retries.reconnects, wait_s=0, address=self.address
+                )
+                result = await play_seat(
+                    lambda: seat.play_once(channel, hello), seat, retries, contacted=True
+                )
+            finally:
+                seat.close()
         except asyncio.CancelledError:
             raise
         except BaseException as err:  # handed to the session's loop

@@ -32,28 +32,27 @@ docs/writing-a-bot.md ("Any language: the stdio bridge") has a 20-line bot.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import queue
-import secrets
+import asyncio
 import shlex
 import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn
 
 import grpc
+import grpc.aio
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.child import Child, ChildError
 from chaodipi.bot.client import bot_arguments
-from chaodipi.bot.errors import BotError, SessionError, status_text, unreachable
-from chaodipi.bot.seat import Retries, open_channel, retried, seat_error
+from chaodipi.bot.errors import BotError
+from chaodipi.bot.seat import MatchResult, Retries, play_ticket, send_request
+from chaodipi.bot.session import play_seats
 
-__all__ = ["Bridge", "main", "split_command"]
+__all__ = ["Bridge", "ChildSeat", "main", "split_command"]
 
 PROG = "python -m chaodipi.bot.stdio"
 USAGE = "give the bot's command after --, e.g. `{prog} -- node bot.js`"
@@ -187,7 +186,9 @@ def _read_token(path: Path) -> str:
 
 
 class Bridge:
-    """Plays seats with one child per seat: :meth:`play_ticket` for one, :meth:`play_session`
+    """Plays seats with one child per seat, on the SDK's own ticket and session loops
+    (:func:`chaodipi.bot.seat.play_ticket`, :func:`chaodipi.bot.session.play_seats`): a
+    :class:`ChildSeat` for each seat. :meth:`play_ticket` for one seat, :meth:`play_session`
     for a session's."""
 
     def __init__(
@@ -206,111 +207,67 @@ class Bridge:
         self.root_certificate = root_certificate
         self.reconnects = reconnects
         self.wait_s = wait_s
-        self._children: set[Child] = set()
-        self._lock = threading.Lock()
+        self._seats: set[ChildSeat] = set()
 
     def kill_all(self) -> None:
         """Kill every child still running (the bridge is giving up)."""
-        with self._lock:
-            children, self._children = list(self._children), set()
-        for child in children:
-            child.kill()
+        for seat in list(self._seats):
+            seat.close()
 
     def play_ticket(self, ticket: str) -> MatchEnd:
         """One seat to its end, a fresh channel for each connection (as the SDK does)."""
-
-        def connect() -> grpc.Channel:
-            return open_channel(self.address, self.root_certificate)
-
-        return self._play(ticket, connect, contacted=False)
-
-    def play_seat(self, ticket: str, channel: grpc.Channel) -> MatchEnd:
-        """One seat a session was offered, on the session's ``channel``."""
-        return self._play(ticket, lambda: channel, contacted=True, close=False)
-
-    def _play(
-        self,
-        ticket: str,
-        connect: Callable[[], grpc.Channel],
-        *,
-        contacted: bool,
-        close: bool = True,
-    ) -> MatchEnd:
-        child = Child.start(self.command)
-        with self._lock:
-            self._children.add(child)
-        seat = _Seat(child)
-        hello = convert.hello(ticket, self.name)
-        retries = Retries(
-            reconnects=self.reconnects, wait_s=0 if contacted else self.wait_s, address=self.address
+        retries = Retries(reconnects=self.reconnects, wait_s=self.wait_s, address=self.address)
+        return asyncio.run(
+            play_ticket(
+                self._new_seat(),
+                address=self.address,
+                ticket=ticket,
+                name=self.name,
+                root_certificate=self.root_certificate,
+                retries=retries,
+            )
         )
-        try:
-            while True:
-                before = seat.messages
-                channel = connect()
-                try:
-                    end = seat.play_once(channel, hello)
-                except grpc.RpcError as err:
-                    error: grpc.RpcError | ConnectionError = err
-                    code: grpc.StatusCode | None = err.code()
-                except ConnectionError as err:
-                    error, code = err, None
-                else:
-                    winner = "a draw" if end.winner is None else f"team {end.winner} won"
-                    print(
-                        f"match over: {winner} in {end.hands} hands ({end.reason})",
-                        file=sys.stderr,
-                    )
-                    status = child.finish()
-                    if status != 0:
-                        how = (
-                            "had to be killed" if status is None else f"exited with status {status}"
-                        )
-                        print(f"warning: {child.name} {how} after its match", file=sys.stderr)
-                    return end
-                finally:
-                    if close:
-                        channel.close()
-                if seat.messages > before:
-                    retries.answered()
-                reached = contacted or seat.messages > 0
-                if not retries.again(code, reached=reached):
-                    raise seat_error(error, retries, reached) from None
-        finally:
-            child.kill()
-            with self._lock:
-                self._children.discard(child)
 
     def play_session(self, token: str, capacity: int) -> tuple[str, int, int]:
         """Enter with ``token`` and play every seat offered until the arena wants no more: the
         session's name, the games played, the seats given up."""
-        request = convert.enter_request(
-            token, bot_name=self.name, capacity=capacity, instance=secrets.token_hex(8)
+        result = asyncio.run(
+            play_seats(
+                self._new_seat,
+                address=self.address,
+                token=token,
+                name=self.name,
+                capacity=capacity,
+                root_certificate=self.root_certificate,
+                reconnects=self.reconnects,
+                wait_s=self.wait_s,
+            )
         )
-        with open_channel(self.address, self.root_certificate) as channel:
-            return _Session(self, channel).run(request)
+        return result.session, len(result.games), result.lost
+
+    def _new_seat(self) -> ChildSeat:
+        seat = ChildSeat(Child.start(self.command), self._seats.discard)
+        self._seats.add(seat)
+        return seat
 
 
-class _Seat:
-    """One seat's streams: every message to the child, its answers to the server."""
+class ChildSeat:
+    """One seat played by one child (a :class:`~chaodipi.bot.seat.SeatPlayer`): every
+    message the server sends goes to the child, and the child's line answers each Decision.
+    The child lives as long as the seat, across reconnects."""
 
-    def __init__(self, child: Child) -> None:
+    def __init__(self, child: Child, on_close: Callable[[ChildSeat], None]) -> None:
         self.child = child
+        self.on_close = on_close
         self.messages = 0
         """Messages the server sent this seat, over all its streams."""
 
-    def play_once(self, channel: grpc.Channel, hello: pb.PlayRequest) -> MatchEnd:
-        outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
-
-        def requests() -> Iterator[pb.PlayRequest]:
-            yield hello
-            while (request := outgoing.get()) is not None:
-                yield request
-
-        stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        end: MatchEnd | None = None
+    async def play_once(self, channel: grpc.aio.Channel, hello: pb.PlayRequest) -> MatchResult:
+        call = arena_pb2_grpc.ArenaServiceStub(channel).Play()
         try:
-            for message in (call := stub.Play(requests())):
+            await send_request(call, hello)
+            while (message := await call.read()) is not grpc.aio.EOF:
+                assert isinstance(message, pb.PlayResponse)
                 self.messages += 1
                 self.child.send(message)
                 kind = message.WhichOneof("response")
@@ -323,23 +280,29 @@ class _Seat:
                 elif kind == "decision":
                     decision = message.decision
                     within_s = (decision.deadline_ms + decision.bank_ms) / 1000
-                    answer = self.child.answer(decision.decision_id, within_s)
-                    outgoing.put(pb.PlayRequest(answer=answer))
+                    answer = await asyncio.to_thread(
+                        self.child.answer, decision.decision_id, within_s
+                    )
+                    await send_request(call, pb.PlayRequest(answer=answer))
                 elif kind == "refused":
                     self._refused(message.refused)
                 elif kind == "match_over":
-                    end = convert.match_end_from_message(message.match_over)[0]
-                    break
+                    await call.done_writing()
+                    return await self._over(message.match_over)
         finally:
-            outgoing.put(None)
-        if end is None:
-            raise ConnectionError("the server ended the stream before the match was over")
-        # read the stream to its status, as the server ends it: dropping the call at once
-        # could cut the server off before it is done with the seat
-        with contextlib.suppress(grpc.RpcError):
-            for _ in call:
-                pass
-        return end
+            if not call.done():
+                call.cancel()
+        raise ConnectionError("the server ended the stream before the match was over")
+
+    async def _over(self, message: pb.MatchOver) -> MatchResult:
+        end = convert.match_end_from_message(message)[0]
+        result = MatchResult(**{f.name: getattr(end, f.name) for f in fields(end)}, view=None)
+        print(result, file=sys.stderr, flush=True)
+        status = await asyncio.to_thread(self.child.finish)
+        if status != 0:
+            how = "had to be killed" if status is None else f"exited with status {status}"
+            print(f"warning: {self.child.name} {how} after its match", file=sys.stderr)
+        return result
 
     def _refused(self, refused: pb.Refused) -> None:
         code = pb.RefusalCode.Name(refused.code)
@@ -351,148 +314,9 @@ class _Seat:
         # an answer that came as the clock ran out: the arena played for the seat
         print(f"{self.child.name}: refused ({code}): {refused.reason}", file=sys.stderr)
 
-
-@dataclass(frozen=True, slots=True)
-class _EnterEnded:
-    error: BaseException | None
-    """``None``: the session's stream ended with status OK."""
-
-
-@dataclass(frozen=True, slots=True)
-class _SeatEnded:
-    ticket: str
-    error: BaseException | None
-
-
-_HINTS = {
-    grpc.StatusCode.UNAUTHENTICATED: "check the token in $ARENA_TOKEN (or --token-file)",
-    grpc.StatusCode.ABORTED: "another process entered with the same token",
-}
-
-
-class _Session:
-    """The main thread's loop over the session's stream and its seats' ends, as the SDK's
-    (:mod:`chaodipi.bot.session`): re-entered with the same instance id when the stream drops;
-    a seat offered again while in play or over is not played twice."""
-
-    def __init__(self, bridge: Bridge, channel: grpc.Channel) -> None:
-        self.bridge = bridge
-        self.channel = channel
-        self.stub = arena_pb2_grpc.ArenaServiceStub(channel)
-        self.retries = Retries(
-            reconnects=bridge.reconnects, wait_s=bridge.wait_s, address=bridge.address
-        )
-        self.items: queue.SimpleQueue[pb.EnterResponse | _EnterEnded | _SeatEnded] = (
-            queue.SimpleQueue()
-        )
-        self.session = ""
-        self.in_play: set[str] = set()
-        self.finished: set[str] = set()
-        self.games = 0
-        self.lost = 0
-
-    def run(self, request: pb.EnterRequest) -> tuple[str, int, int]:
-        self._enter(request)
-        open_ = True
-        failure: SessionError | None = None
-        while open_ or self.in_play:
-            item = self.items.get()
-            if isinstance(item, _SeatEnded):
-                self._seat_ended(item)
-            elif isinstance(item, _EnterEnded):
-                error = item.error
-                if error is None:
-                    open_ = False
-                elif not isinstance(error, grpc.RpcError):
-                    raise error
-                elif self.retries.again(error.code(), reached=bool(self.session)):
-                    print(
-                        f"session {self.session or '(not entered)'}: {status_text(error)}: "
-                        "entering again",
-                        file=sys.stderr,
-                    )
-                    self._enter(request)
-                else:
-                    open_ = False
-                    failure = self._failure(error)
-            elif item.WhichOneof("message") == "entered":
-                self.retries.answered()
-                again = "re-entered" if self.session else "entered"
-                self.session = item.entered.session
-                print(
-                    f"{again} session {self.session} (up to {item.entered.capacity} games at once)",
-                    file=sys.stderr,
-                )
-            elif item.WhichOneof("message") == "seat":
-                self._offered(item.seat)
-        if failure is not None:
-            raise failure
-        return self.session, self.games, self.lost
-
-    def _enter(self, request: pb.EnterRequest) -> None:
-        call = self.stub.Enter(request)
-        threading.Thread(target=self._read, args=(call,), daemon=True, name="session").start()
-
-    def _read(self, call: Iterator[pb.EnterResponse]) -> None:
-        try:
-            for message in call:
-                self.items.put(message)
-        except BaseException as err:  # handed to the main thread
-            self.items.put(_EnterEnded(err))
-        else:
-            self.items.put(_EnterEnded(None))
-
-    def _failure(self, error: grpc.RpcError) -> SessionError | None:
-        """What an Enter stream that ended with ``error`` for good means (None: the run is
-        over)."""
-        code, address = error.code(), self.bridge.address
-        refused = code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.FAILED_PRECONDITION)
-        if refused and self.session:
-            print(
-                f"session {self.session}: the arena no longer takes its token: its run is over",
-                file=sys.stderr,
-            )
-            return None
-        if code == grpc.StatusCode.UNAVAILABLE and not self.session:
-            return unreachable(SessionError, address, error, self.retries.waited_s())
-        if refused:
-            what = f"the arena at {address} refused the session"
-        elif self.session:
-            what = f"session {self.session} at {address} was lost {retried(self.retries)}"
-        else:
-            what = f"could not enter the arena at {address} {retried(self.retries)}"
-        hint = _HINTS.get(code)
-        return SessionError(f"{what} ({status_text(error)})" + (f": {hint}" if hint else ""), code)
-
-    def _offered(self, offer: pb.SeatOffer) -> None:
-        if offer.ticket in self.in_play or offer.ticket in self.finished:
-            return  # offered again after a re-enter: in play already, or over
-        self.in_play.add(offer.ticket)
-        threading.Thread(
-            target=self._play, args=(offer.ticket,), daemon=True, name=f"seat-{offer.seat}"
-        ).start()
-
-    def _play(self, ticket: str) -> None:
-        try:
-            self.bridge.play_seat(ticket, self.channel)
-        except BaseException as err:  # handed to the main thread
-            self.items.put(_SeatEnded(ticket, err))
-        else:
-            self.items.put(_SeatEnded(ticket, None))
-
-    def _seat_ended(self, ended: _SeatEnded) -> None:
-        self.in_play.discard(ended.ticket)
-        error = ended.error
-        if error is None:
-            self.finished.add(ended.ticket)
-            self.games += 1
-            return
-        if not isinstance(error, BotError):
-            raise error  # the child failed (ChildError), or a bug: the bridge gives up
-        if error.code == grpc.StatusCode.NOT_FOUND:
-            self.finished.add(ended.ticket)
-        self.lost += 1
-        print(f"session {self.session}: {error}; that seat is given up", file=sys.stderr)
+    def close(self) -> None:
+        self.child.kill()
+        self.on_close(self)
 
 
 if __name__ == "__main__":

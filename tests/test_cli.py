@@ -132,6 +132,40 @@ BAD_ARGUMENTS = [
     (["report", "{tmp}/r.sqlite", "--csv", "{file}"], "argument --csv: {file}: {file} is a file"),
     (["report", "{tmp}/r.sqlite", "--sprt", "0,50"], "argument --sprt: write elo0,elo1,alpha,beta"),
     (["report", "{tmp}/r.sqlite", "--plot", "{file}"], "is a file, not a folder"),
+    (["run", "-b", "a=x", "-b", "b=y", "--deals-file", "{tmp}/no.json"], "cannot read the deal set"),
+    (["run", "-b", "a=x", "-b", "b=y", "--deals-file", "{file}"], "file: not a deal set"),
+    (
+        ["run", "-b", "a=x", "-b", "b=y", "--deals-file", "standard", "--first-deal", "1000", "-n", "2"],
+        "deals_file: classic.json.gz: has no deal 1001 (it holds 1000 deals, numbers 1 to 1000)",
+    ),
+    (["run", "-b", "a=x", "-b", "b=y", "--deals-file", ""], "argument --deals-file: give a deal"),
+    (["deals"], "the following arguments are required: ACTION"),
+    (["deals", "export"], "the following arguments are required: -o/--output"),
+    (["deals", "export", "-o", "{file}"], "{file} exists: nothing overwritten"),
+    (["deals", "export", "-o", "/nope/x.json"], "argument -o/--output: /nope/x.json: there is no"),
+    (["deals", "export", "-o", "{tmp}/x.json", "-n", "0"], "argument -n/--count: must be a whole"),
+    (["deals", "export", "-o", "{tmp}/x.json", "--hands", "x"], "argument --hands: must be a"),
+    (["deals", "export", "-o", "{tmp}/x.json", "-p", "nope"], "argument -p/--preset: invalid"),
+    (["deals", "export", "-o", "{tmp}/x.json", "--key-file", "{file}"], "a deal key is 64 hex"),
+    (["deals", "export", "-o", "{tmp}/x.json", "--key-file", "{tmp}/no"], "cannot read it"),
+    (["deals", "show", "{file}"], "file: not a deal set"),
+    (["deals", "show", "standard", "5000"], "classic.json.gz has no deal 5000"),
+    (["bench"], "give the bot's command, CMD (or --ladder)"),
+    (["bench", "x", "--rungs", "foo"], "argument --rungs: no rung 'foo'; the rungs: random,"),
+    (["bench", "x", "--rungs", "random,random"], "argument --rungs: name each rung once"),
+    (["bench", "x", "-n", "0"], "argument -n/--deals: must be a whole number of at least 1"),
+    (["bench", "x", "--hands", "-1"], "argument --hands: must be a whole number of at least 0"),
+    (["bench", "x", "--decision-ms", "5"], "argument --decision-ms: must be a whole number"),
+    (["bench", "x", "-j", "0"], "argument -j/--concurrency: must be a whole number"),
+    (["bench", "x", "-p", "nope"], "argument -p/--preset: invalid choice: 'nope'"),
+    (["bench", "x", "--name", "a b"], "argument --name: a bot's name is letters"),
+    (["bench", "x", "--name", "random"], "--name random: a rung is called so"),
+    (["bench", "x", "--rungs", "random", "--deal-set", "{tmp}/no"], "cannot read the deal set"),
+    (["bench", "x", "--rungs", "random", "--first-deal", "1000", "-n", "2"], "has no deal 1001"),
+    (["bench", "x", "-d", "{tmp}"], "{tmp}: is a folder, not a database file"),
+    (["bench", "x 'y"], "CMD cannot be split"),
+    (["bench", "--ladder", "x"], "--ladder plays the rungs against each other: give no CMD"),
+    (["bench", "--ladder", "--rungs", "random"], "--ladder needs at least two rungs"),
 ]
 
 
@@ -170,7 +204,12 @@ def test_a_bad_argument_is_one_line_and_exit_code_2(
 def test_every_option_shows_its_default_and_every_command_its_exit_codes() -> None:
     parser = build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    for name, command in commands.choices.items():
+    every = list(commands.choices.items())
+    for name, command in every:  # and each command's own sub-commands (arena deals ACTION)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                every += [(f"{name} {n}", c) for n, c in action.choices.items()]
+    for name, command in every:
         text = command.format_help()
         assert "exit codes:\n  0 " in text and "\n  2 " in text, name
         for group in command._action_groups:
@@ -179,7 +218,7 @@ def test_every_option_shows_its_default_and_every_command_its_exit_codes() -> No
                     continue  # positional arguments, flags
                 said = f"{action.help} {group.description}".lower()
                 assert "default" in said, (name, action.option_strings)
-    for name in ("serve", "run"):
+    for name in ("serve", "run", "bench"):
         assert "\n  1 " in commands.choices[name].format_help(), name
 
 

@@ -189,10 +189,8 @@ def test_replays_are_written_once_every_game_of_their_deal_is_stored(tmp_path: P
     def look(index: int) -> None:
         seen.append(sorted(p.name for p in folder.glob("*.jsonl")))
 
-    backend = Scripted(
-        [played(key, replay=f"{game_label(key)}\n".encode()) for key in order], after=look
-    )
-    run(config, backend)
+    backend = Scripted([played(key, replay=f"{game_label(key)}\n".encode()) for key in order])
+    run(config, backend, on_game=lambda row, done, total: look(done))  # each game committed
     assert seen == [
         [],
         [],
@@ -235,11 +233,9 @@ def test_records_are_stored_in_the_database_and_readable_once_their_deal_is_stor
     d1a, d1b, d2a, d2b = schedule(config)
     order = [d1a, d2a, d2b, d1b]
     seen: list[list[GameKey]] = []
-    backend = Scripted(
-        [played(key, replay=f"{game_label(key)}\n".encode()) for key in order],
-        after=lambda index: seen.append(recorded(config)),
-    )
-    run(config, backend)
+    backend = Scripted([played(key, replay=f"{game_label(key)}\n".encode()) for key in order])
+    # looked at as each game's writes are committed (they are made off the loop's thread)
+    run(config, backend, on_game=lambda row, done, total: seen.append(recorded(config)))
     assert seen == [[], [], [d2a, d2b], [d1a, d1b, d2a, d2b]]
     db = ResultsDB(config.database, read_only=True)
     try:

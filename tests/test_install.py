@@ -19,6 +19,7 @@ from pathlib import Path
 import chaodipi.arena.extra
 from chaodipi.arena.cli.init import STARTER, starter_text
 from chaodipi.arena.extra import INSTALL_HINT, MODULES
+from chaodipi.engine.presets import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -219,6 +220,9 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
     for name in STARTER:
         assert f"chaodipi/sample_bots/starter/{name}" in names, name
     assert "chaodipi/engine/record.schema.json" in names  # the game record's (record_schema())
+    for preset in PRESETS:  # the standard deal sets (arena run --deals-file standard)
+        assert f"chaodipi/arena/tournament/standard_deals/{preset}.json.gz" in names, preset
+    assert "chaodipi/arena/tournament/deal-set.schema.json" in names  # deal_set_schema()
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), sorted(names)
     assert headers["License-Expression"] == "MIT"
     assert "Typing :: Typed" in headers.get_all("Classifier", [])

@@ -164,7 +164,8 @@ def test_help_imports_nothing_heavy() -> None:
     the modules each leaves in sys.modules, read in a fresh interpreter."""
     heavy = {"scipy", "numpy", "trio", "anyio", "grpc", "google", "ray", "matplotlib", "rich",
              "structlog"}  # fmt: skip
-    for argv in (["--help"], ["run", "--help"], ["report", "--help"]):
+    for argv in (["--help"], ["run", "--help"], ["report", "--help"], ["bench", "--help"],
+                 ["deals", "export", "--help"]):  # fmt: skip
         code = (
             "import sys, json\n"
             "from chaodipi.arena.cli.main import main\n"

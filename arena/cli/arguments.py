@@ -40,6 +40,7 @@ __all__ = [
     "bot",
     "config_value",
     "database_file",
+    "deal_set_file",
     "host",
     "listen_address",
     "milliseconds",
@@ -235,6 +236,13 @@ def sprt_hypotheses(text: str) -> tuple[float, float, float, float]:
     return elo0, elo1, alpha, beta
 
 
+def deal_set_file(text: str) -> Path | str:
+    """A deal set's file, or ``standard`` (the preset's shipped set), as given."""
+    if not text:
+        raise argparse.ArgumentTypeError("give a deal set's file, or standard")
+    return text if text == "standard" else Path(text)
+
+
 def config_value(key: Key) -> Callable[[str], Any]:
     """The type of ``key``'s option (:attr:`Key.flag`): what the config file takes, checked
     the same way, so that ``--deals 0`` is refused as ``deals = 0`` is."""
@@ -246,6 +254,8 @@ def config_value(key: Key) -> Callable[[str], Any]:
         return output_folder
     if key.kind == "file":
         return database_file
+    if key.kind == "deal_set":
+        return deal_set_file
     choices = {"preset": tuple(PRESETS), "schedule": SCHEDULES}.get(key.kind)
     if choices is None:
         return str

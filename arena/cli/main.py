@@ -120,6 +120,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "print one game's transcript (from a results database or a record file)",
     ),
     "watch": ("chaodipi.arena.cli.watch", "follow a live table in the terminal, as a spectator"),
+    "deals": ("chaodipi.arena.cli.deals", "write a public deal set, or print one"),
+    "bench": ("chaodipi.arena.cli.bench", "play a bot against the reference ladder's rungs"),
 }
 """The commands defined in modules of their own: name → (the module, whose ``add_command``
 adds the command's parser, with the same one-line help). ``arena --help`` and another

@@ -73,6 +73,10 @@ connect_timeout seconds) is void: kept out of the statistics and played again on
 Ctrl-C stops cleanly (exit code 130):
 the games in flight are dropped, and --resume goes on.
 
+--deals-file FILE (the deals_file key) plays a public deal set's deals instead of a secret
+key's (docs/deal-sets.md; standard: the preset's shipped set; arena deals export writes one):
+for research between bots that do not memorize them, not for contests.
+
 --spectator-token writes an operator token for ArenaService.Watch to a file readable by you only and
 prints the file's name, never the token (as arena serve does); a spectator sees a table only
 once every game of the run on its deal has ended, and each table's name is logged as
@@ -175,7 +179,9 @@ def add_command(commands: Any) -> None:
     )
     for key in KEYS:
         flags = [key.flag] if key.short is None else [key.short, key.flag]
-        metavar = {"whole": "N", "seconds": "SECONDS", "file": "FILE", "folder": "DIR"}.get(
+        metavar = {
+            "whole": "N", "seconds": "SECONDS", "file": "FILE", "folder": "DIR", "deal_set": "FILE"
+        }.get(
             key.kind, "NAME"
         )
         default = "" if key.default is None else f" (default {key.default})"

@@ -165,6 +165,8 @@ def run_job(args: argparse.Namespace) -> int:
         return _fail(str(err))
     for warning in caught:
         print(f"arena run: {args.config}: {warning.message}", file=sys.stderr)
+    if config.deal_set is not None:  # a public set (docs/deal-sets.md): say which
+        _say(f"deals from the deal set {config.deal_set.name} (sha256 {config.deal_set.sha256})")
     stored_rows, runs = _stored(config.database)
     sprt = None if args.sprt is None else SprtTest(*args.sprt)
     if sprt is not None and len(config.bots) != 2:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from chaodipi.arena.tournament.config import TournamentConfig
-from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.results import GameKey, GameRow
 
 __all__ = [
@@ -89,8 +89,9 @@ class Assignment:
     """What the driver asks of a backend."""
 
     config: TournamentConfig
-    deal_key: DealKey
-    """The tournament's secret (its repr hides it): deals come from it."""
+    deal_key: DealSource
+    """What deals the games: the tournament's secret key (its repr hides it), or the public deal
+    set of ``config.deals_file``."""
     games: tuple[GameKey, ...]
     """The games to play, in the schedule's order (deal after deal)."""
     log_dir: Path

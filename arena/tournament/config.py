@@ -49,6 +49,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
+from chaodipi.arena.tournament.deal_sets import (
+    DealSetError,
+    check_covers,
+    load_deal_set,
+    resolve_deal_set,
+)
 from chaodipi.arena.tournament.results import GameKey
 from chaodipi.engine.presets import PRESETS
 
@@ -59,6 +65,7 @@ __all__ = [
     "SCHEDULES",
     "BotSpec",
     "ConfigDeprecation",
+    "DealSetRef",
     "Key",
     "TournamentConfig",
     "config_help",
@@ -70,9 +77,12 @@ __all__ = [
 ]
 
 
-KeyKind = Literal["whole", "seconds", "preset", "schedule", "name", "file", "folder"]
+KeyKind = Literal[
+    "whole", "seconds", "preset", "schedule", "name", "file", "folder", "deal_set"
+]
 """What a key's value is: a whole number (from ``minimum``), a positive number of seconds, a
-preset's name, a schedule, a bot's name, or the path of a file or a folder."""
+preset's name, a schedule, a bot's name, the path of a file or a folder, or a deal set (a
+file, or ``standard``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +129,13 @@ KEYS: tuple[Key, ...] = (
         "folder",
     ),
     Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", "seconds"),
+    Key(
+        "deals_file",
+        None,
+        "play a public deal set's deals (docs/deal-sets.md) instead of a secret key's: a file, "
+        "or standard for the preset's shipped set",
+        "deal_set",
+    ),
 )
 """Every top-level key but ``bots``, in the order the help lists them."""
 
@@ -188,6 +205,19 @@ class BotSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class DealSetRef:
+    """Which deal set a run plays: its file, and what identifies it (name and SHA-256: a run's
+    stored config keeps these, so ``--resume`` and the report say which set was played)."""
+
+    path: Path
+    name: str
+    sha256: str
+
+    def identity(self) -> dict[str, str]:
+        return {"name": self.name, "sha256": self.sha256}
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     preset: str
     hands: int
@@ -206,6 +236,8 @@ class TournamentConfig:
     """Seconds a bot has to connect after its start; then its game is void."""
     folder: Path = Path()
     """Where bot commands run: the config file's folder."""
+    deal_set: DealSetRef | None = None
+    """The public deal set played instead of the database's secret key (``deals_file``)."""
 
     def pairings(self) -> list[tuple[str, str]]:
         """The pairs of bots that meet, in a fixed order."""
@@ -219,6 +251,7 @@ class TournamentConfig:
             {"deals": "seeds", "first_deal": "seed_base"}.get(k, k): v
             for k, v in asdict(self).items()
             if k not in ("concurrency", "database", "replays", "connect_timeout", "folder")
+            and not (k == "deal_set" and v is None)  # as before deal sets existed
         }
         # how a bot's processes are run does not change what is played
         key["bots"] = [{"name": b.name, "command": b.command, "token": b.token} for b in self.bots]
@@ -236,9 +269,12 @@ class TournamentConfig:
         >>> record["hands"], record["bots"][1]
         (2, {'name': 'b', 'command': ['./b', '--fast'], 'fresh': False, 'processes': None})
         """
-        record: dict[str, Any] = {key.name: getattr(self, key.name) for key in KEYS}
+        record: dict[str, Any] = {
+            key.name: getattr(self, key.name) for key in KEYS if key.name != "deals_file"
+        }
         for name in ("database", "replays"):
             record[name] = None if record[name] is None else str(record[name])
+        record["deals_file"] = None if self.deal_set is None else self.deal_set.identity()
         record["bots"] = [
             {"name": b.name, "token": True}
             if b.token is not None
@@ -276,6 +312,16 @@ def resume_refusal(stored: Mapping[str, Any], config: TournamentConfig) -> str |
     hands: the stored games were played with hands = 4, this run has 1; that changes ...
     """
     now = config.record()
+    was, set_now = stored.get("deals_file"), now["deals_file"]
+    if (was or {}).get("sha256") != (set_now or {}).get("sha256"):
+        def said(identity: Any) -> str:
+            return "a secret key" if identity is None else f"the deal set {identity['name']}"
+
+        return (
+            f"deals_file: the stored games were dealt from {said(was)}, this run from "
+            f"{said(set_now)}; the same deal numbers would be other cards: keep the same "
+            "deals, or use another database file"
+        )
     for name in MEANING:
         if name in stored and stored[name] != now[name]:
             return (
@@ -445,6 +491,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         )
     database = Path(str(data.get("database", _DEFAULTS["database"].default)))
     replays = data.get("replays")
+    deal_set = _deal_set(data.get("deals_file"), base, preset, numbers)
     return TournamentConfig(
         preset=preset,
         schedule=schedule,
@@ -454,8 +501,30 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         bots=tuple(bots),
         connect_timeout=float(connect_timeout),
         folder=base,
+        deal_set=deal_set,
         **numbers,
     )
+
+
+def _deal_set(
+    given: object, base: Path, preset: str, numbers: Mapping[str, int]
+) -> DealSetRef | None:
+    """The ``deals_file`` key's set, read and checked against the engine, covering every deal
+    the run plays (None: no set, the secret key deals)."""
+    if given is None:
+        return None
+    if not isinstance(given, str | Path) or not str(given):
+        raise ConfigError(f"deals_file: must be a file name or \"standard\", not {given!r}")
+    path = resolve_deal_set(given, preset)
+    if not path.is_absolute():
+        path = base / path
+    try:
+        deal_set = load_deal_set(path)
+        first = numbers["first_deal"]
+        check_covers(deal_set, preset, range(first, first + numbers["deals"]))
+    except DealSetError as err:
+        raise ConfigError(f"deals_file: {err}") from None
+    return DealSetRef(path, deal_set.name, deal_set.sha256)
 
 
 def load_config(

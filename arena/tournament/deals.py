@@ -25,11 +25,19 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from typing import Protocol
 
-__all__ = ["KEY_BYTES", "DealKey"]
+__all__ = ["KEY_BYTES", "DealKey", "DealSource"]
 
 KEY_BYTES = 32
 """256 bits: at least the 128 a guess must not reach, and HMAC-SHA256's own block of security."""
+
+
+class DealSource(Protocol):
+    """What deals a run's games: a secret :class:`DealKey`, or a public deal set
+    (:class:`chaodipi.arena.tournament.deal_sets.DealSet`); ``seed(n)`` is deal ``n``'s seed."""
+
+    def seed(self, deal: int) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,10 @@ results. It alone owns what the run keeps and decides:
   released (readable by ``arena games``/``arena show``, written into the ``replays`` folder when
   the config names one) only once every game of this run on its deal is stored, so that no
   record shows a deal while its twin game still plays (``docs/trust.md``);
+* **the writes**: every write to the database goes through one thread
+  (:mod:`chaodipi.arena.tournament.writer`), in order, so the loop the tables share never waits
+  for SQLite; ``on_game`` is called once a game's writes are committed, the run ends only once
+  every write is made (Ctrl-C included), and a write that fails stops the run with its line;
 * **signals**: Ctrl-C or SIGTERM (:mod:`chaodipi.arena.signals`) cancels the backend; the games in
   flight are dropped, what is stored stays, and ``interrupted`` is set.
 
@@ -33,17 +37,20 @@ from pathlib import Path
 
 import anyio
 
-from chaodipi.arena.errors import BackendFailed
+from chaodipi.arena.errors import BackendFailed, ConfigError
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import write_packed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.tournament.backend import Assignment, Backend, BotFailure, GameResult, Games
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
+from chaodipi.arena.tournament.deal_sets import DealSetError, load_deal_set
+from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.local import LocalBackend
-from chaodipi.arena.tournament.recorder import Outcome, Recorder
+from chaodipi.arena.tournament.recorder import Outcome, Recorder, Write, write_now
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
 from chaodipi.arena.tournament.runs import claim_run
+from chaodipi.arena.tournament.writer import open_writer
 
 __all__ = [
     "FAILURES_IN_A_ROW",
@@ -122,9 +129,16 @@ class RecordStore:
     (``<game label>.jsonl``), when given. A deal that never completes (the run stopped) keeps
     its records unreleased until a ``--resume`` completes it."""
 
-    def __init__(self, db: ResultsDB, folder: Path | None, games: Sequence[GameKey]) -> None:
+    def __init__(
+        self,
+        db: ResultsDB,
+        folder: Path | None,
+        games: Sequence[GameKey],
+        write: Write = write_now,
+    ) -> None:
         self.db = db
         self.folder = folder
+        self.write = write
         self._left = Counter(key.deal for key in games)
         self._held: dict[int, list[tuple[GameKey, bytes]]] = {}
         """The records for the folder, until their deal is released."""
@@ -133,14 +147,20 @@ class RecordStore:
         """A game of ``key``'s deal is stored (with its record, or None without one)."""
         deal = key.deal
         if record is not None:
-            self.db.add_record(key, record)
+            self.write(
+                lambda: self.db.add_record(key, record), f"the record of {game_label(key)}"
+            )
             if self.folder is not None:
                 self._held.setdefault(deal, []).append((key, record))
         self._left[deal] -= 1
         if self._left[deal] > 0:
             return
+        held = self._held.pop(deal, [])
+        self.write(lambda: self._release(deal, held), f"the release of deal {deal}")
+
+    def _release(self, deal: int, held: list[tuple[GameKey, bytes]]) -> None:
         self.db.release_deal(deal)
-        for game, compressed in self._held.pop(deal, []):
+        for game, compressed in held:
             assert self.folder is not None
             write_packed(self.folder / f"{game_label(game)}.jsonl", compressed)
 
@@ -177,29 +197,53 @@ async def run_tournament(
     try:
         claim_run(db, config, resume=resume, sprt=sprt_test)
         outcome = Outcome()
-        recorder = Recorder(config, db, outcome, sprt_test=sprt_test, on_game=on_game)
-        assignment = Assignment(
-            config, db.deal_key(), tuple(recorder.pending), prepare_log_dir(config, log_dir)
-        )
-        async with backend.open(assignment) as games:
-            try:
-                await _Run(recorder, assignment).play(games)
-            finally:
-                outcome.processes = games.processes
+        deals = deal_source(config, db)
+        async with open_writer(str(config.database)) as writer:
+            recorder = Recorder(
+                config, db, outcome, sprt_test=sprt_test, on_game=on_game, write=writer.write
+            )
+            assignment = Assignment(
+                config, deals, tuple(recorder.pending), prepare_log_dir(config, log_dir)
+            )
+            run = _Run(recorder, assignment, writer.write)
+            writer.on_failure = run.write_failed
+            async with backend.open(assignment) as games:
+                try:
+                    await run.play(games)
+                finally:
+                    outcome.processes = games.processes
         return outcome
     finally:
         db.close()
+
+
+def deal_source(config: TournamentConfig, db: ResultsDB) -> DealSource:
+    """What deals the run: its public deal set (``deals_file``), else the database's secret key.
+
+    The set was checked as the config was read; it is read again (unless unchanged since)
+    and must still be the same file."""
+    if config.deal_set is None:
+        return db.deal_key()
+    try:
+        deal_set = load_deal_set(config.deal_set.path)
+    except DealSetError as err:
+        raise ConfigError(f"deals_file: {err}") from None
+    if deal_set.sha256 != config.deal_set.sha256:
+        raise ConfigError(f"deals_file: {config.deal_set.path} changed since the run began")
+    return deal_set
 
 
 class _Run:
     """One run's results as they come: stored, counted, their records kept; and the decision
     to stop."""
 
-    def __init__(self, recorder: Recorder, assignment: Assignment) -> None:
+    def __init__(self, recorder: Recorder, assignment: Assignment, write: Write) -> None:
         self.recorder = recorder
         self.outcome = recorder.outcome
         self.failures = FailureCount(assignment.config.bots)
-        self.records = RecordStore(recorder.db, assignment.config.replays, assignment.games)
+        self.records = RecordStore(
+            recorder.db, assignment.config.replays, assignment.games, write
+        )
         self.scope = anyio.CancelScope()  # until play() has the nursery's
         self.log = get_logger(database=str(assignment.config.database))
 
@@ -216,15 +260,21 @@ class _Run:
     def _game_over(self, result: GameResult) -> None:
         if self.scope.cancel_called:
             return  # the run is stopping: what still comes is dropped, as the games in flight
-        if not self.recorder.keep(result.row):
+        key, record = result.row.key, result.record
+        if not self.recorder.keep(result.row, and_then=lambda: self.records.add(key, record)):
             return  # stored already (a shard that Ray ran again): counted once
-        self.records.add(result.row.key, result.record)
         message = self.failures.count(result)
         if message is not None:
             self.recorder.stop(message)
             self.scope.cancel()
         elif self.outcome.sprt is not None:
             self.scope.cancel()
+
+    def write_failed(self, line: str) -> None:
+        """A write failed (the disk is full, the file was removed): nothing more is stored,
+        and the run stops with the line."""
+        self.recorder.stop(line)
+        self.scope.cancel()
 
     def _interrupt(self) -> None:
         self.outcome.interrupted = True

@@ -41,7 +41,7 @@ from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
-from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.pools import Player, Players
 from chaodipi.arena.tournament.processes import stderr_tail
 from chaodipi.arena.tournament.results import GameKey, GameRow, game_label
@@ -82,7 +82,7 @@ class _Run:
     config: TournamentConfig
     server: ArenaServer
     players: Players
-    deal_key: DealKey
+    deal_key: DealSource
     deals: _Deals
     instance: str = field(default_factory=lambda: secrets.token_hex(6))
     """Tells this call's processes from those of other shards (a process's name is unique only
@@ -298,7 +298,7 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
 
 async def play_games(
     config: TournamentConfig,
-    deal_key: DealKey,
+    deal_key: DealSource,
     keys: Sequence[GameKey],
     *,
     server: ArenaServer,

@@ -40,7 +40,7 @@ from chaodipi.arena.logs import configure_logging, get_logger
 from chaodipi.arena.serving.server import open_server, tune_garbage_collector
 from chaodipi.arena.tournament.backend import GameResult
 from chaodipi.arena.tournament.config import TournamentConfig
-from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.local import play_games
 from chaodipi.arena.tournament.results import GameKey
 
@@ -55,7 +55,7 @@ class Shard:
 
     index: int
     config: TournamentConfig
-    deal_key: DealKey
+    deal_key: DealSource
     """The tournament's secret (its repr hides it): it crosses the network to the nodes."""
     games: tuple[GameKey, ...]
     log_dir: str

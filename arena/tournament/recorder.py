@@ -5,19 +5,43 @@ A :class:`Recorder` lists the games still to play (``--resume`` skips the stored
 each finished game's row in the results database (the driver is its only writer), counts it,
 logs it, reports progress, and checks the SPRT after every complete duplicate pair. A game
 whose row this run has stored already (a shard that Ray ran again) is not stored twice.
+
+The write itself goes through a ``write`` function (the driver's
+:class:`chaodipi.arena.tournament.writer.ResultsWriter`, off the loop's thread; by default at
+once, here): the counts and the SPRT are kept at once, and ``on_game`` is called once the row is
+committed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.report.stats import SprtResult, SprtTest, pentanomial, sprt
 from chaodipi.arena.tournament.config import TournamentConfig, schedule
 from chaodipi.arena.tournament.results import GameRow, ResultsDB, game_label
 
-__all__ = ["Outcome", "Recorder"]
+__all__ = ["Outcome", "Recorder", "Write", "write_now"]
+
+
+class Write(Protocol):
+    """Run ``job`` (SQLite writes) after the writes before it, then ``then()``; ``what`` names
+    it when it fails."""
+
+    def __call__(
+        self, job: Callable[[], None], what: str, *, then: Callable[[], None] | None = None
+    ) -> None: ...
+
+
+def write_now(
+    job: Callable[[], None], what: str, *, then: Callable[[], None] | None = None
+) -> None:
+    """A :class:`Write` that writes at once, on the caller's thread."""
+    job()
+    if then is not None:
+        then()
 
 
 @dataclass(slots=True)
@@ -75,8 +99,10 @@ class Recorder:
         *,
         sprt_test: SprtTest | None = None,
         on_game: Callable[[GameRow, int, int], None] | None = None,
+        write: Write = write_now,
     ) -> None:
         self.config = config
+        self.write = write
         self.db = db
         self.outcome = outcome
         self.sprt_test = sprt_test
@@ -95,16 +121,19 @@ class Recorder:
             self._pairs.add(stored)
         self.log = get_logger(database=str(config.database))
 
-    def keep(self, row: GameRow) -> bool:
+    def keep(self, row: GameRow, *, and_then: Callable[[], None] | None = None) -> bool:
         """Store a finished game; False (and counted in ``outcome.duplicates``) for one this run
-        has stored already. Once a complete pair lets the SPRT decide, ``outcome.sprt`` holds
-        its verdict: play no more."""
+        has stored already. ``and_then()`` (the game's other writes) is called right after its
+        row is handed to ``write``, so ``on_game`` follows every write of the game. Once a
+        complete pair lets the SPRT decide, ``outcome.sprt`` holds its verdict: play no more."""
         outcome = self.outcome
         if row.key in self._kept:
             outcome.duplicates += 1
             self.log.warning("game_stored_already", game=game_label(row.key))
             return False
-        self.db.add(row)
+        self.write(lambda: self.db.add(row), f"the game {game_label(row.key)}")
+        if and_then is not None:
+            and_then()
         self._kept.add(row.key)
         self.finished += 1
         if row.void is not None:
@@ -121,8 +150,13 @@ class Recorder:
             reason=row.reason,
             void=row.void is not None,
         )
-        if self.on_game is not None:
-            self.on_game(row, self.finished, self.total)
+        on_game, finished = self.on_game, self.finished
+        if on_game is not None:
+            self.write(
+                lambda: None,
+                f"the game {game_label(row.key)}",
+                then=lambda: on_game(row, finished, self.total),
+            )
         if self._pairs.add(row) and self.sprt_test is not None and outcome.sprt is None:
             # checked after every complete pair, whichever of its games ended last
             result = self._pairs.sprt(self.sprt_test)

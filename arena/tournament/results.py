@@ -149,7 +149,10 @@ class ResultsDB:
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self._lock(path)
-                self.db = sqlite3.connect(path)
+                # check_same_thread=False: while a run plays, its writer thread
+                # (chaodipi.arena.tournament.writer) makes the writes, and nothing else uses
+                # the connection until it is done
+                self.db = sqlite3.connect(path, check_same_thread=False)
                 # WAL: a commit appends to the log and, with synchronous=NORMAL, makes no
                 # fsync (only checkpoints do), so storing a game never stalls the event loop
                 # the tables share; a crash loses no committed game, a power cut at worst the

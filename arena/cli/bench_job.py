@@ -1,0 +1,284 @@
+"""``arena bench`` itself, once its command line is read (:mod:`chaodipi.arena.cli.bench`): each
+run played by the tournament driver on this machine, a line per game on stderr, and the one
+table at the end."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import anyio
+from rich.console import Console
+from rich.table import Table
+
+from chaodipi.arena.cli.bench import reproduce
+from chaodipi.arena.cli.report import stored
+from chaodipi.arena.cli.run_job import Tally
+from chaodipi.arena.errors import ArenaError
+from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.report.summary import build_report
+from chaodipi.arena.serving.server import tune_garbage_collector
+from chaodipi.arena.tournament.config import TournamentConfig
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.local import LocalBackend
+from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.arena.tournament.results import GameRow
+from chaodipi.arena.tournament.rungs import rung
+
+__all__ = ["BenchRow", "bench_job", "bench_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRow:
+    """One row of the table: the first bot's results against the second over their games."""
+
+    label: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    score: float
+    score_low: float
+    score_high: float
+    elo: float
+    elo_error: float
+    los: float
+    levels_per_hand: float
+    points_per_defended_hand: float
+    void: int
+
+
+def bench_rows(rows: list[GameRow], pairs: list[tuple[str, str, str]]) -> list[BenchRow]:
+    """A row per (label, bot, opponent) of ``pairs``, from the stored games of that pairing."""
+    out = []
+    for label, bot, other in pairs:
+        mine = [r for r in rows if (r.key.bot_a, r.key.bot_b) == (bot, other)]
+        report = build_report(mine, [bot, other])
+        pair = next((p for p in report.pairs if p.bot_a == bot), None)
+        line = next(b for b in report.bots if b.bot == bot)
+        if pair is None:  # nothing stored yet
+            nan = math.nan
+            out.append(BenchRow(label, 0, 0, 0, 0, nan, nan, nan, nan, nan, nan, nan, nan, 0))
+            continue
+        out.append(
+            BenchRow(
+                label,
+                pair.wins + pair.losses + pair.draws,
+                pair.wins,
+                pair.losses,
+                pair.draws,
+                pair.score,
+                pair.score_low,
+                pair.score_high,
+                pair.elo,
+                pair.elo_error,
+                pair.los,
+                line.levels_per_hand,
+                line.points_per_defended_hand,
+                pair.void,
+            )
+        )
+    return out
+
+
+def _signed(value: float, digits: int = 1) -> str:
+    if math.isnan(value):
+        return "—"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return f"{value:+.{digits}f}".replace("-", "−")
+
+
+def _elo(row: BenchRow) -> str:
+    if math.isinf(row.elo):
+        return f"{_signed(row.elo)} (unbounded)"
+    if math.isnan(row.elo):
+        return "—"
+    error = "?" if math.isinf(row.elo_error) else f"{row.elo_error:.1f}"
+    return f"{_signed(row.elo)} ± {error}"
+
+
+def _number(value: float, spec: str) -> str:
+    return "—" if math.isnan(value) else format(value, spec)
+
+
+def bench_table(title: str, first: str, rows: list[BenchRow]) -> Table:
+    table = Table(title=title)
+    for name, justify in [
+        (first, "left"),
+        ("games", "right"),
+        ("W-L-D", "right"),
+        ("score % [95 %] (pairs)", "right"),
+        ("Elo ± 95 % (pairs)", "right"),
+        ("LOS", "right"),
+        ("levels / hand", "right"),
+        ("points / defended hand", "right"),
+    ]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        score = (
+            "—"
+            if math.isnan(row.score)
+            else f"{row.score:.1%} [{row.score_low:.1%}, {row.score_high:.1%}]"
+        )
+        table.add_row(
+            row.label,
+            f"{row.games}" + (f" (+{row.void} void)" if row.void else ""),
+            f"{row.wins}-{row.losses}-{row.draws}",
+            score,
+            _elo(row),
+            _number(row.los, ".1%"),
+            _number(row.levels_per_hand, "+.3f"),
+            _number(row.points_per_defended_hand, ".1f"),
+        )
+    return table
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _say(line: str) -> None:
+    print(f"arena bench: {line}", file=sys.stderr, flush=True)
+
+
+def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
+    """One run, by the tournament driver on this machine, a line per game on stderr."""
+    try:
+        rows, _ = stored(config.database)
+    except ArenaError:
+        rows = []
+    tally = Tally(r for r in rows if r.void is None)
+
+    def on_game(row: GameRow, done: int, total: int) -> None:
+        key = row.key
+        swapped = ", seats swapped" if key.swapped else ""
+        what = "void" if row.void is not None else f"{row.hands} hands, {row.seconds:.1f} s"
+        where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{swapped}"
+        lines = [f"game {done} of {total} ({where}): {what}"]
+        lines += [f"  {line}" for line in row.errors.splitlines()]
+        if row.void is None:
+            tally.add(key, row.score_a)
+            lines.append(tally.line(key))
+        print("\n".join(lines), file=sys.stderr, flush=True)
+
+    backend = LocalBackend("127.0.0.1:0")
+    return anyio.run(
+        lambda: run_tournament(config, backend, resume=args.resume, on_game=on_game),
+        backend="asyncio",  # grpc.aio's loop: the table server runs on it
+    )
+
+
+def _faults(rows: list[GameRow]) -> list[str]:
+    """The crashes and forfeits among ``rows``, one item per bot."""
+    counts: dict[str, list[int]] = {}
+    for row in rows:
+        for bot, crashes in ((row.key.bot_a, row.crashes_a), (row.key.bot_b, row.crashes_b)):
+            counts.setdefault(bot, [0, 0])[0] += crashes
+        if row.forfeit is not None:
+            counts.setdefault(row.forfeit, [0, 0])[1] += 1
+    return [
+        f"{bot}: {crashes} crashes, {forfeits} forfeits"
+        for bot, (crashes, forfeits) in counts.items()
+        if crashes or forfeits
+    ]
+
+
+def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]) -> int:
+    configure_logging(args.log_level)
+    tune_garbage_collector()
+    why: list[str] = []
+    for label, config in jobs:
+        if label:
+            _say(f"{label}, into {config.database}")
+        try:
+            outcome = _play(config, args)
+        except ArenaError as err:
+            return _fail(str(err), err.exit_code)
+        if outcome.interrupted:
+            _say("interrupted; the games in flight were dropped: run it again with --resume")
+            return 130
+        if outcome.stopped is not None:
+            why.append(f"stopped: {outcome.stopped}")
+        if outcome.void:
+            why.append(f"{outcome.void} void games, to play again with --resume")
+    table_rows: list[BenchRow] = []
+    commands: list[str] = []
+    for label, config in jobs:
+        rows, _ = stored(config.database)
+        why += _faults(rows)
+        if args.ladder:
+            upper, lower = (b.name for b in config.bots)
+            table_rows += bench_rows(rows, [(label, upper, lower)])
+            commands.append(f"{label}: {reproduce(args, (rung(lower), rung(upper)), None)}")
+        else:
+            table_rows += bench_rows(rows, [(r.name, args.name, r.name) for r in args.rungs])
+            commands.append(reproduce(args, args.rungs, args.command))
+    config = jobs[0][1]
+    deal_set = config.deal_set
+    assert deal_set is not None
+    if args.json:
+        print(json.dumps(_document(config, table_rows, commands), ensure_ascii=False, indent=2))
+        return _verdict(why)
+    console = Console()
+    console = console if console.is_terminal else Console(width=150)
+    what = "the ladder" if args.ladder else f"{args.name} against the ladder's rungs"
+    title = (
+        f"{what}: preset {config.preset}, {_count(config.deals, 'deal')} of {deal_set.name} "
+        f"(sha256 {deal_set.sha256[:12]}…) each played twice, "
+        f"{_count(config.hands, 'hand') if config.hands else 'whole matches'} a game, "
+        f"{config.decision_ms}+{config.bank_ms} ms"
+    )
+    console.print(bench_table(title, "rung" if args.ladder else "against", table_rows))
+    print("reproduce:" if len(commands) == 1 else "reproduce each row:")
+    for command in commands:
+        print(f"  {command}")
+    return _verdict(why)
+
+
+def _verdict(why: list[str]) -> int:
+    if why:
+        _say(f"exit code 1: {'; '.join(why)}")
+        return 1
+    return 0
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _document(
+    config: TournamentConfig, rows: list[BenchRow], commands: list[str]
+) -> dict[str, Any]:
+    """``--json``: what the table says, a non-finite number as null (an unbounded Elo has
+    ``elo_unbounded``: "above" or "below")."""
+    assert config.deal_set is not None
+    out = []
+    for row in rows:
+        item: dict[str, Any] = {
+            k: (_finite(v) if isinstance(v, float) else v) for k, v in asdict(row).items()
+        }
+        item["elo_unbounded"] = (
+            None if not math.isinf(row.elo) else "above" if row.elo > 0 else "below"
+        )
+        out.append(item)
+    return {
+        "preset": config.preset,
+        "deals_file": config.deal_set.identity(),
+        "first_deal": config.first_deal,
+        "deals": config.deals,
+        "hands": config.hands,
+        "decision_ms": config.decision_ms,
+        "bank_ms": config.bank_ms,
+        "rows": out,
+        "reproduce": commands,
+    }
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"arena bench: {message}", file=sys.stderr)
+    return code
