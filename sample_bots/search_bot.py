@@ -9,7 +9,8 @@ tie-break (:mod:`chaodipi.sample_bots.playout`). It plays the candidate with the
 * card play: the candidates are the heuristic bot's choice, every unit and top throw of each
   suit when leading, and the cheap and dear forms of each legal option when following;
 * burying: the heuristic bot's eight cards, and variants that void a short side suit or
-  bury the lowest cards by rank;
+  bury the lowest cards by rank (each world played with the trump it guesses, as though
+  nobody fried after it);
 * frying (炒底, in presets whose bids are shown): passing against frying into each suit it
   may, the fried world with the kitty taken up and buried again by the heuristic's rule;
 * declaring, and frying when bids are hidden: the heuristic bot's rule. Search does not help
@@ -71,6 +72,7 @@ move to replace it."""
 MAX_PLAYS = 8
 """Candidate plays judged at most (the heuristic's first)."""
 MAX_BURIES = 8
+"""Candidate buries judged at most (the heuristic's first)."""
 
 T = TypeVar("T")
 

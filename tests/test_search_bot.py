@@ -4,6 +4,7 @@ exactly and deterministically, a time cap read from a clock it is given, and a r
 
 from __future__ import annotations
 
+import doctest
 import random
 import subprocess
 import sys
@@ -16,11 +17,14 @@ from chaodipi.arena.serving.table import forced_action
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.engine.actions import Fry, LegalActions, Pass
+from chaodipi.engine.cards import DECK, Card, Rank, Suit
 from chaodipi.engine.match import Match
 from chaodipi.engine.phase import Phase
+from chaodipi.engine.playing import CardPlay
 from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.trump import Trump
 from chaodipi.engine.view import SeatView, observe
-from chaodipi.sample_bots import heuristic_bot, search_bot
+from chaodipi.sample_bots import heuristic_bot, playout, search_bot
 from chaodipi.sample_bots.search_bot import Budget, Spent
 
 SMALL = Budget(simulations=12, seconds=None)
@@ -182,3 +186,36 @@ def test_the_ladder_rung_config_loads_with_fixed_budgets() -> None:
     assert config.decision_ms == 1000 and config.preset == "classic"
     assert "search_bot --simulations 120 --budget-ms 500" in commands["search"]
     assert "mc_bot --samples 80 --budget-ms 400" in commands["montecarlo"]
+
+
+def test_the_playout_examples_hold() -> None:
+    """Its docstring plays a dealt hand to its end and scores it (sample_bots is outside
+    pytest's doctest paths)."""
+    failed, attempted = doctest.testmod(playout)
+    assert attempted >= 3 and failed == 0
+
+
+def _world(shoe: list[Card], trump: Trump, split: random.Random, leader: int) -> CardPlay:
+    """Seat 0's 25 cards fixed, and one card each of seats 1-3 (``shoe[25:28]``); their other
+    72 dealt to them as ``split`` shuffles them."""
+    rest = shoe[28:100]
+    split.shuffle(rest)
+    hands = [shoe[:25], [shoe[25], *rest[:24]], [shoe[26], *rest[24:48]], [shoe[27], *rest[48:]]]
+    return CardPlay(trump, hands, dealer=0, leader=leader)
+
+
+def test_a_playout_seat_decides_from_its_own_cards_alone() -> None:
+    """Against strategy fusion: seat 0's playout move, leading and following, is the same in
+    every world that differs only in how the cards it cannot see are split among the others."""
+    trump = Trump(Rank.TWO, Suit.SPADES)
+    for seed in range(8):
+        shoe = random.Random(seed).sample(DECK, len(DECK))
+        leading = [_world(shoe, trump, random.Random(100 * seed + k), leader=0) for k in range(4)]
+        leads = {playout.play_move(w, 0, random.Random(seed)) for w in leading}
+        assert len(leads) == 1, leads
+        following = [_world(shoe, trump, random.Random(100 * seed + k), leader=1) for k in range(4)]
+        for world in following:  # seats 1-3 play the same cards in every world
+            for seat in (1, 2, 3):
+                world.push(seat, (shoe[24 + seat],))
+        follows = {playout.play_move(w, 0, random.Random(seed)) for w in following}
+        assert len(follows) == 1, follows
