@@ -47,6 +47,7 @@ from chaodipi.engine.trump import TRUMP
 from chaodipi.engine.units import decompose
 from chaodipi.engine.view import SeatView
 from chaodipi.sample_bots import heuristic_bot
+from chaodipi.sample_bots.playout import follow_move
 
 __all__ = ["decide"]
 
@@ -89,29 +90,11 @@ def _rollout_lead(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[
 
 
 def _rollout_play(play_state: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
-    """A fast, plausible policy: lead like the heuristic bot (:func:`_rollout_lead`); follow
-    by feeding points to a partner who is winning the trick, else by winning with the strongest
-    form of a legal option when it can, else with the cards that cost least: no trumps, no
-    points, low ones."""
-    trump = play_state.trump
-    trick = play_state.trick
-    if not trick.plays:
+    """A fast, plausible policy: lead like the heuristic bot (:func:`_rollout_lead`), follow
+    as the search bot's playouts do (:func:`chaodipi.sample_bots.playout.follow_move`)."""
+    if not play_state.trick.plays:
         return _rollout_lead(play_state, seat, rng)
-    option = rng.choice(play_state.legal_plays(seat).options)
-    k = option.k_min
-    partner_winning = trick.winner == partner(seat)
-    if partner_winning:
-        by_points = sorted(option.pool, key=lambda c: (-c.points, trump.order[c]))
-        return tuple(sorted(option.forced + tuple(by_points[:k])))
-    by_value = sorted(option.pool, key=lambda c: (trump.suit_of[c] == TRUMP, trump.order[c]))
-    strong = tuple(sorted(option.forced + tuple(by_value[len(by_value) - k :])))
-    if trick.would_win(strong):
-        return strong
-    # losing anyway: keep trumps, and give the other side no points (a 5 is low, yet counts)
-    by_cost = sorted(
-        option.pool, key=lambda c: (trump.suit_of[c] == TRUMP, c.points, trump.order[c])
-    )
-    return tuple(sorted(option.forced + tuple(by_cost[:k])))
+    return follow_move(play_state, seat, rng)
 
 
 def _rollout(

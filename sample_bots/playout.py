@@ -49,7 +49,7 @@ from chaodipi.engine.throws import beats_unit
 from chaodipi.engine.trump import TRUMP, Trump
 from chaodipi.engine.units import decompose
 
-__all__ = ["LEAD_NOISE", "bury_cards", "hand_value", "play_move", "play_out"]
+__all__ = ["LEAD_NOISE", "bury_cards", "follow_move", "hand_value", "play_move", "play_out"]
 
 LEAD_NOISE = 0.1
 """How often a playout leads a random unit instead of its rule's lead."""
@@ -95,7 +95,10 @@ def _lead(play: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
     return (min(by_suit[TRUMP], key=lambda c: trump.order[c]),)
 
 
-def _follow(play: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
+def follow_move(play: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]:
+    """The policy's follow to the trick: feed points to a partner who is winning it, else win
+    with the strongest form of a legal option when it can, else play the cards that cost least
+    (no trumps, no points, low ones; a 5 is low, yet counts)."""
     trump = play.trump
     trick = play.trick
     option = rng.choice(play.legal_plays(seat).options)
@@ -117,7 +120,7 @@ def play_move(play: CardPlay, seat: int, rng: random.Random) -> tuple[Card, ...]
     """The playout policy's play for ``seat``, the seat to play."""
     if not play.trick.plays:
         return _lead(play, seat, rng)
-    return _follow(play, seat, rng)
+    return follow_move(play, seat, rng)
 
 
 def play_out(play: CardPlay, rng: random.Random) -> None:
