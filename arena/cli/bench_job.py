@@ -106,6 +106,22 @@ def _number(value: float, spec: str) -> str:
     return "—" if math.isnan(value) else format(value, spec)
 
 
+def _los(value: float) -> str:
+    """A likelihood of superiority as a percentage that never rounds to a certainty it is
+    not: 0.99971 is ``>99.9%``, only an unbounded one (no loss at all) is ``100.0%``.
+
+    >>> [_los(v) for v in (0.5, 0.98613, 0.99971, 1.0, 0.0004)]
+    ['50.0%', '98.6%', '>99.9%', '100.0%', '<0.1%']
+    """
+    if math.isnan(value):
+        return "—"
+    if 0.999 < value < 1:
+        return ">99.9%"
+    if 0 < value < 0.001:
+        return "<0.1%"
+    return format(value, ".1%")
+
+
 def bench_table(title: str, first: str, rows: list[BenchRow]) -> Table:
     table = Table(title=title)
     for name, justify in [
@@ -131,7 +147,7 @@ def bench_table(title: str, first: str, rows: list[BenchRow]) -> Table:
             f"{row.wins}-{row.losses}-{row.draws}",
             score,
             _elo(row),
-            _number(row.los, ".1%"),
+            _los(row.los),
             _number(row.levels_per_hand, "+.3f"),
             _number(row.points_per_defended_hand, ".1f"),
         )
