@@ -36,6 +36,7 @@ __all__ = [
     "ClusterError",
     "ConfigError",
     "DatabaseError",
+    "DealSetError",
     "MissingExtraError",
     "NoSeat",
     "ResumeError",
@@ -63,6 +64,11 @@ class ConfigError(UsageError):
 
 class ResumeError(UsageError):
     """The database belongs to another tournament, or exists without ``--resume``."""
+
+
+class DealSetError(UsageError):
+    """A deal set that cannot be read or does not deal what it lists (one line, naming the
+    file and the deal): :mod:`chaodipi.arena.tournament.deal_sets`."""
 
 
 class SetupError(ArenaError):

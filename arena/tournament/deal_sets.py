@@ -32,6 +32,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.errors import DealSetError
 from chaodipi.arena.tournament.deals import KEY_BYTES, DealKey
 from chaodipi.engine.auction import KITTY_SIZE, Auction
 from chaodipi.engine.cards import DECK, parse_cards
@@ -63,11 +64,6 @@ STANDARD = "standard"
 """The name that picks the preset's shipped set (``deals_file = "standard"``)."""
 
 _PER_SEAT = (len(DECK) - KITTY_SIZE) // 4
-
-
-class DealSetError(ValueError):
-    """A deal set that cannot be read or does not deal what it lists (one line, naming the
-    file and the deal)."""
 
 
 @dataclass(frozen=True, slots=True)
