@@ -4,11 +4,15 @@ to end (real servers, bot processes), and ``--ladder``."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+from rich.console import Console
+
+from chaodipi.arena.cli.bench_job import BenchRow, bench_notes, bench_tables
 from chaodipi.arena.tournament.deal_sets import load_deal_set, standard_set_path
 from chaodipi.arena.tournament.results import GameKey, ResultsDB
 from chaodipi.arena.tournament.rungs import RUNGS
@@ -45,12 +49,13 @@ def test_bench_plays_a_bot_against_each_rung_on_the_standard_set(tmp_path: Path)
     assert header[1:] == [
         "games",
         "W-L-D",
-        "score % [95 %] (pairs)",
-        "Elo ± 95 % (pairs)",
+        "score % [95 %]",
+        "Elo ± 95 %",
         "LOS",
-        "levels / hand",
-        "points / defended hand",
+        "levels/hand",
+        "pts/def. hand",
     ]
+    assert "Elo ± 95 % and LOS: from the pairs of games on one deal" in done.stdout
     db = ResultsDB(tmp_path / "bench.sqlite", read_only=True)
     try:
         rows = db.rows()
@@ -72,7 +77,7 @@ def test_bench_plays_a_bot_against_each_rung_on_the_standard_set(tmp_path: Path)
         assert cells[2] == f"{wins}-{losses}-{4 - wins - losses}"
         score = (wins + (4 - wins - losses) / 2) / 4
         assert cells[3].startswith(f"{score:.1%} [")
-        assert re.fullmatch(r"[+−](\d+\.\d ± (\d+\.\d|\?)|∞ \(unbounded\))|—", cells[4]), cells
+        assert re.fullmatch(r"[+−](\d+\.\d ± (\d+\.\d|\?)|∞)|—", cells[4]), cells
         hands = sum(r.hands for r in mine)
         levels = sum(r.levels_a for r in mine) / hands
         assert cells[6] == f"{levels:+.3f}"
@@ -123,3 +128,27 @@ def test_the_rung_table_is_the_ladder_weakest_first_at_fixed_budgets() -> None:
     for name, playouts in (("search40", "40"), ("search", "120")):
         words = rung_named(name).command.split()
         assert words[words.index("--simulations") + 1] == playouts
+
+
+def test_the_table_fits_80_columns_without_breaking_a_rung_s_name() -> None:
+    """At 80 columns no cell is cut: the table goes on in a second one led by the rung's name
+    (before, "heuristic" came out as "heurist…", a W-L-D as "165-66…"), and an unbounded Elo
+    is one cell that a note under the table explains."""
+    rows = [
+        BenchRow("heuristic", 60, 60, 0, 0, 1.0, 0.886, 1.0, math.inf, math.nan, 1.0, 4.083,
+                 362.7, 0),
+        BenchRow("search40", 300, 165, 66, 69, 0.665, 0.625, 0.705, 119.1, 31.7, 0.9999, 0.88,
+                 94.0, 0),
+    ]  # fmt: skip
+    console = Console(width=80, record=True)
+    for table in bench_tables("a bench", "against", rows, 80):
+        console.print(table)
+    lines = console.export_text().splitlines() + bench_notes(rows)
+    assert max(len(line) for line in lines) <= 80, lines
+    assert sum(line.startswith("│ heuristic ") for line in lines) == 2, lines  # both tables
+    assert sum(line.startswith("│ search40 ") for line in lines) == 2, lines
+    for cell in ("165-66-69", "66.5% [62.5%, 70.5%]", "+119.1 ± 31.7", "+0.880", "362.7"):
+        assert any(cell in line for line in lines), (cell, lines)
+    assert any("+∞" in line for line in lines) and not any("unboun" in line for line in lines)
+    assert any("no pair lost" in line for line in lines), lines
+    assert any(">99.9%" in line for line in lines), lines

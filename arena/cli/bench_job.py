@@ -20,7 +20,7 @@ from chaodipi.arena.cli.report import stored
 from chaodipi.arena.cli.run_job import Tally
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.summary import build_report
+from chaodipi.arena.report.summary import Column, build_report, fitted_tables
 from chaodipi.arena.serving.server import tune_garbage_collector
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
@@ -95,7 +95,7 @@ def _signed(value: float, digits: int = 1) -> str:
 
 def _elo(row: BenchRow) -> str:
     if math.isinf(row.elo):
-        return f"{_signed(row.elo)} (unbounded)"
+        return _signed(row.elo)  # the caption says what ∞ means
     if math.isnan(row.elo):
         return "—"
     error = "?" if math.isinf(row.elo_error) else f"{row.elo_error:.1f}"
@@ -122,36 +122,40 @@ def _los(value: float) -> str:
     return format(value, ".1%")
 
 
-def bench_table(title: str, first: str, rows: list[BenchRow]) -> Table:
-    table = Table(title=title)
-    for name, justify in [
-        (first, "left"),
-        ("games", "right"),
-        ("W-L-D", "right"),
-        ("score % [95 %] (pairs)", "right"),
-        ("Elo ± 95 % (pairs)", "right"),
-        ("LOS", "right"),
-        ("levels / hand", "right"),
-        ("points / defended hand", "right"),
-    ]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for row in rows:
-        score = (
-            "—"
-            if math.isnan(row.score)
-            else f"{row.score:.1%} [{row.score_low:.1%}, {row.score_high:.1%}]"
-        )
-        table.add_row(
-            row.label,
-            f"{row.games}" + (f" (+{row.void} void)" if row.void else ""),
-            f"{row.wins}-{row.losses}-{row.draws}",
-            score,
-            _elo(row),
-            _los(row.los),
-            _number(row.levels_per_hand, "+.3f"),
-            _number(row.points_per_defended_hand, ".1f"),
-        )
-    return table
+def bench_tables(title: str, first: str, rows: list[BenchRow], width: int) -> list[Table]:
+    """The bench's table within ``width`` columns (the report's layout: a table too wide is
+    continued in another led by the same rung column, and no cell is cut)."""
+    key = Column(first, [row.label for row in rows], justify="left")
+    strength = [
+        Column(
+            "games", [f"{r.games}" + (f" (+{r.void} void)" if r.void else "") for r in rows]
+        ),
+        Column("W-L-D", [f"{r.wins}-{r.losses}-{r.draws}" for r in rows]),
+        Column("score % [95 %]", [_score(r) for r in rows]),
+    ]
+    elo = [
+        Column("Elo ± 95 %", [_elo(r) for r in rows]),
+        Column("LOS", [_los(r.los) for r in rows]),
+    ]
+    play = [
+        Column("levels/hand", [_number(r.levels_per_hand, "+.3f") for r in rows]),
+        Column("pts/def. hand", [_number(r.points_per_defended_hand, ".1f") for r in rows]),
+    ]
+    return fitted_tables(title, [key], [strength, elo, play], width)
+
+
+def bench_notes(rows: list[BenchRow]) -> list[str]:
+    """The lines under the table that say where its numbers come from."""
+    notes = ["score interval, Elo ± 95 % and LOS: from the pairs of games on one deal"]
+    if any(math.isinf(row.elo) for row in rows):
+        notes.append("±∞: no pair lost (or none won), so no finite Elo")
+    return notes
+
+
+def _score(row: BenchRow) -> str:
+    if math.isnan(row.score):
+        return "—"
+    return f"{row.score:.1%} [{row.score_low:.1%}, {row.score_high:.1%}]"
 
 
 def _count(n: int, what: str) -> str:
@@ -249,7 +253,11 @@ def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]
         f"{_count(config.hands, 'hand') if config.hands else 'whole matches'} a game, "
         f"{config.decision_ms}+{config.bank_ms} ms"
     )
-    console.print(bench_table(title, "rung" if args.ladder else "against", table_rows))
+    first = "rung" if args.ladder else "against"
+    for table in bench_tables(title, first, table_rows, console.width):
+        console.print(table)
+    for note in bench_notes(table_rows):
+        print(note)
     print("reproduce:" if len(commands) == 1 else "reproduce each row:")
     for command in commands:
         print(f"  {command}")

@@ -39,10 +39,12 @@ from chaodipi.arena.tournament.results import GameRow
 
 __all__ = [
     "BotLine",
+    "Column",
     "PairLine",
     "Report",
     "VoidLine",
     "build_report",
+    "fitted_tables",
     "print_report",
     "print_standings",
 ]
@@ -373,7 +375,7 @@ def _score_text(score: float, low: float, high: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Column:
+class Column:
     """A column to print: its header, its cells (a cell may hold lines), and its alignment."""
 
     header: str
@@ -388,16 +390,16 @@ class _Column:
         )
 
 
-def _table_width(columns: Sequence[_Column]) -> int:
+def _table_width(columns: Sequence[Column]) -> int:
     """The width of a table of ``columns`` unwrapped: rich's default box and padding put a
     space on each side of every column and a rule between columns and at both edges."""
     return sum(c.width for c in columns) + 3 * len(columns) + 1
 
 
-def _pack(keys: list[_Column], groups: list[list[_Column]], width: int) -> list[list[_Column]]:
+def _pack(keys: list[Column], groups: list[list[Column]], width: int) -> list[list[Column]]:
     """The columns of each table: whole groups while they fit beside ``keys`` in ``width``,
     a group too wide for a table of its own split column by column."""
-    tables: list[list[_Column]] = [[]]
+    tables: list[list[Column]] = [[]]
     for group in groups:
         if tables[-1] and _table_width([*keys, *tables[-1], *group]) > width:
             tables.append([])
@@ -408,8 +410,8 @@ def _pack(keys: list[_Column], groups: list[list[_Column]], width: int) -> list[
     return tables
 
 
-def _tables(
-    title: str, keys: list[_Column], groups: list[list[_Column]], width: int
+def fitted_tables(
+    title: str, keys: list[Column], groups: list[list[Column]], width: int
 ) -> list[Table]:
     """Tables that show every column of ``groups`` within ``width``, each led by ``keys``."""
     tables = []
@@ -429,23 +431,23 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
     bots = report.bots
     void = f", {report.void} void" if report.void else ""
     keys = [
-        _Column("rank", [str(rank) for rank in range(1, len(bots) + 1)]),
-        _Column("bot", [b.bot for b in bots], "left"),
+        Column("rank", [str(rank) for rank in range(1, len(bots) + 1)]),
+        Column("bot", [b.bot for b in bots], "left"),
     ]
     strength = [
-        _Column("rating ± 95 %", [_rating_text(b) for b in bots]),
-        _Column(
+        Column("rating ± 95 %", [_rating_text(b) for b in bots]),
+        Column(
             "score % [95 %]",
             ["—" if b.games == 0 else _score_text(b.win_rate, b.win_low, b.win_high) for b in bots],
         ),
     ]
     play = [
-        _Column("games", [str(b.games) for b in bots]),
-        _Column("score", [f"{b.score:g}" for b in bots]),
-        _Column("levels/hand", [_fixed(b.levels_per_hand, ".2f") for b in bots]),
-        _Column("pts/def. hand", [_fixed(b.points_per_defended_hand, ".1f") for b in bots]),
+        Column("games", [str(b.games) for b in bots]),
+        Column("score", [f"{b.score:g}" for b in bots]),
+        Column("levels/hand", [_fixed(b.levels_per_hand, ".2f") for b in bots]),
+        Column("pts/def. hand", [_fixed(b.points_per_defended_hand, ".1f") for b in bots]),
     ]
-    return _tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
+    return fitted_tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
 
 
 def _fixed(value: float, spec: str) -> str:
@@ -461,16 +463,16 @@ def _faults_tables(report: Report, width: int) -> list[Table]:
     faulty = [b for b in report.bots if any(getattr(b, name) for name in FAULTS)]
     if not faulty:
         return []
-    keys = [_Column("bot", [b.bot for b in faulty], "left")]
-    counts = [_Column(name, [str(getattr(b, name)) for b in faulty]) for name in FAULTS]
-    return _tables("Faults (over the games that are results)", keys, [counts], width)
+    keys = [Column("bot", [b.bot for b in faulty], "left")]
+    counts = [Column(name, [str(getattr(b, name)) for b in faulty]) for name in FAULTS]
+    return fitted_tables("Faults (over the games that are results)", keys, [counts], width)
 
 
-def _pairing_key(pairs: list[PairLine], groups: list[list[_Column]], width: int) -> _Column:
+def _pairing_key(pairs: list[PairLine], groups: list[list[Column]], width: int) -> Column:
     """The pairing column: ``a vs b`` on one line, or on two (``vs b`` below) when that packs
     the other columns into fewer tables."""
-    one_line = _Column("pairing", [f"{p.bot_a} vs {p.bot_b}" for p in pairs], "left")
-    two_lines = _Column("pairing", [f"{p.bot_a}\nvs {p.bot_b}" for p in pairs], "left")
+    one_line = Column("pairing", [f"{p.bot_a} vs {p.bot_b}" for p in pairs], "left")
+    two_lines = Column("pairing", [f"{p.bot_a}\nvs {p.bot_b}" for p in pairs], "left")
     return min(
         (one_line, two_lines), key=lambda key: len(_pack([key], groups, width))
     )  # the first of equals: one line
@@ -479,35 +481,35 @@ def _pairing_key(pairs: list[PairLine], groups: list[list[_Column]], width: int)
 def _pairs_tables(report: Report, width: int) -> list[Table]:
     pairs = report.pairs
     result = [
-        _Column("W-L-D", [f"{p.wins}-{p.losses}-{p.draws}" for p in pairs]),
-        _Column(
+        Column("W-L-D", [f"{p.wins}-{p.losses}-{p.draws}" for p in pairs]),
+        Column(
             "score % [95 %]\n(pairs)",
             [_score_text(p.score, p.score_low, p.score_high) for p in pairs],
         ),
-        _Column(
+        Column(
             "Elo ± 95 %\n(pairs)",
             [_elo_text(p.elo, p.elo_error, (p.score_low, p.score_high)) for p in pairs],
         ),
-        _Column("LOS", [_percent(p.los) for p in pairs]),
+        Column("LOS", [_percent(p.los) for p in pairs]),
     ]
     detail = [
-        _Column("Ptnml [0-2]", [str(list(p.pentanomial)) for p in pairs]),
-        _Column(
+        Column("Ptnml [0-2]", [str(list(p.pentanomial)) for p in pairs]),
+        Column(
             "Elo ± 95 %\n(games)",
             [_elo_text(p.elo_games, p.elo_games_error, (p.games_low, p.games_high)) for p in pairs],
         ),
-        _Column(
+        Column(
             "variance\nremoved",
             [
                 "—" if p.variance_reduction is None else _fixed(p.variance_reduction, ".0%")
                 for p in pairs
             ],
         ),
-        _Column("void", [str(p.void) for p in pairs]),
+        Column("void", [str(p.void) for p in pairs]),
     ]
     keys = [_pairing_key(pairs, [result, detail], width)]
     title = "Head to head (first bot's view; duplicate deals)"
-    return _tables(title, keys, [result, detail], width)
+    return fitted_tables(title, keys, [result, detail], width)
 
 
 def _void_lines(voids: list[VoidLine], limit: int = 10) -> list[str]:
