@@ -247,14 +247,16 @@ def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]
     console = Console()
     console = console if console.is_terminal else Console(width=150)
     what = "the ladder" if args.ladder else f"{args.name} against the ladder's rungs"
-    title = (
+    console.print(
         f"{what}: preset {config.preset}, {_count(config.deals, 'deal')} of {deal_set.name} "
         f"(sha256 {deal_set.sha256[:12]}…) each played twice, "
         f"{_count(config.hands, 'hand') if config.hands else 'whole matches'} a game, "
-        f"{config.decision_ms}+{config.bank_ms} ms"
+        f"{config.decision_ms}+{config.bank_ms} ms",
+        markup=False,
+        highlight=False,
     )
     first = "rung" if args.ladder else "against"
-    for table in bench_tables(title, first, table_rows, console.width):
+    for table in bench_tables(what, first, table_rows, console.width):
         console.print(table)
     for note in bench_notes(table_rows):
         print(note)
