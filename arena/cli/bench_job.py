@@ -20,7 +20,14 @@ from chaodipi.arena.cli.report import stored
 from chaodipi.arena.cli.run_job import Tally
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.summary import Column, build_report, fitted_tables
+from chaodipi.arena.report.summary import (
+    Column,
+    build_report,
+    fitted_tables,
+    los_text,
+    score_text,
+    signed_text,
+)
 from chaodipi.arena.serving.server import tune_garbage_collector
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
@@ -85,41 +92,17 @@ def bench_rows(rows: list[GameRow], pairs: list[tuple[str, str, str]]) -> list[B
     return out
 
 
-def _signed(value: float, digits: int = 1) -> str:
-    if math.isnan(value):
-        return "—"
-    if math.isinf(value):
-        return "+∞" if value > 0 else "−∞"
-    return f"{value:+.{digits}f}".replace("-", "−")
-
-
 def _elo(row: BenchRow) -> str:
     if math.isinf(row.elo):
-        return _signed(row.elo)  # the caption says what ∞ means
+        return signed_text(row.elo, ".1f")  # a note under the table says what ∞ means
     if math.isnan(row.elo):
         return "—"
     error = "?" if math.isinf(row.elo_error) else f"{row.elo_error:.1f}"
-    return f"{_signed(row.elo)} ± {error}"
+    return f"{signed_text(row.elo, '.1f')} ± {error}"
 
 
 def _number(value: float, spec: str) -> str:
     return "—" if math.isnan(value) else format(value, spec)
-
-
-def _los(value: float) -> str:
-    """A likelihood of superiority as a percentage that never rounds to a certainty it is
-    not: 0.99971 is ``>99.9%``, only an unbounded one (no loss at all) is ``100.0%``.
-
-    >>> [_los(v) for v in (0.5, 0.98613, 0.99971, 1.0, 0.0004)]
-    ['50.0%', '98.6%', '>99.9%', '100.0%', '<0.1%']
-    """
-    if math.isnan(value):
-        return "—"
-    if 0.999 < value < 1:
-        return ">99.9%"
-    if 0 < value < 0.001:
-        return "<0.1%"
-    return format(value, ".1%")
 
 
 def bench_tables(title: str, first: str, rows: list[BenchRow], width: int) -> list[Table]:
@@ -131,11 +114,13 @@ def bench_tables(title: str, first: str, rows: list[BenchRow], width: int) -> li
             "games", [f"{r.games}" + (f" (+{r.void} void)" if r.void else "") for r in rows]
         ),
         Column("W-L-D", [f"{r.wins}-{r.losses}-{r.draws}" for r in rows]),
-        Column("score % [95 %]", [_score(r) for r in rows]),
+        Column(
+            "score % [95 %]", [score_text(r.score, r.score_low, r.score_high) for r in rows]
+        ),
     ]
     elo = [
         Column("Elo ± 95 %", [_elo(r) for r in rows]),
-        Column("LOS", [_los(r.los) for r in rows]),
+        Column("LOS", [los_text(r.los) for r in rows]),
     ]
     play = [
         Column("levels/hand", [_number(r.levels_per_hand, "+.3f") for r in rows]),
@@ -150,12 +135,6 @@ def bench_notes(rows: list[BenchRow]) -> list[str]:
     if any(math.isinf(row.elo) for row in rows):
         notes.append("±∞: no pair lost (or none won), so no finite Elo")
     return notes
-
-
-def _score(row: BenchRow) -> str:
-    if math.isnan(row.score):
-        return "—"
-    return f"{row.score:.1%} [{row.score_low:.1%}, {row.score_high:.1%}]"
 
 
 def _count(n: int, what: str) -> str:

@@ -45,8 +45,11 @@ __all__ = [
     "VoidLine",
     "build_report",
     "fitted_tables",
+    "los_text",
     "print_report",
     "print_standings",
+    "score_text",
+    "signed_text",
 ]
 
 
@@ -321,7 +324,7 @@ def build_report(
 # The bot columns never wrap; only a column too wide to fit even alone with them is wrapped.
 
 
-def _signed(value: float, spec: str) -> str:
+def signed_text(value: float, spec: str) -> str:
     """A signed number with a real minus sign; ±∞ as such; NaN as a dash."""
     if math.isnan(value):
         return "—"
@@ -334,11 +337,11 @@ def _signed(value: float, spec: str) -> str:
 
 def _rating_text(bot: BotLine) -> str:
     if bot.unbounded:
-        return f"{_signed(bot.rating, '.0f')} (unbounded)"
+        return f"{signed_text(bot.rating, '.0f')} (unbounded)"
     if math.isnan(bot.rating):
         return "— (unrated)"
     error = "?" if math.isinf(bot.rating_error) else f"{bot.rating_error:.0f}"
-    return f"{_signed(bot.rating, '.0f')} ± {error}"
+    return f"{signed_text(bot.rating, '.0f')} ± {error}"
 
 
 def _elo_text(value: float, error: float, interval: tuple[float, float]) -> str:
@@ -348,10 +351,10 @@ def _elo_text(value: float, error: float, interval: tuple[float, float]) -> str:
     if math.isnan(value):
         return "—"
     if math.isinf(value):
-        return f"{_signed(value, '.1f')} (unbounded)"
+        return f"{signed_text(value, '.1f')} (unbounded)"
     if math.isinf(error):
-        return f"{_signed(value, '.1f')} ± ?\n({_unmeasured(*interval)})"
-    return f"{_signed(value, '.1f')} ± {error:.1f}"
+        return f"{signed_text(value, '.1f')} ± ?\n({_unmeasured(*interval)})"
+    return f"{signed_text(value, '.1f')} ± {error:.1f}"
 
 
 def _unmeasured(low: float, high: float) -> str:
@@ -370,7 +373,23 @@ def _percent(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.1%}"
 
 
-def _score_text(score: float, low: float, high: float) -> str:
+def los_text(value: float) -> str:
+    """A likelihood of superiority as a percentage that never rounds to a certainty it is
+    not: 0.99971 is ``>99.9%``, only an unbounded one (no loss at all) is ``100.0%``.
+
+    >>> [los_text(v) for v in (0.5, 0.98613, 0.99971, 1.0, 0.0004)]
+    ['50.0%', '98.6%', '>99.9%', '100.0%', '<0.1%']
+    """
+    if math.isnan(value):
+        return "—"
+    if 0.999 < value < 1:
+        return ">99.9%"
+    if 0 < value < 0.001:
+        return "<0.1%"
+    return format(value, ".1%")
+
+
+def score_text(score: float, low: float, high: float) -> str:
     return "—" if math.isnan(score) else f"{score:.1%} [{low:.1%}, {high:.1%}]"
 
 
@@ -438,7 +457,7 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
         Column("rating ± 95 %", [_rating_text(b) for b in bots]),
         Column(
             "score % [95 %]",
-            ["—" if b.games == 0 else _score_text(b.win_rate, b.win_low, b.win_high) for b in bots],
+            ["—" if b.games == 0 else score_text(b.win_rate, b.win_low, b.win_high) for b in bots],
         ),
     ]
     play = [
@@ -484,7 +503,7 @@ def _pairs_tables(report: Report, width: int) -> list[Table]:
         Column("W-L-D", [f"{p.wins}-{p.losses}-{p.draws}" for p in pairs]),
         Column(
             "score % [95 %]\n(pairs)",
-            [_score_text(p.score, p.score_low, p.score_high) for p in pairs],
+            [score_text(p.score, p.score_low, p.score_high) for p in pairs],
         ),
         Column(
             "Elo ± 95 %\n(pairs)",
