@@ -321,3 +321,14 @@ def test_an_interval_that_reaches_a_bound_is_not_called_no_spread() -> None:
 def test_a_bot_name_is_printed_as_it_is_never_as_markup() -> None:
     text = printed(pairs("[bold]a", "b", [2.0, 1.0]))
     assert "│ [bold]a " in text and "[bold]a vs b" in text
+
+
+def test_a_likelihood_of_superiority_short_of_certain_never_prints_as_100_percent() -> None:
+    """15 pairs won and one lost: the LOS is over 99.9 % but not 1, and the head-to-head says
+    ">99.9%" (it printed "100.0%", which only a pairing with no loss at all earns)."""
+    rows = pairs("a", "b", [2.0] * 15 + [0.0])
+    los = next(p for p in build_report(rows, bot_names=["a", "b"]).pairs if p.bot_a == "a").los
+    assert 0.999 < los < 1, los
+    text = printed(rows, bot_names=["a", "b"])
+    head_to_head = text[text.index("Head to head") :]
+    assert "│ >99.9% │" in head_to_head and "│ 100.0% │" not in head_to_head, text

@@ -509,7 +509,7 @@ def _pairs_tables(report: Report, width: int) -> list[Table]:
             "Elo ± 95 %\n(pairs)",
             [_elo_text(p.elo, p.elo_error, (p.score_low, p.score_high)) for p in pairs],
         ),
-        Column("LOS", [_percent(p.los) for p in pairs]),
+        Column("LOS", [los_text(p.los) for p in pairs]),
     ]
     detail = [
         Column("Ptnml [0-2]", [str(list(p.pentanomial)) for p in pairs]),
