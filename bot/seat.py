@@ -120,13 +120,8 @@ class Retries:
     refused connection (``UNAVAILABLE``) is tried again for up to ``wait_s`` seconds: the arena
     may not listen yet (``arena run`` takes a few seconds to start); the first such retry says
     so on stderr. After that, a dropped stream is opened again up to ``reconnects`` times in a
-    row (:meth:`answered` starts the count again). :meth:`delay` says how long to wait first
-    (for a caller on an event loop); :meth:`again` sleeps that long itself.
+    row (:meth:`answered` starts the count again). :meth:`delay` says how long to wait first.
 
-    >>> naps = []
-    >>> retries = Retries(reconnects=2, wait_s=0, address="h:1", sleep=naps.append)
-    >>> [retries.again(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)], naps
-    ([True, True, False], [0.2, 0.4])
     >>> retries = Retries(reconnects=2, wait_s=0, address="h:1")
     >>> [retries.delay(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)]
     [0.2, 0.4, None]
@@ -139,13 +134,11 @@ class Retries:
         wait_s: float,
         address: str,
         clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], object] = time.sleep,
     ) -> None:
         self.reconnects = reconnects
         self.wait_s = wait_s
         self.address = address
         self.clock = clock
-        self.sleep = sleep
         self.attempt = 0
         """Retries in a row so far (after the arena answered)."""
         self.waits = 0
@@ -160,15 +153,6 @@ class Retries:
     def waited_s(self) -> float:
         """Seconds since the first refused connection (0 if none)."""
         return 0.0 if self.since is None else self.clock() - self.since
-
-    def again(self, code: grpc.StatusCode | None, *, reached: bool) -> bool:
-        """After a failure with ``code``, sleep as :meth:`delay` says and return True to try
-        again, or return False to give up."""
-        wait_s = self.delay(code, reached=reached)
-        if wait_s is None:
-            return False
-        self.sleep(wait_s)
-        return True
 
     def delay(self, code: grpc.StatusCode | None, *, reached: bool) -> float | None:
         """After a failure with ``code`` (``None``: the stream ended early without a status),
