@@ -22,7 +22,13 @@ import trio.testing
 from chaodipi.arena.errors import BackendFailed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.tournament import ray_backend
-from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
+from chaodipi.arena.tournament.backend import (
+    Assignment,
+    BotFailure,
+    FailureKind,
+    GameResult,
+    OnResult,
+)
 from chaodipi.arena.tournament.config import TournamentConfig, load_config, schedule
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.ray_backend import RayBackend
@@ -57,7 +63,7 @@ def row(key: GameKey, *, void: str | None = None, score_a: float | None = 1.0) -
 def never_played(bot: str = "broken") -> BotFailure:
     return BotFailure(
         bot,
-        had_played=False,
+        FailureKind.UNSEATED,
         why="exited before connecting (exit code 3)",
         stderr="missing weights.bin",
     )
@@ -74,7 +80,7 @@ def played(key: GameKey, score_a: float = 1.0, replay: bytes | None = None) -> G
     return GameResult(
         row(key, score_a=score_a),
         None if replay is None else zlib.compress(replay),
-        played=frozenset({"good", "broken"}),
+        seated=frozenset({"good", "broken"}),
     )
 
 
@@ -162,10 +168,10 @@ def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -
 
     def died(key: GameKey, process: str) -> GameResult:
         failure = BotFailure(
-            "broken", had_played=True, why=f"{process}, exit code 1", stderr="oom", process=process
+            "broken", FailureKind.CRASHED, f"{process}, exit code 1", "oom", process
         )
-        # it played in the game it died in: that is no game played through
-        return GameResult(row(key), failures=(failure,), played=frozenset({"good", "broken"}))
+        # it took its seat in the game it died in: that is no game played through
+        return GameResult(row(key), failures=(failure,), seated=frozenset({"good", "broken"}))
 
     processes = ["broken#1", "broken#1", "broken#2", "broken#3", "broken#4"]
     backend = Scripted([died(key, process) for key, process in zip(keys, processes, strict=False)])

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
@@ -227,6 +229,8 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
 ONCE_CRASHER = """\
 import os, random, sys
 from pathlib import Path
+
+import pytest
 from chaodipi.bot import run_bot
 
 marker = Path("crashed-once")
@@ -299,3 +303,56 @@ def test_the_spectator_token_goes_to_a_private_file_never_to_stderr(tmp_path: Pa
     token = path.read_text(encoding="utf-8").strip()
     assert len(token) >= 32, token
     assert token not in done.stderr + done.stdout
+
+
+RAISER = """\
+from chaodipi.bot import run_bot
+
+
+def decide(view):
+    raise RuntimeError("my model is not loaded, say")
+
+
+run_bot(decide)
+"""
+
+STDIO_CHILD = Path(__file__).parent / "bots" / "stdio_child.py"
+FIRST_DECISION_FAILURES = {
+    # an action its phase never takes (a play in the bidding, a pass where a play is due)
+    "illegal": f"python3 -m chaodipi.bot.stdio -- python3 {STDIO_CHILD} --fail wrong --at 1",
+    # a legal action with a note of 300 bytes, past the 256 an answer may carry
+    "note": f"python3 -m chaodipi.bot.stdio -- python3 {STDIO_CHILD} --fail note --at 1",
+    "raises": "python3 raiser.py",
+}
+
+
+@pytest.mark.parametrize("how", sorted(FIRST_DECISION_FAILURES))
+def test_a_bot_that_fails_at_its_first_decision_forfeits_as_it_would_later(
+    tmp_path: Path, how: str
+) -> None:
+    """Its seat was sent its hand (Welcome, Snapshot, Decision): what it does from then on
+    counts as it would later in the game. A void game would let a bot drop the deals it
+    dislikes from the standings; so each game is its forfeit (a crash, in the faults), and the
+    run stops because it kept dying, never because it "failed to start"."""
+    (tmp_path / "raiser.py").write_text(RAISER, encoding="utf-8")
+    config = write_config(
+        tmp_path / "t.toml",
+        deals=2,
+        concurrency=1,
+        decision_ms=1000,
+        bank_ms=4000,  # a child's start on a loaded machine: not a hang
+        bots={"bad": FIRST_DECISION_FAILURES[how], "steady": BOT},
+    )
+    done = arena("run", str(config), "--json")
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "failed to start" not in done.stderr and "exited before" not in done.stderr
+    assert "stopped: bot 'bad' kept dying: it died in 3 games in a row" in done.stderr
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 3, rows
+    for row in rows:
+        assert row.void is None and row.forfeit == "bad" and row.score_a == 0.0, row
+        assert row.crashes_a == 1 and "after it was sent its hand" in row.errors, row
+        if how == "illegal":
+            assert row.illegal_a >= 1, row
+    faults = {b["bot"]: b for b in json.loads(done.stdout)["bots"]}["bad"]
+    assert (faults["crashes"], faults["forfeits"]) == (3, 3), faults
