@@ -162,6 +162,31 @@ def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: 
     assert (outcome.played, outcome.void, outcome.interrupted) == (1, 5, False)
 
 
+def test_a_seat_not_taken_while_the_server_refused_streams_is_not_counted(
+    tmp_path: Path,
+) -> None:
+    """The server at its stream cap ("try again later") is the server's refusal, not the
+    bot's failure to start: five such void games in a row never stop the run, and do not
+    start its count again either."""
+    config = tournament(tmp_path, deals=4)
+    keys = schedule(config)
+    refused = BotFailure(
+        "broken",
+        FailureKind.REFUSED,
+        "exited before connecting (exit code 1), while the server refused 3 streams for lack "
+        "of room (not counted against the bot)",
+        "RESOURCE_EXHAUSTED",
+    )
+    why = "broken (seat 1) exited before connecting"
+    results = [void(keys[0]), void(keys[1])]
+    results += [GameResult(row(key, void=why), failures=(refused,)) for key in keys[2:7]]
+    results += [void(keys[7])]
+    backend = Scripted(results)
+    outcome = run(config, backend)
+    assert outcome.stopped == BROKEN_STOP and backend.handed == 8  # the third failure: the last
+    assert (outcome.played, outcome.void) == (0, 8)
+
+
 def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -> None:
     config = tournament(tmp_path, deals=3)
     keys = schedule(config)

@@ -11,10 +11,21 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.tournament.backend import Assignment, OnResult
+from chaodipi.arena.tournament.config import load_config
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.local import play_games
 from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
@@ -356,3 +367,63 @@ def test_a_bot_that_fails_at_its_first_decision_forfeits_as_it_would_later(
             assert row.illegal_a >= 1, row
     faults = {b["bot"]: b for b in json.loads(done.stdout)["bots"]}["bad"]
     assert (faults["crashes"], faults["forfeits"]) == (3, 3), faults
+
+
+@dataclass
+class FullServer:
+    """The local backend, on a server whose every stream someone else holds: two health
+    Watches, its cap (``max_streams=2``), opened before any bot starts."""
+
+    refused: int = 0
+    """Streams the server refused for lack of room, by the end."""
+
+    @asynccontextmanager
+    async def open(self, assignment: Assignment) -> AsyncIterator[FullServer]:
+        async with (
+            open_server("127.0.0.1:0", max_streams=2) as server,
+            grpc.aio.insecure_channel(server.address) as channel,
+        ):
+            health = health_pb2_grpc.HealthStub(channel)
+            held = [health.Watch(health_pb2.HealthCheckRequest()) for _ in range(2)]
+            for call in held:
+                await call.read()  # SERVING: the stream is in, and stays open
+            self.server, self.assignment = server, assignment
+            yield self
+            self.refused = server.admission.refused
+            for call in held:
+                call.cancel()
+
+    @property
+    def processes(self) -> int:
+        return 0
+
+    async def play(self, on_result: OnResult) -> None:
+        work = self.assignment
+        await play_games(
+            work.config,
+            work.deal_key,
+            work.games,
+            server=self.server,
+            log_dir=work.log_dir,
+            on_result=on_result,
+        )
+
+
+def test_the_server_s_own_refusals_are_never_a_bot_s_failure_to_start(tmp_path: Path) -> None:
+    """A server that refuses streams for lack of room (RESOURCE_EXHAUSTED: its cap is held by
+    another client) does not blame the bots it turned away: the run does not stop with "failed
+    to start", and a game no bot could take a seat of is void, saying why."""
+    config = load_config(
+        write_config(
+            tmp_path / "t.toml", deals=3, concurrency=1, connect_timeout=5, bots={"a": BOT, "b": BOT}
+        )
+    )
+    backend = FullServer()
+    outcome = anyio.run(lambda: run_tournament(config, backend), backend="asyncio")
+    assert outcome.stopped is None, outcome.stopped
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 6, rows
+    for row in rows:  # played, if the bots got in after all; else void, the server named
+        assert row.void is None or ("refused" in row.void and "lack of room" in row.void), row
+    if any(row.void for row in rows):
+        assert backend.refused > 0
