@@ -95,8 +95,8 @@ class FailureCount:
         failed too often."""
         failing: set[str] = set()
         counted: set[str] = set()
-        order = {FailureKind.UNSEATED: 0, FailureKind.CRASHED: 1, FailureKind.REFUSED: 2}
-        for failure in sorted(result.failures, key=lambda f: order[f.kind]):
+        unseated_first = sorted(result.failures, key=lambda f: f.kind is not FailureKind.UNSEATED)
+        for failure in unseated_first:
             failing.add(failure.bot)
             match failure.kind:
                 case FailureKind.REFUSED:
