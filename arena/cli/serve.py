@@ -45,6 +45,7 @@ from chaodipi.arena.serving.server import (
 )
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.signals import stop_on_signals
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS, preset
@@ -205,7 +206,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return 0
     print(
         f"arena serve: exit code 1: {len(unfinished)} of {len(results)} tables did not play "
-        "to the end: " + "; ".join(f"{r.table} ({r.reason})" for r in unfinished),
+        "to the end: " + visible("; ".join(f"{r.table} ({r.reason})" for r in unfinished)),
         file=sys.stderr,
     )
     return 1
