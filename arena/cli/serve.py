@@ -34,6 +34,7 @@ from chaodipi.arena.cli.arguments import (
     whole,
 )
 from chaodipi.arena.errors import AddressError, UsageError
+from chaodipi.arena.files import write_private
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.records import table_record, write_file
 from chaodipi.arena.serving.addresses import check_can_listen
@@ -56,7 +57,6 @@ __all__ = [
     "publish_spectator_token",
     "serve_command",
     "start_when_seated",
-    "write_private",
 ]
 
 DESCRIPTION = """\
@@ -279,16 +279,6 @@ def _deal_key(args: argparse.Namespace) -> DealKey:
         except OSError as err:
             raise UsageError(f"cannot write the deal key: {err}") from None
     return key
-
-
-def write_private(path: Path, text: str, *, replace: bool = False) -> None:
-    """Write a file only its owner can read, never readable by others even for a moment.
-    Without ``replace``, an existing file raises ``FileExistsError``."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if replace else os.O_EXCL)
-    descriptor = os.open(path, flags, 0o600)
-    os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
-    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-        out.write(text)
 
 
 async def _serve(

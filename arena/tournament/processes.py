@@ -6,7 +6,8 @@ environment only: ``ARENA_TOKEN`` (a session) or ``ARENA_TICKET`` (one seat). A 
 is world-readable (``ps``, ``/proc/PID/cmdline``); a process's environment is readable by its
 own user only (``/proc/PID/environ``), so a bot run as another OS user (docs/trust.md) cannot
 read an honest bot's token and take its seats. Its stdout is discarded and its stderr goes
-to a file of its own in the run's log folder. It runs in a session of its own, so a Ctrl-C at
+to a file of its own in the run's log folder, readable by the arena's user only. It runs in a
+session of its own, so a Ctrl-C at
 the terminal reaches the arena alone, which then kills it; in a Ray worker it stays in the
 worker's process group instead (``new_session=False``), which Ray kills with the worker, so
 that a lost worker leaves no bot behind.
@@ -25,6 +26,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 
+from chaodipi.arena.files import open_private
 from chaodipi.arena.tournament.config import BotSpec
 
 __all__ = ["BotProcess", "bot_environment", "launch", "stderr_tail"]
@@ -69,7 +71,7 @@ async def launch(
     environment only (:func:`bot_environment`); ``OSError`` if it cannot even be started.
     ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
     env = bot_environment(address, token=token, ticket=ticket)
-    with stderr.open("ab") as err:
+    with open_private(stderr) as err:
         process = await anyio.open_process(
             [*spec.argv(), "--address", address],
             cwd=folder,
