@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import MutableMapping
 from typing import Any, TextIO, cast
 
 import structlog
@@ -40,7 +41,7 @@ class _Stderr:
         sys.stderr.flush()
 
 
-def _visible(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
+def _visible(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> dict[str, Any]:
     """Every text value of ``event`` as :func:`visible` shows it (for the terminal's lines).
 
     >>> _visible(None, "info", {"event": "exited", "stderr": "bye\\x1b[2J", "code": 3})

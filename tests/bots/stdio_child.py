@@ -7,6 +7,8 @@ legal moves; told to, it fails at its Nth decision:
 ``HOW``: ``crash`` (a line on stderr, exit 3), ``hang`` (reads on, never answers), ``garbage``
 (a line that is not JSON), ``illegal`` (a pass where a play is due, once the play has begun).
 ``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH.
+``--spawn DIR`` starts a process that sleeps for an hour (its stdout the child's, as a bot's
+helper process would have), then writes its own pid and the sleeper's to the file DIR/PID.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,7 +41,13 @@ def main() -> None:
     parser.add_argument("--fail", choices=["crash", "hang", "garbage", "illegal"])
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--env", type=Path)
+    parser.add_argument("--spawn", type=Path)
     args = parser.parse_args()
+    if args.spawn is not None:
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        ready = args.spawn / f".{os.getpid()}"
+        ready.write_text(f"{os.getpid()} {sleeper.pid}\n", encoding="utf-8")
+        ready.rename(args.spawn / str(os.getpid()))  # whole, or not there
     if args.env is not None:
         names = sorted(name for name in os.environ if name.startswith("ARENA_"))
         args.env.write_text(" ".join(names) + "\n", encoding="utf-8")
