@@ -1,16 +1,21 @@
 """Logging: structlog, console lines on a terminal and JSON lines otherwise.
 
 Loggers are bound to what they concern (``table``, ``hand``, ``seat``). Tickets are secrets and
-are never logged: nothing in the arena passes one to a logger.
+are never logged: nothing in the arena passes one to a logger. On a terminal every text value
+is shown by :func:`chaodipi.arena.terminal.visible` (a bot's words may hold escapes); JSON
+lines escape control characters themselves.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import MutableMapping
 from typing import Any, TextIO, cast
 
 import structlog
+
+from chaodipi.arena.terminal import visible
 
 __all__ = ["configure_logging", "get_logger"]
 
@@ -36,6 +41,15 @@ class _Stderr:
         sys.stderr.flush()
 
 
+def _visible(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> dict[str, Any]:
+    """Every text value of ``event`` as :func:`visible` shows it (for the terminal's lines).
+
+    >>> _visible(None, "info", {"event": "exited", "stderr": "bye\\x1b[2J", "code": 3})
+    {'event': 'exited', 'stderr': 'bye\\\\x1b[2J', 'code': 3}
+    """
+    return {k: visible(v) if isinstance(v, str) else v for k, v in event.items()}
+
+
 def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
     """Set up structlog once: JSON when stderr is not a terminal (or ``json=True``)."""
     global _configured
@@ -50,6 +64,7 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
+            *([] if as_json else [_visible]),
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.arena.errors import UsageError
+from chaodipi.arena.files import write_private
 from chaodipi.arena.serving.table import Table
 from chaodipi.engine.errors import ReplayError
 from chaodipi.engine.record import Decision, GameEnd, dump_lines, load_lines, record_lines
@@ -85,15 +86,18 @@ def unpack(blob: bytes) -> list[Line]:
 
 
 def write_file(path: Path, lines: Sequence[Line]) -> None:
-    """Write a record as a ``.jsonl`` file a person (or ``arena show``) can open."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_lines(lines), encoding="utf-8")
+    """Write a record as a ``.jsonl`` file a person (or ``arena show``) can open, readable by
+    its owner only (:func:`chaodipi.arena.files.write_private`: it holds whole deals and the
+    bots' notes)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(path, dump_lines(lines), replace=True)
 
 
 def write_packed(path: Path, blob: bytes) -> None:
-    """Write a stored (compressed) record as its ``.jsonl`` file, as it was made."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(zlib.decompress(blob))
+    """Write a stored (compressed) record as its ``.jsonl`` file, as it was made (owner
+    only, as :func:`write_file`)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(path, zlib.decompress(blob), replace=True)
 
 
 def read_file(path: Path) -> list[Line]:

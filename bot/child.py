@@ -3,16 +3,17 @@
 :mod:`chaodipi.bot.stdio` starts one :class:`Child` per seat it plays. Each message the server
 sends that seat goes to the child's stdin as one line: the ``PlayResponse`` in the proto3 JSON
 mapping (:func:`message_line`, by ``google.protobuf.json_format``, as every protobuf library
-reads and writes it). For each line that holds a ``decision`` the child writes one line to its
-stdout: an ``Answer`` in the same mapping (:func:`answer_from_line`), whose ``decisionId`` may
-be left out. Its stderr is the bridge's. Everything a child can do wrong is a
+reads and writes it), every field written, those at their default too. For each line that
+holds a ``decision`` the child writes one line to its stdout: an ``Answer`` in the same
+mapping (:func:`answer_from_line`), whose ``decisionId`` may be left out. Its stderr is the
+bridge's. Everything a child can do wrong is a
 :class:`ChildError` with one line saying what: it could not be started, it exited or closed
 its stdout before answering, it did not answer within the time the decision allows, or it
 wrote a line that is not such an ``Answer``.
 
 >>> line = message_line(pb.PlayResponse(strike=pb.Strike(decision_id=7, strikes=1)))
 >>> line
-'{"strike":{"decisionId":"7","strikes":1}}'
+'{"strike":{"decisionId":"7","strikes":1,"maxStrikes":0}}'
 >>> answer_from_line('{"action": {"passTurn": {}}}', 7, "bot")
 decision_id: 7
 action {
@@ -29,6 +30,7 @@ import json
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -39,7 +41,7 @@ from google.protobuf import json_format
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 
-__all__ = ["MAX_LINE", "Child", "ChildError", "answer_from_line", "message_line"]
+__all__ = ["AHEAD", "MAX_LINE", "Child", "ChildError", "answer_from_line", "message_line"]
 
 MAX_LINE = 64 * 1024
 """The longest line a child may write, in bytes: the protocol's largest message."""
@@ -50,6 +52,13 @@ SECRETS = ("ARENA_TOKEN", "ARENA_TICKET")
 QUIT_S = 5.0
 """How long a child may take to exit once its stdin is closed at the end of a match."""
 
+TERM_S = 1.0
+"""How long a child's process group has to exit after SIGTERM before SIGKILL."""
+
+AHEAD = 16
+"""The most lines of a child's the bridge holds before it asks for them: a child that writes
+more waits in its write."""
+
 
 class ChildError(Exception):
     """The bot program failed: ``str()`` is one line saying how."""
@@ -59,8 +68,14 @@ class ChildError(Exception):
 
 
 def message_line(message: pb.PlayResponse) -> str:
-    """``message`` as one line of proto3 JSON (no newline at the end)."""
-    data = json_format.MessageToDict(message)
+    """``message`` as one line of proto3 JSON (no newline at the end), every field written,
+    those at their default too (seat 0's ``"seat": 0``, an empty list as ``[]``); a ``oneof``'s
+    unset members and unset ``optional`` fields are left out.
+
+    >>> message_line(pb.PlayResponse(welcome=pb.Welcome(table="t1", seat=0)))  # doctest: +ELLIPSIS
+    '{"welcome":{"table":"t1","seat":0,...}}'
+    """
+    data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -101,7 +116,15 @@ def _quote(line: str) -> str:
 class Child:
     """One bot program, started with :meth:`start`: lines to it (:meth:`send`), answers from it
     (:meth:`answer`), and its end (:meth:`finish`, :meth:`kill`). A writer and a reader thread
-    carry the lines, so a child that stops reading never blocks the bridge."""
+    carry the lines, so a child that stops reading never blocks the bridge.
+
+    The reader holds at most :data:`AHEAD` lines the bridge has not asked for yet (each at most
+    :data:`MAX_LINE` bytes): a child that writes faster than it is asked waits in its write, as
+    a pipe makes a writer wait, and never fills the bridge's memory. A line longer than
+    :data:`MAX_LINE` ends the reading (the answer it stands for is a protocol error naming the
+    cap). The child runs in a process group of its own (a new session), and its end is the
+    group's: every process it started, directly or under a wrapper script, is sent SIGTERM, then
+    SIGKILL after :data:`TERM_S` seconds."""
 
     def __init__(self, command: Sequence[str], process: subprocess.Popen[bytes]) -> None:
         self.command = list(command)
@@ -109,21 +132,33 @@ class Child:
         self.name = f"the bot `{shlex.join(self.command)}`"
         self._outgoing: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._lines: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._room = threading.Semaphore(AHEAD)
+        """A line the reader may read before the bridge takes one."""
+        self._closed = threading.Event()
         threading.Thread(target=self._write, daemon=True, name="child-stdin").start()
         threading.Thread(target=self._read, daemon=True, name="child-stdout").start()
 
     @classmethod
     def start(cls, command: Sequence[str]) -> Child:
-        """Start ``command`` with this process's environment less its secrets, and its
-        stderr; :class:`ChildError` if it cannot be started."""
+        """Start ``command`` in a session of its own, with this process's environment less its
+        secrets, and its stderr; :class:`ChildError` if it cannot be started."""
         env = {k: v for k, v in os.environ.items() if k not in SECRETS}
         try:
             process = subprocess.Popen(
-                list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+                list(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
             )
         except OSError as err:
             raise ChildError(f"cannot start the bot `{shlex.join(command)}`: {err}") from None
         return cls(command, process)
+
+    @property
+    def waiting(self) -> int:
+        """Lines the child wrote that the reader holds, not yet taken by :meth:`answer`."""
+        return self._lines.qsize()
 
     def send(self, message: pb.PlayResponse) -> None:
         """Hand ``message`` to the child (queued: this never blocks)."""
@@ -144,13 +179,15 @@ class Child:
                     "one line, and flush its stdout)"
                 ) from None
             if line is None:
+                self._lines.put(None)  # every later call is told too
                 raise ChildError(
                     f"{self.name} {self._gone()} before answering decision {decision_id}"
                 )
+            self._room.release()
             if len(line) > MAX_LINE:
                 raise ChildError(
                     f"{self.name} answered decision {decision_id} with a line longer than "
-                    f"{MAX_LINE} bytes"
+                    f"{MAX_LINE} bytes, the most a line may hold"
                 )
             try:
                 text = line.decode()
@@ -164,19 +201,39 @@ class Child:
 
     def finish(self) -> int | None:
         """The match is over: close the child's stdin and let it exit (killed after
-        :data:`QUIT_S` seconds); its exit status, ``None`` if it had to be killed."""
+        :data:`QUIT_S` seconds), then end what it left running in its group; its exit status,
+        ``None`` if it had to be killed."""
         self._outgoing.put(None)
         try:
-            return self.process.wait(QUIT_S)
+            code: int | None = self.process.wait(QUIT_S)
         except subprocess.TimeoutExpired:
-            self.kill()
-            return None
+            code = None
+        self.kill()
+        return code
 
-    def kill(self) -> None:
-        """Kill it if it still runs, and reap it."""
-        if self.process.poll() is None:
-            self.process.kill()
+    def terminate(self) -> None:
+        """Send SIGTERM to the child's process group (:meth:`kill` ends it)."""
+        self._signal(signal.SIGTERM)
+
+    def kill(self, grace_s: float = TERM_S) -> None:
+        """End the child's process group (SIGTERM, then SIGKILL after ``grace_s`` seconds to
+        what still runs), reap the child, and stop reading it."""
+        if self._signal(signal.SIGTERM):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(grace_s)
+            self._signal(signal.SIGKILL)
         self.process.wait()
+        self._closed.set()
+        self._room.release()  # a reader waiting for room sees it is closed
+        self._outgoing.put(None)
+
+    def _signal(self, signum: int) -> bool:
+        """Send ``signum`` to every process of the child's group; False if none is left."""
+        try:
+            os.killpg(self.process.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
 
     def _gone(self) -> str:
         """How the child went: ``exited with status 3``, ``was killed by signal 9``, ..."""
@@ -203,6 +260,19 @@ class Child:
     def _read(self) -> None:
         stdout = self.process.stdout
         assert stdout is not None
-        while line := stdout.readline(MAX_LINE + 2):
-            self._lines.put(line.rstrip(b"\r\n") if line.endswith(b"\n") else line)
+        while True:
+            self._room.acquire()
+            if self._closed.is_set():
+                break
+            line = stdout.readline(MAX_LINE + 2)
+            if not line:
+                break
+            if line.endswith(b"\n"):
+                self._lines.put(line.rstrip(b"\r\n"))
+            else:
+                self._lines.put(line)
+                if len(line) > MAX_LINE:
+                    break  # a protocol error: nothing after it is read
         self._lines.put(None)
+        with contextlib.suppress(OSError):
+            stdout.close()

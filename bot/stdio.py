@@ -13,7 +13,11 @@ in its environment, and speaks to it one JSON object per line (:mod:`chaodipi.bo
 every message the server sends the seat goes to the child's stdin as a ``PlayResponse`` in the
 proto3 JSON mapping; for each one holding a ``decision`` the child writes one ``Answer`` line to
 its stdout. The same messages as the gRPC bots', so there is no second schema. When the match
-is over, the child's stdin is closed and it should exit.
+is over, the child's stdin is closed and it should exit. Each child runs in a process group of
+its own, and when its match is over or the bridge ends (SIGTERM included) the whole group is
+ended, SIGTERM then SIGKILL: nothing a child starts, directly or under a wrapper script,
+outlives the bridge. The bridge holds a few lines of a child's that it has not asked for yet,
+no more (a child that writes faster waits in its write), each at most 64 KiB.
 
 A child that fails ends the bridge with one line on stderr and exit status 1, so that the
 arena sees the bot go and records its games as forfeits (as a Python bot's exception does, and
@@ -34,7 +38,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shlex
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -46,7 +53,7 @@ import grpc.aio
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import MatchEnd
-from chaodipi.bot.child import Child, ChildError
+from chaodipi.bot.child import TERM_S, Child, ChildError
 from chaodipi.bot.client import bot_arguments
 from chaodipi.bot.errors import BotError
 from chaodipi.bot.seat import MatchResult, Retries, play_ticket, send_request
@@ -131,6 +138,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
         print(f"{prog}: {err}", file=sys.stderr)
         return 2
     bridge = Bridge(command, address=address, name=args.name, wait_s=args.wait_for_arena)
+    _end_on_sigterm(bridge)
     try:
         if ticket:
             bridge.play_ticket(ticket)
@@ -147,7 +155,17 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
         bridge.kill_all()
         print(err, file=sys.stderr, flush=True)
         return 1
+    finally:
+        bridge.kill_all()
     return 0
+
+
+def _end_on_sigterm(bridge: Bridge) -> None:
+    """SIGTERM (the arena ending the bridge) ends every child's process group first, then the
+    bridge (status 143): no process a child started outlives the bridge."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread may handle signals (a test calling main in a thread)
+    signal.signal(signal.SIGTERM, lambda signum, _frame: bridge.end(signum))
 
 
 def _secret(args: argparse.Namespace, words: list[str]) -> tuple[str, str]:
@@ -208,11 +226,21 @@ class Bridge:
         self.reconnects = reconnects
         self.wait_s = wait_s
         self._seats: set[ChildSeat] = set()
+        self._starting = False
+        """A child is being started and is not among the seats yet."""
+        self._ending: int | None = None
+        """The signal that came while a child was being started."""
 
     def kill_all(self) -> None:
-        """Kill every child still running (the bridge is giving up)."""
-        for seat in list(self._seats):
-            seat.close()
+        """End every child still running, with its process group (the bridge is ending): all
+        are sent SIGTERM at once, and what runs :data:`~chaodipi.bot.child.TERM_S` seconds
+        later is killed."""
+        seats = list(self._seats)
+        for seat in seats:
+            seat.child.terminate()
+        end = time.monotonic() + TERM_S
+        for seat in seats:
+            seat.close(grace_s=max(0.0, end - time.monotonic()))
 
     def play_ticket(self, ticket: str) -> MatchEnd:
         """One seat to its end, a fresh channel for each connection (as the SDK does)."""
@@ -245,9 +273,24 @@ class Bridge:
         )
         return result.session, len(result.games), result.lost
 
+    def end(self, signum: int) -> None:
+        """``signum`` came (SIGTERM): end every child and exit with status 128 + ``signum``;
+        when it comes while a child is being started, once that child is among the seats."""
+        if self._starting:
+            self._ending = signum
+            return
+        self.kill_all()
+        raise SystemExit(128 + signum)
+
     def _new_seat(self) -> ChildSeat:
-        seat = ChildSeat(Child.start(self.command), self._seats.discard)
-        self._seats.add(seat)
+        self._starting = True
+        try:
+            seat = ChildSeat(Child.start(self.command), self._seats.discard)
+            self._seats.add(seat)
+        finally:
+            self._starting = False
+        if self._ending is not None:
+            self.end(self._ending)
         return seat
 
 
@@ -314,8 +357,8 @@ class ChildSeat:
         # an answer that came as the clock ran out: the arena played for the seat
         print(f"{self.child.name}: refused ({code}): {refused.reason}", file=sys.stderr)
 
-    def close(self) -> None:
-        self.child.kill()
+    def close(self, grace_s: float = TERM_S) -> None:
+        self.child.kill(grace_s)
         self.on_close(self)
 
 

@@ -158,7 +158,7 @@ BAD_ARGUMENTS = [
     (["bench", "x", "--decision-ms", "5"], "argument --decision-ms: must be a whole number"),
     (["bench", "x", "-j", "0"], "argument -j/--concurrency: must be a whole number"),
     (["bench", "x", "-p", "nope"], "argument -p/--preset: invalid choice: 'nope'"),
-    (["bench", "x", "--name", "a b"], "argument --name: a bot's name is letters"),
+    (["bench", "x", "--name", "a b"], "argument --name: 'a b': a bot's name is letters"),
     (["bench", "x", "--name", "random"], "--name random: a rung is called so"),
     (["bench", "x", "--rungs", "random", "--deal-set", "{tmp}/no"], "cannot read the deal set"),
     (["bench", "x", "--rungs", "random", "--first-deal", "1000", "-n", "2"], "has no deal 1001"),

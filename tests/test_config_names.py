@@ -1,9 +1,13 @@
 """The deal number is called a deal (not a seed) in the config, the database and the report;
-configs and databases written with the old names still work."""
+configs and databases written with the old names still work. A bot's name follows one rule
+wherever it comes from (a config file, ``--bot``, ``arena bench``)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +63,49 @@ def test_a_database_with_a_seed_column_is_read_and_resumed(tmp_path: Path) -> No
     writer.add(_row(GameKey("a", "b", 5, False)))
     assert [r.key.deal for r in writer.rows()] == [4, 5]
     writer.close()
+
+
+# -- bot names: one rule wherever they come from -----------------------------------------------
+
+BAD_NAMES = ["../../outside", "[/]x", "a b", "evil\x1b]0;t\x07", ""]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_a_config_s_bot_name_follows_the_rule_of_the_command_line(name: str) -> None:
+    bots = {name: {"command": "x"}, "b": {"command": "y"}}
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"bots": bots}, Path("."))
+    assert str(caught.value) == (
+        f"bots.{name!r}: a bot's name is letters, digits and _.+- only (it names the bot's "
+        "files and games)"
+    )
+
+
+@pytest.mark.parametrize("name", ["../../outside", "[/]x"])
+def test_arena_run_refuses_a_config_s_bad_bot_name_in_one_line(tmp_path: Path, name: str) -> None:
+    """The name would have named log files outside the run's folder, or broken arena games:
+    the run refuses it before it starts anything."""
+    config = tmp_path / "run" / "t.toml"
+    config.parent.mkdir()
+    config.write_text(
+        f'database = "results.sqlite"\n[bots.{json.dumps(name)}]\ncommand = "python3 a.py"\n'
+        '[bots.b]\ncommand = "python3 b.py"\n',
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", "run", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "a bot's name is letters, digits" in done.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["run", "t.toml"]  # nothing written
+
+
+def test_the_rule_is_the_one_of_bot_and_bench() -> None:
+    from chaodipi.arena.cli import arguments, bench
+    from chaodipi.arena.tournament.config import BOT_NAME
+
+    assert arguments.BOT_NAME is bench.BOT_NAME is BOT_NAME
+    assert BOT_NAME.fullmatch("search40_v1.2+x-y") and not BOT_NAME.fullmatch("a/b")

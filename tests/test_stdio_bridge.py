@@ -9,16 +9,22 @@ said in one line, and the child never sees the secret."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from chaodipi.arena.tournament.processes import bot_environment
 from chaodipi.arena.tournament.results import ResultsDB
+from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.bot.child import MAX_LINE, Child, ChildError, message_line
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS
 
@@ -235,3 +241,147 @@ def test_the_bridge_runs_on_a_bot_s_install_without_the_server_s_packages() -> N
 def test_the_bridge_connects_a_dropped_seat_again_with_the_same_child() -> None:
     done, arena_ = run_against_a_dropping_seat([*BRIDGE, "--name", "stdio-seat", "--", *CHILD_CMD])
     check_the_reconnect(done, arena_, name="stdio-seat")
+
+
+# -- the child's lines and its processes ------------------------------------------------------
+
+HANG_S = 60.0
+"""A hang guard only: what is waited for comes long before."""
+
+FLOOD = (
+    "import os, sys\n"
+    "count = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n"
+    "line = b'x' * 60000 + b'\\n'\n"
+    "while True:\n"
+    "    sys.stdout.buffer.write(line)\n"
+    "    sys.stdout.buffer.flush()\n"
+    "    os.write(count, b'.')\n"
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _spawned(folder: Path, count: int = 1) -> list[int]:
+    """The pids the children started with ``--spawn folder`` wrote (themselves and their
+    sleepers), once ``count`` children have written them."""
+    deadline = time.monotonic() + HANG_S
+    while len(files := [p for p in folder.iterdir() if p.name.isdigit()]) < count:
+        assert time.monotonic() < deadline, "the children never started"
+        time.sleep(0.05)
+    return [int(pid) for path in files for pid in path.read_text().split()]
+
+
+def _outlive(pids: list[int]) -> list[int]:
+    """The processes of ``pids`` still running once they have had time to end (they are
+    killed then, so that a failing test leaves none behind)."""
+    deadline = time.monotonic() + 10.0  # a hang guard: an ended group goes at once
+    while (left := [pid for pid in pids if _alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def test_a_child_that_floods_its_stdout_waits_for_the_bridge(tmp_path: Path) -> None:
+    """The bridge holds AHEAD lines it has not asked for; then the child waits in its write
+    (it wrote no more than those, what the pipe holds and the one it is writing)."""
+    from chaodipi.bot.child import AHEAD
+
+    count = tmp_path / "count"
+    count.touch()
+    child = Child.start([sys.executable, "-c", FLOOD, str(count)])
+    try:
+        deadline = time.monotonic() + HANG_S
+        while child.waiting < AHEAD:
+            assert time.monotonic() < deadline and child.process.poll() is None
+            time.sleep(0.05)
+        assert child.waiting == AHEAD
+        assert count.stat().st_size <= AHEAD + 4
+    finally:
+        child.kill()
+    assert child.process.returncode == -signal.SIGTERM
+
+
+def test_a_line_longer_than_the_cap_is_a_protocol_error_naming_it(tmp_path: Path) -> None:
+    code = f"import sys; sys.stdout.write('x' * {MAX_LINE + 10} + '\\n'); sys.stdout.flush()"
+    child = Child.start([sys.executable, "-c", code])
+    try:
+        with pytest.raises(ChildError, match=f"with a line longer than {MAX_LINE} bytes, the most"):
+            child.answer(1, HANG_S)
+    finally:
+        child.kill()
+
+
+def test_a_childs_whole_process_group_ends_with_it(tmp_path: Path) -> None:
+    child = Child.start([sys.executable, str(CHILD), "--spawn", str(tmp_path)])
+    try:
+        pids = _spawned(tmp_path)
+    finally:
+        child.kill()
+    assert _outlive(pids) == []
+
+
+def test_the_bridge_ended_by_sigterm_ends_its_childrens_processes(tmp_path: Path) -> None:
+    """The arena ends a bot with SIGTERM: the bridge ends each child's group before it goes."""
+    command = [*BRIDGE, "--", sys.executable, str(CHILD), "--spawn", str(tmp_path)]
+    env = bot_environment("127.0.0.1:9", ticket="t1/0/a-ticket")  # no arena: it waits for one
+    log = tmp_path / "bridge.stderr"
+    with log.open("wb") as stderr:
+        bridge = subprocess.Popen(command, env=env, stderr=stderr, cwd=ROOT)
+    pids: list[int] = []
+    try:
+        pids = _spawned(tmp_path)
+        bridge.send_signal(signal.SIGTERM)
+        code = bridge.wait(HANG_S)
+    finally:
+        bridge.kill()
+        bridge.wait()
+        left = _outlive(pids)
+    assert code == 128 + signal.SIGTERM, log.read_text()
+    assert left == [], log.read_text()
+
+
+def test_no_process_of_a_run_outlives_it(tmp_path: Path) -> None:
+    """A stdio bot whose children start helpers and then hang, and a bot under a wrapper shell
+    script that starts a helper: once ``arena run`` is over, none of them runs."""
+    helpers = tmp_path / "helpers"
+    helpers.mkdir()
+    sleeper = (
+        "import os, pathlib, sys, time; "
+        "pathlib.Path(sys.argv[1], str(os.getpid())).write_text(str(os.getpid())); "
+        "time.sleep(3600)"
+    )
+    wrapper = [
+        "sh",
+        "-c",
+        f'python3 -c "$0" {helpers} & exec python3 -m chaodipi.sample_bots.random_bot "$@"',
+        sleeper,
+    ]
+    bad = f"python3 -m chaodipi.bot.stdio -- python3 {CHILD} --fail hang --at 3 --spawn {helpers}"
+    config_file = write_config(
+        tmp_path / "t.toml",
+        deals=1,
+        decision_ms=1000,
+        bank_ms=4000,  # a child's start on a loaded machine: not a hang
+        bots={"bad": bad, "wrapped": {"command": wrapper}},
+    )
+    done = arena("run", str(config_file))
+    pids = [int(pid) for path in helpers.iterdir() for pid in path.read_text().split()]
+    assert _outlive(pids) == []
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert len(pids) >= 4, pids  # two stdio children (and their sleepers), two wrapped sleepers
+
+
+def test_seat_0_s_welcome_line_has_every_field() -> None:
+    """JSON leaves a proto3 default out unless told: seat 0 would come with no ``seat``."""
+    welcome = pb.Welcome(seat=0, partner=2, table="t1", preset="classic", protocol_version=2)
+    line = json.loads(message_line(pb.PlayResponse(welcome=welcome)))
+    assert line["welcome"]["seat"] == 0 and line["welcome"]["resumed"] is False
+    assert set(line["welcome"]) == {f.json_name for f in pb.Welcome.DESCRIPTOR.fields}

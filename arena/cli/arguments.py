@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import shlex
 import sys
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from typing import Any, NoReturn
 
 from chaodipi.arena.errors import AddressError
 from chaodipi.arena.serving.addresses import parse_address
-from chaodipi.arena.tournament.config import KEYS, SCHEDULES, Key
+from chaodipi.arena.tournament.config import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, Key
 from chaodipi.engine.presets import PRESETS
 
 __all__ = [
@@ -165,10 +164,6 @@ def add_spectator_token_option(parser: argparse.ArgumentParser, default_place: s
     )
 
 
-BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
-"""What a bot's name on the command line may hold (it names files and games)."""
-
-
 def bot(text: str) -> tuple[str, str]:
     """``NAME=COMMAND``: a bot the arena starts, its command split as a shell would.
 
@@ -181,7 +176,7 @@ def bot(text: str) -> tuple[str, str]:
     name, _, command = text.partition("=")
     if not BOT_NAME.fullmatch(name) or not command.strip():
         raise argparse.ArgumentTypeError(
-            f"write NAME=COMMAND, e.g. random='python3 my_bot.py', not {text!r}"
+            f"write NAME=COMMAND, e.g. random='python3 my_bot.py' ({BOT_NAME_RULE}), not {text!r}"
         )
     try:
         shlex.split(command)

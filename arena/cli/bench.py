@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chaodipi.arena.cli.arguments import (
-    BOT_NAME,
     LOG_LEVELS,
     database_file,
     deal_set_file,
     milliseconds,
     whole,
 )
+from chaodipi.arena.tournament.config import BOT_NAME, BOT_NAME_RULE
 from chaodipi.arena.tournament.rungs import RUNGS, Rung, rung
 from chaodipi.engine.presets import PRESETS
 
@@ -78,9 +78,7 @@ def _rungs(text: str) -> tuple[Rung, ...]:
 
 def _name(text: str) -> str:
     if not BOT_NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"a bot's name is letters, digits and _.+- only, not {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"{text!r}: {BOT_NAME_RULE}")
     return text
 
 

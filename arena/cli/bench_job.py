@@ -29,6 +29,7 @@ from chaodipi.arena.report.summary import (
     signed_text,
 )
 from chaodipi.arena.serving.server import tune_garbage_collector
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
@@ -142,7 +143,7 @@ def _count(n: int, what: str) -> str:
 
 
 def _say(line: str) -> None:
-    print(f"arena bench: {line}", file=sys.stderr, flush=True)
+    print(f"arena bench: {visible(line, lines=True)}", file=sys.stderr, flush=True)
 
 
 def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
@@ -163,7 +164,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
         if row.void is None:
             tally.add(key, row.score_a)
             lines.append(tally.line(key))
-        print("\n".join(lines), file=sys.stderr, flush=True)
+        print("\n".join(visible(line) for line in lines), file=sys.stderr, flush=True)
 
     backend = LocalBackend("127.0.0.1:0")
     return anyio.run(
@@ -285,5 +286,5 @@ def _document(
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"arena bench: {message}", file=sys.stderr)
+    print(f"arena bench: {visible(message, lines=True)}", file=sys.stderr)
     return code

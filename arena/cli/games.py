@@ -141,18 +141,22 @@ def _games_table(
     than squeeze the other columns or cut a name."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
+    from chaodipi.arena.terminal import visible
     from chaodipi.arena.tournament.results import game_label
 
     table = Table(
-        title=f"Games in {database}",
+        title=Text(visible(f"Games in {database}")),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         show_edge=False,
         padding=(0, 0),  # the box's own space between columns is the gap: names need the room
     )
-    longest = max((len(n) for _, row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0)
+    longest = max(
+        (len(visible(n)) for _, row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0
+    )
     for name, right, fold, narrowed in (
         ("#", True, False, None),
         ("game", False, False, None),
@@ -173,7 +177,7 @@ def _games_table(
         )
     for number, row in listed:
         first, second = teams_of(row.key)
-        table.add_row(
+        cells = (
             str(number),
             game_label(row.key),
             str(row.key.deal),
@@ -184,6 +188,7 @@ def _games_table(
             f"{row.seconds:.0f}s",
             "yes" if row.key in recorded else "no",
         )
+        table.add_row(*(Text(visible(cell)) for cell in cells))  # bots' names: no markup
     return table
 
 

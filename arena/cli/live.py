@@ -9,6 +9,7 @@ from typing import Any, TextIO
 import grpc
 
 from chaodipi.arena.report.transcript import Transcript
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.arena.v2.convert import (
@@ -131,7 +132,7 @@ def ending_text(end: MatchEnd) -> str:
     else:
         team = end.winner
         verdict = f"team {team} (seats {team} and {team + 2}) won, by {end.reward}"
-    return f"match over after {end.hands} hands: {verdict}; {end.reason}"
+    return f"match over after {end.hands} hands: {verdict}; {visible(end.reason)}"
 
 
 _REFUSALS = {
@@ -144,6 +145,6 @@ _REFUSALS = {
 def refusal(err: grpc.RpcError, address: str) -> str:
     """One line for a Watch that failed: the server's own words, with what to do."""
     code = err.code()
-    details = (err.details() or code.name).replace("\n", " ")
+    details = visible((err.details() or code.name).replace("\n", " "))
     template = _REFUSALS.get(code, "{details}")
     return template.format(details=details, address=address)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from chaodipi.arena.cli.arguments import output_folder, sprt_hypotheses
 from chaodipi.arena.errors import DatabaseError
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import KEYS
 from chaodipi.arena.tournament.results import GameRow, ResultsDB, StoredRun
 
@@ -73,7 +74,8 @@ def emit(
         console = console if console.is_terminal else Console(width=150)
         print_report(report, console, failures=not live)
         if runs and not live:
-            console.print(_config_text(runs[-1]), markup=False, highlight=False)
+            shown = visible(_config_text(runs[-1]), lines=True)
+            console.print(shown, markup=False, highlight=False)
     if args.csv is not None:
         paths = write_csv(report, rows, args.csv)
         print(f"arena {args.command}: wrote {', '.join(map(str, paths))}", file=sys.stderr)

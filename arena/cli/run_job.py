@@ -39,6 +39,7 @@ from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import Report, build_report, print_standings
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.backend import Backend
 from chaodipi.arena.tournament.config import (
     KEYS,
@@ -56,12 +57,12 @@ __all__ = ["Tally", "run_job"]
 
 
 def _fail(message: str, code: int = 2) -> int:
-    print(f"arena run: {message}", file=sys.stderr)
+    print(f"arena run: {visible(message, lines=True)}", file=sys.stderr)
     return code
 
 
 def _say(line: str) -> None:
-    print(f"arena run: {line}", file=sys.stderr, flush=True)
+    print(f"arena run: {visible(line, lines=True)}", file=sys.stderr, flush=True)
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -137,6 +138,10 @@ class Tally:
 
 
 def _finished(row: GameRow, done: int, total: int) -> str:
+    return visible(_finished_text(row, done, total))
+
+
+def _finished_text(row: GameRow, done: int, total: int) -> str:
     key = row.key
     where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{', seats swapped' if key.swapped else ''}"
     if row.void is not None:
@@ -204,10 +209,10 @@ def run_job(args: argparse.Namespace) -> int:
         nonlocal played_now
         progress.update(task, completed=done)
         lines = [_finished(row, done, all_games)]
-        lines += [f"  {line}" for line in row.errors.splitlines()]
+        lines += [f"  {visible(line)}" for line in row.errors.splitlines()]
         if row.void is None:
             tally.add(row.key, row.score_a)
-            lines.append(tally.line(row.key))
+            lines.append(visible(tally.line(row.key)))
         console.print("\n".join(lines), markup=False, highlight=False)
         played_now += 1
         if args.report_every is not None and played_now % args.report_every == 0:

@@ -34,6 +34,7 @@ from chaodipi.arena.cli.arguments import (
     whole,
 )
 from chaodipi.arena.errors import AddressError, UsageError
+from chaodipi.arena.files import write_private
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.records import table_record, write_file
 from chaodipi.arena.serving.addresses import check_can_listen
@@ -45,6 +46,7 @@ from chaodipi.arena.serving.server import (
 )
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.signals import stop_on_signals
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS, preset
@@ -55,7 +57,6 @@ __all__ = [
     "publish_spectator_token",
     "serve_command",
     "start_when_seated",
-    "write_private",
 ]
 
 DESCRIPTION = """\
@@ -207,7 +208,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return 0
     print(
         f"arena serve: exit code 1: {len(unfinished)} of {len(results)} tables did not play "
-        "to the end: " + "; ".join(f"{r.table} ({r.reason})" for r in unfinished),
+        "to the end: " + visible("; ".join(f"{r.table} ({r.reason})" for r in unfinished)),
         file=sys.stderr,
     )
     return 1
@@ -280,16 +281,6 @@ def _deal_key(args: argparse.Namespace) -> DealKey:
         except OSError as err:
             raise UsageError(f"cannot write the deal key: {err}") from None
     return key
-
-
-def write_private(path: Path, text: str, *, replace: bool = False) -> None:
-    """Write a file only its owner can read, never readable by others even for a moment.
-    Without ``replace``, an existing file raises ``FileExistsError``."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if replace else os.O_EXCL)
-    descriptor = os.open(path, flags, 0o600)
-    os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
-    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-        out.write(text)
 
 
 async def _serve(

@@ -35,6 +35,7 @@ from chaodipi.arena.report.stats import (
     wilson_interval,
 )
 from chaodipi.arena.report.stats import sprt as sprt_of_counts
+from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.results import GameRow
 
 __all__ = [
@@ -405,7 +406,9 @@ class Column:
     def width(self) -> int:
         """Its widest line, header included, in terminal cells (a CJK character takes two)."""
         return max(
-            cell_len(line) for text in (self.header, *self.cells) for line in text.split("\n")
+            cell_len(visible(line))
+            for text in (self.header, *self.cells)
+            for line in text.split("\n")
         )
 
 
@@ -441,7 +444,8 @@ def fitted_tables(
         for column in columns:
             table.add_column(column.header, justify=column.justify, overflow="fold")
         for cells in zip(*(c.cells for c in [*keys, *columns]), strict=True):
-            table.add_row(*map(Text, cells))  # as they are: a bot named "[b]x" is no markup
+            # as they are: a bot named "[b]x" is no markup, and a control character shows
+            table.add_row(*(Text(visible(cell, lines=True)) for cell in cells))
         tables.append(table)
     return tables
 
@@ -575,9 +579,11 @@ def print_report(report: Report, console: Console, failures: bool = True) -> Non
             highlight=False,
         )
         for line in _void_lines(report.voids):
-            console.print("  " + line.replace("\n", "\n    "), markup=False, highlight=False)
+            shown = visible(line, lines=True).replace("\n", "\n    ")
+            console.print("  " + shown, markup=False, highlight=False)
     if report.sprt is not None:
-        console.print(f"SPRT: {report.sprt}", markup=False, highlight=False)
+        console.print(f"SPRT: {visible(str(report.sprt))}", markup=False, highlight=False)
     for problem in report.problems[:10] if failures else []:
         console.print("[red]problem:[/red] ", end="", markup=True, highlight=False)
-        console.print(problem.replace("\n", "\n  "), markup=False, highlight=False)
+        shown = visible(problem, lines=True).replace("\n", "\n  ")
+        console.print(shown, markup=False, highlight=False)

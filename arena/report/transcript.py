@@ -6,7 +6,9 @@ defenders' running total), and the hand's result. Bots' notes follow the play th
 
 :func:`seat_view` keeps only what one seat knew (``--seat N``): the events it saw, its own
 cards and notes, and what the end of each hand showed everyone. :class:`Transcript` turns lines
-into text one at a time, so a live table can be followed as it plays.
+into text one at a time, so a live table can be followed as it plays. Its text is safe to print
+on a terminal: bots' names and notes, and every line it makes, pass through
+:func:`chaodipi.arena.terminal.visible`.
 
 >>> spaced("♠AK10 ♥5 LJ BJ")
 '♠A K 10  ♥5  LJ BJ'
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from unicodedata import east_asian_width
 
+from chaodipi.arena.terminal import visible
 from chaodipi.engine.cards import parse_cards, print_order
 
 __all__ = ["Transcript", "seat_view", "spaced", "transcript"]
@@ -67,7 +70,7 @@ def seat_view(lines: Iterable[Line], seat: int) -> list[Line]:
 
 
 def _seat_names(header: Line) -> list[str]:
-    names = [str(bot.get("name") or "") for bot in header.get("bots", [])]
+    names = [visible(str(bot.get("name") or "")) for bot in header.get("bots", [])]
     return names if len(names) == 4 else ["", "", "", ""]
 
 
@@ -178,13 +181,16 @@ class Transcript:
         if action.get("refused"):
             bits.append(f"{action['refused']} refused")
         if action.get("note") and hand is not None:
-            hand.notes.append(f"{self._name(seat)}: {action['note']}")
+            hand.notes.append(f"{self._name(seat)}: {visible(str(action['note']))}")
         return f" ({', '.join(bits)})" if bits else ""
 
     # -- lines ----------------------------------------------------------------------------------
 
     def feed(self, line: Line) -> list[str]:
-        """The transcript's new text after ``line``."""
+        """The transcript's new text after ``line`` (visible text: no control characters)."""
+        return [visible(text) for text in self._feed(line)]
+
+    def _feed(self, line: Line) -> list[str]:
         kind = line["type"]
         if kind == "header":
             self.header = line
@@ -201,7 +207,7 @@ class Transcript:
         told_hand = None if self._hand is None else self._hand.number
         if kind != "hand" and hand is not None and hand != told_hand:
             # a stream without hand lines (a live table's events): the hand begins here
-            begun = [*self.close(), "", f"── hand {hand + 1} ──"]
+            begun = [*self._close(), "", f"── hand {hand + 1} ──"]
             self._hand = _Hand(hand)
         method = getattr(self, f"_on_{kind}", None)
         told = None if method is None else method(line)
@@ -209,6 +215,9 @@ class Transcript:
 
     def close(self) -> list[str]:
         """What is still held (the auction or the tricks of a hand cut short)."""
+        return [visible(text) for text in self._close()]
+
+    def _close(self) -> list[str]:
         hand = self._hand
         if hand is None:
             return []
@@ -235,7 +244,7 @@ class Transcript:
         return out
 
     def _on_hand(self, line: Line) -> Iterator[str]:
-        yield from self.close()
+        yield from self._close()
         self._hand = _Hand(line["hand"], dealer=line["dealer"])
         level = line["level"] if line["level"] is not None else "none (扛旗)"
         dealer = "decided by declaring" if line["dealer"] is None else self._name(line["dealer"])

@@ -17,6 +17,8 @@ written: ``arena run`` makes an option of each, ``--deals`` or ``-n`` for ``deal
 ``--help`` prints them from there; the file is optional, its bots may come from ``--bot
 NAME=COMMAND``, :func:`load_config`); ``seeds`` and ``seed_base``, the names of
 ``deals`` and ``first_deal`` before, are still read, with a :class:`ConfigDeprecation` warning.
+A bot's name (``[bots.NAME]``, ``--bot NAME=…``) is letters, digits and ``_.+-`` only
+(:data:`BOT_NAME`, the one rule for names wherever they come from): it names files and games.
 
 A bot command is started as a small pool of long-lived processes, each with ``--address
 ADDRESS`` appended (also in ``ARENA_ADDRESS``) and its session token in its environment only,
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import sys
 import tomllib
@@ -59,6 +62,8 @@ from chaodipi.arena.tournament.results import GameKey
 from chaodipi.engine.presets import PRESETS
 
 __all__ = [
+    "BOT_NAME",
+    "BOT_NAME_RULE",
     "KEYS",
     "MEANING",
     "RENAMED",
@@ -75,6 +80,14 @@ __all__ = [
     "resume_refusal",
     "schedule",
 ]
+
+BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+"""What a bot's name may hold, wherever it is given (a config's ``[bots.NAME]``, ``arena run
+--bot NAME=…``, ``arena bench --name``): it names the bot's log files (``NAME#3.stderr``) and
+its games (``NAME-other-d3-a``), and is printed as it is."""
+
+BOT_NAME_RULE = "a bot's name is letters, digits and _.+- only (it names the bot's files and games)"
+"""What :data:`BOT_NAME` allows, as the errors say it."""
 
 
 KeyKind = Literal[
@@ -433,6 +446,8 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         raise ConfigError("bots: add at least two [bots.NAME] tables with a command")
     bots = []
     for name, spec in bots_table.items():
+        if not BOT_NAME.fullmatch(name):
+            raise ConfigError(f"bots.{name!r}: {BOT_NAME_RULE}")
         if not isinstance(spec, dict):
             raise ConfigError(f"bots.{name}: must be a table with a command")
         extra = sorted(set(spec) - _BOT_KEYS)

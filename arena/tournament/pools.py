@@ -447,8 +447,9 @@ class Players:
         )
 
     async def close(self, *, grace: bool = True) -> None:
-        """No more games: every session ends (its process should exit), and what still runs
-        after a grace period (none with ``grace=False``) is killed."""
+        """No more games: every session ends (its process should exit), and after a grace
+        period (none with ``grace=False``) every process is ended with its process group
+        (:meth:`BotProcess.kill`), so that nothing a bot started outlives the run."""
         for pool in self._pools.values():
             if pool.door is not None:
                 self.server.close_door(pool.door)
@@ -460,8 +461,9 @@ class Players:
             with anyio.move_on_after(EXIT_GRACE_S if grace else 0):
                 for process in self._processes():
                     await process.process.wait()
-            for process in self._processes():
-                await process.kill()
+            async with anyio.create_task_group() as ending:  # each with its whole group
+                for process in self._processes():
+                    ending.start_soon(process.kill)
 
     def _processes(self) -> list[BotProcess]:
         players = [p for pool in self._pools.values() for p in pool.players]

@@ -6,15 +6,16 @@ environment only: ``ARENA_TOKEN`` (a session) or ``ARENA_TICKET`` (one seat). A 
 is world-readable (``ps``, ``/proc/PID/cmdline``); a process's environment is readable by its
 own user only (``/proc/PID/environ``), so a bot run as another OS user (docs/trust.md) cannot
 read an honest bot's token and take its seats. Its stdout is discarded and its stderr goes
-to a file of its own in the run's log folder. It runs in a session of its own, so a Ctrl-C at
-the terminal reaches the arena alone, which then kills it; in a Ray worker it stays in the
-worker's process group instead (``new_session=False``), which Ray kills with the worker, so
-that a lost worker leaves no bot behind.
+to a file of its own in the run's log folder, readable by the arena's user only. It runs in a
+session of its own, so a Ctrl-C at the terminal reaches the arena alone, which then ends it
+with its whole process group (:meth:`BotProcess.kill`: what it started, directly or under a
+wrapper script, goes with it); in a Ray worker it stays in the worker's process group instead
+(``new_session=False``), which Ray kills with the worker, so that a lost worker leaves no bot
+behind.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
@@ -25,12 +26,19 @@ from pathlib import Path
 import anyio
 import anyio.abc
 
+from chaodipi.arena.files import open_private
 from chaodipi.arena.tournament.config import BotSpec
 
 __all__ = ["BotProcess", "bot_environment", "launch", "stderr_tail"]
 
 STDERR_TAIL = 2000
 """Characters of a bot's stderr quoted when it fails."""
+
+
+TERM_S = 2.0
+"""How long a bot's process group has to exit after SIGTERM before SIGKILL (longer than the
+stdio bridge gives its children, :data:`chaodipi.bot.child.TERM_S`, so that it ends them
+first)."""
 
 
 @dataclass(slots=True)
@@ -40,18 +48,37 @@ class BotProcess:
     spec: BotSpec
     process: anyio.abc.Process
     stderr: Path
+    group: bool = True
+    """It leads a process group of its own (a new session), ended with it."""
 
     @property
     def exit_code(self) -> int | None:
         return self.process.returncode
 
     async def kill(self) -> None:
-        """Kill it if it still runs, and reap it (safe to call from a cancelled scope)."""
+        """End it and every process it started: SIGTERM to its process group (to it alone
+        in a Ray worker's group), SIGKILL to what still runs :data:`TERM_S` seconds later; and
+        reap it (safe to call from a cancelled scope). A bot that exited by itself may have
+        left processes in its group: they are ended too."""
         with anyio.CancelScope(shield=True):
-            if self.process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):  # it exited in between
-                    self.process.send_signal(signal.SIGKILL)
+            if self._signal(signal.SIGTERM):
+                with anyio.move_on_after(TERM_S):
+                    await self.process.wait()
+                self._signal(signal.SIGKILL)
             await self.process.wait()
+
+    def _signal(self, signum: signal.Signals) -> bool:
+        """Send ``signum`` to its group (or to it); False if nothing is left to receive it."""
+        try:
+            if self.group:
+                os.killpg(self.process.pid, signum)
+            elif self.process.returncode is None:
+                self.process.send_signal(signum)
+            else:
+                return False
+        except (ProcessLookupError, PermissionError):  # it (and its group) went in between
+            return False
+        return True
 
 
 async def launch(
@@ -69,7 +96,7 @@ async def launch(
     environment only (:func:`bot_environment`); ``OSError`` if it cannot even be started.
     ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
     env = bot_environment(address, token=token, ticket=ticket)
-    with stderr.open("ab") as err:
+    with open_private(stderr) as err:
         process = await anyio.open_process(
             [*spec.argv(), "--address", address],
             cwd=folder,
@@ -79,7 +106,7 @@ async def launch(
             stderr=err,
             start_new_session=new_session,
         )
-    return BotProcess(spec, process, stderr)
+    return BotProcess(spec, process, stderr, group=new_session)
 
 
 def bot_environment(

@@ -9,6 +9,8 @@ legal moves; told to, it fails at its Nth decision:
 ``wrong`` (an action its phase never takes: a pass where a play or a bury is due, a play in the
 bidding), ``note`` (a legal action with a note of 300 bytes, past the 256 allowed).
 ``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH.
+``--spawn DIR`` starts a process that sleeps for an hour (its stdout the child's, as a bot's
+helper process would have), then writes its own pid and the sleeper's to the file DIR/PID.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -40,7 +43,13 @@ def main() -> None:
     parser.add_argument("--fail", choices=["crash", "hang", "garbage", "illegal", "wrong", "note"])
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--env", type=Path)
+    parser.add_argument("--spawn", type=Path)
     args = parser.parse_args()
+    if args.spawn is not None:
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+        ready = args.spawn / f".{os.getpid()}"
+        ready.write_text(f"{os.getpid()} {sleeper.pid}\n", encoding="utf-8")
+        ready.rename(args.spawn / str(os.getpid()))  # whole, or not there
     if args.env is not None:
         names = sorted(name for name in os.environ if name.startswith("ARENA_"))
         args.env.write_text(" ".join(names) + "\n", encoding="utf-8")
