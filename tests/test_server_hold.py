@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from structlog.testing import capture_logs
 
-from chaodipi.arena.serving.admission import EVICTED
+from chaodipi.arena.serving.admission import EVICTED, Kind
 from chaodipi.arena.serving.server import SERVICE_NAME, open_server
 from chaodipi.arena.serving.table import TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
@@ -293,5 +293,53 @@ def test_a_refusal_is_logged_with_the_rpc_s_full_name() -> None:
             f"{SERVICE_NAME}/Watch",
             "grpc.health.v1.Health/Watch",
         ]
+
+    anyio.run(main, backend="asyncio")
+
+
+def test_a_seat_with_its_ticket_takes_the_place_of_a_stream_that_never_said_hello() -> None:
+    """The server's room is full of Play streams that never send a Hello: a seat holding its
+    ticket gets in, and the oldest of them is ended with the reason."""
+    silent: list[tuple[Outgoing, Any]] = []
+
+    def open_silent(address: str) -> None:
+        requests = Outgoing()
+        call = own_connection(address).stream_stream(f"/{SERVICE_NAME}/Play")
+        silent.append((requests, call(iter(requests), timeout=HANG)))
+
+    def seat(address: str, ticket: str) -> str:
+        with own_connection(address) as channel:
+            requests = Outgoing()
+            requests.put(convert.hello(ticket).SerializeToString())
+            call = channel.stream_stream(f"/{SERVICE_NAME}/Play")(iter(requests), timeout=HANG)
+            first = pb.PlayResponse.FromString(next(call))
+            call.cancel()
+            requests.close()
+        return str(first.WhichOneof("response"))
+
+    def oldest_status() -> tuple[grpc.StatusCode, str]:
+        try:
+            next(silent[0][1])
+        except grpc.RpcError as err:
+            return err.code(), err.details() or ""
+        return grpc.StatusCode.OK, ""
+
+    async def main() -> None:
+        async with open_server("127.0.0.1:0", max_streams=2, first_message_s=HANG) as server:
+            table = server.start_table(config())
+            for _ in range(2):
+                await anyio.to_thread.run_sync(open_silent, server.address)
+                await until(lambda: server.admission.open(Kind.CREDENTIALED) == len(silent))
+            with capture_logs():
+                first = await anyio.to_thread.run_sync(seat, server.address, table.ticket(0))
+                oldest = await anyio.to_thread.run_sync(oldest_status)
+            for requests, call in silent:
+                call.cancel()
+                requests.close()
+            table.stop("the test is over")
+            await server.wait(table)
+            await until(lambda: server.admission.total == 0)
+        assert first == "welcome"
+        assert oldest == (grpc.StatusCode.RESOURCE_EXHAUSTED, EVICTED)
 
     anyio.run(main, backend="asyncio")

@@ -15,13 +15,13 @@ each kind has its own budget, so no kind can take another's room:
   operator's health checks keep their own.
 
 A stream past its caps is refused at once: RESOURCE_EXHAUSTED, with the reason. A credentialed
-stream is *pending* from its opening until its handler has checked its credential
-(:meth:`Admission.checked`). When the server's credentialed room is full and a stream comes, the
-oldest pending stream gives up its place (RESOURCE_EXHAUSTED, "sent no ticket or token in time
-to keep its place"): streams that hold no credential can never keep a seat holding a valid
-ticket or token out, as an honest bot sends its Hello at once. Only a server full of streams
-whose credentials were checked refuses a new one ("try again later"; the SDK does, with
-backoff).
+stream is *pending* from its opening until its handler has checked its credential, or begins to
+refuse it (:meth:`Admission.settled`): it waits for its first message. When the server's
+credentialed room is full and a stream comes, the oldest pending stream gives up its place
+(RESOURCE_EXHAUSTED, "sent no ticket or token in time to keep its place"): streams that show
+no credential can never keep a seat holding a valid ticket or token out, as an honest bot
+sends its Hello at once. Only a server full of streams whose credentials were checked refuses
+a new one ("try again later"; the SDK does, with backoff).
 
 An rpc whose request is one message (``Enter``, ``Watch``, the health checks) must send it
 within ``first_message_s``, or it ends with FAILED_PRECONDITION. grpc would hold such a stream
@@ -188,8 +188,10 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         """Streams of ``kind`` open now."""
         return self.counts[kind].total
 
-    def checked(self, context: grpc.aio.ServicerContext) -> None:
-        """The stream's credential is good: it keeps its place until it ends."""
+    def settled(self, context: grpc.aio.ServicerContext) -> None:
+        """The stream's credential is checked: good, it keeps its place until it ends; or
+        wanting, and the handler is ending the call. Either way it is no longer pending (an
+        eviction would cancel its handler in the middle of that)."""
         self.pending.pop(context, None)
 
     async def intercept_service(
@@ -277,6 +279,7 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         try:
             request = await asyncio.wait_for(context.read(), deadline)
         except TimeoutError:
+            self.settled(context)
             await _refuse(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -285,6 +288,7 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             )
         if request is grpc.aio.EOF:
             # not logged: a peer that cancels its call is seen so too, before the cancel
+            self.settled(context)
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its request"
             )

@@ -5,8 +5,8 @@ The handlers see a call only once :class:`chaodipi.arena.serving.admission.Admis
 (the caps on streams) and, for ``Enter`` and ``Watch``, once their request has come within the
 first-message deadline; ``Play`` waits for its Hello with the same deadline itself. Each
 handler tells the admission once the call's credential is checked
-(:meth:`~chaodipi.arena.serving.admission.Admission.checked`): from then on the stream keeps
-its place, however full the server.
+(:meth:`~chaodipi.arena.serving.admission.Admission.settled`), or as it begins to refuse it: from
+then on a stream with a good credential keeps its place, however full the server.
 """
 
 from __future__ import annotations
@@ -94,12 +94,16 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         seat = int(seat_text)
         return (table, seat) if table.check_secret(seat, secret) else None
 
-    @staticmethod
     async def _refuse(
-        context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, **bound: Any
+        self,
+        context: grpc.aio.ServicerContext,
+        code: grpc.StatusCode,
+        reason: str,
+        **bound: Any,
     ) -> NoReturn:
         """End a call that is refused, and log it (the peer and the reason: never a ticket
         or a token)."""
+        self.server.admission.settled(context)
         get_logger(**bound).warning("refused", peer=context.peer(), code=code.name, reason=reason)
         await context.abort(code, reason)
         raise AssertionError("context.abort returns only by raising")
@@ -184,7 +188,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             await self._refuse(
                 context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc=ENTER
             )
-        self.server.admission.checked(context)
+        self.server.admission.settled(context)
         connection = StreamPort(asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
         door.enter(connection, request)
         try:
@@ -201,7 +205,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         hello = await self._hello(context)
         table, seat = await self._seat(context, hello.ticket)
-        self.server.admission.checked(context)
+        self.server.admission.settled(context)
         connection = StreamPort(asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
         table.attach(seat, connection, hello.bot_name[:64])
         reader = asyncio.ensure_future(self._read(context, table, seat, connection))
@@ -322,7 +326,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     ) -> None:
         table = await self._spectated_table(request, context)
         server = self.server
-        server.admission.checked(context)
+        server.admission.settled(context)
         connection = StreamPort(asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
         server.watching[table.name] += 1
         table.watch(connection)
