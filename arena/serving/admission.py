@@ -178,6 +178,10 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.pending: dict[Any, _Slot] = {}
         """Credentialed streams whose credential is not checked yet, by their context,
         oldest first."""
+        self.refused = 0
+        """Arena-service streams refused so far because the server held ``total`` streams
+        whose credentials were checked (RESOURCE_EXHAUSTED, "try again later"): a bot that
+        failed to take its seat meanwhile is not blamed for it."""
 
     @property
     def total(self) -> int:
@@ -211,7 +215,8 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _refusal(self, kind: Kind, peer: str) -> str | None:
         """Why one more stream of ``kind`` from ``peer`` is refused now (None: it is let in,
-        the oldest pending stream evicted if it needs the room)."""
+        the oldest pending stream evicted if it needs the room; counted in ``refused`` when
+        the server is full of checked streams)."""
         per_connection, total = self.limits.caps(kind)
         counts = self.counts[kind]
         if counts.by_peer[peer] >= per_connection:
@@ -221,9 +226,11 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             )
         if counts.total < total:
             return None
-        if kind is Kind.CREDENTIALED and self.pending:
-            self._evict(next(iter(self.pending)))
-            return None
+        if kind is Kind.CREDENTIALED:
+            if self.pending:
+                self._evict(next(iter(self.pending)))
+                return None
+            self.refused += 1  # the server is full: whoever asked is not to blame
         return f"the server has {total} {_WHAT[kind]} open, the most it holds: try again later"
 
     def _evict(self, context: Any) -> None:

@@ -4,8 +4,8 @@ A game is identified by (bot_a, bot_b, deal, swapped): ``deal`` is the deal numb
 twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seats 1+3. The deal
 itself comes from the tournament's secret key, kept in the ``meta`` table
 (:mod:`chaodipi.arena.tournament.deals`). ``--resume`` skips every game already stored, so an
-interrupted tournament loses and repeats nothing; a void game (a bot never played) is stored with
-its reason and played again.
+interrupted tournament loses and repeats nothing; a void game (a bot never took its seat) is
+stored with its reason and played again.
 
 Each game's record (:mod:`chaodipi.arena.records`) is kept in the ``records`` table, and read
 (:meth:`ResultsDB.record`) only once it is released: once every game of its run on its deal is
@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS games (
     errors TEXT NOT NULL,       -- what went wrong with the bots' processes ('' if nothing)
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
-    void TEXT,                  -- why the game is not a result (a bot never played), or NULL
+    void TEXT,                  -- why the game is not a result (a bot never took its seat), or NULL
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 CREATE TABLE IF NOT EXISTS records (
@@ -111,7 +111,7 @@ class GameRow:
     errors: str
     seconds: float
     void: str | None = None
-    """Why the game is not a result (a bot never played), or None."""
+    """Why the game is not a result (a bot never took its seat), or None."""
 
 
 @dataclass(frozen=True, slots=True)
