@@ -44,6 +44,7 @@ from chaodipi.bot.errors import BotError
 from chaodipi.bot.seat import Decide, MatchResult, Retries, Seat, play_ticket
 from chaodipi.bot.session import SessionResult, play_session
 from chaodipi.bot.thinking import Placement
+from chaodipi.bot.token_file import read_token_file
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -288,7 +289,7 @@ def _token(known: argparse.Namespace, words: list[str]) -> str:
         return str(known.token)
     if known.token_file is not None:
         try:
-            token: str = known.token_file.read_text(encoding="utf-8").strip()
+            token = read_token_file(known.token_file)
         except (OSError, UnicodeDecodeError) as err:
             raise SystemExit(f"cannot read the session token (--token-file): {err}") from None
         if not token:

@@ -78,6 +78,10 @@ def backoff(attempt: int) -> float:
 WAITING_BACKOFF_S = 1.0
 """The longest wait between two tries while the arena does not listen yet."""
 
+BUSY_S = 60.0
+"""How long a stream the arena refuses for want of room (``RESOURCE_EXHAUSTED``: "try again
+later") is tried again, with backoff, before the seat or session gives up."""
+
 CHANNEL_OPTIONS = [
     # gRPC waits longer and longer (up to 2 minutes) before connecting again to an address
     # that refused: keep it short, so that an arena that starts (or restarts) is seen at once
@@ -119,8 +123,11 @@ class Retries:
     """When a stream that failed is opened again. Until the arena has answered once, a
     refused connection (``UNAVAILABLE``) is tried again for up to ``wait_s`` seconds: the arena
     may not listen yet (``arena run`` takes a few seconds to start); the first such retry says
-    so on stderr. After that, a dropped stream is opened again up to ``reconnects`` times in a
-    row (:meth:`answered` starts the count again). :meth:`delay` says how long to wait first.
+    so on stderr. A stream the arena has no room for (``RESOURCE_EXHAUSTED``: it holds as many
+    streams as it may, or cut this one off) is tried again for up to ``busy_s`` seconds, the
+    first retry said on stderr too. Otherwise a dropped stream is opened again up to
+    ``reconnects`` times in a row (:meth:`answered` starts both counts again). :meth:`delay`
+    says how long to wait first.
 
     >>> retries = Retries(reconnects=2, wait_s=0, address="h:1")
     >>> [retries.delay(grpc.StatusCode.INTERNAL, reached=True) for _ in range(3)]
@@ -134,21 +141,28 @@ class Retries:
         wait_s: float,
         address: str,
         clock: Callable[[], float] = time.monotonic,
+        busy_s: float = BUSY_S,
     ) -> None:
         self.reconnects = reconnects
         self.wait_s = wait_s
         self.address = address
         self.clock = clock
+        self.busy_s = busy_s
         self.attempt = 0
         """Retries in a row so far (after the arena answered)."""
         self.waits = 0
         """Tries while the arena did not listen yet."""
         self.since: float | None = None
         """When the first refused connection was seen (before the arena ever answered)."""
+        self.busy = 0
+        """Tries in a row the arena refused for want of room."""
+        self.busy_since: float | None = None
+        """When the first of them was refused."""
 
     def answered(self) -> None:
         """The stream got through: the next failure is the first in a row."""
         self.attempt = 0
+        self.busy, self.busy_since = 0, None
 
     def waited_s(self) -> float:
         """Seconds since the first refused connection (0 if none)."""
@@ -173,10 +187,35 @@ class Retries:
                 )
             self.waits += 1
             return min(backoff(self.waits), WAITING_BACKOFF_S, left)
+        if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            return self._busy_delay()
         if (code is not None and code not in RETRY) or self.attempt >= self.reconnects:
             return None
         self.attempt += 1
         return backoff(self.attempt)
+
+    def _busy_delay(self) -> float | None:
+        """The wait before trying again an arena that had no room (None: it stayed full for
+        ``busy_s`` seconds).
+
+        >>> retries = Retries(reconnects=0, wait_s=0, address="h:1", busy_s=0.5, clock=lambda: 0)
+        >>> [retries.delay(grpc.StatusCode.RESOURCE_EXHAUSTED, reached=False) for _ in range(3)]
+        [0.2, 0.4, 0.5]
+        """
+        if self.busy_since is None:
+            self.busy_since = self.clock()
+        left = self.busy_s - (self.clock() - self.busy_since)
+        if left <= 0:
+            return None
+        if self.busy == 0:
+            print(
+                f"the arena at {self.address} has no room for this stream now "
+                f"(RESOURCE_EXHAUSTED): trying again for up to {self.busy_s:g} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.busy += 1
+        return min(backoff(self.busy), left)
 
 
 _SEAT_HINTS = {
@@ -252,6 +291,9 @@ def seat_error(
     if code in RETRY:
         what = f"the seat's stream at {retries.address} kept failing {retried(retries)}"
         return SeatError(f"{what} ({status_text(error)})", code)
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        what = f"the arena at {retries.address} had no room for the seat {retried(retries)}"
+        return SeatError(f"{what} ({status_text(error)})", code)
     hint = _SEAT_HINTS.get(code)
     message = f"the arena at {retries.address} refused the ticket ({status_text(error)})"
     return SeatError(message + (f": {hint}" if hint else ""), code)
@@ -259,7 +301,7 @@ def seat_error(
 
 def retried(retries: Retries) -> str:
     """``after 3 retries``, or ``with no retry``."""
-    count = retries.attempt
+    count = retries.attempt + retries.busy
     return f"after {count} retr{'y' if count == 1 else 'ies'}" if count else "with no retry"
 
 

@@ -15,6 +15,9 @@ all on one grpc.aio channel.
 * The stream drops (``UNAVAILABLE`` and the like): it is opened again with backoff, with the
   same token and instance id, and the server offers the seats still open again. A seat being
   played is never opened twice: offers are kept by ticket, in play and finished.
+* The arena has no room for the stream now (``RESOURCE_EXHAUSTED``, "try again later"): it is
+  tried again with backoff for up to a minute (:class:`~chaodipi.bot.seat.Retries`), the Enter
+  stream and each seat's alike.
 * ``UNAUTHENTICATED`` or ``FAILED_PRECONDITION`` on the first Enter (a wrong token, a run that
   is over, a protocol version the server does not speak) raise :class:`SessionError`. On a
   later Enter they mean the arena closed the session's run while the stream was down: the

@@ -58,6 +58,7 @@ from chaodipi.bot.client import bot_arguments
 from chaodipi.bot.errors import BotError
 from chaodipi.bot.seat import MatchResult, Retries, play_ticket, send_request
 from chaodipi.bot.session import play_seats
+from chaodipi.bot.token_file import read_token_file
 
 __all__ = ["Bridge", "ChildSeat", "main", "split_command"]
 
@@ -195,7 +196,7 @@ def _secret(args: argparse.Namespace, words: list[str]) -> tuple[str, str]:
 
 def _read_token(path: Path) -> str:
     try:
-        token = path.read_text(encoding="utf-8").strip()
+        token = read_token_file(path)
     except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"cannot read the session token (--token-file): {err}") from None
     if not token:

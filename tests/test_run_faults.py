@@ -19,7 +19,6 @@ from pathlib import Path
 import anyio
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.tournament.backend import Assignment, OnResult
@@ -27,6 +26,7 @@ from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import play_games
 from chaodipi.arena.tournament.results import ResultsDB
+from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
 BROKEN = f"{sys.executable} -c \"import sys; print('missing weights.bin', file=sys.stderr); sys.exit(3)\""
@@ -371,8 +371,9 @@ def test_a_bot_that_fails_at_its_first_decision_forfeits_as_it_would_later(
 
 @dataclass
 class FullServer:
-    """The local backend, on a server whose every stream someone else holds: two health
-    Watches, its cap (``max_streams=2``), opened before any bot starts."""
+    """The local backend, on a server whose every stream someone else holds: two sessions
+    whose tokens it took, its cap (``max_streams=2``), entered before any bot starts (streams
+    that need no credential, such as health Watches, have room of their own)."""
 
     refused: int = 0
     """Streams the server refused for lack of room, by the end."""
@@ -383,10 +384,15 @@ class FullServer:
             open_server("127.0.0.1:0", max_streams=2) as server,
             grpc.aio.insecure_channel(server.address) as channel,
         ):
-            health = health_pb2_grpc.HealthStub(channel)
-            held = [health.Watch(health_pb2.HealthCheckRequest()) for _ in range(2)]
+            stub = arena_pb2_grpc.ArenaServiceStub(channel)
+            held = []
+            for n in range(2):
+                token = f"a-holder-token-for-tests-{n}"
+                server.open_door(token, f"holder-{n}")
+                request = convert.enter_request(token, bot_name="holder", capacity=1, instance="")
+                held.append(stub.Enter(request))
             for call in held:
-                await call.read()  # SERVING: the stream is in, and stays open
+                await call.read()  # Entered: the stream is in, its token checked, and stays open
             self.server, self.assignment = server, assignment
             yield self
             self.refused = server.admission.refused

@@ -176,6 +176,7 @@ def test_a_token_file_is_read_and_no_warning_is_given(
 ) -> None:
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
+    token_file.chmod(0o600)
     outcome: list[SessionResult] = []
 
     async def main() -> None:

@@ -175,7 +175,7 @@ def test_a_connection_past_its_cap_is_refused_and_other_connections_go_on() -> N
                 await until(lambda: server.admission.total == 0)
             refusals = [e for e in logs if e["event"] == "refused"]
             assert [e["code"] for e in refusals] == ["RESOURCE_EXHAUSTED"]
-            assert refusals[0]["rpc"] == "Enter" and refusals[0]["peer"]
+            assert refusals[0]["rpc"] == f"{ARENA}/Enter" and refusals[0]["peer"]
 
     anyio.run(main, backend="asyncio")
 

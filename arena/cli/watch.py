@@ -19,6 +19,7 @@ from typing import Any
 
 from chaodipi.arena.cli.arguments import whole
 from chaodipi.arena.errors import ArenaError, SetupError, UsageError
+from chaodipi.bot.token_file import read_token_file
 
 __all__ = ["SPECTATOR_TOKEN_ENV", "add_command", "read_spectator_token", "watch_command"]
 
@@ -43,9 +44,7 @@ exit codes:
   130  interrupted (Ctrl-C)"""
 
 
-def read_spectator_token(
-    token_file: Path | None, environ: Mapping[str, str] = os.environ
-) -> str:
+def read_spectator_token(token_file: Path | None, environ: Mapping[str, str] = os.environ) -> str:
     """The spectator token: the first line of ``token_file``, else ``$ARENA_SPECTATOR_TOKEN``.
 
     >>> read_spectator_token(None, {"ARENA_SPECTATOR_TOKEN": " s3cret "})
@@ -56,7 +55,7 @@ def read_spectator_token(
     """
     if token_file is not None:
         try:
-            token = token_file.read_text(encoding="utf-8").strip()
+            token = read_token_file(token_file)
         except (OSError, UnicodeDecodeError) as err:
             raise SetupError(f"--token-file {token_file}: cannot read it ({err})") from None
         if not token:

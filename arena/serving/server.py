@@ -14,8 +14,9 @@ listen on (taken by another server, not this machine's, not ``HOST:PORT``) raise
 shares a port (grpc's ``SO_REUSEPORT`` is off), so a second server on a port fails instead of taking
 half the bots.
 
-The handlers are in :mod:`chaodipi.arena.serving.servicer`; the caps on streams and the
-first-message deadline in :mod:`chaodipi.arena.serving.admission`.
+The handlers are in :mod:`chaodipi.arena.serving.servicer`; the caps on streams (by kind: the
+Arena service's, health checks, other streams that need no credential), the room kept for
+credentials and the first-message deadline in :mod:`chaodipi.arena.serving.admission`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.admission import (
     FIRST_MESSAGE_S,
+    MAX_ANONYMOUS_STREAMS,
+    MAX_ANONYMOUS_STREAMS_PER_CONNECTION,
     MAX_STREAMS,
     MAX_STREAMS_PER_CONNECTION,
     Admission,
@@ -271,13 +274,17 @@ async def open_server(
     first_message_s: float = FIRST_MESSAGE_S,
     max_streams_per_connection: int = MAX_STREAMS_PER_CONNECTION,
     max_streams: int = MAX_STREAMS,
+    max_anonymous_streams_per_connection: int = MAX_ANONYMOUS_STREAMS_PER_CONNECTION,
+    max_anonymous_streams: int = MAX_ANONYMOUS_STREAMS,
 ) -> AsyncIterator[ArenaServer]:
     """Serve the Arena service on ``address`` for the duration of the block.
 
     ``spectator_token``: the credential a Watch must carry (``WatchRequest.token``); give it
     to operators, never to bots. None (the default) turns Watch off (PERMISSION_DENIED).
-    ``first_message_s``, ``max_streams_per_connection`` and ``max_streams``: the deadline for
-    every rpc's first message and the caps on open streams
+    ``first_message_s``: the deadline for every rpc's first message; ``max_streams_per_connection``
+    and ``max_streams``: the caps on the Arena service's open streams;
+    ``max_anonymous_streams_per_connection`` and ``max_anonymous_streams``: the caps on each kind
+    of stream that needs no credential (health checks; health Watch and reflection)
     (:mod:`chaodipi.arena.serving.admission`).
 
     Raises :class:`~chaodipi.arena.serving.addresses.AddressError` (one line, naming the address)
@@ -297,7 +304,13 @@ async def open_server(
         spectator_token=spectator_token,
         max_spectators_per_table=max_spectators_per_table,
         max_spectators=max_spectators,
-        limits=StreamLimits(first_message_s, max_streams_per_connection, max_streams),
+        limits=StreamLimits(
+            first_message_s,
+            max_streams_per_connection,
+            max_streams,
+            max_anonymous_streams_per_connection,
+            max_anonymous_streams,
+        ),
     )
     check_can_listen(address)  # grpc alone would only say "Failed to bind"
     try:

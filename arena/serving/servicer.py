@@ -3,7 +3,10 @@ sessions, which run on the same event loop (one thread: docs/architecture.md "On
 
 The handlers see a call only once :class:`chaodipi.arena.serving.admission.Admission` has let it in
 (the caps on streams) and, for ``Enter`` and ``Watch``, once their request has come within the
-first- message deadline; ``Play`` waits for its Hello with the same deadline itself.
+first-message deadline; ``Play`` waits for its Hello with the same deadline itself. Each
+handler tells the admission once the call's credential is checked
+(:meth:`~chaodipi.arena.serving.admission.Admission.settled`), or as it begins to refuse it: from
+then on a stream with a good credential keeps its place, however full the server.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["SERVICE_NAME", "STATUS_OF_END", "Unparsable", "add_servicer"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
+PLAY, ENTER, WATCH = (f"{SERVICE_NAME}/{rpc}" for rpc in ("Play", "Enter", "Watch"))
+"""The rpcs' full names, as the log's ``rpc`` gives them."""
 OUTBOX_SIZE = 256
 SPECTATOR_OUTBOX_SIZE = 1024
 STATUS_OF_END: dict[StreamEnd, grpc.StatusCode] = {
@@ -89,12 +94,16 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         seat = int(seat_text)
         return (table, seat) if table.check_secret(seat, secret) else None
 
-    @staticmethod
     async def _refuse(
-        context: grpc.aio.ServicerContext, code: grpc.StatusCode, reason: str, **bound: Any
+        self,
+        context: grpc.aio.ServicerContext,
+        code: grpc.StatusCode,
+        reason: str,
+        **bound: Any,
     ) -> NoReturn:
         """End a call that is refused, and log it (the peer and the reason: never a ticket
         or a token)."""
+        self.server.admission.settled(context)
         get_logger(**bound).warning("refused", peer=context.peer(), code=code.name, reason=reason)
         await context.abort(code, reason)
         raise AssertionError("context.abort returns only by raising")
@@ -109,24 +118,24 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"no Hello within {deadline:g} s of opening the stream",
-                rpc="Play",
+                rpc=PLAY,
             )
         if isinstance(first, Unparsable):
             await self._refuse(
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"the first message does not parse as a PlayRequest ({first.error})",
-                rpc="Play",
+                rpc=PLAY,
             )
         if first is grpc.aio.EOF or first.WhichOneof("request") != "hello":
             await self._refuse(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "the first message must be a Hello",
-                rpc="Play",
+                rpc=PLAY,
             )
         hello: pb.Hello = first.hello
-        await self._check_version(context, hello.protocol_version, "Play")
+        await self._check_version(context, hello.protocol_version, PLAY)
         return hello
 
     async def _check_version(
@@ -145,11 +154,11 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
         table = self.server.tables.get(name)
         if table is not None and table.result is not None:
             await self._refuse(
-                context, grpc.StatusCode.NOT_FOUND, over_message(name), rpc="Play", table=name
+                context, grpc.StatusCode.NOT_FOUND, over_message(name), rpc=PLAY, table=name
             )
         if name in self.server.released:
             await self._refuse(
-                context, grpc.StatusCode.NOT_FOUND, released_message(name), rpc="Play", table=name
+                context, grpc.StatusCode.NOT_FOUND, released_message(name), rpc=PLAY, table=name
             )
         found = self._find_seat(ticket)
         if found is not None:
@@ -159,7 +168,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             context,
             grpc.StatusCode.UNAUTHENTICATED,
             "unknown or wrong ticket",
-            rpc="Play",
+            rpc=PLAY,
             table=known,
         )
 
@@ -171,14 +180,15 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"the request does not parse as an EnterRequest ({request.error})",
-                rpc="Enter",
+                rpc=ENTER,
             )
-        await self._check_version(context, request.protocol_version, "Enter")
+        await self._check_version(context, request.protocol_version, ENTER)
         door = self._door(request.token)
         if door is None:
             await self._refuse(
-                context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc="Enter"
+                context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc=ENTER
             )
+        self.server.admission.settled(context)
         connection = StreamPort(asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
         door.enter(connection, request)
         try:
@@ -195,6 +205,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         hello = await self._hello(context)
         table, seat = await self._seat(context, hello.ticket)
+        self.server.admission.settled(context)
         connection = StreamPort(asyncio.Queue(OUTBOX_SIZE), peer=context.peer())
         table.attach(seat, connection, hello.bot_name[:64])
         reader = asyncio.ensure_future(self._read(context, table, seat, connection))
@@ -265,7 +276,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"the request does not parse as a WatchRequest ({request.error})",
-                rpc="Watch",
+                rpc=WATCH,
             )
         if expected is None:
             await self._refuse(
@@ -273,14 +284,14 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 grpc.StatusCode.PERMISSION_DENIED,
                 "watching is off on this server: start it with a spectator token "
                 "(arena serve --spectator-token) and send that token in WatchRequest.token",
-                rpc="Watch",
+                rpc=WATCH,
             )
         if not secrets.compare_digest(expected.encode(), request.token.encode()):
             await self._refuse(
                 context,
                 grpc.StatusCode.UNAUTHENTICATED,
                 "wrong or missing spectator token (WatchRequest.token)",
-                rpc="Watch",
+                rpc=WATCH,
             )
         table = server.tables.get(request.table)
         if table is None:
@@ -288,7 +299,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 context,
                 grpc.StatusCode.NOT_FOUND,
                 server.missing_table_message(request.table),
-                rpc="Watch",
+                rpc=WATCH,
             )
         if server.watching[table.name] >= server.options.max_spectators_per_table:
             await self._refuse(
@@ -296,7 +307,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"table {table.name!r} has {server.options.max_spectators_per_table} "
                 "spectators already, the most it takes",
-                rpc="Watch",
+                rpc=WATCH,
                 table=table.name,
             )
         if server.watching.total() >= server.options.max_spectators:
@@ -305,7 +316,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"the server has {server.options.max_spectators} spectators already, the "
                 "most it takes",
-                rpc="Watch",
+                rpc=WATCH,
                 table=table.name,
             )
         return table
@@ -315,6 +326,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     ) -> None:
         table = await self._spectated_table(request, context)
         server = self.server
+        server.admission.settled(context)
         connection = StreamPort(asyncio.Queue(SPECTATOR_OUTBOX_SIZE), peer=context.peer())
         server.watching[table.name] += 1
         table.watch(connection)
