@@ -28,7 +28,7 @@ from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import GameRow
+from chaodipi.arena.tournament.results import GameRow, game_label
 from chaodipi.arena.tournament.rungs import rung
 
 __all__ = ["BenchRow", "bench_job", "bench_rows"]
@@ -165,7 +165,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
         swapped = ", seats swapped" if key.swapped else ""
         what = "void" if row.void is not None else f"{row.hands} hands, {row.seconds:.1f} s"
         where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{swapped}"
-        lines = [f"game {done} of {total} ({where}): {what}"]
+        lines = [f"game {row.id} of {total}, {game_label(key)} ({where}): {what}"]
         lines += [f"  {line}" for line in row.errors.splitlines()]
         if row.void is None:
             tally.add(key, row.score_a)

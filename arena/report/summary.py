@@ -45,7 +45,7 @@ from chaodipi.arena.report.stats import (
     wilson_interval,
 )
 from chaodipi.arena.report.stats import sprt as sprt_of_counts
-from chaodipi.arena.tournament.results import GameRow
+from chaodipi.arena.tournament.results import GameRow, game_label
 
 __all__ = [
     "BotLine",
@@ -140,13 +140,15 @@ class BotLine:
 
 @dataclass(frozen=True, slots=True)
 class VoidLine:
-    """A game that is no result, and why."""
+    """A game that is no result, and why; ``id`` and ``game``: its number and name."""
 
     bot_a: str
     bot_b: str
     deal: int
     swapped: bool
     reason: str
+    id: int | None = None
+    game: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +334,9 @@ def build_report(
     )
     bots = sorted((_bot_line(name, played, ratings[name]) for name in names), key=_standing)
     voids = [
-        VoidLine(r.key.bot_a, r.key.bot_b, r.key.deal, r.key.swapped, r.void)
+        VoidLine(
+            r.key.bot_a, r.key.bot_b, r.key.deal, r.key.swapped, r.void, r.id, game_label(r.key)
+        )
         for r in rows
         if r.void is not None
     ]
