@@ -270,6 +270,5 @@ class HandState:
         if trick is not None:
             record(number, TrickWon(trick.winner, trick.points))
             if self.play.is_over:
-                self.result = score_hand(
-                    self.play, self.kitty, self.fry_penalty, self.preset.score
-                )
+                kitty = None if self.kangqi_hand else self.kitty  # 扛旗: 「不留底牌」
+                self.result = score_hand(self.play, kitty, self.fry_penalty, self.preset.score)

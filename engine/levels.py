@@ -158,8 +158,9 @@ def settle(
     ``level`` the hand's level, the dealers'; ``total`` the defenders' points after floors;
     ``played`` each team's must-play levels played, this hand's included). 打大光 is read from
     ``result`` (:attr:`HandResult.shut_out`: no point card won), not from ``total``. The rules
-    applied, in order: the 扛旗 hand, 上天入地, Hefei's first hand, demotions for a kitty dug
-    with the level card, 跳级, and the ordinary table."""
+    applied, in order: the 扛旗 hand, 上天入地, Hefei's first hand, the demotion for a kitty dug
+    with the level card, 跳级 (after that demotion, when both apply), and the ordinary table (or,
+    after the demotion alone, the defenders' climb by their points)."""
     rules = preset.match
     end = progress_end(rules)
     defenders = 1 - dealers
@@ -179,10 +180,14 @@ def settle(
     if result.heaven_earth is not None:
         rewarded = defenders if result.heaven_earth == Side.DEFENDERS else dealers
         new[1 - rewarded] = 0
-        new[rewarded] = end - 1
+        # 「另外一方级牌升为A」: 升 is a rise; a team past A (扛旗 next) keeps its place
+        rises = new[rewarded] < end - 1
+        new[rewarded] = max(new[rewarded], end - 1)
+        place = level_name(new[rewarded], rules.circuits)
         return done(
             rewarded == defenders,
-            f"上天入地: team {rewarded} to A, the other back to 2",
+            f"上天入地: team {rewarded} {'to' if rises else 'stays at'} {place}, "
+            "the other back to 2",
             heaven_earth=rewarded,
         )
     if rules.jump_to_ace and first_hand:
@@ -190,30 +195,40 @@ def settle(
             return done(False, "first hand 打大光: the dealers win", dealers)
         if result.trick_points >= 80 and last_by_defenders:
             return done(True, "first hand: 80 and the kitty dug: the defenders win", defenders)
-    for demotion in rules.demotions:
-        if (
-            level == demotion.level
+    demotion = next(
+        (
+            d
+            for d in rules.demotions
+            if level == d.level
             and last_by_defenders
-            and result.trick_points >= demotion.points
-            and _shows_level_card(
-                result.last_play, level, pair=demotion.pair, exact=demotion.exact
-            )
-        ):
-            new[dealers] -= new[dealers] % 13 - demotion.to
-            _take, gain = levels_for(total, preset.score, shut_out=shut_out)
-            new[defenders] = climb(
-                new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
-            )
-            return done(True, f"kitty dug with the level card: dealers back to {Rank(demotion.to)}")
+            and result.trick_points >= d.points
+            and _shows_level_card(result.last_play, level, pair=d.pair, exact=d.exact)
+        ),
+        None,
+    )
+    dug = ""
+    if demotion is not None:
+        new[dealers] -= new[dealers] % 13 - demotion.to
+        dug = f"kitty dug with the level card: dealers back to {Rank(demotion.to)}"
     if rules.jump_to_ace and not first_hand and (shut_out or total >= 200):
-        # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand. 「若打“J\Q\K\A”时遇到跳级
-        # 则本局胜」: 打 is the hand's level (the dealers'), not the jumping team's own: the
-        # text's example has the defenders at J jump to A when the hand is played at 5.
+        # 001 §2.4 「比赛中（首局除外）…跳级」: never in the first hand, and with no exception
+        # for a kitty dug with the level card (§2.2 applies too: docs/rules.md). 「若打“J\Q\K\A”
+        # 时遇到跳级则本局胜」: 打 is the hand's level (the dealers'), not the jumping team's own:
+        # the text's example has the defenders at J jump to A when the hand is played at 5.
         team = dealers if shut_out else defenders
+        then = f"{dug}; " if dug else ""
         if level is not None and level >= Rank.JACK:
-            return done(team == defenders, f"跳级 in a hand at {level}: the match is won", team)
+            return done(
+                team == defenders, f"{then}跳级 in a hand at {level}: the match is won", team
+            )
         new[team] += Rank.ACE - new[team] % 13
-        return done(team == defenders, "跳级 to A")
+        return done(team == defenders, f"{then}跳级 to A")
+    if demotion is not None:
+        _take, gain = levels_for(total, preset.score, shut_out=shut_out)
+        new[defenders] = climb(
+            new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
+        )
+        return done(True, dug)
     take, gain = levels_for(total, preset.score, shut_out=shut_out)
     team = defenders if take else dealers
     new[team] = climb(new[team], gain, dealing=not take, rules=rules, played=played[team])

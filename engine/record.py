@@ -257,6 +257,7 @@ class LineMaker:
                         else result.heaven_earth.value,
                         "last_winner": result.last_winner,
                         "shut_out": result.shut_out,
+                        "floored": result.floored,
                     },
                 )
         return [line, *after]

@@ -27,7 +27,7 @@ class HandResult:
     trick_points: int
     kitty_points: int
     kitty_multiplier: int
-    """0 when the dealers won the last trick (no 抠底)."""
+    """0 when the dealers won the last trick, or the hand has no kitty (no 抠底)."""
     throw_penalty: int
     fry_penalty: int
     red_five: int
@@ -42,6 +42,11 @@ class HandResult:
     def total(self) -> int:
         """The defenders' points the level tables read."""
         return max(0, self.raw_total) if self.floor_at_zero else self.raw_total
+
+    @property
+    def floored(self) -> bool:
+        """The floor was applied: the parts sum below 0 and :attr:`total` is 0 (001 §4.1)."""
+        return self.floor_at_zero and self.raw_total < 0
 
     @property
     def kitty_bonus(self) -> int:
@@ -140,23 +145,33 @@ def _red_fives(play: CardPlay, bonus: int) -> int:
 
 
 def score_hand(
-    play: CardPlay, kitty: Sequence[Card], fry_penalty: int, rules: ScoreRules
+    play: CardPlay, kitty: Sequence[Card] | None, fry_penalty: int, rules: ScoreRules
 ) -> HandResult:
     """Score a finished card play: its tricks, the buried ``kitty``, the failed fries'
-    ``fry_penalty`` (signed for the defenders), under ``rules``."""
+    ``fry_penalty`` (signed for the defenders), under ``rules``.
+
+    ``kitty`` None: the hand has no kitty (the 扛旗 hand, 000 「而且不留底牌，全部抓光」), so
+    the last trick digs nothing: no 抠底 multiplier and no 上天入地 (抠底 with 5-10-K)."""
     assert play.is_over and play.tricks
     last = play.tricks[-1]
     winner = last.winner
     winning = next(cards for seat, cards in last.plays if seat == winner)
     winner_defends = not play.is_dealer_side(winner)
-    multiplier = kitty_multiplier(play.trump, winning, rules.kitty_by_unit) if winner_defends else 0
-    heaven = heaven_earth_side(
-        play.trump, rules.heaven_earth, winning, winner_defends, rules.heaven_earth_defenders_only
-    )
+    multiplier, heaven = 0, None
+    if kitty is not None:
+        if winner_defends:
+            multiplier = kitty_multiplier(play.trump, winning, rules.kitty_by_unit)
+        heaven = heaven_earth_side(
+            play.trump,
+            rules.heaven_earth,
+            winning,
+            winner_defends,
+            rules.heaven_earth_defenders_only,
+        )
     return HandResult(
         dealer=play.dealer,
         trick_points=play.defender_points,
-        kitty_points=points_of(kitty),
+        kitty_points=0 if kitty is None else points_of(kitty),
         kitty_multiplier=multiplier,
         throw_penalty=play.penalty_points,
         fry_penalty=fry_penalty,

@@ -67,7 +67,8 @@ def describe(event: Event) -> str | None:
         case TrickWon(seat=seat, points=points):
             return f"  seat {seat} wins the trick ({points} points)"
         case HandOver(total=total, kitty=kitty, progress=progress, note=note):
-            return (f"hand over: defenders {total}, kitty {format_cards(kitty)}; progress"
+            dug = f"kitty {format_cards(kitty)}" if kitty else "no kitty"  # 扛旗: 「不留底牌」
+            return (f"hand over: defenders {total}, {dug}; progress"
                     f" {progress[0]}-{progress[1]}{'; ' + note if note else ''}")
     return None
 

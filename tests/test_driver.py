@@ -22,7 +22,13 @@ import trio.testing
 from chaodipi.arena.errors import BackendFailed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.tournament import ray_backend
-from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
+from chaodipi.arena.tournament.backend import (
+    Assignment,
+    BotFailure,
+    FailureKind,
+    GameResult,
+    OnResult,
+)
 from chaodipi.arena.tournament.config import TournamentConfig, load_config, schedule
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.ray_backend import RayBackend
@@ -57,7 +63,7 @@ def row(key: GameKey, *, void: str | None = None, score_a: float | None = 1.0) -
 def never_played(bot: str = "broken") -> BotFailure:
     return BotFailure(
         bot,
-        had_played=False,
+        FailureKind.UNSEATED,
         why="exited before connecting (exit code 3)",
         stderr="missing weights.bin",
     )
@@ -74,7 +80,7 @@ def played(key: GameKey, score_a: float = 1.0, replay: bytes | None = None) -> G
     return GameResult(
         row(key, score_a=score_a),
         None if replay is None else zlib.compress(replay),
-        played=frozenset({"good", "broken"}),
+        seated=frozenset({"good", "broken"}),
     )
 
 
@@ -156,16 +162,41 @@ def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: 
     assert (outcome.played, outcome.void, outcome.interrupted) == (1, 5, False)
 
 
+def test_a_seat_not_taken_while_the_server_refused_streams_is_not_counted(
+    tmp_path: Path,
+) -> None:
+    """The server at its stream cap ("try again later") is the server's refusal, not the
+    bot's failure to start: five such void games in a row never stop the run, and do not
+    start its count again either."""
+    config = tournament(tmp_path, deals=4)
+    keys = schedule(config)
+    refused = BotFailure(
+        "broken",
+        FailureKind.REFUSED,
+        "exited before connecting (exit code 1), while the server refused 3 streams for lack "
+        "of room (not counted against the bot)",
+        "RESOURCE_EXHAUSTED",
+    )
+    why = "broken (seat 1) exited before connecting"
+    results = [void(keys[0]), void(keys[1])]
+    results += [GameResult(row(key, void=why), failures=(refused,)) for key in keys[2:7]]
+    results += [void(keys[7])]
+    backend = Scripted(results)
+    outcome = run(config, backend)
+    assert outcome.stopped == BROKEN_STOP and backend.handed == 8  # the third failure: the last
+    assert (outcome.played, outcome.void) == (0, 8)
+
+
 def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -> None:
     config = tournament(tmp_path, deals=3)
     keys = schedule(config)
 
     def died(key: GameKey, process: str) -> GameResult:
         failure = BotFailure(
-            "broken", had_played=True, why=f"{process}, exit code 1", stderr="oom", process=process
+            "broken", FailureKind.CRASHED, f"{process}, exit code 1", "oom", process
         )
-        # it played in the game it died in: that is no game played through
-        return GameResult(row(key), failures=(failure,), played=frozenset({"good", "broken"}))
+        # it took its seat in the game it died in: that is no game played through
+        return GameResult(row(key), failures=(failure,), seated=frozenset({"good", "broken"}))
 
     processes = ["broken#1", "broken#1", "broken#2", "broken#3", "broken#4"]
     backend = Scripted([died(key, process) for key, process in zip(keys, processes, strict=False)])

@@ -430,3 +430,91 @@ def test_level_card_demotion_needs_the_level_card() -> None:
     assert Card.parse("♠J").rank == Rank.JACK
     s = settle_at("mingchao", (Rank.JACK, 3), 85, last_by_defenders=True, last_play="♠Q")
     assert s.progress == (Rank.JACK, 4)
+
+
+def test_hefei_a_dig_with_the_level_card_does_not_switch_jump_off() -> None:
+    """001 §2.4 「比赛中（首局除外）…防守方抓200分及以上则跳级…若打“J\\Q\\K\\A”时遇到跳级则本局胜」 has no
+    exception for §2.2 「以同花色的一对“A”抠底…台上方重新回到“2”」 / 「打J时，台下方以“J”抠底…台上方重新回到
+    “2”」: both apply (docs/rules.md "a dig with the level card and 跳级").
+
+    Positions (a later hand, team 0 deals, team 1 at 5; the defenders won the last trick and
+    take 220, 100 on the table):
+    - at A, a 30-point kitty dug with ♠KK (×4): 跳级 in a hand at A, team 1 wins the match,
+      the dealers stay at A;
+    - the same dug with ♠AA: team 1 wins the match and the dealers go back to 2;
+    - at J, a 60-point kitty dug with a single ♠Q (×2): team 1 wins, the dealers stay at J;
+    - the same dug with a single ♠J: team 1 wins, the dealers go back to 2."""
+    hefei = PRESETS["hefei"]
+    for level, kitty, last_play, dealers_after in (
+        (Rank.ACE, 30, "♠KK", Rank.ACE),
+        (Rank.ACE, 30, "♠AA", 0),
+        (Rank.JACK, 60, "♠Q", Rank.JACK),
+        (Rank.JACK, 60, "♠J", 0),
+    ):
+        hand = HandResult(
+            dealer=0,
+            trick_points=100,
+            kitty_points=kitty,
+            kitty_multiplier=4 if len(cards(last_play)) == 2 else 2,
+            throw_penalty=0,
+            fry_penalty=0,
+            red_five=0,
+            heaven_earth=None,
+            last_winner=1,
+            last_play=tuple(cards(last_play)),
+            floor_at_zero=True,
+        )
+        assert hand.total == 220
+        s = settle(
+            hefei,
+            (level, Rank.FIVE),
+            dealers=0,
+            last_by_defenders=True,
+            level=level,
+            kangqi_hand=False,
+            first_hand=False,
+            result=hand,
+            total=hand.total,
+            played=(frozenset({0, Rank.JACK}), frozenset({0})),
+        )
+        assert s.finished and s.winner == 1 and s.defenders_take, (last_play, s)
+        assert s.progress == (dealers_after, Rank.FIVE), (last_play, s)
+        assert "跳级" in s.note
+
+
+def test_kangqi_heaven_earth_never_lowers_a_team_past_a() -> None:
+    """扛旗 「抓分方用含有同花色的5、10、K的牌型抠底可以享受奖励“上天入地”。被惩罚方会级牌降为2;另外一方级牌升为A」:
+    升 is a rise; a team that has passed A (扛旗 next) keeps its place (docs/rules.md "上天入地
+    for a team past A").
+
+    Position (kangqi): team 1 deals at 9 (progress 7); team 0, past A (progress 13, 扛旗
+    next), defends and wins the last trick with ♣5 ♣10 ♣K. Verdict: team 1 back to 2, team 0
+    stays at 13 and takes the deal: its next hand is the 扛旗 hand."""
+    s = settle(
+        PRESETS["kangqi"],
+        (13, Rank.NINE),
+        dealers=1,
+        last_by_defenders=True,
+        level=Rank.NINE,
+        kangqi_hand=False,
+        first_hand=False,
+        result=HandResult(
+            dealer=1,
+            trick_points=40,
+            kitty_points=10,
+            kitty_multiplier=2,
+            throw_penalty=0,
+            fry_penalty=0,
+            red_five=0,
+            heaven_earth=Side.DEFENDERS,
+            last_winner=0,
+            last_play=tuple(cards("♣5 ♣10 ♣K")),
+        ),
+        total=60,
+    )
+    assert s.progress == (13, 0) and s.defenders_take and not s.finished
+    assert s.heaven_earth_team == 0
+    assert "to A" not in s.note
+    # a team below A still rises to A
+    s = settle_at("kangqi", (Rank.FIVE, Rank.SEVEN), 40, heaven_earth=Side.DEFENDERS)
+    assert s.progress == (0, Rank.ACE)

@@ -8,12 +8,18 @@ import random
 
 import pytest
 
-from chaodipi.engine.cards import DECK, points_of
-from chaodipi.engine.errors import ReplayError
+from chaodipi.arena.report.transcript import transcript
+from chaodipi.engine.actions import Play
+from chaodipi.engine.cards import DECK, Card, Suit, points_of
+from chaodipi.engine.errors import IllegalAction, ReplayError
+from chaodipi.engine.events import EventLog, HandOver
 from chaodipi.engine.hand import HandState, Phase
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import dump_lines, load_lines, record_lines, replay_record
+from chaodipi.engine.record import Decision, dump_lines, load_lines, record_lines, replay_record
+from chaodipi.rl.transcript import transcript as rl_transcript
+
+from .support import cards
 
 HANDS_PER_PRESET = 400
 """Random hands per preset in the test suite (×5 presets = 2,000 hands); the soak script
@@ -179,3 +185,89 @@ def test_the_match_keeps_each_teams_must_play_levels_played() -> None:
     assert match.must_played[team] == {0} and match.must_played[1 - team] == set()
     seen = observe(match, 0).must_played
     assert seen[team] == {0} and seen[1 - team] == set()
+
+
+def _kangqi_hand_won_with_five_ten_king() -> tuple[Match, list[Decision]]:
+    """The kangqi preset's 扛旗 hand: team 0 (past A, progress 13) deals from seat 0, team 1 is
+    at 9 (progress 7). Seat 1 holds every trump (BJ BJ LJ LJ ♥5 ♥5), ♠6 to ♠A twice and
+    ♣5 ♣10 ♣K; the other seats hold the rest. Seat 0 leads ♦2, seat 1 trumps it with BJ,
+    leads its trumps and spades from the top (each the best card left) while the others
+    discard their clubs first, and leads ♣5 ♣10 ♣K (a 5-10-K, unbeatable with no trump suit)
+    into the last trick: a defender wins the last trick with 5-10-K."""
+    seat1 = cards("BJ BJ LJ LJ ♥5 ♥5 ♠AAKKQQJJ1010998877 ♠66 ♣5 ♣10 ♣K")
+    rest = list(DECK)
+    for card in seat1:
+        rest.remove(card)
+    rest.remove(cards("♦2")[0])
+    clubs = [c for c in rest if c.suit == Suit.CLUBS]
+    others = [c for c in rest if c.suit != Suit.CLUBS]
+    hands = {0: [cards("♦2")[0]], 1: seat1, 2: [], 3: []}
+    for index, card in enumerate(clubs + others):
+        hands[(2, 3, 0)[index % 3]].append(card)
+    assert [len(h) for h in hands.values()] == [27] * 4
+    deck = [hands[k % 4][k // 4] for k in range(108)]
+    match = Match(PRESETS["kangqi"], seed=0, progress=[13, 7], dealer=0)
+    match.log = EventLog()
+    match.hand = HandState.deal(
+        PRESETS["kangqi"], "t", None, 0, kangqi_hand=True, deck=deck, log=match.log
+    )
+    assert match.hand.kangqi_hand and match.hand.phase is Phase.PLAY
+    leads = [*cards("BJ LJ LJ ♥5 ♥5 ♠AAKKQQJJ1010998877 ♠66")]
+    order = {Suit.CLUBS: 0, Suit.HEARTS: 1, Suit.DIAMONDS: 2, Suit.SPADES: 3}
+    decisions: list[Decision] = []
+
+    def act(seat: int, play: tuple[Card, ...]) -> None:
+        decisions.append(Decision(cursor=match.log.cursor))
+        match.apply(seat, Play(play))
+
+    act(0, tuple(cards("♦2")))
+    while not match.over and match.records == []:
+        seat = match.to_play
+        hand = match.hand.hand(seat)
+        if seat == 1:
+            assert match.hand.play is not None
+            if match.hand.play.trick.plays:
+                act(1, tuple(cards("BJ")))
+            elif leads:
+                act(1, (leads.pop(0),))
+            else:
+                act(1, tuple(cards("♣5 ♣10 ♣K")))
+        elif len(hand) == 3 and len(match.hand.hand(1)) == 0:
+            act(seat, tuple(hand))
+        else:
+            for card in sorted(hand, key=lambda c: (order.get(c.suit, 4), c)):
+                try:
+                    match.hand.check(seat, Play((card,)))
+                except IllegalAction:
+                    continue
+                act(seat, (card,))
+                break
+    return match, decisions
+
+
+def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> None:
+    """000 扛旗 「扛旗打无主。这时只有红五、大王、小王、是主，而且不留底牌，全部抓光」: the 扛旗 hand has no
+    kitty, so its last trick digs nothing (no 抠底, no multiplier) and 上天入地 (「抓分方用含有同花色的
+    5、10、K的牌型抠底」) cannot happen (docs/rules.md "the 扛旗 hand digs no kitty").
+
+    Position: ``_kangqi_hand_won_with_five_ten_king``. Verdict: the defenders took all 200
+    points and hold off 扛旗 (they need 100); the hand's result, its HandOver event, its record
+    line and both transcripts say no kitty multiplier and no 上天入地."""
+    match, decisions = _kangqi_hand_won_with_five_ten_king()
+    record = match.records[0]
+    last = record.result.last_play
+    assert record.result.last_winner == 1 and sorted(last) == sorted(cards("♣5 ♣10 ♣K"))
+    assert record.total == 200 and record.progress_after == (13, 7) and record.next_dealer == 1
+    assert (record.result.kitty_points, record.result.kitty_multiplier) == (0, 0)
+    assert record.result.heaven_earth is None
+    over = next(e.payload for e in match.log.all_since(0) if isinstance(e.payload, HandOver))
+    assert over.result == record.result and over.kitty == ()
+    assert match.heaven_earth_rewards == [0, 0]
+    lines = list(record_lines(match, decisions))
+    score = next(line for line in lines if line["type"] == "hand_over")["score"]
+    assert (score["kitty_multiplier"], score["heaven_earth"]) == (0, None)
+    told = "\n".join(transcript(lines))
+    assert "kitty 0" not in told and "kitty buried" not in told and "上天入地" not in told
+    assert "no kitty" in told
+    said = rl_transcript(match)
+    assert "hand over: defenders 200, no kitty;" in said, said

@@ -18,6 +18,7 @@ import chaodipi
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.errors import ShardError, UsageError
 from chaodipi.arena.tournament import ray_cluster, ray_shard
+from chaodipi.arena.tournament.backend import FailureKind
 from chaodipi.arena.tournament.config import load_config, schedule
 from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.tournament.ray_backend import check_config, runtime_env
@@ -126,7 +127,7 @@ def test_a_shard_yields_every_game_in_order_with_its_replay(tmp_path: Path) -> N
     assert [r.result.row.key for r in results] == list(shard.games)
     assert [r.index for r in results] == [0, 1, 2, 3]
     assert all(r.result.row.void is None and not r.result.failures for r in results)
-    assert all(r.result.played == {"a", "b"} for r in results)
+    assert all(r.result.seated == {"a", "b"} for r in results)
     for item in results:
         assert item.result.record is not None
         assert zlib.decompress(item.result.record).startswith(b"{")
@@ -147,10 +148,10 @@ def test_a_shard_counts_no_failure_and_sends_each_one_as_a_fact(tmp_path: Path) 
     for item in results:
         failures = item.result.failures
         assert failures and {f.bot for f in failures} == {"broken"}
-        assert not any(f.had_played for f in failures)
+        assert all(f.kind is FailureKind.UNSEATED for f in failures)
         assert all(f.stderr == "missing weights.bin" for f in failures)
         assert all(f.why.endswith("(exit code 3)") for f in failures)
-        assert "broken" not in item.result.played
+        assert "broken" not in item.result.seated
 
 
 def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> None:

@@ -11,8 +11,21 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from chaodipi.arena.serving.server import open_server
+from chaodipi.arena.tournament.backend import Assignment, OnResult
+from chaodipi.arena.tournament.config import load_config
+from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.tournament.local import play_games
 from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
@@ -227,6 +240,8 @@ def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
 ONCE_CRASHER = """\
 import os, random, sys
 from pathlib import Path
+
+import pytest
 from chaodipi.bot import run_bot
 
 marker = Path("crashed-once")
@@ -299,3 +314,116 @@ def test_the_spectator_token_goes_to_a_private_file_never_to_stderr(tmp_path: Pa
     token = path.read_text(encoding="utf-8").strip()
     assert len(token) >= 32, token
     assert token not in done.stderr + done.stdout
+
+
+RAISER = """\
+from chaodipi.bot import run_bot
+
+
+def decide(view):
+    raise RuntimeError("my model is not loaded, say")
+
+
+run_bot(decide)
+"""
+
+STDIO_CHILD = Path(__file__).parent / "bots" / "stdio_child.py"
+FIRST_DECISION_FAILURES = {
+    # an action its phase never takes (a play in the bidding, a pass where a play is due)
+    "illegal": f"python3 -m chaodipi.bot.stdio -- python3 {STDIO_CHILD} --fail wrong --at 1",
+    # a legal action with a note of 300 bytes, past the 256 an answer may carry
+    "note": f"python3 -m chaodipi.bot.stdio -- python3 {STDIO_CHILD} --fail note --at 1",
+    "raises": "python3 raiser.py",
+}
+
+
+@pytest.mark.parametrize("how", sorted(FIRST_DECISION_FAILURES))
+def test_a_bot_that_fails_at_its_first_decision_forfeits_as_it_would_later(
+    tmp_path: Path, how: str
+) -> None:
+    """Its seat was sent its hand (Welcome, Snapshot, Decision): what it does from then on
+    counts as it would later in the game. A void game would let a bot drop the deals it
+    dislikes from the standings; so each game is its forfeit (a crash, in the faults), and the
+    run stops because it kept dying, never because it "failed to start"."""
+    (tmp_path / "raiser.py").write_text(RAISER, encoding="utf-8")
+    config = write_config(
+        tmp_path / "t.toml",
+        deals=2,
+        concurrency=1,
+        decision_ms=1000,
+        bank_ms=4000,  # a child's start on a loaded machine: not a hang
+        bots={"bad": FIRST_DECISION_FAILURES[how], "steady": BOT},
+    )
+    done = arena("run", str(config), "--json")
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "failed to start" not in done.stderr and "exited before" not in done.stderr
+    assert "stopped: bot 'bad' kept dying: it died in 3 games in a row" in done.stderr
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 3, rows
+    for row in rows:
+        assert row.void is None and row.forfeit == "bad" and row.score_a == 0.0, row
+        assert row.crashes_a == 1 and "after it was sent its hand" in row.errors, row
+        if how == "illegal":
+            assert row.illegal_a >= 1, row
+    faults = {b["bot"]: b for b in json.loads(done.stdout)["bots"]}["bad"]
+    assert (faults["crashes"], faults["forfeits"]) == (3, 3), faults
+
+
+@dataclass
+class FullServer:
+    """The local backend, on a server whose every stream someone else holds: two health
+    Watches, its cap (``max_streams=2``), opened before any bot starts."""
+
+    refused: int = 0
+    """Streams the server refused for lack of room, by the end."""
+
+    @asynccontextmanager
+    async def open(self, assignment: Assignment) -> AsyncIterator[FullServer]:
+        async with (
+            open_server("127.0.0.1:0", max_streams=2) as server,
+            grpc.aio.insecure_channel(server.address) as channel,
+        ):
+            health = health_pb2_grpc.HealthStub(channel)
+            held = [health.Watch(health_pb2.HealthCheckRequest()) for _ in range(2)]
+            for call in held:
+                await call.read()  # SERVING: the stream is in, and stays open
+            self.server, self.assignment = server, assignment
+            yield self
+            self.refused = server.admission.refused
+            for call in held:
+                call.cancel()
+
+    @property
+    def processes(self) -> int:
+        return 0
+
+    async def play(self, on_result: OnResult) -> None:
+        work = self.assignment
+        await play_games(
+            work.config,
+            work.deal_key,
+            work.games,
+            server=self.server,
+            log_dir=work.log_dir,
+            on_result=on_result,
+        )
+
+
+def test_the_server_s_own_refusals_are_never_a_bot_s_failure_to_start(tmp_path: Path) -> None:
+    """A server that refuses streams for lack of room (RESOURCE_EXHAUSTED: its cap is held by
+    another client) does not blame the bots it turned away: the run does not stop with "failed
+    to start", and a game no bot could take a seat of is void, saying why."""
+    config = load_config(
+        write_config(
+            tmp_path / "t.toml", deals=3, concurrency=1, connect_timeout=5, bots={"a": BOT, "b": BOT}
+        )
+    )
+    backend = FullServer()
+    outcome = anyio.run(lambda: run_tournament(config, backend), backend="asyncio")
+    assert outcome.stopped is None, outcome.stopped
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 6, rows
+    for row in rows:  # played, if the bots got in after all; else void, the server named
+        assert row.void is None or ("refused" in row.void and "lack of room" in row.void), row
+    if any(row.void for row in rows):
+        assert backend.refused > 0

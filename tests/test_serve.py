@@ -12,10 +12,13 @@ from pathlib import Path
 
 import anyio
 import grpc
+import pytest
+import trio
+import trio.testing
 
 from chaodipi.arena.cli.serve import start_when_seated
 from chaodipi.arena.serving.server import open_server
-from chaodipi.arena.serving.table import TableResult
+from chaodipi.arena.serving.table import Table, TableResult, Void
 from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
@@ -23,6 +26,7 @@ from chaodipi.engine.match import Ending
 from chaodipi.engine.record import load_lines, replay_record
 
 from .server_support import RawClient, config, until
+from .table_support import ListPort
 from .test_cli import arena
 
 
@@ -280,6 +284,35 @@ def test_the_seats_that_came_are_told_their_table_is_void() -> None:
     result, ends = anyio.run(main, backend="asyncio")
     reason = "void: seat 3 did not connect within 0.1 s"
     assert result.reason == reason and result.ending is Ending.STOPPED and result.hands == 0
+    assert result.void == Void((3,), "seat 3 did not connect within 0.1 s")
     assert all(s.decisions == 0 for s in result.seats)
     for end in ends:
         assert end.match_over.ending == pb.ENDING_STOPPED and end.match_over.reason == reason
+
+
+def test_a_seat_that_was_sent_its_hand_never_voids_its_table() -> None:
+    """Void means only that a seat was never taken: once a seat has been sent its Snapshot (its
+    hand), its bot's failures count as they would later, so the table refuses to void for it;
+    it ends void only for the seats never taken."""
+
+    async def main() -> tuple[TableResult, list[str]]:
+        table = Table("t", config())
+        port = ListPort()
+        table.attach(0, port, "early")
+        kinds = [str(m.WhichOneof("response")) for m in port.sent]
+        assert table.seated(0) and not table.seated(1)
+        with pytest.raises(ValueError, match="seat 0 was sent its hand"):
+            table.void([0, 1], "seats 0, 1 did not connect")
+        assert table.result is None
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(table.run)
+            assert await table.wait_seated(60) == [1, 2, 3]  # on the test's clock
+            table.void([1, 2, 3], "seats 1, 2, 3 did not connect within 60 s")
+        assert table.result is not None
+        return table.result, kinds
+
+    result, kinds = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert kinds == ["welcome", "snapshot"]
+    assert result.void == Void((1, 2, 3), "seats 1, 2, 3 did not connect within 60 s")
+    assert result.reason == "void: seats 1, 2, 3 did not connect within 60 s"
+    assert result.ending is Ending.STOPPED and result.winner is None and result.hands == 0

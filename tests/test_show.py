@@ -313,3 +313,32 @@ def test_event_lines_alone_are_told_hand_by_hand() -> None:
     text = transcript(events)
     assert [row for row in text if row.startswith("── hand")] == ["── hand 1 ──", "── hand 2 ──"]
     assert len(_tricks(text)) == sum(1 for line in events if line["type"] == "trick")
+
+
+def _floored_hefei_record() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A random Hefei match whose hand's parts sum below 0 (the defenders' failed throws), and
+    that hand's ``hand_over`` line."""
+    for seed in range(30):
+        lines = _record("hefei", seed=seed)
+        for line in lines:
+            if line["type"] == "hand_over" and line["score"]["floored"]:
+                return lines, line
+    raise AssertionError("no floored hand in 30 Hefei matches")
+
+
+def test_a_floored_hefei_hand_says_so() -> None:
+    """001 §4.1 「台下罚分罚至0分为止」: a hand whose parts (tricks, kitty, failed throws) sum below 0
+    scores 0; its line says the floor was applied, or its parts would seem to sum to 0."""
+    lines, over = _floored_hefei_record()
+    score = over["score"]
+    parts = score["trick_points"] + score["kitty_points"] * score["kitty_multiplier"]
+    assert parts + score["throw_penalty"] < 0 and over["total"] == 0
+    told = _flat(transcript(lines))
+    line = re.search(rf"hand {over['hand'] + 1}: defenders 0 \(([^)]*)\)", told)
+    assert line is not None and line.group(1).endswith("; floored at 0"), told
+    unfloored = [
+        row
+        for row in lines
+        if row["type"] == "hand_over" and not row["score"]["floored"]
+    ]
+    assert all("floored" not in _flat(transcript(lines, hand=row["hand"] + 1)) for row in unfloored)

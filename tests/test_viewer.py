@@ -377,3 +377,26 @@ def test_the_page_needs_nothing_but_itself() -> None:
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
     assert page.count("<script") == 4  # the record, the arrangements, where to start, the viewer
+
+
+def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:
+    """001 §4.1 「台下罚分罚至0分为止」: the scored hand's parts end with "floored at 0" when they
+    sum below 0 (docs/rules.md "the floor is told"), and not otherwise."""
+    for seed in range(30):
+        lines = _record("hefei", seed=seed, hands=1)
+        over = next(line for line in lines if line["type"] == "hand_over")
+        if over["score"]["floored"]:
+            break
+    else:
+        raise AssertionError("no floored first hand in 30 Hefei matches")
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    page.keyboard.press("End")
+    text = page.inner_text("#hand-over")
+    assert "the defenders have 0" in text and "; floored at 0" in text, text
+    assert f"throws {over['score']['throw_penalty']}" in text
+    other = _record("hefei", seed=0, hands=1)
+    assert not next(line for line in other if line["type"] == "hand_over")["score"]["floored"]
+    page, problems = _open(browser, other, tmp_path / "other.html")
+    page.keyboard.press("End")
+    assert "floored" not in page.inner_text("#hand-over")
+    assert problems == []

@@ -49,7 +49,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="only games between these two bots, either way round (default: any)",
     )
     games.add_argument("--forfeits", action="store_true", help="only games a team forfeited")
-    games.add_argument("--voids", action="store_true", help="only void games (a bot never played)")
+    games.add_argument(
+        "--voids", action="store_true", help="only void games (a bot never took its seat)"
+    )
     games.set_defaults(run=games_command)
 
 

@@ -58,8 +58,10 @@ ARENA_ADDRESS) and its session token in the environment only, ARENA_TOKEN (never
 line, which every user of the machine can read; a fresh = true bot gets ARENA_TICKET): each
 opens a session (ArenaService.Enter) and is offered seats game after game, several at once if
 it asks; a process is never given two seats of one deal, so it may remember what it saw. A
-process that dies is replaced; one that dies or fails to start in 3 games in a row stops the
-run. Each process's stderr goes to <database stem>-logs/NAME#N.stderr.
+process that dies is replaced; a bot that fails to start (to take its seat) or whose processes
+die in 3 games in a row stops the run; a seat not taken while the server refused streams for
+lack of room (at its cap) is not counted against the bot. Each process's stderr goes to
+<database stem>-logs/NAME#N.stderr.
 
 bot commands run in the config file's folder (without a file: the current one), with the
 arena's environment (PATH included); a command starting with python3 (or python) runs with
@@ -68,8 +70,13 @@ the interpreter running the arena, so it has the arena's packages; spell out ano
 
 deals come from a secret key made for each tournament and kept in its database: --resume
 plays the same cards, and no bot can work out a deal from its number. A game in which a bot
-never played (it could not start, exited before its first decision or did not connect in
-connect_timeout seconds) is void: kept out of the statistics and played again on --resume.
+never took its seat (it could not start, or exited or did not connect within connect_timeout
+seconds, before it was sent its hand) is void: kept out of the statistics and played again on
+--resume. Once a seat has been sent its hand, every failure counts, at the bot's first decision
+as later: an illegal answer is refused and counted, a timeout is a strike, and a process that
+exits (a crash, a decide that raised, a bridge that gave up on a refused answer) forfeits the
+game ("crashed after it was sent its hand" in the log), so no bot can make a deal it dislikes
+no result.
 Ctrl-C stops cleanly (exit code 130):
 the games in flight are dropped, and --resume goes on.
 

@@ -64,7 +64,9 @@ tickets are printed as JSON lines (or written to --tickets). Bots connect with
 `ArenaService.Play` and present their seat's ticket. A table begins once its four seats are
 connected; a table with a seat that has not connected within --connect-timeout seconds is void:
 it ends undecided at once ("void: seat 3 did not connect within 60 s", MatchOver ending
-ENDING_STOPPED to the seats that came), as a game in `arena run` whose bot never connected. The
+ENDING_STOPPED to the seats that came), as a game in `arena run` whose bot never connected. Only
+that voids a table: a seat that connected was sent its hand, and from then on what its bot does
+counts (an illegal answer, a timeout, a strike, a forfeit), at its first decision as later. The
 server exits when every table's match is over (or on Ctrl-C), printing each result as a JSON
 line ("void": true for a void table); each table is released from memory as it ends, and a
 ticket of a table whose match is over gets NOT_FOUND.
@@ -331,22 +333,16 @@ async def _serve(
         return [r for r in results if r is not None]
 
 
-VOID = "void: "
-"""How a void table's reason begins."""
-
-
 async def start_when_seated(table: Table, start: anyio.Event, timeout_s: float) -> None:
-    """Let the table begin once its four seats are connected; if a seat has not connected
-    within ``timeout_s``, the table is void (ended undecided, before any play), by the rule of
-    ``arena run``: a game whose bot never connected is no result."""
-    with anyio.move_on_after(timeout_s):
-        await table.connected.wait()
-    never = [seat for seat, state in enumerate(table.seats) if state.stats.connects == 0]
+    """Let the table begin once its four seats are taken; if a seat has not been within
+    ``timeout_s``, the table is void (:meth:`Table.void`: ended undecided, before any play), as
+    a game of ``arena run`` whose bot never took its seat."""
+    never = await table.wait_seated(timeout_s)
     if not never:
         start.set()  # (a seat that connected and dropped may still come back: its clock runs)
         return
     seats = f"seat {never[0]}" if len(never) == 1 else f"seats {', '.join(map(str, never))}"
-    table.stop(f"{VOID}{seats} did not connect within {timeout_s:g} s")
+    table.void(never, f"{seats} did not connect within {timeout_s:g} s")
 
 
 def _stop_tables(tables: list[Table]) -> None:
@@ -412,7 +408,7 @@ def _summary(result: TableResult, records: Path) -> dict[str, object]:
         "progress": list(result.progress),
         "forfeited_by": result.forfeited_by,
         "reason": result.reason,
-        "void": result.ending is Ending.STOPPED and result.reason.startswith(VOID),
+        "void": result.void is not None,
         "strikes": [s.strikes for s in result.seats],
         "illegal": [s.illegal for s in result.seats],
         "record": str(_record_path(records, result.table)),

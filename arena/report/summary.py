@@ -4,7 +4,7 @@ Per pairing: W-L-D, the pentanomial pair counts, the score with its 95 % interva
 and LOS (all from pairs, since the two games of a duplicate deal are not independent), and the
 variance that pairing removed. Per bot: games, score, win rate with a 95 % Wilson interval over
 its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts, illegal
-moves, crashes and forfeits. A void game (a bot never played) is no result: it is counted and
+moves, crashes and forfeits. A void game (a bot never took its seat) is no result: it is counted and
 listed with its reason, and left out of every statistic. docs/report.md explains each number.
 
 ``Report.as_dict()`` is strict JSON: a number that is infinite or undefined is ``null``, with a
@@ -545,7 +545,7 @@ def print_report(report: Report, console: Console, failures: bool = True) -> Non
         console.print(table)
     if report.void and failures:
         console.print(
-            f"[yellow]void games:[/yellow] {report.void}, no result (a bot never played): "
+            f"[yellow]void games:[/yellow] {report.void}, no result (a bot never took its seat): "
             "left out of every number above and played again on --resume",
             markup=True,
             highlight=False,

@@ -255,7 +255,7 @@ class Transcript:
 
     def _on_dealt(self, line: Line) -> Iterator[str]:
         yield "dealt:"
-        yield from self._hand_rows(line["hands"], line["kitty"])
+        yield from self._hand_rows(line["hands"], line["kitty"] or None)
 
     def _on_deal(self, line: Line) -> Iterator[str]:
         hand = self._hand
@@ -392,10 +392,14 @@ class Transcript:
         ):
             if score[key]:
                 parts.append(f"{label} {score[key]:+d}")
+        told = ", ".join(parts)
+        if score.get("floored"):  # 001 §4.1 「台下罚分罚至0分为止」: the parts sum below 0
+            told += "; floored at 0"
         progress = " : ".join(str(p) for p in line["progress"])
-        yield f"kitty buried: {spaced(line['kitty'])}"
+        # the 扛旗 hand deals every card: 「不留底牌」
+        yield f"kitty buried: {spaced(line['kitty'])}" if line["kitty"] else "no kitty"
         yield from self._wrap(
-            f"hand {line['hand'] + 1}: defenders {line['total']} ({', '.join(parts)}); "
+            f"hand {line['hand'] + 1}: defenders {line['total']} ({told}); "
             f"{line['note']}; progress {progress}; next dealer {line['next_dealer']}",
             indent="",
         )

@@ -75,6 +75,9 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.open: collections.Counter[str] = collections.Counter()
         """Streams open now, by connection (the peer's address)."""
         self.total = 0
+        self.refused = 0
+        """Streams refused so far because the server held ``total`` (RESOURCE_EXHAUSTED, "try
+        again later"): a bot that failed to take its seat meanwhile is not blamed for it."""
 
     async def intercept_service(
         self,
@@ -111,6 +114,8 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         peer = context.peer()
         refusal = self._refusal(peer)
         if refusal is not None:
+            if self.total >= self.limits.total:
+                self.refused += 1  # the server is full: whoever asked is not to blame
             await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED, refusal, rpc)
         self.open[peer] += 1
         self.total += 1

@@ -11,6 +11,12 @@ a cancel scope (``move_on_after``): per-decision time plus the seat's match bank
 grace. On timeout the table plays a deterministic default move, records a strike and tells the
 bot; after ``max_strikes`` the seat forfeits the match for its team.
 
+A match is void (:class:`Void`, no result) only when a seat's bot never took its seat: it never
+connected, so it was never sent its hand. From the moment a seat has been sent its Snapshot
+(:meth:`Table.seated`), every failure of its bot counts as it would later in the match
+(:meth:`Table.void` refuses such a seat), so that no bot can look at its cards and then make the
+deal no result. ``arena run`` and ``arena serve`` both void by this rule.
+
 Everything a seat is sent comes from ``chaodipi.engine.view.observe(match, seat)`` (the Snapshot, on
 every connect) or from events whose audience includes that seat: nothing else of the state is
 read on the way out. Events reach a seat one way only: each rides, once and in order, on the
@@ -22,6 +28,7 @@ message is built by the contract's conversion (:mod:`chaodipi.arena.v2.convert`)
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import anyio
@@ -55,6 +62,7 @@ __all__ = [
     "Table",
     "TableConfig",
     "TableResult",
+    "Void",
     "forced_action",
 ]
 
@@ -87,6 +95,21 @@ class SeatStats:
 
 
 @dataclass(frozen=True, slots=True)
+class Void:
+    """Why a match is no result: the bots of ``seats`` never took them (never connected, so
+    never sent their hands)."""
+
+    seats: tuple[int, ...]
+    why: str
+    """What happened, as a person reads it (``seat 3 did not connect within 60 s``)."""
+
+    @property
+    def reason(self) -> str:
+        """The match's reason, as its MatchOver says it (ending ``ENDING_STOPPED``)."""
+        return f"void: {self.why}"
+
+
+@dataclass(frozen=True, slots=True)
 class TableResult:
     """How a table's match ended."""
 
@@ -104,15 +127,18 @@ class TableResult:
     decisions: tuple[Decision, ...] = ()
     """How each action of ``match.actions`` was taken (the clock, strikes, the bot's note):
     with the match, the game's record (:mod:`chaodipi.engine.record`)."""
+    void: Void | None = None
+    """Set when the match is no result: a seat's bot never took its seat."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Cut:
     """Why a match ended before its end: undecided (``forfeited_by`` None: stopped, failed,
-    void), or lost by the team of the seat ``forfeited_by``."""
+    ``void``), or lost by the team of the seat ``forfeited_by``."""
 
     reason: str
     forfeited_by: int | None = None
+    void: Void | None = None
 
 
 @dataclass(slots=True)
@@ -331,6 +357,31 @@ class Table:
         if all(s.connection is not None or i in self._absent for i, s in enumerate(self.seats)):
             self.connected.set()
 
+    def seated(self, seat: int) -> bool:
+        """The seat's bot took its seat: it has been sent its hand (the Snapshot of its first
+        connect). From then on, nothing its bot does makes the match void."""
+        return self.seats[seat].stats.connects > 0
+
+    async def wait_seated(self, timeout_s: float) -> list[int]:
+        """Wait up to ``timeout_s`` seconds for every seat to be taken; the seats that are not
+        (their bots never took them: :meth:`void` the match with them), none when all are."""
+        with anyio.move_on_after(timeout_s):
+            await self.connected.wait()
+        return [seat for seat in range(len(self.seats)) if not self.seated(seat)]
+
+    def void(self, seats: Sequence[int], why: str) -> None:
+        """End the match now as no result (:class:`Void`): the bots of ``seats`` never took
+        them. ``ValueError`` for a seat that has been sent its hand: its bot's failures count
+        (a strike, an illegal answer, a forfeit), never void the match. A match that ended, or
+        is ending for another reason, keeps that one."""
+        taken = [seat for seat in seats if self.seated(seat)]
+        if taken:
+            raise ValueError(f"seat {taken[0]} was sent its hand: its match cannot be void")
+        if self.result is None and self._cut is None:
+            void = Void(tuple(seats), why)
+            self._cut = _Cut(void.reason, void=void)
+            self._scope.cancel()
+
     def stop(self, reason: str) -> None:
         """End the match now, undecided (the server is shutting down)."""
         if self.result is None:
@@ -339,8 +390,9 @@ class Table:
 
     def forfeit(self, seat: int, reason: str) -> None:
         """End the match now, lost by ``seat``'s team (its bot is gone for good: a process that
-        crashed cannot come back, so waiting out its clock would only cost time)."""
-        if self.result is None:
+        crashed cannot come back, so waiting out its clock would only cost time); a match
+        being voided stays void."""
+        if self.result is None and (self._cut is None or self._cut.void is None):
             self._cut = _Cut(reason, forfeited_by=seat)
             self._scope.cancel()
 
@@ -597,6 +649,7 @@ class Table:
             seats=tuple(s.stats for s in self.seats),
             ending=ending,
             decisions=tuple(self.decisions),
+            void=None if cut is None else cut.void,
         )
         self._log.info(
             "match_over",

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
@@ -30,28 +31,39 @@ __all__ = [
     "Assignment",
     "Backend",
     "BotFailure",
+    "FailureKind",
     "GameResult",
     "Games",
     "OnResult",
 ]
 
 
+class FailureKind(Enum):
+    """How a bot failed in a game (the values are what logs print)."""
+
+    UNSEATED = "never took its seat"
+    """A seat's bot never took it (it could not start, exited or did not connect before it was
+    sent its hand): the game is void, and it counts as the bot's failure to take its seat."""
+    REFUSED = "refused by the server"
+    """As ``UNSEATED``, while the server refused streams for lack of room (at its cap): the game
+    is void, and the bot is not blamed (nothing is counted)."""
+    CRASHED = "crashed"
+    """Its process died holding a seat it had been sent its hand in (at its first decision as
+    later): its team forfeits."""
+
+
 @dataclass(frozen=True, slots=True)
 class BotFailure:
     """One of a bot's processes failed in one game.
 
-    >>> gone = BotFailure("mine", had_played=True, why="mine#2, exit code 1", stderr="oom",
+    >>> gone = BotFailure("mine", FailureKind.CRASHED, why="mine#2, exit code 1", stderr="oom",
     ...                   process="mine#2@5e1f")
-    >>> gone.bot, gone.had_played
-    ('mine', True)
+    >>> gone.bot, gone.kind.value
+    ('mine', 'crashed')
     """
 
     bot: str
-    had_played: bool
-    """False: it never played in this game (it could not start, exited before its first
-    decision, did not connect in time, or no session of it could take the seat); the game is
-    void. True: it had played (in some game), and its process died in this one, which its
-    team forfeits."""
+    kind: FailureKind
     why: str
     """What happened, as a person reads it (``exited before connecting (exit code 3)``;
     ``broken#2, exit code 1`` for a process that died)."""
@@ -60,8 +72,8 @@ class BotFailure:
     (:func:`chaodipi.arena.tournament.processes.stderr_tail`), read where the process ran; None
     when it had no stderr file."""
     process: str = ""
-    """Which process died (``had_played``), an id unique in the run: one process dying while it
-    held seats in several games is one failure."""
+    """Which process died (empty: none did, or which is not known), an id unique in the run:
+    one process dying while it held seats in several games is one failure."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +87,9 @@ class GameResult:
     to send and to hold until its deal is over)."""
     failures: tuple[BotFailure, ...] = ()
     """Every failure of the game's bots, in the order they happened."""
-    played: frozenset[str] = frozenset()
-    """The bots with a seat that made a decision in this game: for one that did not also fail
-    here, the failures in a row start again."""
+    seated: frozenset[str] = frozenset()
+    """The bots that took a seat in this game (it was sent its hand): for one that did not
+    also fail here, the failures in a row start again."""
 
 
 OnResult = Callable[[GameResult], None]

@@ -9,9 +9,9 @@ results. It alone owns what the run keeps and decides:
 
 * **the rows**, through the :class:`chaodipi.arena.tournament.recorder.Recorder`: stored once each
   as they come, progress, the SPRT after every complete duplicate pair;
-* **the failure count** (:class:`FailureCount`): a bot that fails to start, or whose processes
-  die, in 3 games in a row stops the run, counted over every game wherever it was played, from
-  the facts each result carries;
+* **the failure count** (:class:`FailureCount`): a bot that fails to take its seat, or whose
+  processes die, in 3 games in a row stops the run, counted over every game wherever it was
+  played, from the facts each result carries (a seat the server refused is not counted);
 * **the records** (:class:`RecordStore`): each game's record is stored with its row, and
   released (readable by ``arena games``/``arena show``, written into the ``replays`` folder when
   the config names one) only once every game of this run on its deal is stored, so that no
@@ -34,6 +34,7 @@ import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import assert_never
 
 import anyio
 
@@ -42,7 +43,14 @@ from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import write_packed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.signals import stop_on_signals
-from chaodipi.arena.tournament.backend import Assignment, Backend, BotFailure, GameResult, Games
+from chaodipi.arena.tournament.backend import (
+    Assignment,
+    Backend,
+    BotFailure,
+    FailureKind,
+    GameResult,
+    Games,
+)
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.deal_sets import DealSetError, load_deal_set
 from chaodipi.arena.tournament.deals import DealSource
@@ -65,13 +73,14 @@ FAILURES_IN_A_ROW = 3
 
 
 class FailureCount:
-    """Counts, per bot, the games in a row in which it failed to start, or in which one of its
-    processes died; a bot that failed ``limit`` times in a row stops the run (as cutechess-cli
-    and fastchess stop on an engine that cannot start or keeps crashing), rather than filling
-    the database with void games and forfeits. A game it played through starts the count
-    again.
+    """Counts, per bot, the games in a row in which it failed to take its seat, or in which
+    one of its processes died; a bot that failed ``limit`` times in a row stops the run (as
+    cutechess-cli and fastchess stop on an engine that cannot start or keeps crashing), rather
+    than filling the database with void games and forfeits. A game in which it took its seats
+    and did not fail starts the count again; a seat the server refused (at its stream cap,
+    :attr:`FailureKind.REFUSED`) is not the bot's failure and counts neither way.
 
-    In one game, a bot's seats that never played count once; each process that died counts
+    In one game, a bot's seats that it never took count once; each process that died counts
     once, however many games it held seats in when it died.
     """
 
@@ -85,21 +94,29 @@ class FailureCount:
         """Count a stored game's failures; the message that stops the run, once a bot has
         failed too often."""
         failing: set[str] = set()
-        never_played = [f for f in result.failures if not f.had_played]
-        died = [f for f in result.failures if f.had_played]
-        for failure in never_played + died:
-            first_here = failure.bot not in failing
+        counted: set[str] = set()
+        unseated_first = sorted(result.failures, key=lambda f: f.kind is not FailureKind.UNSEATED)
+        for failure in unseated_first:
             failing.add(failure.bot)
-            if failure.had_played:
+            match failure.kind:
+                case FailureKind.REFUSED:
+                    continue  # the server's refusal, not the bot's failure
+                case FailureKind.UNSEATED:
+                    if failure.bot in counted:
+                        continue  # its other seats in this game, which it did not take either
+                case FailureKind.CRASHED:
+                    pass
+                case kind:
+                    assert_never(kind)
+            if failure.process:
                 if failure.process in self._deaths:
                     continue  # one process dying in several games at once is one failure
                 self._deaths.add(failure.process)
-            elif not first_here:
-                continue  # its other seats in this game, which it did not play either
+            counted.add(failure.bot)
             message = self._failed(failure)
             if message is not None:
                 return message
-        for bot in result.played - failing:
+        for bot in result.seated - failing:
             self._in_a_row[bot] = 0
         return None
 
@@ -111,9 +128,10 @@ class FailureCount:
         spec = self._bots[failure.bot]
         how = f"command: {shlex.join(spec.argv())}" if spec.command else "an external bot"
         tail = "" if failure.stderr is None else f"; the tail of its stderr:\n{failure.stderr}"
-        what = "kept dying: it died in" if failure.had_played else "failed to start"
+        unseated = failure.kind is FailureKind.UNSEATED
+        what = "failed to start" if unseated else "kept dying: it died in"
         hint = ""
-        if spec.command and not spec.fresh and not failure.had_played:
+        if spec.command and not spec.fresh and unseated:
             hint = (
                 " (if this bot can play only one game per process, give it `fresh = true` in "
                 "the config)"

@@ -11,10 +11,13 @@ match ends, :func:`play_games` hands the driver the game's
 before the next game takes the slot (``concurrency`` games at once). The driver stores it; this
 module stores and counts nothing.
 
-A game in which a bot never played (it could not start, exited before its first decision, or
-did not connect in time) is void: its row says why, and it is played again on ``--resume``. A
-process that dies mid-game forfeits the games it held seats in and is replaced. Each of these
-is a :class:`chaodipi.arena.tournament.backend.BotFailure` in the game's result.
+A game in which a bot never took its seat (it could not start, or exited or did not connect in
+time before it was sent its hand: :meth:`Table.void`, the rule ``arena serve`` voids by too) is
+void: its row says why, and it is played again on ``--resume``. A process that dies holding a
+seat it was sent its hand in (at its first decision as later) forfeits that game and is
+replaced. Each of these is a :class:`chaodipi.arena.tournament.backend.BotFailure` in the game's
+result; a seat not taken while the server refused streams for lack of room is not the bot's
+failure (:attr:`FailureKind.REFUSED`).
 
 Spectators see a table only once every game of these games on its deal has ended, and the
 tables of a deal are released then. A Ray node plays its shard through :func:`play_games` too
@@ -37,9 +40,16 @@ import anyio
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import pack, table_record
+from chaodipi.arena.serving.admission import Admission
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
-from chaodipi.arena.tournament.backend import Assignment, BotFailure, GameResult, OnResult
+from chaodipi.arena.tournament.backend import (
+    Assignment,
+    BotFailure,
+    FailureKind,
+    GameResult,
+    OnResult,
+)
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.pools import Player, Players
@@ -100,47 +110,70 @@ class _Game:
     table: Table
     label: str
     instance: str
+    admission: Admission
+    """The server's, which counts the streams it refused for lack of room."""
+    refused_before: int = 0
+    """The server's refusals when the game began."""
     players: list[Player | None] = field(default_factory=lambda: [None] * 4)
     void: list[str] = field(default_factory=list)
-    """Why the game is not a result, one line per seat whose bot never played."""
+    """Why the game is not a result, one line per seat whose bot never took it."""
     failures: list[BotFailure] = field(default_factory=list)
     crashes: list[int] = field(default_factory=lambda: [0, 0])
     problems: list[str] = field(default_factory=list)
 
-    def never_played(self, seat: int, why: str, stderr: Path | None) -> None:
+    def unseated(
+        self, seat: int, why: str, stderr: Path | None, player: Player | None = None
+    ) -> None:
+        """The bot of ``seat`` did not take it (it was never sent its hand): the game is void.
+        It is the bot's failure unless the server refused streams for lack of room since the
+        game (or ``player``'s process) began."""
         spec = self.specs[seat]
         tail = None if stderr is None else stderr_tail(stderr)
+        since = self.refused_before
+        if player is not None and player.refused_before is not None:
+            since = min(since, player.refused_before)
+        refused = self.admission.refused - since
+        kind = FailureKind.UNSEATED
+        if refused > 0:
+            kind = FailureKind.REFUSED
+            why += (
+                f", while the server refused {refused} stream{'s' * (refused > 1)} for lack of "
+                "room (not counted against the bot)"
+            )
         line = f"{spec.name} (seat {seat}, game {self.label}) {why}"
         self.void.append(line if tail is None else f"{line}; its stderr ends:\n{tail}")
-        self.failures.append(BotFailure(spec.name, had_played=False, why=why, stderr=tail))
-        self.table.stop(f"void: {spec.name} (seat {seat}) {why}")
+        process = "" if player is None else f"{player.name}@{self.instance}"
+        self.failures.append(BotFailure(spec.name, kind, why, tail, process))
+        self.table.void([seat], f"{spec.name} (seat {seat}) {why}")
 
     def player_gone(self, seat: int, player: Player, code: int | None) -> None:
-        """A process holding one of this game's seats exited: if it never made a decision (in
-        any game) it did not start and the game is void; otherwise it crashed (the seat
-        forfeits)."""
+        """A process holding one of this game's seats exited: if the seat was never sent its
+        hand, the game is void; otherwise the process crashed (the seat forfeits), at its
+        first decision as later."""
         table = self.table
         if table.result is not None:
             return
-        stats = table.seats[seat].stats
-        if stats.decisions == 0 and not player.played:
-            what = "exited before connecting" if stats.connects == 0 else "exited before its turn"
-            self.never_played(seat, f"{what} (exit code {code})", player.stderr)
+        if not table.seated(seat):
+            why = f"exited before connecting (exit code {code})"
+            self.unseated(seat, why, player.stderr, player)
             return
         self.crashes[team_of(seat)] += 1
+        when = "mid-game"
+        if table.seats[seat].stats.decisions == 0:
+            when = "after it was sent its hand, before its first move was done"
         tail = None if player.stderr is None else stderr_tail(player.stderr)
         self.failures.append(
             BotFailure(
                 player.spec.name,
-                had_played=True,
-                why=f"{player.name}, exit code {code}",
+                FailureKind.CRASHED,
+                why=f"{player.name} crashed {when}, exit code {code}",
                 stderr=tail,
                 process=f"{player.name}@{self.instance}",
             )
         )
         self.problems.append(
             f"{player.spec.name} ({player.name}, seat {seat}, game {self.label}) crashed "
-            f"mid-game, exit code {code}; its stderr ends:\n{tail or '(no stderr)'}"
+            f"{when}, exit code {code}; its stderr ends:\n{tail or '(no stderr)'}"
         )
         table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
 
@@ -154,30 +187,25 @@ class _Game:
                 about={"game": self.label, "deal": self.key.deal},
             )
             record = pack(lines)
-        played = {
-            spec.name
-            for seat, spec in enumerate(self.specs)
-            if self.table.seats[seat].stats.decisions > 0
-        }
-        return GameResult(row, record, tuple(self.failures), frozenset(played))
+        seated = {spec.name for seat, spec in enumerate(self.specs) if self.table.seated(seat)}
+        return GameResult(row, record, tuple(self.failures), frozenset(seated))
 
 
 async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
-    """Every seat must connect within ``timeout`` seconds of the game's start; a process that
-    did not is ended (a fresh one takes its place next time)."""
-    with anyio.move_on_after(timeout):
-        await game.table.connected.wait()
-        return
-    for seat, state in enumerate(game.table.seats):
-        if state.stats.connects == 0 and game.table.result is None:
-            player = game.players[seat]
-            game.never_played(
-                seat,
-                f"did not connect within {timeout:g} s",
-                None if player is None else player.stderr,
-            )
-            if player is not None and player.process is not None:
-                run.players.retire(player, "it did not connect its seat in time")
+    """Every seat must be taken within ``timeout`` seconds of the game's start; a process
+    that did not take its seat is ended (a fresh one takes its place next time)."""
+    for seat in await game.table.wait_seated(timeout):
+        if game.table.result is not None:
+            return
+        player = game.players[seat]
+        game.unseated(
+            seat,
+            f"did not connect within {timeout:g} s",
+            None if player is None else player.stderr,
+            player,
+        )
+        if player is not None and player.process is not None:
+            run.players.retire(player, "it did not connect its seat in time")
 
 
 async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
@@ -208,7 +236,8 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         name=f"g{secrets.token_urlsafe(12)}",
         spectators_after=run.deals.spectators_after(key.deal),
     )
-    game = _Game(key, specs, table, label, run.instance)
+    admission = run.server.admission
+    game = _Game(key, specs, table, label, run.instance, admission, admission.refused)
     log = get_logger(table=table.name)
     log.info("game_started", game=label)  # the name, for spectators
     if run.on_table is not None:
@@ -216,7 +245,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     started = time.perf_counter()
     try:
         if isinstance(seated, NoSeat):
-            game.never_played(specs.index(seated.spec), str(seated), None)
+            game.unseated(specs.index(seated.spec), str(seated), None)
         else:
             await _seat_players(run, game, seated)
         async with anyio.create_task_group() as watchers:
@@ -248,14 +277,14 @@ async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
             await run.players.start(player, ticket=ticket)
         except OSError as err:
             run.players.retire(player, "it could not be started")
-            game.never_played(seat, f"could not start: {err}", None)
+            game.unseated(seat, f"could not start: {err}", None, player)
             return
 
 
 def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
     a_team = 0 if team0 == key.bot_a else 1
     b_team = other_team(a_team)
-    void = "\n".join(game.void) or None
+    void = None if result.void is None else "\n".join(game.void)
     score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
     if result.winner is None and result.ending is Ending.PLAYED_OUT:
         score_a = 0.5

@@ -20,7 +20,8 @@ session itself gets them back if it returns first. Meanwhile the seat's clock ru
 if no session takes it before its strikes run out does its team forfeit.
 
 A process that dies is replaced when a seat next needs it; the games it held seats in are
-told (:meth:`Player.hold`'s callback), and decide between a void game and a forfeit.
+told (:meth:`Player.hold`'s callback): each is void if its seat was never taken, else that seat's
+forfeit (:meth:`chaodipi.arena.serving.table.Table.void`).
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ class Player:
     """Every deal it has held a seat of."""
     holding: dict[tuple[str, int], Held] = field(default_factory=dict)
     """Its open seats, by (table name, seat)."""
-    played: bool = False
-    """It has made a decision in some game: if it dies now, it crashed (it did start)."""
+    refused_before: int | None = None
+    """The server's refusals for lack of room when its process was launched (None: not
+    launched here)."""
     promised: int = 0
     """Seats it was chosen for whose table does not exist yet."""
     launched: anyio.Event | None = None
@@ -131,8 +133,6 @@ class Player:
 
     def let_go(self, table: Table, seat: int) -> None:
         """The seat's game is over."""
-        if table.seats[seat].stats.decisions > 0:
-            self.played = True
         self.holding.pop((table.name, seat), None)
         if self.session is not None:
             self.session.seat_over(table, seat)
@@ -303,6 +303,7 @@ class Players:
 
     async def _launch(self, player: Player, ticket: str | None) -> None:
         player.stderr = self.log_dir / f"{player.name}.stderr"
+        player.refused_before = self.server.admission.refused
         token = None
         if player.session is not None:
             token = player.session.door.token
@@ -332,10 +333,7 @@ class Players:
             get_logger(session=player.name).info(
                 "process_exited", code=code, open_seats=len(player.holding)
             )
-        held = list(player.holding.values())
-        if any(h.table.seats[h.seat].stats.decisions > 0 for h in held):
-            player.played = True  # in one of its games: it crashed, in all of them
-        for h in held:
+        for h in list(player.holding.values()):
             h.on_exit(player, code)
         if player.session is not None and player.process is not None:
             self.server.close_door(player.session.door)

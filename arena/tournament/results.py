@@ -8,8 +8,8 @@ keeps its number). The live log, ``arena games``, ``arena show``, the CSV and th
 both. The deal
 itself comes from the tournament's secret key, kept in the ``meta`` table
 (:mod:`chaodipi.arena.tournament.deals`). ``--resume`` skips every game already stored, so an
-interrupted tournament loses and repeats nothing; a void game (a bot never played) is stored with
-its reason and played again.
+interrupted tournament loses and repeats nothing; a void game (a bot never took its seat) is
+stored with its reason and played again.
 
 Each game's record (:mod:`chaodipi.arena.records`) is kept in the ``records`` table, and read
 (:meth:`ResultsDB.record`) only once it is released: once every game of its run on its deal is
@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS games (
     errors TEXT NOT NULL,       -- what went wrong with the bots' processes ('' if nothing)
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
-    void TEXT,                  -- why the game is not a result (a bot never played), or NULL
+    void TEXT,                  -- why the game is not a result (a bot never took its seat), or NULL
     id INTEGER,                 -- its number: 1 for the first game stored, never changed
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
@@ -116,7 +116,7 @@ class GameRow:
     errors: str
     seconds: float
     void: str | None = None
-    """Why the game is not a result (a bot never played), or None."""
+    """Why the game is not a result (a bot never took its seat), or None."""
     id: int | None = None
     """Its number in the results file, given as it is stored (:meth:`ResultsDB.add`)."""
 

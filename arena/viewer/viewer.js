@@ -437,6 +437,8 @@
         el("div", "muted", "tricks " + s.trick_points +
           (s.kitty_multiplier ? ", kitty " + s.kitty_points + " ×" + s.kitty_multiplier : "") +
           (s.throw_penalty ? ", throws " + s.throw_penalty : "") + (s.fry_penalty ? ", fries " + s.fry_penalty : "") +
+          (s.red_five ? ", red fives " + s.red_five : "") +
+          (s.floored ? "; floored at 0" : "") + // 001 §4.1: the parts sum below 0
           "; next dealer " + seatName(state.over.next_dealer)),
       );
     }

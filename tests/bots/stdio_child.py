@@ -5,7 +5,9 @@ legal moves; told to, it fails at its Nth decision:
     python3 -m chaodipi.bot.stdio -- python3 tests/bots/stdio_child.py [--fail HOW --at N]
 
 ``HOW``: ``crash`` (a line on stderr, exit 3), ``hang`` (reads on, never answers), ``garbage``
-(a line that is not JSON), ``illegal`` (a pass where a play is due, once the play has begun).
+(a line that is not JSON), ``illegal`` (a pass where a play is due, once the play has begun),
+``wrong`` (an action its phase never takes: a pass where a play or a bury is due, a play in the
+bidding), ``note`` (a legal action with a note of 300 bytes, past the 256 allowed).
 ``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH.
 """
 
@@ -35,7 +37,7 @@ def choose(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--fail", choices=["crash", "hang", "garbage", "illegal"])
+    parser.add_argument("--fail", choices=["crash", "hang", "garbage", "illegal", "wrong", "note"])
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--env", type=Path)
     args = parser.parse_args()
@@ -62,7 +64,13 @@ def main() -> None:
                 continue
             if args.fail == "illegal" and legal.get("phase") == "PHASE_PLAY":
                 action = {"passTurn": {}}
-        print(json.dumps({"decisionId": decision["decisionId"], "action": action}), flush=True)
+            if args.fail == "wrong":
+                bidding = legal.get("phase") in ("PHASE_DECLARE", "PHASE_FRY")
+                action = {"play": {"cards": ["CARD_CLUBS_3"]}} if bidding else {"passTurn": {}}
+        answer = {"decisionId": decision["decisionId"], "action": action}
+        if args.fail == "note" and decisions >= args.at:
+            answer["note"] = "n" * 300
+        print(json.dumps(answer), flush=True)
 
 
 if __name__ == "__main__":
