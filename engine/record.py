@@ -89,6 +89,9 @@ NOTE_MAX_BYTES = 256
 
 Line = dict[str, Any]
 
+JSON_SPACE = " \t\r"
+"""The whitespace JSON allows around a value on a line (a line of nothing else is skipped)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -423,10 +426,18 @@ def dump_lines(lines: Iterable[Line]) -> str:
 
 
 def load_lines(text: str) -> list[Line]:
-    """A record's text back into its lines; :class:`ReplayError` names the first bad line."""
+    """A record's text back into its lines; :class:`ReplayError` names the first bad line.
+
+    Lines end at ``\n`` alone: a note or a name may hold U+2028, U+0085 or another character
+    ``str.splitlines`` would break at, which JSON writes as it is inside a string.
+
+    >>> header = {"type": "header", "format": RECORD_FORMAT, "note": "a\\u2028b\\x85"}
+    >>> load_lines(dump_lines([header])) == [header]
+    True
+    """
     lines: list[Line] = []
-    for number, row in enumerate(text.splitlines(), start=1):
-        if not row.strip():
+    for number, row in enumerate(text.split("\n"), start=1):
+        if not row.strip(JSON_SPACE):
             continue
         try:
             line = json.loads(row)

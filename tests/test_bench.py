@@ -9,12 +9,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from rich.console import Console
 
-from chaodipi.arena.cli.bench_job import BenchRow, bench_notes, bench_tables
+from chaodipi.arena.cli.bench_job import BenchRow, _document, bench_notes, bench_rows, bench_tables
 from chaodipi.arena.tournament.deal_sets import load_deal_set, standard_set_path
-from chaodipi.arena.tournament.results import GameKey, ResultsDB
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.arena.tournament.rungs import RUNGS
 from chaodipi.arena.tournament.rungs import rung as rung_named
 
@@ -77,7 +78,7 @@ def test_bench_plays_a_bot_against_each_rung_on_the_standard_set(tmp_path: Path)
         assert cells[2] == f"{wins}-{losses}-{4 - wins - losses}"
         score = (wins + (4 - wins - losses) / 2) / 4
         assert cells[3].startswith(f"{score:.1%} [")
-        assert re.fullmatch(r"[+−](\d+\.\d ± (\d+\.\d|\?)|∞)|—", cells[4]), cells
+        assert cells[4] == cells[5] == "— (needs ≥ 10 pairs)", cells  # 2 pairs: too few
         hands = sum(r.hands for r in mine)
         levels = sum(r.levels_a for r in mine) / hands
         assert cells[6] == f"{levels:+.3f}"
@@ -152,3 +153,27 @@ def test_the_table_fits_80_columns_without_breaking_a_rung_s_name() -> None:
     assert any("+∞" in line for line in lines) and not any("unboun" in line for line in lines)
     assert any("no pair lost" in line for line in lines), lines
     assert any(">99.9%" in line for line in lines), lines
+
+
+def _won(key: GameKey) -> GameRow:
+    """A game the first bot won in one hand."""
+    return GameRow(key, 1.0, 1, 1, 0, 1, 80, 0, 0, 0, 0, 0, 0, 0, 0, None, "played", "", 1.0)
+
+
+def test_four_pairs_won_give_no_los_of_100_percent() -> None:
+    """The bench printed LOS 100.0 % from 4 pairs: below 10 pairs its Elo and LOS say they
+    need more pairs, in the table, under it, and in ``--json`` (null, with the reason)."""
+    rows = [_won(GameKey("mine", "random", deal, bool(s))) for deal in range(1, 5) for s in (0, 1)]
+    (row,) = bench_rows(rows, [("random", "mine", "random")])
+    console = Console(width=120, record=True)
+    for table in bench_tables("a bench", "against", [row], 120):
+        console.print(table)
+    cells = _row(console.export_text(), "random")
+    assert cells[3] == "100.0% [—]" and cells[4] == cells[5] == "— (needs ≥ 10 pairs)", cells
+    assert any("needs ≥ 10 pairs" in note for note in bench_notes([row]))
+    deal_set = SimpleNamespace(identity=lambda: {"name": "classic.json.gz", "sha256": "0"})
+    config = SimpleNamespace(preset="classic", deal_set=deal_set, first_deal=1, deals=4, hands=1,
+                             decision_ms=1000, bank_ms=0)  # fmt: skip
+    (item,) = _document(config, [row], [])["rows"]  # type: ignore[arg-type]
+    assert item["los"] is None and item["elo"] is None
+    assert item["not_estimated"] == "needs ≥ 10 pairs"

@@ -4,17 +4,22 @@ never sent to any seat or spectator; a note over 256 bytes is refused, not cut."
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
 
-from chaodipi.arena.records import table_record
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.records import pack, read_file, table_record, write_file
+from chaodipi.arena.report.transcript import transcript
 from chaodipi.arena.serving.table import Table
+from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.bot import Answer, run_bot
 from chaodipi.engine.actions import Pass
+from chaodipi.engine.record import replay_record
 from chaodipi.engine.view import SeatView
 
 from . import server_support
@@ -149,3 +154,49 @@ def test_the_sdk_sends_the_note_decide_returns() -> None:
 def test_the_sdk_refuses_a_long_note_where_decide_makes_it() -> None:
     with pytest.raises(ValueError, match="300 bytes of UTF-8; at most 256"):
         Answer(Pass(), note="x" * 300)
+
+
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Every character ``str.splitlines`` breaks a line at; in a JSON string only ``\\n`` and ``\\r``
+are escaped, the others are written as they are."""
+
+
+def test_every_line_break_in_a_note_or_a_name_keeps_the_record_readable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A record is read by ``\\n`` alone: a note or a bot's name holding any character that
+    ``str.splitlines`` takes for a line break (U+2028, U+0085, …) is kept as it is, and the
+    record is read back, replayed, shown and made into a page, from the database and from its
+    file."""
+
+    async def breaking_bot(player: Player) -> None:
+        async for message in player.connect(name=f"b{LINE_BREAKS}{player.seat}"):
+            if kind_of(message) == "decision":
+                decision = message.decision
+                action = legal_of(decision).sample(player.rng)
+                note = f"{LINE_BREAKS[decision.decision_id % len(LINE_BREAKS)]}x{LINE_BREAKS}"
+                player.send(convert.answer(decision.decision_id, action, note))
+
+    table, _, _ = _play([breaking_bot] * 4)
+    lines = table_record(table)
+    notes = {line.get("note") for line in lines if line["type"] == "action" and line["asked"]}
+    assert {f"{c}x{LINE_BREAKS}" for c in LINE_BREAKS} <= notes
+    assert lines[0]["bots"][0]["name"] == f"b{LINE_BREAKS}0"
+
+    database = tmp_path / "results.sqlite"
+    db = ResultsDB(database)
+    key = GameKey("a", "b", 1, False)
+    db.add(GameRow(key, 1.0, 1, 1, 0, 1, 80, 0, 0, 0, 0, 0, 0, 0, 0, None, "played", "", 1.0))
+    db.add_record(key, pack(lines))
+    db.release_deal(1)
+    db.close()
+    path = tmp_path / "game.jsonl"
+    write_file(path, lines)
+    for source in ([str(database), "1"], [str(path)]):
+        assert main(["show", *source]) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out == "\n".join(transcript(lines)) + "\n"
+        page = tmp_path / "game.html"
+        assert main(["show", *source, "--html", str(page)]) == 0, capsys.readouterr().err
+        assert "\u2028x" in page.read_text(encoding="utf-8")
+    assert read_file(path) == lines
+    assert replay_record(read_file(path)).actions == table.match.actions

@@ -3,6 +3,7 @@ the SPRT inside the report, and plots of an unbeaten bot."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -16,6 +17,7 @@ from rich.console import Console
 
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import build_report, print_report
+from chaodipi.arena.report.tables import write_csv
 from chaodipi.arena.tournament.results import GameKey, GameRow
 
 
@@ -76,10 +78,11 @@ def strict_json(text: str) -> Any:
 
 
 def unbeaten_rows() -> list[GameRow]:
-    """``boss`` wins every game; ``x`` and ``y`` trade pairs; one void game of x vs y."""
-    rows = pairs("boss", "x", [2.0] * 5) + pairs("boss", "y", [2.0] * 5)
-    rows += pairs("x", "y", [2.0, 1.0, 0.5, 1.5, 0.0])
-    rows.append(game("x", "y", 9, 0, None, void="y never connected"))
+    """``boss`` wins every game; ``x`` and ``y`` trade pairs; one void game of x vs y (10 pairs
+    each: as many as the report needs to estimate, ``MIN_PAIRS``)."""
+    rows = pairs("boss", "x", [2.0] * 10) + pairs("boss", "y", [2.0] * 10)
+    rows += pairs("x", "y", [2.0, 1.0, 0.5, 1.5, 0.0] * 2)
+    rows.append(game("x", "y", 11, 0, None, void="y never connected"))
     return rows
 
 
@@ -114,7 +117,7 @@ def test_an_unbeaten_bot_is_unbounded_not_a_made_up_number() -> None:
     boss = report.bots[0]
     assert boss.bot == "boss" and boss.rating == math.inf and boss.unbounded
     x, y = (next(b for b in report.bots if b.bot == n) for n in "xy")
-    # x and y are fitted from their own games: 5 pairs, x scored 5 of 10 → equal
+    # x and y are fitted from their own games: 10 pairs, x scored 10 of 20 → equal
     assert math.isfinite(x.rating) and x.rating == pytest.approx(y.rating, abs=1e-6)
     document = strict_json(json.dumps(report.as_dict(), allow_nan=False))
     bots = {b["bot"]: b for b in document["bots"]}
@@ -149,6 +152,8 @@ def test_void_games_are_left_out_of_every_statistic() -> None:
         "deal": 7,
         "swapped": True,
         "reason": "b exited before its first decision",
+        "id": None,  # a row that was never stored has no number
+        "game": "a-b-d7-b",
     }
 
 
@@ -162,9 +167,9 @@ def test_print_shows_unbounded_void_and_sprt() -> None:
     text = printed(unbeaten_rows())
     assert "+∞ (unbounded)" in text
     assert "−2443" not in text and "inf" not in text and "nan" not in text
-    assert "Standings (30 games, 1 void)" in text
+    assert "Standings (60 games, 1 void)" in text
     assert "void games: 1" in text
-    assert "1 × x vs y (deal 9): y never connected" in text
+    assert "1 × x vs y (deal 11): y never connected" in text
     text = printed(
         pairs("a", "b", [2.0] * 23), bot_names=["a", "b"], sprt=SprtTest(0, 50, 0.05, 0.05)
     )
@@ -206,15 +211,17 @@ def test_plots_of_an_unbeaten_bot(tmp_path: Path) -> None:
     assert any("+∞" in t for t in texts)
     heat = head_to_head_figure(report)
     cells = [t.get_text() for t in heat.axes[0].texts]
-    assert any("10 games" in c for c in cells) and any("[" in c for c in cells)
+    assert any("20 games" in c for c in cells) and any("[" in c for c in cells)
 
 
 def test_plots_with_every_bot_unbounded(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from chaodipi.arena.report.plots import ratings_figure, write_plots
+    from chaodipi.arena.report.plots import head_to_head_figure, ratings_figure, write_plots
 
     report = build_report(pairs("a", "b", [2.0] * 4))
     assert [b.rating for b in report.bots] == [math.inf, -math.inf]
+    cells = [t.get_text() for t in head_to_head_figure(report).axes[0].texts]
+    assert cells and all("needs ≥ 10 pairs" in cell for cell in cells), cells
     write_plots(report, tmp_path)
     low, high = ratings_figure(report).axes[0].get_xlim()
     assert math.isfinite(low) and math.isfinite(high) and -1000 < low < high < 1000
@@ -302,18 +309,18 @@ def test_the_score_is_labelled_score_percent_not_win_rate() -> None:
 
 
 def test_an_interval_that_reaches_a_bound_is_not_called_no_spread() -> None:
-    """The Elo error is unknown in two cases, and the report says which one: four pairs won 2-0
+    """The Elo error is unknown in two cases, and the report says which one: nine pairs won 2-0
     and one 1½-½ have spread, but their interval reaches 100 % (no finite Elo at its top)."""
-    text = printed(pairs("a", "b", [2.0, 2.0, 2.0, 2.0, 1.5]))
-    assert "95.0% [86.2%, 100.0%]" in text
-    assert "+511.5 ± ?" in text and "(interval reaches 100 %)" in text
+    text = printed(pairs("a", "b", [2.0] * 9 + [1.5]))
+    assert "97.5% [92.9%, 100.0%]" in text
+    assert "+636.4 ± ?" in text and "(interval reaches 100 %)" in text
     assert "no spread" not in text
-    text = printed(pairs("a", "b", [0.0, 0.0, 0.0, 0.0, 0.5]))
-    assert "−511.5 ± ?" in text and "(interval reaches 0 %)" in text
+    text = printed(pairs("a", "b", [0.0] * 9 + [0.5]))
+    assert "−636.4 ± ?" in text and "(interval reaches 0 %)" in text
     assert "no spread" not in text
-    text = printed(pairs("a", "b", [1.0] * 3))  # every pair alike: truly no spread
+    text = printed(pairs("a", "b", [1.0] * 10))  # every pair alike: truly no spread
     assert "+0.0 ± ?" in text and "(no spread)" in text and "reaches" not in text
-    report = build_report(pairs("a", "b", [2.0, 2.0, 2.0, 2.0, 1.5]))
+    report = build_report(pairs("a", "b", [2.0] * 9 + [1.5]))
     assert report.pairs[0].games_high == 1.0  # the games' interval, in the JSON too
     assert strict_json(json.dumps(report.as_dict()))["pairs"][0]["games_high"] == 1.0
 
@@ -332,3 +339,39 @@ def test_a_likelihood_of_superiority_short_of_certain_never_prints_as_100_percen
     text = printed(rows, bot_names=["a", "b"])
     head_to_head = text[text.index("Head to head") :]
     assert "│ >99.9% │" in head_to_head and "│ 100.0% │" not in head_to_head, text
+
+
+@pytest.mark.parametrize(
+    ("totals", "printed_before"),
+    [
+        # random against a copy of itself: LOS 92.1 %, +88.7 Elo, variance removed 82 %
+        ([1.5, 1.0], ("│ 92.1% │", "+88.7", "82%")),
+        ([2.0] * 4, ("│ 100.0% │", "+∞", "(unbounded)")),  # arena bench's LOS 100.0 % from 4 pairs
+        ([1.0] * 3, ("│ 50.0% │", "+0.0", "100%")),  # variance removed 100 % from 3 equal pairs
+        ([2.0, 1.0, 0.5, 1.5, 0.0, 2.0, 1.0, 1.5, 0.5], ("│ 69.4% │", "+38.8", "−13%")),
+    ],
+)
+def test_too_few_pairs_give_no_elo_los_or_variance_removed(
+    totals: list[float], printed_before: tuple[str, str, str], tmp_path: Path
+) -> None:
+    """Below ``MIN_PAIRS`` (10) complete pairs the head-to-head says a figure needs more pairs
+    instead of printing one: in the text, in JSON (null, with the reason) and in the CSV."""
+    rows = pairs("a", "b", totals)
+    text = printed(rows, bot_names=["a", "b"])
+    head_to_head = text[text.index("Head to head") :]
+    assert head_to_head.count("— (needs ≥ 10 pairs)") == 4  # Elo ×2, LOS, variance removed
+    for figure in printed_before:  # what it printed with too few pairs
+        assert figure not in head_to_head, figure
+    report = build_report(rows, ["a", "b"])
+    (pair,) = strict_json(json.dumps(report.as_dict()))["pairs"]
+    assert pair["pairs"] == len(totals) and pair["not_estimated"] == "needs ≥ 10 pairs"
+    for key in ("elo", "elo_error", "los", "score_low", "elo_games", "variance_reduction"):
+        assert pair[key] is None, key
+    assert pair["score"] == pytest.approx(sum(totals) / 2 / len(totals))
+    write_csv(report, rows, tmp_path)
+    with (tmp_path / "pairings.csv").open(encoding="utf-8") as file:
+        (line,) = csv.DictReader(file)
+    assert line["not_estimated"] == "needs ≥ 10 pairs" and line["los"] == line["elo"] == ""
+    # one pair more and every figure is given
+    enough = build_report(pairs("a", "b", [*totals, *[1.5] * (10 - len(totals))]), ["a", "b"])
+    assert enough.pairs[0].not_estimated is None and not math.isnan(enough.pairs[0].los)

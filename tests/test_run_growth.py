@@ -5,16 +5,23 @@ database. Driven by the driver's scripted backend (no bot runs)."""
 
 from __future__ import annotations
 
+import csv
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from chaodipi.arena.cli.games import find_game
+from chaodipi.arena.cli.main import main
+from chaodipi.arena.cli.run_job import finished_line
 from chaodipi.arena.errors import ResumeError
 from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.report.summary import build_report
+from chaodipi.arena.report.tables import write_csv
 from chaodipi.arena.tournament.config import TournamentConfig, load_config, schedule
-from chaodipi.arena.tournament.results import ResultsDB
-from tests.test_driver import Scripted, played, run
+from chaodipi.arena.tournament.results import GameRow, ResultsDB, game_label
+from tests.test_driver import Scripted, played, run, void
 from tests.test_tournament import write_config
 
 TWO = {"good": "./good", "broken": "./broken --fast"}
@@ -172,3 +179,99 @@ def test_a_database_written_before_runs_were_recorded_is_resumed_as_before(
     run(first, backend, resume=True)
     assert backend.assignment is not None and backend.assignment.games == ()
     assert len(ResultsDB(first.database, read_only=True).runs()) == 1
+
+
+def _listed(database: Path, capsys: pytest.CaptureFixture[str]) -> list[tuple[int, str]]:
+    """``arena games DB``: each listed game's number and name, as printed."""
+    assert main(["games", str(database)]) == 0
+    out = capsys.readouterr().out
+    listed = [line.split()[:2] for line in out.splitlines() if re.match(r" *\d+ +\S+-d\d", line)]
+    return [(int(number), name) for number, name in listed]
+
+
+def test_a_game_keeps_its_number_in_the_log_games_and_show_when_the_run_grows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game's number is given as it is stored and never changes: the live log's "Finished
+    game N of T", ``arena games`` (by number, the order they were stored), ``arena show DB N``
+    and games.csv name the same game, and a third bot added with --resume numbers only its new
+    games (it renumbered every stored one: they were numbered by deal)."""
+    first = config(tmp_path, deals=2)
+    probe = Scripted([])
+    run(first, probe)
+    assert probe.assignment is not None
+    order = list(reversed(probe.assignment.games))  # finished in another order than scheduled
+    logged: list[str] = []
+
+    def on_game(row: GameRow, done: int, total: int) -> None:
+        logged.append(finished_line(row, total))
+
+    run(first, Scripted([played(k) for k in order]), resume=True, on_game=on_game)
+    before = _listed(first.database, capsys)
+    assert before == [(n, game_label(k)) for n, k in enumerate(order, start=1)]
+    assert [line.split(" (")[0] for line in logged] == [
+        f"Finished game {n} of 4, {name}" for n, name in before
+    ]
+    grown = config(tmp_path, {**TWO, "third": "./third"}, deals=2)
+    probe = Scripted([])
+    run(grown, probe, resume=True)
+    assert probe.assignment is not None
+    logged.clear()
+    run(grown, Scripted([played(k) for k in probe.assignment.games]), resume=True, on_game=on_game)
+    after = _listed(grown.database, capsys)
+    assert after[:4] == before and [n for n, _ in after] == list(range(1, 13))
+    assert [line.split(",")[0] for line in logged] == [
+        f"Finished game {n} of 12" for n in range(5, 13)
+    ]
+    db = ResultsDB(grown.database, read_only=True)
+    try:
+        stored = db.rows()
+    finally:
+        db.close()
+    for number, name in after:
+        found = find_game(stored, str(number))
+        assert found is not None and game_label(found.key) == name
+    report = build_report(stored)
+    write_csv(report, stored, tmp_path / "csv")
+    with (tmp_path / "csv" / "games.csv").open(encoding="utf-8") as file:
+        assert [(int(line["id"]), line["game"]) for line in csv.DictReader(file)] == after
+    with pytest.raises(SystemExit):
+        main(["games", "--help"])
+    assert "by number, the order they were stored" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_void_game_played_again_keeps_its_number(tmp_path: Path) -> None:
+    tournament = config(tmp_path, deals=2)
+    probe = Scripted([])
+    run(tournament, probe)
+    assert probe.assignment is not None
+    first, *others = probe.assignment.games
+    run(tournament, Scripted([void(first), *map(played, others)]), resume=True)
+    numbers = {key: r.id for key, r in rows(tournament).items()}  # type: ignore[attr-defined]
+    assert numbers[first] == 1 and rows(tournament)[first].void is not None  # type: ignore[attr-defined]
+    run(tournament, Scripted([played(first)]), resume=True)
+    again = rows(tournament)
+    assert {key: r.id for key, r in again.items()} == numbers  # type: ignore[attr-defined]
+    assert again[first].void is None  # type: ignore[attr-defined]
+
+
+def test_a_database_written_before_games_had_numbers_reads_them_in_the_order_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An older file has no ``id`` column: read as it is, its games are numbered in the order
+    they were stored; a run that resumes it writes those same numbers and goes on from them."""
+    tournament = config(tmp_path, deals=2)
+    probe = Scripted([])
+    run(tournament, probe)
+    assert probe.assignment is not None
+    order = list(reversed(probe.assignment.games))
+    run(tournament, Scripted([played(k) for k in order[:3]]), resume=True)
+    raw = sqlite3.connect(tournament.database)
+    raw.execute("DROP INDEX games_by_id")
+    raw.execute("ALTER TABLE games DROP COLUMN id")  # as an older arena left it
+    raw.commit()
+    raw.close()
+    expected = [(n, game_label(k)) for n, k in enumerate(order[:3], start=1)]
+    assert _listed(tournament.database, capsys) == expected
+    run(tournament, Scripted([played(order[3])]), resume=True)
+    assert _listed(tournament.database, capsys) == [*expected, (4, game_label(order[3]))]

@@ -5,8 +5,9 @@ It is ``arena run`` with a fixed shape: a gauntlet of the bot against the rungs 
 standard deal set (``--deal-set``), each deal played twice with the seats swapped, stored in a
 results database like any run (``--resume`` goes on, ``arena report`` reprints it). It prints
 one table, a row per rung: the bot's score with its 95 % interval, Elo ± its 95 % error and
-the likelihood of superiority, all from the duplicate pairs (``docs/report.md``), and the
-bot's levels gained per hand and its team's points per hand it defended.
+the likelihood of superiority, all from the duplicate pairs (``docs/report.md``; below 10
+pairs each says ``— (needs ≥ 10 pairs)``), and the bot's levels gained per hand and its team's
+points per hand it defended.
 
 ``--ladder`` plays each chosen rung against the one below it instead (no CMD), one database
 per row, and prints each row's command to play it again: that is how the README's ladder is
@@ -220,7 +221,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         description="Play a bot (CMD, a command as arena run -b NAME=CMD takes it) against "
         "each rung of the reference ladder on the preset's standard deal set, duplicate "
         "deals, stored like any run, and print one table: per rung the bot's score, Elo ± "
-        "95 % and LOS from the pairs, its levels per hand and points per defended hand.",
+        "95 % and LOS from the pairs (given from 10 pairs on), its levels per hand and points "
+        "per defended hand.",
         epilog=BENCH_EPILOG.format(
             rungs="\n".join(f"  {r.name:<{width}}  {r.command}" for r in RUNGS)
         )

@@ -8,7 +8,7 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import anyio
@@ -20,21 +20,16 @@ from chaodipi.arena.cli.report import stored
 from chaodipi.arena.cli.run_job import Tally
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.summary import (
-    Column,
-    build_report,
-    fitted_tables,
-    los_text,
-    score_text,
-    signed_text,
-)
+from chaodipi.arena.report.cells import los_text, score_text, signed_text, unestimated_text
+from chaodipi.arena.report.stats import MIN_PAIRS
+from chaodipi.arena.report.summary import Column, build_report, fitted_tables
 from chaodipi.arena.serving.server import tune_garbage_collector
 from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import GameRow
+from chaodipi.arena.tournament.results import GameRow, game_label
 from chaodipi.arena.tournament.rungs import rung
 
 __all__ = ["BenchRow", "bench_job", "bench_rows"]
@@ -58,6 +53,9 @@ class BenchRow:
     levels_per_hand: float
     points_per_defended_hand: float
     void: int
+    not_estimated: str | None = None
+    """Why the score interval, Elo and LOS are NaN (the report's ``PairLine.not_estimated``:
+    too few pairs), or None."""
 
 
 def bench_rows(rows: list[GameRow], pairs: list[tuple[str, str, str]]) -> list[BenchRow]:
@@ -70,7 +68,8 @@ def bench_rows(rows: list[GameRow], pairs: list[tuple[str, str, str]]) -> list[B
         line = next(b for b in report.bots if b.bot == bot)
         if pair is None:  # nothing stored yet
             nan = math.nan
-            out.append(BenchRow(label, 0, 0, 0, 0, nan, nan, nan, nan, nan, nan, nan, nan, 0))
+            row = BenchRow(label, 0, 0, 0, 0, nan, nan, nan, nan, nan, nan, nan, nan, 0)
+            out.append(replace(row, not_estimated=f"needs ≥ {MIN_PAIRS} pairs"))
             continue
         out.append(
             BenchRow(
@@ -88,12 +87,15 @@ def bench_rows(rows: list[GameRow], pairs: list[tuple[str, str, str]]) -> list[B
                 line.levels_per_hand,
                 line.points_per_defended_hand,
                 pair.void,
+                pair.not_estimated,
             )
         )
     return out
 
 
 def _elo(row: BenchRow) -> str:
+    if row.not_estimated is not None:
+        return unestimated_text(row.not_estimated, "")
     if math.isinf(row.elo):
         return signed_text(row.elo, ".1f")  # a note under the table says what ∞ means
     if math.isnan(row.elo):
@@ -121,7 +123,7 @@ def bench_tables(title: str, first: str, rows: list[BenchRow], width: int) -> li
     ]
     elo = [
         Column("Elo ± 95 %", [_elo(r) for r in rows]),
-        Column("LOS", [los_text(r.los) for r in rows]),
+        Column("LOS", [unestimated_text(r.not_estimated, los_text(r.los)) for r in rows]),
     ]
     play = [
         Column("levels/hand", [_number(r.levels_per_hand, "+.3f") for r in rows]),
@@ -135,6 +137,11 @@ def bench_notes(rows: list[BenchRow]) -> list[str]:
     notes = ["score interval, Elo ± 95 % and LOS: from the pairs of games on one deal"]
     if any(math.isinf(row.elo) for row in rows):
         notes.append("±∞: no pair lost (or none won), so no finite Elo")
+    if any(row.not_estimated is not None for row in rows):
+        notes.append(
+            f"— (needs ≥ {MIN_PAIRS} pairs): too few pairs for an interval, Elo or LOS that "
+            "means anything (docs/report.md)"
+        )
     return notes
 
 
@@ -159,7 +166,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
         swapped = ", seats swapped" if key.swapped else ""
         what = "void" if row.void is not None else f"{row.hands} hands, {row.seconds:.1f} s"
         where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{swapped}"
-        lines = [f"game {done} of {total} ({where}): {what}"]
+        lines = [f"game {row.id} of {total}, {game_label(key)} ({where}): {what}"]
         lines += [f"  {line}" for line in row.errors.splitlines()]
         if row.void is None:
             tally.add(key, row.score_a)

@@ -1,9 +1,11 @@
 """``arena games DB``: the games a results database holds, to pick one for ``arena show``.
 
-One row per stored game: its number and name (either names it to ``arena show``), the bots by
-team, the deal, the result, how it ended, the hands played, the time it took, and whether its
-record can be shown yet. Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either
-way round), ``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
+One row per stored game, by number (the order the games were stored: a number never changes,
+and a void game played again keeps its own): its number and name (either names it to ``arena
+show``; the live log of ``arena run`` gives both), the bots by team, the deal, the result, how
+it ended, the hands played, the time it took, and whether its record can be shown yet.
+Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either way round),
+``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 
     from chaodipi.arena.tournament.results import GameKey, GameRow
 
-__all__ = ["add_command", "find_game", "listed_games"]
+__all__ = ["add_command", "find_game"]
 
 GAMES_EXIT_CODES = """\
 exit codes:
@@ -30,8 +32,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     games = commands.add_parser(
         "games",
         help="list the games a results database holds",
-        description="List the games stored in a results database (arena run writes it), "
-        "newest last: the number and name to give `arena show DB GAME`, the bots (team of "
+        description="List the games stored in a results database (arena run writes it) by "
+        "number, the order they were stored (newest last; a void game played again keeps its "
+        "number): the number and name to give `arena show DB GAME` (arena run's log line "
+        "for the game gives both; neither changes when the run grows), the bots (team of "
         "seats 0+2 first), the deal, the result, how it ended, hands, time, and whether its "
         "record can be shown yet (a record is shown once every game on its deal is stored).",
         epilog=GAMES_EXIT_CODES,
@@ -49,12 +53,6 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "--voids", action="store_true", help="only void games (a bot never took its seat)"
     )
     games.set_defaults(run=games_command)
-
-
-def listed_games(rows: list[GameRow]) -> list[GameRow]:
-    """The rows in the order ``arena games`` numbers them (from 1): by deal, then pairing and
-    seats."""
-    return sorted(rows, key=lambda r: (r.key.deal, r.key.bot_a, r.key.bot_b, r.key.swapped))
 
 
 def _matches(row: GameRow, args: argparse.Namespace, pairing: set[str] | None) -> bool:
@@ -115,13 +113,11 @@ def games_command(args: argparse.Namespace) -> int:
         print(f"arena games: {err}", file=sys.stderr)
         return 2
     try:
-        rows = listed_games(db.rows())
+        rows = sorted(db.rows(), key=lambda row: row.id or 0)
         recorded = db.recorded()
     finally:
         db.close()
-    listed = [
-        (number, row) for number, row in enumerate(rows, start=1) if _matches(row, args, pairing)
-    ]
+    listed = [row for row in rows if _matches(row, args, pairing)]
     console = Console(highlight=False)
     table = _games_table(args.database, listed, recorded, narrow=False)
     if Measurement.get(console, console.options, table).maximum > console.width:
@@ -134,7 +130,7 @@ def games_command(args: argparse.Namespace) -> int:
 
 
 def _games_table(
-    database: Path, listed: list[tuple[int, GameRow]], recorded: set[GameKey], *, narrow: bool
+    database: Path, listed: list[GameRow], recorded: set[GameKey], *, narrow: bool
 ) -> Table:
     """The games as a table; ``narrow``: the columns holding bot names only as wide as the
     longest name, so that they wrap between words ("heuristic v" over "montecarlo") rather
@@ -155,7 +151,7 @@ def _games_table(
         padding=(0, 0),  # the box's own space between columns is the gap: names need the room
     )
     longest = max(
-        (len(visible(n)) for _, row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0
+        (len(visible(n)) for row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0
     )
     for name, right, fold, narrowed in (
         ("#", True, False, None),
@@ -175,10 +171,10 @@ def _games_table(
             overflow="fold",
             width=narrowed if narrow else None,
         )
-    for number, row in listed:
+    for row in listed:
         first, second = teams_of(row.key)
         cells = (
-            str(number),
+            str(row.id),
             game_label(row.key),
             str(row.key.deal),
             f"{first} v {second}",
@@ -193,11 +189,9 @@ def _games_table(
 
 
 def find_game(rows: list[GameRow], game: str) -> GameRow | None:
-    """The stored game ``game`` names: its number in ``arena games``, or its name."""
+    """The stored game ``game`` names: its number, or its name."""
     from chaodipi.arena.tournament.results import game_label
 
-    listed = listed_games(rows)
     if game.isdigit():
-        number = int(game)
-        return listed[number - 1] if 1 <= number <= len(listed) else None
-    return next((row for row in listed if game_label(row.key) == game), None)
+        return next((row for row in rows if row.id == int(game)), None)
+    return next((row for row in rows if game_label(row.key) == game), None)

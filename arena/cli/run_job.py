@@ -2,10 +2,12 @@
 config from the file and the options, the run on this machine or on Ray, what it prints as it
 goes, and the report at the end.
 
-As it goes, on stderr, in the manner of cutechess-cli: a line for each finished game, what went
-wrong in it (once: the report at the end does not repeat it), the pairing's running score
+As it goes, on stderr, in the manner of cutechess-cli: a line for each finished game, named by
+its number and name in the results file (as ``arena games`` lists it and ``arena show`` takes
+it), what went wrong in it (once: the report at the end does not repeat it), the pairing's
+running score
 
-    Finished game 3 of 12 (alpha vs beta, deal 2, seats swapped): alpha wins {…}, 4 hands, 1.2 s
+    Finished game 3 of 12, alpha-beta-d2-a (alpha vs beta, deal 2): alpha wins {…}, 4 hands, 1.2 s
     Score of alpha vs beta: 2 - 1 - 0  [0.667] 3
 
 and with ``--report-every K`` the standings after every K games.
@@ -53,7 +55,7 @@ from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.arena.tournament.results import GameKey, GameRow, StoredRun, game_label
 
-__all__ = ["Tally", "run_job"]
+__all__ = ["Tally", "finished_line", "run_job"]
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -137,22 +139,29 @@ class Tally:
         )
 
 
-def _finished(row: GameRow, done: int, total: int) -> str:
-    return visible(_finished_text(row, done, total))
+def finished_line(row: GameRow, total: int) -> str:
+    """The live log's line for a stored game: its number (``row.id``) and name, as ``arena
+    games`` lists them, of the ``total`` games of the schedule; a bot's text in it is shown
+    visibly (:func:`chaodipi.arena.terminal.visible`).
+
+    >>> row = GameRow(GameKey("a", "b", 2, True), 1.0, 4, 3, 0, 2, 80, 2, 40, 0, 0, 0, 0, 0, 0,
+    ...               None, "out", "", 1.23, None, 7)
+    >>> finished_line(row, 12)
+    'Finished game 7 of 12, a-b-d2-b (a vs b, deal 2, seats swapped): a wins {out}, 4 hands, 1.2 s'
+    """
+    return visible(_finished_text(row, total))
 
 
-def _finished_text(row: GameRow, done: int, total: int) -> str:
+def _finished_text(row: GameRow, total: int) -> str:
     key = row.key
     where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{', seats swapped' if key.swapped else ''}"
+    game = f"Finished game {row.id} of {total}, {game_label(key)} ({where})"
     if row.void is not None:
-        return f"Finished game {done} of {total} ({where}): void, played again on --resume"
+        return f"{game}: void, played again on --resume"
     verdict = {1.0: f"{key.bot_a} wins", 0.0: f"{key.bot_b} wins", 0.5: "drawn"}.get(
         -1.0 if row.score_a is None else row.score_a, "undecided"
     )
-    return (
-        f"Finished game {done} of {total} ({where}): {verdict} {{{row.reason}}}, "
-        f"{row.hands} hands, {row.seconds:.1f} s"
-    )
+    return f"{game}: {verdict} {{{row.reason}}}, {row.hands} hands, {row.seconds:.1f} s"
 
 
 def _report(database: Path, sprt: SprtTest | None) -> Report:
@@ -208,7 +217,7 @@ def run_job(args: argparse.Namespace) -> int:
     def on_game(row: GameRow, done: int, all_games: int) -> None:
         nonlocal played_now
         progress.update(task, completed=done)
-        lines = [_finished(row, done, all_games)]
+        lines = [finished_line(row, all_games)]
         lines += [f"  {visible(line)}" for line in row.errors.splitlines()]
         if row.void is None:
             tally.add(row.key, row.score_a)

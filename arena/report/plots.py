@@ -101,13 +101,15 @@ def _cell(pair: PairLine, flip: bool) -> tuple[float, str] | None:
     if math.isnan(pair.score):  # no complete pair: the games' score, no interval
         score = (pair.wins + pair.draws / 2) / games
         interval = "no complete pair"
+    elif pair.not_estimated is not None:  # too few pairs for an interval
+        score, interval = pair.score, pair.not_estimated
     else:
         score = pair.score
         low, high = pair.score_low, pair.score_high
         interval = f"[{low:.0%}, {high:.0%}]"
     if flip:
         score = 1 - score
-        if not math.isnan(pair.score):
+        if not math.isnan(pair.score_low):
             interval = f"[{1 - pair.score_high:.0%}, {1 - pair.score_low:.0%}]"
     return score, f"{score:.0%}\n{interval}\n{games} games"
 

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize
 
 __all__ = [
+    "MIN_PAIRS",
     "EloEstimate",
     "Rating",
     "SprtResult",
@@ -51,6 +52,13 @@ _ELO_PER_NATURAL = 400 / math.log(10)
 """Elo points per unit of natural-log strength (Bradley–Terry's θ)."""
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """A pair's mean score per game in each pentanomial bucket: LL, LD, WL+DD, WD, WW."""
+MIN_PAIRS = 10
+"""The complete pairs a pairing needs before the report gives its Elo, LOS, score interval and
+variance removed. They use the normal quantile 1.96 with the variance the pairs show; below 10
+pairs Student's t quantile for N − 1 degrees of freedom is far from it (12.7 at 2 pairs, 3.18
+at 4, 2.26 at 10), so the printed 95 % interval would truly cover 70 % at 2 pairs, 86 % at 4 and
+92 % at 10, and a handful of pairs often shows no spread at all (LOS 100 % from 4 pairs won).
+docs/report.md says so beside the numbers."""
 EMPTY_BUCKET = 1e-3
 """The count an empty pentanomial bucket gets in the SPRT (fishtest's regularisation)."""
 

@@ -24,7 +24,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from chaodipi.arena.report.cells import (
+    elo_text,
+    fixed_text,
+    los_text,
+    score_text,
+    signed_text,
+    unestimated_text,
+)
 from chaodipi.arena.report.stats import (
+    MIN_PAIRS,
+    EloEstimate,
     Rating,
     SprtResult,
     SprtTest,
@@ -36,7 +46,7 @@ from chaodipi.arena.report.stats import (
 )
 from chaodipi.arena.report.stats import sprt as sprt_of_counts
 from chaodipi.arena.terminal import visible
-from chaodipi.arena.tournament.results import GameRow
+from chaodipi.arena.tournament.results import GameRow, game_label
 
 __all__ = [
     "BotLine",
@@ -46,11 +56,8 @@ __all__ = [
     "VoidLine",
     "build_report",
     "fitted_tables",
-    "los_text",
     "print_report",
     "print_standings",
-    "score_text",
-    "signed_text",
 ]
 
 
@@ -85,6 +92,11 @@ class PairLine:
     """1 − (variance of a pair's mean score) / (variance of a single game's score / 2)."""
     void: int = 0
     """Games of this pairing that are no result (left out of everything above)."""
+    pairs: int = 0
+    """Its complete pairs (both games of a deal are results)."""
+    not_estimated: str | None = None
+    """Why the estimates (score interval, Elo, LOS, variance removed) are NaN: ``needs ≥ 10
+    pairs`` below :data:`MIN_PAIRS` complete pairs; None when they are given."""
 
     def as_dict(self) -> dict[str, Any]:
         out = _strict(asdict(self))
@@ -129,13 +141,15 @@ class BotLine:
 
 @dataclass(frozen=True, slots=True)
 class VoidLine:
-    """A game that is no result, and why."""
+    """A game that is no result, and why; ``id`` and ``game``: its number and name."""
 
     bot_a: str
     bot_b: str
     deal: int
     swapped: bool
     reason: str
+    id: int | None = None
+    game: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +214,12 @@ def _variance_removed(scores: list[float], pair_totals: list[float]) -> float | 
     return 1 - statistics.pvariance([t / 2 for t in pair_totals]) / (single / 2)
 
 
+def _unestimated(estimate: EloEstimate) -> EloEstimate:
+    """``estimate`` with only its score: too few pairs to tell more."""
+    nan = math.nan
+    return EloEstimate(nan, nan, nan, estimate.score, estimate.n, (nan, nan))
+
+
 def _pair_line(a: str, b: str, rows: list[GameRow]) -> PairLine:
     played = [r for r in rows if r.void is None]
     scores = [r.score_a for r in played if r.score_a is not None]
@@ -210,6 +230,11 @@ def _pair_line(a: str, b: str, rows: list[GameRow]) -> PairLine:
     counts = pentanomial(pair_totals)
     paired = pentanomial_estimate(counts)
     single = elo_estimate(wins, losses, draws)
+    removed = _variance_removed(scores, pair_totals)
+    too_few = None
+    if len(pair_totals) < MIN_PAIRS:
+        too_few = f"needs ≥ {MIN_PAIRS} pairs"
+        paired, single, removed = _unestimated(paired), _unestimated(single), None
     return PairLine(
         a,
         b,
@@ -226,8 +251,10 @@ def _pair_line(a: str, b: str, rows: list[GameRow]) -> PairLine:
         single.elo,
         single.error,
         *single.score_interval,
-        _variance_removed(scores, pair_totals),
+        removed,
         len(rows) - len(played),
+        len(pair_totals),
+        too_few,
     )
 
 
@@ -308,7 +335,9 @@ def build_report(
     )
     bots = sorted((_bot_line(name, played, ratings[name]) for name in names), key=_standing)
     voids = [
-        VoidLine(r.key.bot_a, r.key.bot_b, r.key.deal, r.key.swapped, r.void)
+        VoidLine(
+            r.key.bot_a, r.key.bot_b, r.key.deal, r.key.swapped, r.void, r.id, game_label(r.key)
+        )
         for r in rows
         if r.void is not None
     ]
@@ -325,17 +354,6 @@ def build_report(
 # The bot columns never wrap; only a column too wide to fit even alone with them is wrapped.
 
 
-def signed_text(value: float, spec: str) -> str:
-    """A signed number with a real minus sign; ±∞ as such; NaN as a dash."""
-    if math.isnan(value):
-        return "—"
-    if math.isinf(value):
-        return "+∞" if value > 0 else "−∞"
-    if float(format(value, spec)) == 0:
-        value = 0.0  # no "−0.0"
-    return format(value, "+" + spec).replace("-", "−")
-
-
 def _rating_text(bot: BotLine) -> str:
     if bot.unbounded:
         return f"{signed_text(bot.rating, '.0f')} (unbounded)"
@@ -343,55 +361,6 @@ def _rating_text(bot: BotLine) -> str:
         return "— (unrated)"
     error = "?" if math.isinf(bot.rating_error) else f"{bot.rating_error:.0f}"
     return f"{signed_text(bot.rating, '.0f')} ± {error}"
-
-
-def _elo_text(value: float, error: float, interval: tuple[float, float]) -> str:
-    """Elo ± its error; with ``interval``, the score's 95 % interval the error comes from, an
-    error that cannot be measured says why: the interval reaches a score of 0 % or 100 % (where
-    Elo is infinite), or the results show no spread (every one alike)."""
-    if math.isnan(value):
-        return "—"
-    if math.isinf(value):
-        return f"{signed_text(value, '.1f')} (unbounded)"
-    if math.isinf(error):
-        return f"{signed_text(value, '.1f')} ± ?\n({_unmeasured(*interval)})"
-    return f"{signed_text(value, '.1f')} ± {error:.1f}"
-
-
-def _unmeasured(low: float, high: float) -> str:
-    """Why an Elo error is unknown, from the score interval it was to come from.
-
-    >>> _unmeasured(0.0, 0.4), _unmeasured(0.7, 1.0), _unmeasured(0.0, 1.0)
-    ('interval reaches 0 %', 'interval reaches 100 %', 'interval reaches 0 % and 100 %')
-    >>> _unmeasured(0.2, 0.8)
-    'no spread'
-    """
-    reached = [bound for bound, hit in (("0 %", low <= 0), ("100 %", high >= 1)) if hit]
-    return f"interval reaches {' and '.join(reached)}" if reached else "no spread"
-
-
-def _percent(value: float) -> str:
-    return "—" if math.isnan(value) else f"{value:.1%}"
-
-
-def los_text(value: float) -> str:
-    """A likelihood of superiority as a percentage that never rounds to a certainty it is
-    not: 0.99971 is ``>99.9%``, only an unbounded one (no loss at all) is ``100.0%``.
-
-    >>> [los_text(v) for v in (0.5, 0.98613, 0.99971, 1.0, 0.0004)]
-    ['50.0%', '98.6%', '>99.9%', '100.0%', '<0.1%']
-    """
-    if math.isnan(value):
-        return "—"
-    if 0.999 < value < 1:
-        return ">99.9%"
-    if 0 < value < 0.001:
-        return "<0.1%"
-    return format(value, ".1%")
-
-
-def score_text(score: float, low: float, high: float) -> str:
-    return "—" if math.isnan(score) else f"{score:.1%} [{low:.1%}, {high:.1%}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,14 +436,10 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
     play = [
         Column("games", [str(b.games) for b in bots]),
         Column("score", [f"{b.score:g}" for b in bots]),
-        Column("levels/hand", [_fixed(b.levels_per_hand, ".2f") for b in bots]),
-        Column("pts/def. hand", [_fixed(b.points_per_defended_hand, ".1f") for b in bots]),
+        Column("levels/hand", [fixed_text(b.levels_per_hand, ".2f") for b in bots]),
+        Column("pts/def. hand", [fixed_text(b.points_per_defended_hand, ".1f") for b in bots]),
     ]
     return fitted_tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
-
-
-def _fixed(value: float, spec: str) -> str:
-    return "—" if math.isnan(value) else format(value, spec).replace("-", "−")
 
 
 FAULTS = ("timeouts", "illegal", "crashes", "forfeits")
@@ -503,6 +468,10 @@ def _pairing_key(pairs: list[PairLine], groups: list[list[Column]], width: int) 
 
 def _pairs_tables(report: Report, width: int) -> list[Table]:
     pairs = report.pairs
+
+    def estimates(cells: list[str]) -> list[str]:
+        return [unestimated_text(p.not_estimated, c) for p, c in zip(pairs, cells, strict=True)]
+
     result = [
         Column("W-L-D", [f"{p.wins}-{p.losses}-{p.draws}" for p in pairs]),
         Column(
@@ -511,22 +480,29 @@ def _pairs_tables(report: Report, width: int) -> list[Table]:
         ),
         Column(
             "Elo ± 95 %\n(pairs)",
-            [_elo_text(p.elo, p.elo_error, (p.score_low, p.score_high)) for p in pairs],
+            estimates([elo_text(p.elo, p.elo_error, (p.score_low, p.score_high)) for p in pairs]),
         ),
-        Column("LOS", [los_text(p.los) for p in pairs]),
+        Column("LOS", estimates([los_text(p.los) for p in pairs])),
     ]
     detail = [
         Column("Ptnml [0-2]", [str(list(p.pentanomial)) for p in pairs]),
         Column(
             "Elo ± 95 %\n(games)",
-            [_elo_text(p.elo_games, p.elo_games_error, (p.games_low, p.games_high)) for p in pairs],
+            estimates(
+                [
+                    elo_text(p.elo_games, p.elo_games_error, (p.games_low, p.games_high))
+                    for p in pairs
+                ]
+            ),
         ),
         Column(
             "variance\nremoved",
-            [
-                "—" if p.variance_reduction is None else _fixed(p.variance_reduction, ".0%")
-                for p in pairs
-            ],
+            estimates(
+                [
+                    "—" if p.variance_reduction is None else fixed_text(p.variance_reduction, ".0%")
+                    for p in pairs
+                ]
+            ),
         ),
         Column("void", [str(p.void) for p in pairs]),
     ]

@@ -1,6 +1,7 @@
 """The report as CSV: one tidy file per table, ``standings.csv`` (a row per bot),
-``pairings.csv`` (a row per pairing) and ``games.csv`` (a row per stored game), each with one
-header row, so that ``pandas.read_csv`` or a spreadsheet loads it as it is.
+``pairings.csv`` (a row per pairing) and ``games.csv`` (a row per stored game, led by its
+number ``id`` and name ``game`` as ``arena games`` lists them), each with one header row, so
+that ``pandas.read_csv`` or a spreadsheet loads it as it is.
 
 Cells are plain: a boolean is ``0`` or ``1``, a number that is infinite or undefined is an
 empty cell (with a flag column saying why, as in ``--json``: ``unbounded``,
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.arena.report.summary import BotLine, PairLine, Report
-from chaodipi.arena.tournament.results import GameRow
+from chaodipi.arena.tournament.results import GameRow, game_label
 
 __all__ = ["GAME_COLUMNS", "PAIR_COLUMNS", "STANDING_COLUMNS", "csv_cell", "write_csv"]
 
@@ -28,8 +29,8 @@ PAIR_COLUMNS = [
     "elo_unbounded",
     "elo_games_unbounded",
 ]
-GAME_COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
-    f.name for f in fields(GameRow) if f.name != "key"
+GAME_COLUMNS = ["id", "game", "bot_a", "bot_b", "deal", "swapped"] + [
+    f.name for f in fields(GameRow) if f.name not in ("key", "id")
 ]
 
 
@@ -58,14 +59,16 @@ def _pairings(report: Report) -> Iterable[dict[str, Any]]:
 
 
 def _games(rows: Sequence[GameRow]) -> Iterable[dict[str, Any]]:
-    for row in rows:
+    """The games by number, as ``arena games`` lists them."""
+    for row in sorted(rows, key=lambda r: r.id or 0):
         key = row.key
         yield {
+            "game": game_label(key),
             "bot_a": key.bot_a,
             "bot_b": key.bot_b,
             "deal": key.deal,
             "swapped": key.swapped,
-            **{name: getattr(row, name) for name in GAME_COLUMNS[4:]},
+            **{f.name: getattr(row, f.name) for f in fields(GameRow) if f.name != "key"},
         }
 
 

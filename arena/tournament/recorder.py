@@ -2,7 +2,8 @@
 were played.
 
 A :class:`Recorder` lists the games still to play (``--resume`` skips the stored ones), stores
-each finished game's row in the results database (the driver is its only writer), counts it,
+each finished game's row in the results database (the driver is its only writer) with its
+number (the next one; a void game played again keeps its own), counts it,
 logs it, reports progress, and checks the SPRT after every complete duplicate pair. A game
 whose row this run has stored already (a shard that Ray ran again) is not stored twice.
 
@@ -15,7 +16,7 @@ committed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from chaodipi.arena.logs import get_logger
@@ -89,7 +90,8 @@ class _Pairs:
 
 class Recorder:
     """One run's bookkeeping over ``db`` (open for writing, claimed): the games to play, and
-    :meth:`keep` for each one that ends. ``on_game(row, done, total)`` after each stored game."""
+    :meth:`keep` for each one that ends. ``on_game(row, done, total)`` after each stored game
+    (``row.id``: its number)."""
 
     def __init__(
         self,
@@ -116,6 +118,9 @@ class Recorder:
         """The games this run plays, in the schedule's order (deal-major)."""
         outcome.skipped = self.total - len(self.pending)
         self.finished = outcome.skipped
+        self._numbers = db.numbers()
+        """Each stored game's number (a void one keeps it when played again)."""
+        self._next_number = max(self._numbers.values(), default=0) + 1
         self._pairs = _Pairs()
         for stored in db.rows():
             self._pairs.add(stored)
@@ -131,6 +136,10 @@ class Recorder:
             outcome.duplicates += 1
             self.log.warning("game_stored_already", game=game_label(row.key))
             return False
+        if row.key not in self._numbers:
+            self._numbers[row.key] = self._next_number
+            self._next_number += 1
+        row = replace(row, id=self._numbers[row.key])
         self.write(lambda: self.db.add(row), f"the game {game_label(row.key)}")
         if and_then is not None:
             and_then()
@@ -145,6 +154,7 @@ class Recorder:
         self.log.info(
             "game_over",
             game=game_label(row.key),
+            number=row.id,
             score_a=row.score_a,
             hands=row.hands,
             reason=row.reason,

@@ -1,7 +1,11 @@
 """Tournament results in SQLite: one row per finished game, written as each game ends.
 
 A game is identified by (bot_a, bot_b, deal, swapped): ``deal`` is the deal number, played
-twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seats 1+3. The deal
+twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seats 1+3. People
+name it by its name (:func:`game_label`, ``alpha-beta-d3-a``) or by its number in the file
+(``id``: 1 for the first game stored, 2 for the next, never changed; a void game played again
+keeps its number). The live log, ``arena games``, ``arena show``, the CSV and the JSON give
+both. The deal
 itself comes from the tournament's secret key, kept in the ``meta`` table
 (:mod:`chaodipi.arena.tournament.deals`). ``--resume`` skips every game already stored, so an
 interrupted tournament loses and repeats nothing; a void game (a bot never took its seat) is
@@ -22,7 +26,7 @@ import fcntl
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +53,7 @@ CREATE TABLE IF NOT EXISTS games (
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never took its seat), or NULL
+    id INTEGER,                 -- its number: 1 for the first game stored, never changed
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 CREATE TABLE IF NOT EXISTS records (
@@ -112,6 +117,8 @@ class GameRow:
     seconds: float
     void: str | None = None
     """Why the game is not a result (a bot never took its seat), or None."""
+    id: int | None = None
+    """Its number in the results file, given as it is stored (:meth:`ResultsDB.add`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +136,10 @@ class StoredRun:
 _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
     f.name for f in fields(GameRow) if f.name != "key"
 ]
+
+_STORED_ORDER = "ROW_NUMBER() OVER (ORDER BY rowid)"
+"""A game's number in a file written before games had numbers, over all its games: its place
+in the order they were stored (SQLite gives each new row a rowid above every one before it)."""
 
 
 class ResultsDB:
@@ -205,13 +216,22 @@ class ResultsDB:
             self.db.execute("ALTER TABLE games ADD COLUMN void TEXT")
         if "seed" in columns:  # written when the deal number was called its seed
             self.db.execute("ALTER TABLE games RENAME COLUMN seed TO deal")
+        if "id" not in columns:  # written before games had numbers: numbered as stored
+            self.db.execute("ALTER TABLE games ADD COLUMN id INTEGER")
+            self.db.execute(
+                f"UPDATE games SET id = stored.n FROM (SELECT rowid AS r, {_STORED_ORDER} AS n "
+                "FROM games) AS stored WHERE games.rowid = stored.r"
+            )
+        self.db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_by_id ON games (id)")
         self.db.commit()
 
     def _columns(self) -> list[str]:
         """The columns to read, as this file names them (a file an older arena wrote and
-        nobody has resumed since still calls the deal number ``seed``)."""
+        nobody has resumed since still calls the deal number ``seed``, and numbers no game:
+        its games are numbered in the order they were stored, as resuming it numbers them)."""
         names = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
-        return [("seed AS deal" if c == "deal" and "deal" not in names else c) for c in _COLUMNS]
+        renamed = {"deal": "seed AS deal", "id": f"{_STORED_ORDER} AS id"}
+        return [(renamed[c] if c in renamed and c not in names else c) for c in _COLUMNS]
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""
@@ -251,19 +271,31 @@ class ResultsDB:
         rows = self.db.execute(f"SELECT {key} FROM games WHERE void IS NULL")
         return {GameKey(*row) for row in rows}
 
+    def numbers(self) -> dict[GameKey, int]:
+        """The number of every stored game (void ones included)."""
+        key = ", ".join(self._columns()[:4])
+        number = self._columns()[_COLUMNS.index("id")]
+        rows = self.db.execute(f"SELECT {key}, {number} FROM games")
+        return {GameKey(*row[:4]): row[4] for row in rows}
+
     def add(self, row: GameRow) -> None:
-        """Store a game (replacing a void row of the same game, played again)."""
+        """Store a game (replacing a void row of the same game, played again) with its number:
+        ``row.id`` if given (a run's :class:`chaodipi.arena.tournament.recorder.Recorder` gives
+        it), else the void row's, else the next one."""
         key = row.key
-        values = [key.bot_a, key.bot_b, key.deal, key.swapped] + [
-            getattr(row, name) for name in _COLUMNS[4:]
-        ]
-        placeholders = ", ".join("?" for _ in _COLUMNS)
+        where = "bot_a = ? AND bot_b = ? AND deal = ? AND swapped = ?"
+        place = (key.bot_a, key.bot_b, key.deal, key.swapped)
         with self.db:
-            self.db.execute(
-                "DELETE FROM games WHERE bot_a = ? AND bot_b = ? AND deal = ? AND swapped = ? "
-                "AND void IS NOT NULL",
-                (key.bot_a, key.bot_b, key.deal, key.swapped),
-            )
+            if row.id is None:
+                found = self.db.execute(
+                    f"SELECT id FROM games WHERE {where} AND void IS NOT NULL", place
+                ).fetchone()
+                if found is None:
+                    found = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM games").fetchone()
+                row = replace(row, id=int(found[0]))
+            self.db.execute(f"DELETE FROM games WHERE {where} AND void IS NOT NULL", place)
+            values = [*place] + [getattr(row, name) for name in _COLUMNS[4:]]
+            placeholders = ", ".join("?" for _ in _COLUMNS)
             self.db.execute(
                 f"INSERT INTO games ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
             )
@@ -307,6 +339,7 @@ class ResultsDB:
         return None if row is None else bytes(row[0])
 
     def rows(self) -> list[GameRow]:
+        """Every stored game, by pairing, deal and seats."""
         cursor = self.db.execute(
             f"SELECT {', '.join(self._columns())} FROM games ORDER BY bot_a, bot_b, 3, swapped"
         )
