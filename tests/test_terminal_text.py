@@ -14,7 +14,7 @@ import pytest
 
 from chaodipi.arena.cli.live import watch_table
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.cli.run_job import _finished
+from chaodipi.arena.cli.run_job import finished_line
 from chaodipi.arena.records import pack, write_file
 from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.results import GameKey, ResultsDB
@@ -108,4 +108,4 @@ def test_report_prints_names_and_errors_visibly(database: Path, capsys: Any) -> 
 
 def test_runs_line_for_a_finished_game_is_visible() -> None:
     row = _row(GameKey(EVIL_NAME, "b", 1, False), reason=f"won {CLEAR}")
-    assert _raw(_finished(row, 1, 2)) == []
+    assert _raw(finished_line(row, 2)) == []
