@@ -109,14 +109,14 @@ def games_command(args: argparse.Namespace) -> int:
         pairing = set(names)
     try:
         db = ResultsDB(args.database, read_only=True)
+        try:
+            rows = listed_games(db.rows())
+            recorded = db.recorded()
+        finally:
+            db.close()
     except DatabaseError as err:
         print(f"arena games: {err}", file=sys.stderr)
         return 2
-    try:
-        rows = listed_games(db.rows())
-        recorded = db.recorded()
-    finally:
-        db.close()
     listed = [
         (number, row) for number, row in enumerate(rows, start=1) if _matches(row, args, pairing)
     ]

@@ -14,6 +14,10 @@ a run resumes it; reading it says there are no records.
 
 One run writes a database at a time: :class:`ResultsDB` holds an exclusive lock on the file for
 as long as it is open for writing, and a second writer is refused at once.
+
+A database may be anyone's: its tables are checked as it is opened, and what is read from them
+as it is read (:mod:`chaodipi.arena.tournament.results_check`); anything amiss, or any error
+SQLite raises while reading, is a :class:`DatabaseError` naming the file, in one line.
 """
 
 from __future__ import annotations
@@ -28,6 +32,14 @@ from typing import Any
 
 from chaodipi.arena.errors import DatabaseError, ResumeError
 from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.results_check import (
+    BadDatabase,
+    check_tables,
+    deal_key_text,
+    game_values,
+    stored_config,
+    stored_sprt,
+)
 
 __all__ = ["GameKey", "GameRow", "ResultsDB", "StoredRun", "game_label"]
 
@@ -141,6 +153,8 @@ class ResultsDB:
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
         self._lock_fd: int | None = None
+        self._tables: set[str] = set()
+        """The arena's tables the file holds (checked: results_check.check_tables)."""
         try:
             if read_only:
                 if not path.exists():
@@ -168,11 +182,22 @@ class ResultsDB:
             raise DatabaseError(
                 f"cannot use {path} as the results database: {err.strerror}"
             ) from None
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, BadDatabase) as err:
             self._unlock()
-            raise DatabaseError(
-                f"{path} is not an arena results database ({err}): name another file"
-            ) from None
+            raise self._not_ours(err) from None
+
+    def _not_ours(self, err: Exception) -> DatabaseError:
+        return DatabaseError(
+            f"{self.path} is not an arena results database ({err}): name another file"
+        )
+
+    def _read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        """The rows of a query; what SQLite raises (a damaged file) is a :class:`DatabaseError`
+        naming the file."""
+        try:
+            return self.db.execute(sql, parameters).fetchall()
+        except sqlite3.Error as err:
+            raise self._not_ours(err) from None
 
     def _lock(self, path: Path) -> None:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -192,9 +217,12 @@ class ResultsDB:
             self._lock_fd = None
 
     def _check_schema(self, read_only: bool) -> None:
-        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
-        if tables and not {"meta", "games"} <= tables:
-            raise sqlite3.DatabaseError(f"it holds the tables {', '.join(sorted(tables))}")
+        tables = check_tables(self.db)
+        self._tables = tables
+        if tables:  # what every command relies on, checked once: the runs and the deal key
+            self.runs()
+            for (value,) in self._read("SELECT value FROM meta WHERE key = 'deal_key'"):
+                deal_key_text(value)
         if read_only:
             if not tables:
                 raise sqlite3.DatabaseError("it is empty")
@@ -206,16 +234,18 @@ class ResultsDB:
         if "seed" in columns:  # written when the deal number was called its seed
             self.db.execute("ALTER TABLE games RENAME COLUMN seed TO deal")
         self.db.commit()
+        self._tables = check_tables(self.db)
 
     def _columns(self) -> list[str]:
         """The columns to read, as this file names them (a file an older arena wrote and
         nobody has resumed since still calls the deal number ``seed``)."""
-        names = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
-        return [("seed AS deal" if c == "deal" and "deal" not in names else c) for c in _COLUMNS]
+        names = {r[1] for r in self._read("PRAGMA table_info(games)")}
+        older = {"deal": "seed AS deal", "void": "NULL AS void"}
+        return [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        row = next(iter(self._read("SELECT value FROM meta WHERE key = 'fingerprint'")), None)
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
             self.db.commit()
@@ -233,9 +263,12 @@ class ResultsDB:
 
     def deal_key(self) -> DealKey:
         """The tournament's secret deal key: made on first use, then always the same one."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'deal_key'").fetchone()
+        row = next(iter(self._read("SELECT value FROM meta WHERE key = 'deal_key'")), None)
         if row is not None:
-            return DealKey.from_hex(row[0])
+            try:
+                return deal_key_text(row[0])
+            except BadDatabase as err:
+                raise self._not_ours(err) from None
         key = DealKey.new()
         self.db.execute("INSERT INTO meta VALUES ('deal_key', ?)", (key.hex(),))
         self.db.commit()
@@ -243,13 +276,11 @@ class ResultsDB:
 
     def count(self) -> int:
         """Games stored, void ones included."""
-        return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return int(self._read("SELECT COUNT(*) FROM games")[0][0])
 
     def done(self) -> set[GameKey]:
         """The games that need not be played again: every stored one that is not void."""
-        key = ", ".join(self._columns()[:4])
-        rows = self.db.execute(f"SELECT {key} FROM games WHERE void IS NULL")
-        return {GameKey(*row) for row in rows}
+        return {row.key for row in self.rows() if row.void is None}
 
     def add(self, row: GameRow) -> None:
         """Store a game (replacing a void row of the same game, played again)."""
@@ -269,10 +300,7 @@ class ResultsDB:
             )
 
     def _has_records(self) -> bool:
-        found = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
-        ).fetchone()
-        return found is not None
+        return "records" in self._tables
 
     def add_record(self, key: GameKey, record: bytes) -> None:
         """Store a game's record (compressed), held back until :meth:`release_deal`."""
@@ -292,25 +320,34 @@ class ResultsDB:
         """The games whose record may be read (released)."""
         if not self._has_records():
             return set()
-        rows = self.db.execute("SELECT bot_a, bot_b, deal, swapped FROM records WHERE released = 1")
+        rows = self._read("SELECT bot_a, bot_b, deal, swapped FROM records WHERE released = 1")
         return {GameKey(*row) for row in rows}
 
     def record(self, key: GameKey) -> bytes | None:
-        """A game's record (compressed), or None: not recorded, or not released yet."""
+        """A game's record (compressed), or None: not recorded, or not released yet. Not
+        checked: :func:`chaodipi.arena.records.unpack` refuses what is not a record."""
         if not self._has_records():
             return None
-        row = self.db.execute(
+        rows = self._read(
             "SELECT record FROM records WHERE bot_a = ? AND bot_b = ? AND deal = ? "
             "AND swapped = ? AND released = 1",
             (key.bot_a, key.bot_b, key.deal, key.swapped),
-        ).fetchone()
-        return None if row is None else bytes(row[0])
+        )
+        return None if not rows else rows[0][0]  # bytes, or what a crafted file holds
 
     def rows(self) -> list[GameRow]:
-        cursor = self.db.execute(
+        """Every stored game, each checked (:func:`results_check.game_values`)."""
+        cursor = self._read(
             f"SELECT {', '.join(self._columns())} FROM games ORDER BY bot_a, bot_b, 3, swapped"
         )
-        return [GameRow(GameKey(*r[:4]), *r[4:]) for r in cursor]
+        rows = []
+        for values in cursor:
+            try:
+                game_values(dict(zip(_COLUMNS, values, strict=True)))
+            except BadDatabase as err:
+                raise self._not_ours(err) from None
+            rows.append(GameRow(GameKey(*values[:4]), *values[4:]))
+        return rows
 
     def add_run(
         self, config: dict[str, Any], sprt: dict[str, float] | None, *, resumed: bool
@@ -324,17 +361,17 @@ class ResultsDB:
 
     def runs(self) -> list[StoredRun]:
         """Every run recorded on this file, the first one first (none in a file written before
-        runs were recorded)."""
-        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
-        if "runs" not in tables:
+        runs were recorded), each checked (:mod:`results_check`)."""
+        if "runs" not in self._tables:
             return []
-        cursor = self.db.execute(
-            "SELECT started_at, resumed, config, sprt FROM runs ORDER BY rowid"
-        )
-        return [
-            StoredRun(started, bool(resumed), json.loads(config), sprt and json.loads(sprt))
-            for started, resumed, config, sprt in cursor
-        ]
+        cursor = self._read("SELECT started_at, resumed, config, sprt FROM runs ORDER BY rowid")
+        try:
+            return [
+                StoredRun(str(started), bool(resumed), stored_config(conf, n), stored_sprt(sprt, n))
+                for n, (started, resumed, conf, sprt) in enumerate(cursor, start=1)
+            ]
+        except BadDatabase as err:
+            raise self._not_ours(err) from None
 
     def close(self) -> None:
         self.db.close()
