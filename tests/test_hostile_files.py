@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -306,3 +307,37 @@ def test_a_crafted_record_file_is_refused_in_one_line(tmp_path: Path, case: str)
         path.write_text(dump_lines(lines), encoding="utf-8")
     commands = [["show", str(path)], ["show", str(path), "--html", str(tmp_path / "game.html")]]
     _refused_in_one_line(_run_all(commands, tmp_path), _says(case))
+
+
+def _read_only_folder_works(folder: Path) -> bool:
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount --bind {folder} {folder} && "
+         f"mount -o remount,ro,bind {folder} && ! touch {folder}/probe"],
+        capture_output=True, timeout=60,
+    )  # fmt: skip
+    return probe.returncode == 0
+
+
+def test_a_results_file_in_a_folder_that_cannot_be_written(tmp_path: Path) -> None:
+    """The tests run as root, whom no permission stops: the folder is made read-only for the
+    commands by a read-only bind mount in a mount namespace of their own (``unshare -m``).
+    The readers read the file; ``run --resume`` says the folder is not writable."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    path = _database(folder / "results.sqlite")
+    if shutil.which("unshare") is None or not _read_only_folder_works(folder):
+        pytest.skip("needs unshare -m and a read-only bind mount (root in a container that may)")
+    commands = _database_commands(path, tmp_path)
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f'mount --bind {folder} {folder} && '
+         f'mount -o remount,ro,bind {folder} && exec "$0" -c "$1" "$2"',
+         sys.executable, DRIVER, json.dumps(commands)],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.splitlines()[-1])
+    *readers, resume = results
+    for result in readers:
+        assert result["code"] == 0, (result["argv"], result["err"][-3000:])
+    assert resume["code"] == 2 and resume["err"].count("\n") == 1, resume["err"][-3000:]
+    assert f"its folder {folder} is not writable" in resume["err"]

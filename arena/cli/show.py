@@ -90,7 +90,8 @@ def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
     if blob is None:
         raise UsageError(
             f"game {label} has no record to show: its deal is still being played (a record "
-            "is shown once every game on its deal is stored), or an older arena stored it"
+            "is shown once every game on its deal is stored, or once the run has ended), or an "
+            "older arena stored it"
         )
     try:
         lines = unpack(blob)

@@ -147,8 +147,9 @@ class ResultsDB:
     """The results file. Each ``add`` commits at once (an interrupted run keeps every game).
 
     ``ResultsDB(path)`` opens it for writing (creating it) and locks it against a second
-    writer; ``ResultsDB(path, read_only=True)`` only reads (``arena report``, even while a run
-    writes). Problems raise :class:`DatabaseError` with a message that names the file."""
+    writer; ``ResultsDB(path, read_only=True)`` only reads (``arena report``, ``games``,
+    ``show``, even while a run writes, and in a folder this user cannot write). Problems raise
+    :class:`DatabaseError` with a message that names the file."""
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
@@ -159,9 +160,15 @@ class ResultsDB:
             if read_only:
                 if not path.exists():
                     raise DatabaseError(f"no database at {path}")
-                self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+                self.db = sqlite3.connect(self._read_only_uri(path), uri=True)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                if not os.access(path.parent, os.W_OK):
+                    raise DatabaseError(
+                        f"cannot write the results database {path}: its folder {path.parent} is "
+                        "not writable (SQLite keeps its log beside the file): name a file in a "
+                        "folder you can write"
+                    )
                 self._lock(path)
                 # check_same_thread=False: while a run plays, its writer thread
                 # (chaodipi.arena.tournament.writer) makes the writes, and nothing else uses
@@ -198,6 +205,24 @@ class ResultsDB:
             return self.db.execute(sql, parameters).fetchall()
         except sqlite3.Error as err:
             raise self._not_ours(err) from None
+
+    @staticmethod
+    def _read_only_uri(path: Path) -> str:
+        """How to open ``path`` only to read it. In a folder this user cannot write, SQLite
+        cannot make the shared-memory file it reads a write-ahead log with: the file is then
+        opened as immutable, which is exact when no log is beside it (no run is writing it, and
+        none left games in a log); with one, it cannot be read here."""
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        if os.access(path.parent, os.W_OK):
+            return uri
+        log = path.with_name(path.name + "-wal")
+        if log.exists() and log.stat().st_size > 0:
+            raise DatabaseError(
+                f"cannot read {path}: its folder {path.parent} is not writable and a run is "
+                f"writing it, or left games in its log {log.name}: read it once the run has "
+                "ended, or copy the file and its log to a folder you can write"
+            )
+        return uri + "&immutable=1"
 
     def _lock(self, path: Path) -> None:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)

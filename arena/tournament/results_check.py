@@ -221,9 +221,10 @@ def deal_key_text(value: object) -> DealKey:
 
 
 _COUNTS = (
-    "hands", "levels_a", "levels_b", "defended_a", "points_a", "defended_b", "points_b",
-    "strikes_a", "strikes_b", "illegal_a", "illegal_b", "crashes_a", "crashes_b",
+    "hands", "levels_a", "levels_b", "defended_a", "defended_b", "strikes_a", "strikes_b",
+    "illegal_a", "illegal_b", "crashes_a", "crashes_b",
 )  # fmt: skip
+"""The columns that count something (never below 0); the points may be (a penalty)."""
 
 
 def game_values(values: dict[str, Any]) -> None:
@@ -239,10 +240,10 @@ def game_values(values: dict[str, Any]) -> None:
     for column in ("forfeit", "void"):
         if values[column] is not None and not isinstance(values[column], str):
             raise wrong(column, "text or NULL")
-    for column in ("deal", *_COUNTS):
+    for column in ("deal", "points_a", "points_b", *_COUNTS):
         value = values[column]
-        if not isinstance(value, int) or (value < 0 and column != "deal"):
-            raise wrong(column, "a whole number" + ("" if column == "deal" else " ≥ 0"))
+        if not isinstance(value, int) or (value < 0 and column in _COUNTS):
+            raise wrong(column, "a whole number" + (" ≥ 0" if column in _COUNTS else ""))
     if values["swapped"] not in (0, 1) or isinstance(values["swapped"], float | str):
         raise wrong("swapped", "0 or 1")
     score = values["score_a"]
