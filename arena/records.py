@@ -28,8 +28,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.serving.table import Table
 from chaodipi.engine.errors import ReplayError
@@ -127,11 +125,13 @@ def unpack(blob: bytes) -> list[Line]:
 
 
 @cache
-def _validators() -> dict[str, jsonschema.protocols.Validator]:
+def _validators() -> dict[str, Any]:
     """A validator of the record's schema for each line type (the schema's ``oneOf``, one
     branch per type: checked against its own branch, a line's error is named exactly)."""
+    import jsonschema  # the arena extra's: imported when a record is read
+
     schema = record_schema()
-    validators: dict[str, jsonschema.protocols.Validator] = {}
+    validators: dict[str, Any] = {}
     for branch in schema["oneOf"]:
         name = branch["$ref"].rsplit("/", 1)[1]
         kind = schema["$defs"][name]["properties"]["type"]["const"]
@@ -143,12 +143,14 @@ def _validators() -> dict[str, jsonschema.protocols.Validator]:
 def check_lines(lines: Sequence[Line]) -> None:
     """Check each line against the record's JSON Schema; :class:`ReplayError` names the first
     line that does not meet it, and how."""
+    from jsonschema.exceptions import best_match
+
     validators = _validators()
     for number, line in enumerate(lines, start=1):
         validator = validators.get(line["type"])
         if validator is None:
             raise ReplayError(f"line {number}: no record line has type {line['type']!r}")
-        error = jsonschema.exceptions.best_match(validator.iter_errors(line))
+        error = best_match(validator.iter_errors(line))
         if error is not None:
             where = "" if not error.path else f" at {error.json_path[2:]}"
             raise ReplayError(f"line {number} ({line['type']}){where}: {error.message}")

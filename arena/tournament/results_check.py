@@ -21,8 +21,6 @@ import math
 import sqlite3
 from typing import Any
 
-import jsonschema
-
 from chaodipi.arena.tournament.deals import DealKey
 
 __all__ = [
@@ -176,6 +174,8 @@ SPRT_SCHEMA: dict[str, Any] = {
 
 
 def _valid(document: Any, schema: dict[str, Any], what: str) -> None:
+    import jsonschema  # the arena extra's: imported when a results file is read
+
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(document)
     )
