@@ -104,6 +104,11 @@ ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELEC
 TYPED_GAMES = "CREATE TABLE " + _SCHEMA.split("CREATE TABLE IF NOT EXISTS ")[2].strip()
 """The games table as the arena makes it."""
 
+GAME_NAMES = ", ".join(name for name, _ in sqlite3.connect(":memory:").execute(
+    TYPED_GAMES
+).connection.execute("SELECT name, type FROM pragma_table_info('games')"))
+"""The games table's columns, by name."""
+
 DATABASE_CASES: dict[str, list[str | tuple[str, tuple[Any, ...]]]] = {
     "a config that is not JSON": ["UPDATE runs SET config = 'not json {'"],
     "a config that is a list": ["UPDATE runs SET config = '[1, 2]'"],
@@ -151,6 +156,10 @@ DATABASE_CASES: dict[str, list[str | tuple[str, tuple[Any, ...]]]] = {
         "END"
     ],
     "no games table": ["DROP TABLE games"],
+    "games a virtual table": [
+        "DROP TABLE games",
+        f"CREATE VIRTUAL TABLE games USING fts5({GAME_NAMES})",
+    ],
     "a games table of four columns": [
         "ALTER TABLE games RENAME TO old_games",
         "CREATE TABLE games (bot_a TEXT, bot_b TEXT, deal INTEGER, swapped INTEGER)",

@@ -30,10 +30,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from chaodipi.arena.errors import DatabaseError, ResumeError
+from chaodipi.arena.errors import DatabaseError, NotResultsDatabase, ResumeError
 from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.tournament.results_check import (
-    BadDatabase,
     check_tables,
     deal_key_text,
     game_values,
@@ -189,7 +188,7 @@ class ResultsDB:
             raise DatabaseError(
                 f"cannot use {path} as the results database: {err.strerror}"
             ) from None
-        except (sqlite3.DatabaseError, BadDatabase) as err:
+        except (sqlite3.DatabaseError, NotResultsDatabase) as err:
             self._unlock()
             raise self._not_ours(err) from None
 
@@ -292,7 +291,7 @@ class ResultsDB:
         if row is not None:
             try:
                 return deal_key_text(row[0])
-            except BadDatabase as err:
+            except NotResultsDatabase as err:
                 raise self._not_ours(err) from None
         key = DealKey.new()
         self.db.execute("INSERT INTO meta VALUES ('deal_key', ?)", (key.hex(),))
@@ -369,7 +368,7 @@ class ResultsDB:
         for values in cursor:
             try:
                 game_values(dict(zip(_COLUMNS, values, strict=True)))
-            except BadDatabase as err:
+            except NotResultsDatabase as err:
                 raise self._not_ours(err) from None
             rows.append(GameRow(GameKey(*values[:4]), *values[4:]))
         return rows
@@ -395,7 +394,7 @@ class ResultsDB:
                 StoredRun(str(started), bool(resumed), stored_config(conf, n), stored_sprt(sprt, n))
                 for n, (started, resumed, conf, sprt) in enumerate(cursor, start=1)
             ]
-        except BadDatabase as err:
+        except NotResultsDatabase as err:
             raise self._not_ours(err) from None
 
     def close(self) -> None:

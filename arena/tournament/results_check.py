@@ -10,7 +10,7 @@ them), so nothing in it is taken on trust.
   any value in any column, so each game's row, each run's config and SPRT (JSON, read within
   bounds) and the deal key are checked before anything uses them.
 
-Each check raises :class:`BadDatabase` with what is wrong; :class:`ResultsDB
+Each check raises :class:`NotResultsDatabase` with what is wrong; :class:`ResultsDB
 <chaodipi.arena.tournament.results.ResultsDB>` names the file in its one line.
 """
 
@@ -21,10 +21,10 @@ import math
 import sqlite3
 from typing import Any
 
+from chaodipi.arena.errors import NotResultsDatabase
 from chaodipi.arena.tournament.deals import DealKey
 
 __all__ = [
-    "BadDatabase",
     "check_tables",
     "deal_key_text",
     "game_values",
@@ -35,10 +35,6 @@ __all__ = [
 
 MAX_NUMBER_DIGITS = 40
 """The most digits a number in a stored JSON text may have."""
-
-
-class BadDatabase(Exception):
-    """What makes the file no arena results database (the message, without the file)."""
 
 
 TABLES: dict[str, dict[str, str]] = {
@@ -84,21 +80,21 @@ def affinity(declared: str) -> str:
 
 
 def check_tables(db: sqlite3.Connection) -> set[str]:
-    """The arena's tables the file holds (none: a new, empty file); :class:`BadDatabase` if
+    """The arena's tables the file holds (none: a new, empty file); :class:`NotResultsDatabase` if
     it is not a results database."""
     entries = list(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
     if not entries:
         return set()
     for kind, name, _, sql in entries:
         if kind == "trigger":
-            raise BadDatabase(f"it holds a trigger, {name}, which no results database has")
+            raise NotResultsDatabase(f"it holds a trigger, {name}, which no results database has")
         if name in TABLES and (kind != "table" or not str(sql).upper().startswith("CREATE TABLE")):
-            what = "virtual table" if kind == "table" else kind
-            raise BadDatabase(f"its {name} is a {what}, not a table")
+            what = {"table": "a virtual table", "index": "an index"}.get(kind, f"a {kind}")
+            raise NotResultsDatabase(f"its {name} is {what}, not a table")
     present = {name for kind, name, _, _ in entries if kind == "table" and name in TABLES}
     if not {"meta", "games"} <= present:
         names = sorted(name for kind, name, _, _ in entries if kind == "table")
-        raise BadDatabase(f"it holds the tables {', '.join(names) or '(none)'}")
+        raise NotResultsDatabase(f"it holds the tables {', '.join(names) or '(none)'}")
     for table in sorted(present):
         declared = {row[1]: affinity(row[2]) for row in db.execute(f"PRAGMA table_info({table})")}
         if table == "games" and "seed" in declared and "deal" not in declared:
@@ -107,9 +103,9 @@ def check_tables(db: sqlite3.Connection) -> set[str]:
             if column not in declared:
                 if column in OLDER.get(table, set()):
                     continue
-                raise BadDatabase(f"its table {table} has no column {column}")
+                raise NotResultsDatabase(f"its table {table} has no column {column}")
             if declared[column] != wanted:
-                raise BadDatabase(
+                raise NotResultsDatabase(
                     f"its {table}.{column} is of type {declared[column]}, not {wanted}"
                 )
     return present
@@ -126,13 +122,13 @@ def loads(value: object, what: str) -> Any:
     """A stored JSON text, read within bounds (no number of more than 40 digits, no nesting
     deeper than the parser goes)."""
     if not isinstance(value, str):
-        raise BadDatabase(f"{what} is of type {type(value).__name__}, not JSON text")
+        raise NotResultsDatabase(f"{what} is of type {type(value).__name__}, not JSON text")
     try:
         return json.loads(value, parse_int=_number)
     except RecursionError:
-        raise BadDatabase(f"{what} is JSON nested too deep") from None
+        raise NotResultsDatabase(f"{what} is JSON nested too deep") from None
     except ValueError as err:
-        raise BadDatabase(f"{what} is not JSON ({err})") from None
+        raise NotResultsDatabase(f"{what} is not JSON ({err})") from None
 
 
 _COMMAND = {"type": "array", "items": {"type": "string"}}
@@ -181,7 +177,7 @@ def _valid(document: Any, schema: dict[str, Any], what: str) -> None:
     )
     if error is not None:
         where = "" if not error.path else f" at {error.json_path[2:]}"
-        raise BadDatabase(f"{what}{where}: {error.message}")
+        raise NotResultsDatabase(f"{what}{where}: {error.message}")
 
 
 def stored_config(value: object, run: int) -> dict[str, Any]:
@@ -205,7 +201,7 @@ def stored_sprt(value: object, run: int) -> dict[str, float] | None:
     try:
         SprtTest(**sprt)
     except ValueError as err:
-        raise BadDatabase(f"{what}: {err}") from None
+        raise NotResultsDatabase(f"{what}: {err}") from None
     assert isinstance(sprt, dict)
     return sprt
 
@@ -213,11 +209,11 @@ def stored_sprt(value: object, run: int) -> dict[str, float] | None:
 def deal_key_text(value: object) -> DealKey:
     """The stored deal key."""
     if not isinstance(value, str):
-        raise BadDatabase(f"its deal key is of type {type(value).__name__}, not hex text")
+        raise NotResultsDatabase(f"its deal key is of type {type(value).__name__}, not hex text")
     try:
         return DealKey.from_hex(value)
     except ValueError as err:
-        raise BadDatabase(f"its deal key: {err}") from None
+        raise NotResultsDatabase(f"its deal key: {err}") from None
 
 
 _COUNTS = (
@@ -230,9 +226,10 @@ _COUNTS = (
 def game_values(values: dict[str, Any]) -> None:
     """Check one stored game's values, by column (as :class:`GameRow` takes them)."""
 
-    def wrong(column: str, wanted: str) -> BadDatabase:
+    def wrong(column: str, wanted: str) -> NotResultsDatabase:
         label = f"{values.get('bot_a')!r}-{values.get('bot_b')!r} deal {values.get('deal')!r}"
-        return BadDatabase(f"its game {label} has {column} = {values[column]!r}, not {wanted}")
+        value = values[column]
+        return NotResultsDatabase(f"its game {label} has {column} = {value!r}, not {wanted}")
 
     for column in ("bot_a", "bot_b", "reason", "errors"):
         if not isinstance(values[column], str):
