@@ -39,6 +39,7 @@ __all__ = [
     "DealSetError",
     "MissingExtraError",
     "NoSeat",
+    "NotResultsDatabase",
     "ResumeError",
     "RunError",
     "SetupError",
@@ -77,6 +78,13 @@ class SetupError(ArenaError):
 
 class DatabaseError(SetupError, OSError):
     """The results file cannot be used: locked by another run, unwritable, or not ours."""
+
+
+class NotResultsDatabase(DatabaseError):
+    """What a file holds that no results database does (a view for a table, a value of the
+    wrong type, a stored config that is not JSON): the message says what, and
+    :class:`chaodipi.arena.tournament.results.ResultsDB` names the file
+    (:mod:`chaodipi.arena.tournament.results_check`)."""
 
 
 class AddressError(SetupError, OSError):

@@ -26,6 +26,7 @@ MODULES = {
     "rich": "rich",
     "scipy": "scipy",
     "matplotlib": "matplotlib",
+    "jsonschema": "jsonschema",
 }
 """The ``arena`` extra's distributions, and the top-level module each one gives."""
 

@@ -9,6 +9,11 @@ A record travels and rests compressed (:func:`pack`: zlib of its JSON lines, a t
 text): in a :class:`chaodipi.arena.tournament.backend.GameResult`, in the results database's
 ``records`` table, or as a ``.jsonl`` file (:func:`write_file`, uncompressed, for people).
 
+A record read from a file or a database may be anyone's: :func:`read_file` and :func:`unpack`
+read at most :data:`MAX_RECORD_BYTES` of it (decompressed a block at a time, so a zlib bomb is
+refused unread), and :func:`check_lines` checks every line against the record's JSON Schema
+(``engine/record.schema.json``) before anything shows it.
+
 >>> lines = [{"type": "header", "format": "chaodipi-record/1"}]
 >>> unpack(pack(lines)) == lines
 True
@@ -19,6 +24,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +32,32 @@ from chaodipi.arena.errors import UsageError
 from chaodipi.arena.files import write_private
 from chaodipi.arena.serving.table import Table
 from chaodipi.engine.errors import ReplayError
-from chaodipi.engine.record import Decision, GameEnd, dump_lines, load_lines, record_lines
+from chaodipi.engine.record import (
+    Decision,
+    GameEnd,
+    dump_lines,
+    load_lines,
+    record_lines,
+    record_schema,
+)
 
-__all__ = ["now", "pack", "read_file", "table_record", "unpack", "write_file", "write_packed"]
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "check_lines",
+    "now",
+    "pack",
+    "read_file",
+    "table_record",
+    "unpack",
+    "write_file",
+    "write_packed",
+]
+
+MAX_RECORD_BYTES = 64 << 20
+"""The most text a record may hold (a whole classic match is well under a MiB): a larger file,
+or a stored record that decompresses to more, is refused."""
+
+_TOO_LARGE = f"larger than {MAX_RECORD_BYTES >> 20} MiB"
 
 Line = dict[str, Any]
 
@@ -77,12 +106,55 @@ def pack(lines: Sequence[Line]) -> bytes:
 
 
 def unpack(blob: bytes) -> list[Line]:
-    """A stored record's lines; :class:`ReplayError` if it is not one."""
+    """A stored record's lines; :class:`ReplayError` if it is not one (or decompresses to more
+    than :data:`MAX_RECORD_BYTES`)."""
+    if not isinstance(blob, bytes):
+        raise ReplayError(f"a stored record of type {type(blob).__name__}, not compressed bytes")
+    stream = zlib.decompressobj()
     try:
-        text = zlib.decompress(blob).decode("utf-8")
-    except (zlib.error, UnicodeDecodeError) as err:
+        data = stream.decompress(blob, MAX_RECORD_BYTES + 1)
+    except zlib.error as err:
         raise ReplayError(f"a stored record that does not decompress: {err}") from None
-    return load_lines(text)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ReplayError(f"a stored record {_TOO_LARGE} once decompressed")
+    if not stream.eof:
+        raise ReplayError("a stored record that does not decompress: its zlib stream is cut")
+    try:
+        return load_lines(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ReplayError(f"a stored record that is not UTF-8: {err}") from None
+
+
+@cache
+def _validators() -> dict[str, Any]:
+    """A validator of the record's schema for each line type (the schema's ``oneOf``, one
+    branch per type: checked against its own branch, a line's error is named exactly)."""
+    import jsonschema  # the arena extra's: imported when a record is read
+
+    schema = record_schema()
+    validators: dict[str, Any] = {}
+    for branch in schema["oneOf"]:
+        name = branch["$ref"].rsplit("/", 1)[1]
+        kind = schema["$defs"][name]["properties"]["type"]["const"]
+        one = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": branch["$ref"]}
+        validators[kind] = jsonschema.Draft202012Validator(one)
+    return validators
+
+
+def check_lines(lines: Sequence[Line]) -> None:
+    """Check each line against the record's JSON Schema; :class:`ReplayError` names the first
+    line that does not meet it, and how."""
+    from jsonschema.exceptions import best_match
+
+    validators = _validators()
+    for number, line in enumerate(lines, start=1):
+        validator = validators.get(line["type"])
+        if validator is None:
+            raise ReplayError(f"line {number}: no record line has type {line['type']!r}")
+        error = best_match(validator.iter_errors(line))
+        if error is not None:
+            where = "" if not error.path else f" at {error.json_path[2:]}"
+            raise ReplayError(f"line {number} ({line['type']}){where}: {error.message}")
 
 
 def write_file(path: Path, lines: Sequence[Line]) -> None:
@@ -101,15 +173,22 @@ def write_packed(path: Path, blob: bytes) -> None:
 
 
 def read_file(path: Path) -> list[Line]:
-    """A record file's lines (plain ``.jsonl``, or zlib as the database keeps them); a
-    :class:`UsageError` names the file and what is wrong with it."""
+    """A record file's lines (plain ``.jsonl``, or zlib as the database keeps them), each
+    checked (:func:`check_lines`); a :class:`UsageError` names the file and what is wrong with
+    it."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(MAX_RECORD_BYTES + 1)
     except OSError as err:
         raise UsageError(f"cannot read the record {path}: {err.strerror}") from None
     try:
         if data[:1] == b"x":  # zlib's header byte: a record as the database stores it
-            return unpack(data)
-        return load_lines(data.decode("utf-8"))
+            lines = unpack(data)
+        elif len(data) > MAX_RECORD_BYTES:
+            raise ReplayError(_TOO_LARGE)
+        else:
+            lines = load_lines(data.decode("utf-8"))
+        check_lines(lines)
     except (ReplayError, UnicodeDecodeError) as err:
         raise UsageError(f"{path} is not a game record: {err}") from None
+    return lines

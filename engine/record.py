@@ -441,7 +441,9 @@ def load_lines(text: str) -> list[Line]:
             continue
         try:
             line = json.loads(row)
-        except json.JSONDecodeError as err:
+        except RecursionError:
+            raise ReplayError(f"line {number} is not JSON: nested too deep") from None
+        except ValueError as err:  # not JSON, or a number of more digits than int() reads
             raise ReplayError(f"line {number} is not JSON: {err}") from None
         if not isinstance(line, dict) or not isinstance(line.get("type"), str):
             raise ReplayError(f"line {number} is not a record line (an object with a type)")

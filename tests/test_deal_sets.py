@@ -22,6 +22,7 @@ from chaodipi.arena.records import unpack
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.deal_sets import (
     DEALS_FORMAT,
+    MAX_DEAL_SET_BYTES,
     DealSetError,
     deal_set_schema,
     load_deal_set,
@@ -275,3 +276,53 @@ def test_a_config_files_deals_file_is_read_from_its_folder_and_the_set_pickles(
     assert config.deal_set is not None and config.deal_set.path == folder / "mine.json"
     deal_set = load_deal_set(config.deal_set.path)
     assert pickle.loads(pickle.dumps(deal_set)).seed(2) == DealKey.from_hex(KEY).seed(2)
+
+
+# -- hostile files: bounded reading, one line, exit 2 ---------------------------------------------
+
+
+def _gzip_of_zeros(path: Path, size: int) -> Path:
+    """A gzip stream that decompresses to ``size`` zero bytes, written a MiB at a time."""
+    block = bytes(1 << 20)
+    with gzip.open(path, "wb", compresslevel=1) as out:
+        for _ in range(size // len(block) + 1):
+            out.write(block)
+    return path
+
+
+def _hostile_set(tmp_path: Path, kind: str) -> tuple[Path, str]:
+    """A crafted deal-set file, and what the one line about it must say."""
+    path = tmp_path / f"{kind}.json"
+    match kind:
+        case "bomb":
+            return _gzip_of_zeros(path.with_suffix(".json.gz"), MAX_DEAL_SET_BYTES), "larger than"
+        case "digits":
+            document = (
+                f'{{"format": "{DEALS_FORMAT}", "preset": "classic", "hands": 1{"7" * 5000}}}'
+            )
+            path.write_text(document, encoding="utf-8")
+            return path, "digits"
+        case "nesting":
+            path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+            return path, "nested"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["bomb", "digits", "nesting"])
+@pytest.mark.parametrize("command", ["deals show", "run --deals-file"])
+def test_a_hostile_deal_set_is_refused_in_one_line(tmp_path: Path, kind: str, command: str) -> None:
+    """A gzip bomb (more than MAX_DEAL_SET_BYTES once decompressed), a 5,000-digit number and
+    100,000-deep nesting: read within bounds, refused in one line naming the file, exit 2."""
+    path, says = _hostile_set(tmp_path, kind)
+    if command == "deals show":
+        argv = ["deals", "show", str(path)]
+    else:
+        argv = ["run", "-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "--deals-file", str(path)]
+    done = subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", *argv],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr[-2000:]
+    assert path.name in done.stderr and says in done.stderr

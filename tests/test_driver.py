@@ -6,6 +6,7 @@ stopped: the same whichever backend the results come from."""
 
 from __future__ import annotations
 
+import random
 import signal
 import sqlite3
 import zlib
@@ -19,6 +20,7 @@ import pytest
 import trio
 import trio.testing
 
+from chaodipi.arena.cli.main import main
 from chaodipi.arena.errors import BackendFailed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.tournament import ray_backend
@@ -35,6 +37,9 @@ from chaodipi.arena.tournament.ray_backend import RayBackend
 from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
 from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
+from chaodipi.engine.match import Match
+from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.record import dump_lines, record_lines
 from tests.test_tournament import write_config
 
 BROKEN_STOP = (
@@ -231,15 +236,24 @@ def test_replays_are_written_once_every_game_of_their_deal_is_stored(tmp_path: P
     assert (folder / "good-broken-d1-b.jsonl").read_text() == "good-broken-d1-b\n"
 
 
-def test_a_deal_left_unfinished_leaves_no_replay(tmp_path: Path) -> None:
+def test_a_deal_left_unfinished_leaves_its_replays_once_the_run_has_ended(tmp_path: Path) -> None:
+    """While the run plays, deal 1's twin is in play: its first game's replay waits; once the
+    run has ended (the backend failed), nothing of deal 1 is in play, and it is written."""
     config = tournament(tmp_path, deals=2, replays="replays")
     d1a, _d1b, d2a, d2b = schedule(config)
-    backend = Scripted([played(k, replay=b"{}\n") for k in (d1a, d2a, d2b)])
+    folder = tmp_path / "replays"
+    written: list[list[str]] = []
+    backend = Scripted(
+        [played(k, replay=b"{}\n") for k in (d1a, d2a, d2b)],
+        after=lambda index: written.append(sorted(p.name for p in folder.glob("*.jsonl"))),
+    )
     backend.fail_after = BackendFailed("shard 0 (deals 1-1) failed on the cluster: lost")
     outcome = run(config, backend)
     assert outcome.stopped == "shard 0 (deals 1-1) failed on the cluster: lost"
     assert stored(config) == [d1a, d2a, d2b]  # what was stored stays
-    assert sorted(p.name for p in (tmp_path / "replays").iterdir()) == [
+    assert "good-broken-d1-a.jsonl" not in written[-1]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "good-broken-d1-a.jsonl",
         "good-broken-d2-a.jsonl",
         "good-broken-d2-b.jsonl",
     ]
@@ -275,15 +289,40 @@ def test_records_are_stored_in_the_database_and_readable_once_their_deal_is_stor
         db.close()
 
 
-def test_a_deal_left_unfinished_keeps_its_records_hidden_until_resumed(tmp_path: Path) -> None:
+def test_a_deal_a_stopped_run_left_unfinished_is_released_as_it_ends(tmp_path: Path) -> None:
+    """Once the run has ended no game of it is in play: the games it finished on a deal it
+    left unfinished can be seen, and a resumed run plays the rest."""
     config = tournament(tmp_path, deals=2)
     d1a, d1b, d2a, d2b = schedule(config)
     backend = Scripted([played(k, replay=b"{}\n") for k in (d1a, d2a, d2b)])
     backend.fail_after = BackendFailed("shard 0 (deals 1-1) failed on the cluster: lost")
     run(config, backend)
-    assert recorded(config) == [d2a, d2b]
+    assert recorded(config) == [d1a, d2a, d2b]
     run(config, Scripted([played(d1b, replay=b"{}\n")]), resume=True)
     assert recorded(config) == [d1a, d1b, d2a, d2b]
+
+
+def test_a_run_stopped_by_a_bot_failing_to_start_leaves_its_finished_games_showable(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """Deal 1's first game is played, then broken fails to start in 3 games in a row: the run
+    stops with deal 1's twin unplayed, and the game it did play is listed as recorded and
+    shown by ``arena show`` (and written into the replays folder)."""
+    config = tournament(tmp_path, deals=3, replays="replays")
+    d1a, _, d2a, d2b, d3a, d3b = schedule(config)
+    match = Match(PRESETS["classic"], seed=1, max_hands=1)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(random.Random(1)))
+    record = dump_lines(record_lines(match, bots=("good", "broken", "good", "broken")))
+    backend = Scripted(
+        [played(d1a, replay=record.encode()), void(d2a), void(d2b), void(d3a), void(d3b)]
+    )
+    outcome = run(config, backend)
+    assert outcome.stopped == BROKEN_STOP and backend.cancelled
+    assert recorded(config) == [d1a]
+    assert main(["show", str(config.database), game_label(d1a)]) == 0
+    assert capsys.readouterr().out.startswith("game · preset classic")
+    assert (config.replays / f"{game_label(d1a)}.jsonl").read_text(encoding="utf-8") == record
 
 
 def test_an_old_database_without_records_is_read_as_having_none(tmp_path: Path) -> None:

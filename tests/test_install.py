@@ -142,7 +142,7 @@ def test_the_arena_command_without_the_extra_says_which_extra_to_install() -> No
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(
         "arena: grpcio-reflection, grpcio-health-checking, anyio, structlog, rich, scipy, "
-        "matplotlib not installed: "
+        "matplotlib, jsonschema not installed: "
     )
     assert lines[0].endswith(INSTALL_HINT)
     assert "pip install -e '.[arena]'" in lines[0]

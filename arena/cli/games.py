@@ -109,14 +109,14 @@ def games_command(args: argparse.Namespace) -> int:
         pairing = set(names)
     try:
         db = ResultsDB(args.database, read_only=True)
+        try:
+            rows = sorted(db.rows(), key=lambda row: row.id or 0)
+            recorded = db.recorded()
+        finally:
+            db.close()
     except DatabaseError as err:
         print(f"arena games: {err}", file=sys.stderr)
         return 2
-    try:
-        rows = sorted(db.rows(), key=lambda row: row.id or 0)
-        recorded = db.recorded()
-    finally:
-        db.close()
     listed = [row for row in rows if _matches(row, args, pairing)]
     console = Console(highlight=False)
     table = _games_table(args.database, listed, recorded, narrow=False)

@@ -63,7 +63,7 @@ def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
     ``DatabaseError``) says in one line what is wrong."""
     from chaodipi.arena.cli.games import find_game
     from chaodipi.arena.errors import UsageError
-    from chaodipi.arena.records import read_file, unpack
+    from chaodipi.arena.records import check_lines, read_file, unpack
     from chaodipi.arena.tournament.results import ResultsDB, game_label
     from chaodipi.engine.errors import ReplayError
 
@@ -90,12 +90,15 @@ def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
     if blob is None:
         raise UsageError(
             f"game {label} has no record to show: its deal is still being played (a record "
-            "is shown once every game on its deal is stored), or an older arena stored it"
+            "is shown once every game on its deal is stored, or once the run has ended), or an "
+            "older arena stored it"
         )
     try:
-        return unpack(blob)
+        lines = unpack(blob)
+        check_lines(lines)
     except ReplayError as err:
         raise UsageError(f"game {label}'s stored record is damaged: {err}") from None
+    return lines
 
 
 def show_command(args: argparse.Namespace) -> int:

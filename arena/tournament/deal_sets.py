@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -41,6 +43,8 @@ from chaodipi.engine.record import cards_text
 
 __all__ = [
     "DEALS_FORMAT",
+    "MAX_DEAL_SET_BYTES",
+    "MAX_NUMBER_DIGITS",
     "STANDARD",
     "Deal",
     "DealCards",
@@ -62,6 +66,13 @@ DEALS_FORMAT = "chaodipi-deals/1"
 
 STANDARD = "standard"
 """The name that picks the preset's shipped set (``deals_file = "standard"``)."""
+
+MAX_DEAL_SET_BYTES = 64 << 20
+"""The most a set's file may hold, and its JSON once decompressed (a standard set of 1,000
+deals is a third of a MiB): a larger one is refused unread, never decompressed whole."""
+
+MAX_NUMBER_DIGITS = 40
+"""The most digits a number of a set may have (deal numbers and counts are far shorter)."""
 
 _PER_SEAT = (len(DECK) - KITTY_SIZE) // 4
 
@@ -266,17 +277,45 @@ def standard_set_path(preset: str) -> Path:
     return Path(str(folder / f"{preset}.json.gz"))
 
 
-@cache
-def _load(path: Path, size: int, mtime: int) -> DealSet:
+def _read_bounded(path: Path) -> tuple[bytes, bytes]:
+    """The file's bytes and its JSON text (decompressed when it is gzip), each read a block at
+    a time up to :data:`MAX_DEAL_SET_BYTES`: a larger one is refused before it is all read."""
+    too_large = f"{path.name}: not a deal set: larger than {MAX_DEAL_SET_BYTES >> 20} MiB"
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(MAX_DEAL_SET_BYTES + 1)
     except OSError as err:
         raise DealSetError(f"cannot read the deal set {path}: {err.strerror}") from None
+    if len(data) > MAX_DEAL_SET_BYTES:
+        raise DealSetError(f"{too_large} (the file)")
+    if data[:2] != b"\x1f\x8b":
+        return data, data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            text = stream.read(MAX_DEAL_SET_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as err:
+        raise DealSetError(f"{path.name}: not a deal set, not gzip ({err})") from None
+    if len(text) > MAX_DEAL_SET_BYTES:
+        raise DealSetError(f"{too_large} once decompressed")
+    return data, text
+
+
+def _number(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {digits} digits (at most {MAX_NUMBER_DIGITS})")
+    return int(text)
+
+
+@cache
+def _load(path: Path, size: int, mtime: int) -> DealSet:
+    data, text = _read_bounded(path)
     sha256 = hashlib.sha256(data).hexdigest()
     try:
-        text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
-        document = json.loads(text)
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        document = json.loads(text, parse_int=_number)
+    except RecursionError:
+        raise DealSetError(f"{path.name}: not a deal set: its JSON is nested too deep") from None
+    except (UnicodeDecodeError, ValueError) as err:  # JSONDecodeError is a ValueError
         raise DealSetError(f"{path.name}: not a deal set, not JSON ({err})") from None
     return parse_deal_set(document, path.name, sha256)
 

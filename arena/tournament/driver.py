@@ -15,7 +15,9 @@ results. It alone owns what the run keeps and decides:
 * **the records** (:class:`RecordStore`): each game's record is stored with its row, and
   released (readable by ``arena games``/``arena show``, written into the ``replays`` folder when
   the config names one) only once every game of this run on its deal is stored, so that no
-  record shows a deal while its twin game still plays (``docs/trust.md``);
+  record shows a deal while its twin game still plays (``docs/trust.md``); when the run ends
+  (its schedule done, or stopped: a failing bot, the SPRT, Ctrl-C) no game of it is in play,
+  and the deals it left unfinished are released too;
 * **the writes**: every write to the database goes through one thread
   (:mod:`chaodipi.arena.tournament.writer`), in order, so the loop the tables share never waits
   for SQLite; ``on_game`` is called once a game's writes are committed, the run ends only once
@@ -33,6 +35,7 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import assert_never
 
@@ -144,8 +147,8 @@ class FailureCount:
 class RecordStore:
     """Each stored game's record, kept in ``db`` at once but released (readable) only once
     every game of ``games`` on its deal is stored; then also written into ``folder``
-    (``<game label>.jsonl``), when given. A deal that never completes (the run stopped) keeps
-    its records unreleased until a ``--resume`` completes it."""
+    (``<game label>.jsonl``), when given. A deal the run leaves unfinished (it stopped) is
+    released as the run ends (:meth:`release_rest`): no game of it is in play any more."""
 
     def __init__(
         self,
@@ -175,6 +178,16 @@ class RecordStore:
             return
         held = self._held.pop(deal, [])
         self.write(lambda: self._release(deal, held), f"the release of deal {deal}")
+
+    def release_rest(self) -> None:
+        """The run has ended, and none of its games is in play: release every deal it left
+        unfinished, so that the games it did finish can be seen (the ones a stopped run's user
+        most needs to see)."""
+        for deal, left in sorted(self._left.items()):
+            if left > 0:
+                self._left[deal] = 0
+                held = self._held.pop(deal, [])
+                self.write(partial(self._release, deal, held), f"the release of deal {deal}")
 
     def _release(self, deal: int, held: list[tuple[GameKey, bytes]]) -> None:
         self.db.release_deal(deal)
@@ -225,11 +238,14 @@ async def run_tournament(
             )
             run = _Run(recorder, assignment, writer.write)
             writer.on_failure = run.write_failed
-            async with backend.open(assignment) as games:
-                try:
-                    await run.play(games)
-                finally:
-                    outcome.processes = games.processes
+            try:
+                async with backend.open(assignment) as games:
+                    try:
+                        await run.play(games)
+                    finally:
+                        outcome.processes = games.processes
+            finally:  # every game has ended: what it left unfinished can be seen
+                run.records.release_rest()
         return outcome
     finally:
         db.close()

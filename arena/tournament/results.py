@@ -18,6 +18,10 @@ a run resumes it; reading it says there are no records.
 
 One run writes a database at a time: :class:`ResultsDB` holds an exclusive lock on the file for
 as long as it is open for writing, and a second writer is refused at once.
+
+A database may be anyone's: its tables are checked as it is opened, and what is read from them
+as it is read (:mod:`chaodipi.arena.tournament.results_check`); anything amiss, or any error
+SQLite raises while reading, is a :class:`DatabaseError` naming the file, in one line.
 """
 
 from __future__ import annotations
@@ -30,8 +34,15 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from chaodipi.arena.errors import DatabaseError, ResumeError
+from chaodipi.arena.errors import DatabaseError, NotResultsDatabase, ResumeError
 from chaodipi.arena.tournament.deals import DealKey
+from chaodipi.arena.tournament.results_check import (
+    check_tables,
+    deal_key_text,
+    game_values,
+    stored_config,
+    stored_sprt,
+)
 
 __all__ = ["GameKey", "GameRow", "ResultsDB", "StoredRun", "game_label"]
 
@@ -146,19 +157,28 @@ class ResultsDB:
     """The results file. Each ``add`` commits at once (an interrupted run keeps every game).
 
     ``ResultsDB(path)`` opens it for writing (creating it) and locks it against a second
-    writer; ``ResultsDB(path, read_only=True)`` only reads (``arena report``, even while a run
-    writes). Problems raise :class:`DatabaseError` with a message that names the file."""
+    writer; ``ResultsDB(path, read_only=True)`` only reads (``arena report``, ``games``,
+    ``show``, even while a run writes, and in a folder this user cannot write). Problems raise
+    :class:`DatabaseError` with a message that names the file."""
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
         self._lock_fd: int | None = None
+        self._tables: set[str] = set()
+        """The arena's tables the file holds (checked: results_check.check_tables)."""
         try:
             if read_only:
                 if not path.exists():
                     raise DatabaseError(f"no database at {path}")
-                self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+                self.db = sqlite3.connect(self._read_only_uri(path), uri=True)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                if not os.access(path.parent, os.W_OK):
+                    raise DatabaseError(
+                        f"cannot write the results database {path}: its folder {path.parent} is "
+                        "not writable (SQLite keeps its log beside the file): name a file in a "
+                        "folder you can write"
+                    )
                 self._lock(path)
                 # check_same_thread=False: while a run plays, its writer thread
                 # (chaodipi.arena.tournament.writer) makes the writes, and nothing else uses
@@ -179,11 +199,40 @@ class ResultsDB:
             raise DatabaseError(
                 f"cannot use {path} as the results database: {err.strerror}"
             ) from None
-        except sqlite3.DatabaseError as err:
+        except (sqlite3.DatabaseError, NotResultsDatabase) as err:
             self._unlock()
+            raise self._not_ours(err) from None
+
+    def _not_ours(self, err: Exception) -> DatabaseError:
+        return DatabaseError(
+            f"{self.path} is not an arena results database ({err}): name another file"
+        )
+
+    def _read(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[Any]:
+        """The rows of a query; what SQLite raises (a damaged file) is a :class:`DatabaseError`
+        naming the file."""
+        try:
+            return self.db.execute(sql, parameters).fetchall()
+        except sqlite3.Error as err:
+            raise self._not_ours(err) from None
+
+    @staticmethod
+    def _read_only_uri(path: Path) -> str:
+        """How to open ``path`` only to read it. In a folder this user cannot write, SQLite
+        cannot make the shared-memory file it reads a write-ahead log with: the file is then
+        opened as immutable, which is exact when no log is beside it (no run is writing it, and
+        none left games in a log); with one, it cannot be read here."""
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        if os.access(path.parent, os.W_OK):
+            return uri
+        log = path.with_name(path.name + "-wal")
+        if log.exists() and log.stat().st_size > 0:
             raise DatabaseError(
-                f"{path} is not an arena results database ({err}): name another file"
-            ) from None
+                f"cannot read {path}: its folder {path.parent} is not writable and a run is "
+                f"writing it, or left games in its log {log.name}: read it once the run has "
+                "ended, or copy the file and its log to a folder you can write"
+            )
+        return uri + "&immutable=1"
 
     def _lock(self, path: Path) -> None:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -203,9 +252,12 @@ class ResultsDB:
             self._lock_fd = None
 
     def _check_schema(self, read_only: bool) -> None:
-        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
-        if tables and not {"meta", "games"} <= tables:
-            raise sqlite3.DatabaseError(f"it holds the tables {', '.join(sorted(tables))}")
+        tables = check_tables(self.db)
+        self._tables = tables
+        if tables:  # what every command relies on, checked once: the runs and the deal key
+            self.runs()
+            for (value,) in self._read("SELECT value FROM meta WHERE key = 'deal_key'"):
+                deal_key_text(value)
         if read_only:
             if not tables:
                 raise sqlite3.DatabaseError("it is empty")
@@ -224,18 +276,20 @@ class ResultsDB:
             )
         self.db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_by_id ON games (id)")
         self.db.commit()
+        self._tables = check_tables(self.db)
 
     def _columns(self) -> list[str]:
         """The columns to read, as this file names them (a file an older arena wrote and
-        nobody has resumed since still calls the deal number ``seed``, and numbers no game:
-        its games are numbered in the order they were stored, as resuming it numbers them)."""
-        names = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
-        renamed = {"deal": "seed AS deal", "id": f"{_STORED_ORDER} AS id"}
-        return [(renamed[c] if c in renamed and c not in names else c) for c in _COLUMNS]
+        nobody has resumed since still calls the deal number ``seed``, may lack ``void``, and
+        numbers no game: its games are numbered in the order they were stored, as resuming it
+        numbers them)."""
+        names = {r[1] for r in self._read("PRAGMA table_info(games)")}
+        older = {"deal": "seed AS deal", "void": "NULL AS void", "id": f"{_STORED_ORDER} AS id"}
+        return [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        row = next(iter(self._read("SELECT value FROM meta WHERE key = 'fingerprint'")), None)
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
             self.db.commit()
@@ -253,9 +307,12 @@ class ResultsDB:
 
     def deal_key(self) -> DealKey:
         """The tournament's secret deal key: made on first use, then always the same one."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'deal_key'").fetchone()
+        row = next(iter(self._read("SELECT value FROM meta WHERE key = 'deal_key'")), None)
         if row is not None:
-            return DealKey.from_hex(row[0])
+            try:
+                return deal_key_text(row[0])
+            except NotResultsDatabase as err:
+                raise self._not_ours(err) from None
         key = DealKey.new()
         self.db.execute("INSERT INTO meta VALUES ('deal_key', ?)", (key.hex(),))
         self.db.commit()
@@ -263,13 +320,11 @@ class ResultsDB:
 
     def count(self) -> int:
         """Games stored, void ones included."""
-        return int(self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return int(self._read("SELECT COUNT(*) FROM games")[0][0])
 
     def done(self) -> set[GameKey]:
         """The games that need not be played again: every stored one that is not void."""
-        key = ", ".join(self._columns()[:4])
-        rows = self.db.execute(f"SELECT {key} FROM games WHERE void IS NULL")
-        return {GameKey(*row) for row in rows}
+        return {row.key for row in self.rows() if row.void is None}
 
     def numbers(self) -> dict[GameKey, int]:
         """The number of every stored game (void ones included)."""
@@ -301,10 +356,7 @@ class ResultsDB:
             )
 
     def _has_records(self) -> bool:
-        found = self.db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
-        ).fetchone()
-        return found is not None
+        return "records" in self._tables
 
     def add_record(self, key: GameKey, record: bytes) -> None:
         """Store a game's record (compressed), held back until :meth:`release_deal`."""
@@ -324,26 +376,34 @@ class ResultsDB:
         """The games whose record may be read (released)."""
         if not self._has_records():
             return set()
-        rows = self.db.execute("SELECT bot_a, bot_b, deal, swapped FROM records WHERE released = 1")
+        rows = self._read("SELECT bot_a, bot_b, deal, swapped FROM records WHERE released = 1")
         return {GameKey(*row) for row in rows}
 
     def record(self, key: GameKey) -> bytes | None:
-        """A game's record (compressed), or None: not recorded, or not released yet."""
+        """A game's record (compressed), or None: not recorded, or not released yet. Not
+        checked: :func:`chaodipi.arena.records.unpack` refuses what is not a record."""
         if not self._has_records():
             return None
-        row = self.db.execute(
+        rows = self._read(
             "SELECT record FROM records WHERE bot_a = ? AND bot_b = ? AND deal = ? "
             "AND swapped = ? AND released = 1",
             (key.bot_a, key.bot_b, key.deal, key.swapped),
-        ).fetchone()
-        return None if row is None else bytes(row[0])
+        )
+        return None if not rows else rows[0][0]  # bytes, or what a crafted file holds
 
     def rows(self) -> list[GameRow]:
-        """Every stored game, by pairing, deal and seats."""
-        cursor = self.db.execute(
+        """Every stored game, each checked (:func:`results_check.game_values`)."""
+        cursor = self._read(
             f"SELECT {', '.join(self._columns())} FROM games ORDER BY bot_a, bot_b, 3, swapped"
         )
-        return [GameRow(GameKey(*r[:4]), *r[4:]) for r in cursor]
+        rows = []
+        for values in cursor:
+            try:
+                game_values(dict(zip(_COLUMNS, values, strict=True)))
+            except NotResultsDatabase as err:
+                raise self._not_ours(err) from None
+            rows.append(GameRow(GameKey(*values[:4]), *values[4:]))
+        return rows
 
     def add_run(
         self, config: dict[str, Any], sprt: dict[str, float] | None, *, resumed: bool
@@ -357,17 +417,17 @@ class ResultsDB:
 
     def runs(self) -> list[StoredRun]:
         """Every run recorded on this file, the first one first (none in a file written before
-        runs were recorded)."""
-        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
-        if "runs" not in tables:
+        runs were recorded), each checked (:mod:`results_check`)."""
+        if "runs" not in self._tables:
             return []
-        cursor = self.db.execute(
-            "SELECT started_at, resumed, config, sprt FROM runs ORDER BY rowid"
-        )
-        return [
-            StoredRun(started, bool(resumed), json.loads(config), sprt and json.loads(sprt))
-            for started, resumed, config, sprt in cursor
-        ]
+        cursor = self._read("SELECT started_at, resumed, config, sprt FROM runs ORDER BY rowid")
+        try:
+            return [
+                StoredRun(str(started), bool(resumed), stored_config(conf, n), stored_sprt(sprt, n))
+                for n, (started, resumed, conf, sprt) in enumerate(cursor, start=1)
+            ]
+        except NotResultsDatabase as err:
+            raise self._not_ours(err) from None
 
     def close(self) -> None:
         self.db.close()
