@@ -1,8 +1,8 @@
 """``arena games DB``: the games a results database holds, to pick one for ``arena show``.
 
 One row per stored game: its number and name (either names it to ``arena show``), the bots by
-team, the deal, the result, how it ended, the hands played, the time it took, and whether its
-record can be shown yet. Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either
+team, the deal, the result, how it ended, the hands played, the time it took, each bot's faults
+(timeouts, fallbacks, illegal answers, crashes), and whether its record can be shown yet. Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either
 way round), ``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
 """
 
@@ -32,8 +32,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="list the games a results database holds",
         description="List the games stored in a results database (arena run writes it), "
         "newest last: the number and name to give `arena show DB GAME`, the bots (team of "
-        "seats 0+2 first), the deal, the result, how it ended, hands, time, and whether its "
-        "record can be shown yet (a record is shown once every game on its deal is stored).",
+        "seats 0+2 first), the deal, the result, how it ended, hands, time, each bot's "
+        "faults (timeouts, fallbacks: answers its kit chose for it, illegal answers, crashes), "
+        "and whether its record can be shown yet (a record is shown once every game on its deal is stored).",
         epilog=GAMES_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -86,6 +87,29 @@ def result_of(row: GameRow) -> str:
         return "draw"
     winner = key.bot_a if row.score_a == 1.0 else key.bot_b
     return f"{winner} won"
+
+
+def faults_of(row: GameRow) -> str:
+    """Each bot's faults in a stored game, ``—`` for none: ``beta: 3 fallbacks, 1 timeout``."""
+    said = []
+    for bot, side in ((row.key.bot_a, "a"), (row.key.bot_b, "b")):
+        counts = [
+            (getattr(row, f"{column}_{side}"), name)
+            for column, name in (
+                ("strikes", "timeout"),
+                ("fallbacks", "fallback"),
+                ("illegal", "illegal"),
+                ("crashes", "crash"),
+            )
+        ]
+        parts = [
+            f"{n} {name}{'' if n == 1 or name == 'illegal' else 'es' if name == 'crash' else 's'}"
+            for n, name in counts
+            if n
+        ]
+        if parts:
+            said.append(f"{bot}: {', '.join(parts)}")
+    return "; ".join(said) or "—"
 
 
 def teams_of(key: GameKey) -> tuple[str, str]:
@@ -160,6 +184,7 @@ def _games_table(
         ("ending", False, False, None),
         ("hands", True, False, None),
         ("time", True, False, None),
+        ("faults", False, True, None),
         ("rec", False, False, None),
     ):
         table.add_column(
@@ -180,6 +205,7 @@ def _games_table(
             ending_of(row),
             str(row.hands),
             f"{row.seconds:.0f}s",
+            faults_of(row),
             "yes" if row.key in recorded else "no",
         )
     return table

@@ -49,6 +49,8 @@ CREATE TABLE IF NOT EXISTS games (
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never played), or NULL
+    fallbacks_a INTEGER NOT NULL DEFAULT 0, -- answers bot_a's kit chose for it (Answer.fallback)
+    fallbacks_b INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 CREATE TABLE IF NOT EXISTS records (
@@ -112,6 +114,10 @@ class GameRow:
     seconds: float
     void: str | None = None
     """Why the game is not a result (a bot never played), or None."""
+    fallbacks_a: int = 0
+    """Answers bot_a's kit chose for its seats (``Answer.fallback``: too late for the kit's
+    guard, no action, or refused)."""
+    fallbacks_b: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +135,9 @@ class StoredRun:
 _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
     f.name for f in fields(GameRow) if f.name != "key"
 ]
+_ADDED = {"fallbacks_a", "fallbacks_b"}
+"""Counts a results file an older arena wrote has no column for (``ALTER TABLE`` adds them
+when a run resumes it; a reader takes them as 0)."""
 
 
 class ResultsDB:
@@ -203,15 +212,25 @@ class ResultsDB:
         columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
         if "void" not in columns:  # written before void games existed
             self.db.execute("ALTER TABLE games ADD COLUMN void TEXT")
+        for name in _ADDED - columns:
+            self.db.execute(f"ALTER TABLE games ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0")
         if "seed" in columns:  # written when the deal number was called its seed
             self.db.execute("ALTER TABLE games RENAME COLUMN seed TO deal")
         self.db.commit()
 
     def _columns(self) -> list[str]:
         """The columns to read, as this file names them (a file an older arena wrote and
-        nobody has resumed since still calls the deal number ``seed``)."""
+        nobody has resumed since calls the deal number ``seed``, and lacks the counts of
+        :data:`_ADDED`: read as 0)."""
         names = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
-        return [("seed AS deal" if c == "deal" and "deal" not in names else c) for c in _COLUMNS]
+        return [
+            "seed AS deal"
+            if c == "deal" and "deal" not in names
+            else f"0 AS {c}"
+            if c in _ADDED and c not in names
+            else c
+            for c in _COLUMNS
+        ]
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""

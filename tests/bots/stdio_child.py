@@ -6,7 +6,8 @@ legal moves; told to, it fails at its Nth decision:
 
 ``HOW``: ``crash`` (a line on stderr, exit 3), ``hang`` (reads on, never answers), ``garbage``
 (a line that is not JSON), ``illegal`` (a pass where a play is due, once the play has begun).
-``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH.
+``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH; ``--seed N``
+seeds its moves.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ def main() -> None:
     parser.add_argument("--fail", choices=["crash", "hang", "garbage", "illegal"])
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--env", type=Path)
+    parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     if args.env is not None:
         names = sorted(name for name in os.environ if name.startswith("ARENA_"))
         args.env.write_text(" ".join(names) + "\n", encoding="utf-8")
-    rng = random.Random()
+    rng = random.Random(args.seed)
     decisions = 0
     for line in sys.stdin:
         decision = json.loads(line).get("decision")
