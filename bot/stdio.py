@@ -26,9 +26,9 @@ A child that fails ends the bridge with one line on stderr and exit status 1, so
 arena sees the bot go and records its games as forfeits (as a Python bot's exception does, and
 as chess GUIs score a crashed or stalled engine): a child that cannot be started, exits or
 closes its stdout before answering, does not answer within the time its decision allows
-(``deadlineMs`` + ``bankMs``), or writes a line that is not an ``Answer``. A failure of the arena's (a wrong ticket or token, no
-arena at the address, a seat lost past its retries) is one line and status 1 as well, as
-:func:`chaodipi.bot.run_bot` reports it.
+(``deadlineMs`` + ``bankMs``), or writes a line that is not an ``Answer``. A failure of the
+arena's (a wrong ticket or token, no arena at the address, a seat lost past its retries) is
+one line and status 1 as well, as :func:`chaodipi.bot.run_bot` reports it.
 
 The arena appends ``--address HOST:PORT`` to a bot's command line: when ``COMMAND`` ends with
 ``--address HOST:PORT`` (or ``--address=HOST:PORT``), that is the bridge's, not the child's.

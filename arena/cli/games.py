@@ -2,8 +2,10 @@
 
 One row per stored game: its number and name (either names it to ``arena show``), the bots by
 team, the deal, the result, how it ended, the hands played, the time it took, each bot's faults
-(timeouts, fallbacks, illegal answers, crashes), and whether its record can be shown yet. Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either
-way round), ``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
+(timeouts, fallbacks, illegal answers, crashes: a column shown when a listed game has any), and
+whether its record can be shown yet.
+Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either way round),
+``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         description="List the games stored in a results database (arena run writes it), "
         "newest last: the number and name to give `arena show DB GAME`, the bots (team of "
         "seats 0+2 first), the deal, the result, how it ended, hands, time, each bot's "
-        "faults (timeouts, fallbacks: answers its kit chose for it, illegal answers, crashes), "
-        "and whether its record can be shown yet (a record is shown once every game on its deal is stored).",
+        "faults when a listed game has any (timeouts, fallbacks: answers its kit chose for it, "
+        "illegal answers, crashes), and whether its record can be shown yet (a record is shown once every game on its "
+        "deal is stored).",
         epilog=GAMES_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -175,6 +178,8 @@ def _games_table(
         padding=(0, 0),  # the box's own space between columns is the gap: names need the room
     )
     longest = max((len(n) for _, row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0)
+    faults = {number: faults_of(row) for number, row in listed}
+    faulty = any(text != "—" for text in faults.values())
     for name, right, fold, narrowed in (
         ("#", True, False, None),
         ("game", False, False, None),
@@ -184,7 +189,7 @@ def _games_table(
         ("ending", False, False, None),
         ("hands", True, False, None),
         ("time", True, False, None),
-        ("faults", False, True, None),
+        *([("faults", False, True, None)] if faulty else []),
         ("rec", False, False, None),
     ):
         table.add_column(
@@ -205,7 +210,7 @@ def _games_table(
             ending_of(row),
             str(row.hands),
             f"{row.seconds:.0f}s",
-            faults_of(row),
+            *([faults[number]] if faulty else []),
             "yes" if row.key in recorded else "no",
         )
     return table

@@ -3,9 +3,10 @@
 Per pairing: W-L-D, the pentanomial pair counts, the score with its 95 % interval, Elo ± 95 %
 and LOS (all from pairs, since the two games of a duplicate deal are not independent), and the
 variance that pairing removed. Per bot: games, score, win rate with a 95 % Wilson interval over
-its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts, fallbacks,
-illegal moves, crashes and forfeits. A void game (a bot never played) is no result: it is counted and
-listed with its reason, and left out of every statistic. docs/report.md explains each number.
+its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts,
+fallbacks, illegal moves, crashes and forfeits. A void game (a bot never played) is no result:
+it is counted and listed with its reason, and left out of every statistic. docs/report.md
+explains each number.
 
 ``Report.as_dict()`` is strict JSON: a number that is infinite or undefined is ``null``, with a
 flag saying why (``"unbounded": true`` for a rating with no finite maximum).
