@@ -36,8 +36,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "newest last: the number and name to give `arena show DB GAME`, the bots (team of "
         "seats 0+2 first), the deal, the result, how it ended, hands, time, each bot's "
         "faults when a listed game has any (timeouts, fallbacks: answers its kit chose for it, "
-        "illegal answers, crashes), and whether its record can be shown yet (a record is shown once every game on its "
-        "deal is stored).",
+        "illegal answers, crashes), and whether its record can be shown yet (a record is "
+        "shown once every game on its deal is stored).",
         epilog=GAMES_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
