@@ -22,7 +22,8 @@ action. Everything else is here: the arguments (``--address``, ``--token-file``,
 ``--capacity``, ``--name``, ``--wait-for-arena``), Hello, where ``decide`` runs (inline once
 it has shown itself quick, else in a worker thread under the deadline guard: ``margin_ms``
 before the deadline a safe legal action goes instead; :mod:`chaodipi.bot.thinking`), refusals
-(an illegal action is sent as it is: the server refuses it, and a safe one goes instead),
+(an illegal action is sent as it is: the server refuses it, and a safe one goes instead; every
+safe action sent for ``decide`` is marked ``Answer.fallback``, which the arena counts),
 waiting for an arena that does not listen yet, reconnects (a seat with the same ticket, a
 session with the same token and instance id), and failures as one line
 (:mod:`chaodipi.bot.errors`).

@@ -9,7 +9,10 @@ on that loop or in a worker thread as :class:`~chaodipi.bot.thinking.Placement` 
 
 What ``decide`` answers is sent as it is: the server checks every action (the SDK does not
 check it twice), and answers an illegal one with a Refused, which the seat answers once with a
-safe legal action (:meth:`Seat.read`).
+safe legal action (:meth:`Seat.read`). Every answer ``decide`` did not choose (too late for the
+deadline guard, no action, or refused) is ``legal.default()`` marked ``fallback`` on the wire
+(``Answer.fallback``: the arena counts it against the bot), and the first one in a game is
+said on stderr, naming the seat and the fix.
 """
 
 from __future__ import annotations
@@ -326,6 +329,10 @@ class Seat:
         self.refused: set[int] = set()
         self.messages = 0
         """Messages the server sent this seat, over all its streams."""
+        self.label = "this seat"
+        """The seat in stderr lines: ``seat 2 of table t3`` once the Welcome came."""
+        self.fallbacks = 0
+        """Answers sent for ``decide`` in this game (``Answer.fallback``)."""
 
     async def play_once(self, channel: grpc.aio.Channel, hello: pb.PlayRequest) -> MatchResult:
         """One ``Play`` stream on ``channel``, from ``hello`` (:func:`convert.hello`) to
@@ -360,18 +367,25 @@ class Seat:
         """Take in one server message; what to send back (or the match's end). A Decision is
         decided here and now, inline (the streams call :meth:`answer` for it instead)."""
         kind = message.WhichOneof("response")
-        if kind == "snapshot":
+        if kind == "welcome":
+            self.label = f"seat {message.welcome.seat} of table {message.welcome.table}"
+        elif kind == "snapshot":
             self.view = convert.view_from_snapshot(message.snapshot)
         elif kind == "decision":
-            decision_id, view, _ = self._turn(message.decision)
-            return self._reply(decision_id, self.decide(view))
+            decision_id, view, budget_s = self._turn(message.decision)
+            return self._reply(decision_id, self.decide(view), budget_s)
         elif kind == "refused":
             refused = message.refused
             if self.open is not None and refused.decision_id == self.open[0]:
-                print(f"refused: {refused.reason}", file=sys.stderr)
+                code = pb.RefusalCode.Name(refused.code)
+                print(f"{self.label}: refused ({code}): {refused.reason}", file=sys.stderr)
                 if refused.decision_id not in self.refused:  # once: then the clock decides
                     self.refused.add(refused.decision_id)
-                    return convert.answer(refused.decision_id, self.open[1].default())
+                    return self._fallback(
+                        f"the arena refused decide's answer to decision {refused.decision_id} "
+                        f"({refused.reason})",
+                        "answer one of view.legal",
+                    )
         elif kind == "match_over":
             return self.over(message.match_over)
         return None
@@ -389,7 +403,7 @@ class Seat:
             answered = await self.thinker.within(self.decide, view, budget_s)
             placement.timed(float("inf") if answered is None else answered[1])
             action = None if answered is None else answered[0]
-        return self._reply(decision_id, action)
+        return self._reply(decision_id, action, budget_s)
 
     def _turn(self, message: pb.Decision) -> tuple[int, SeatView, float]:
         """The seat's view brought up to the Decision (``view.legal`` set), and the seconds
@@ -403,16 +417,40 @@ class Seat:
         self.open = (decision.decision_id, legal)
         return decision.decision_id, view, max(0.02, decision.deadline_s - self.margin_s)
 
-    def _reply(self, decision_id: int, answer: Action | Answer | None) -> pb.PlayRequest:
+    def _reply(
+        self, decision_id: int, answer: Action | Answer | None, budget_s: float
+    ) -> pb.PlayRequest:
         """The Answer with ``decide``'s action and note (``None``: too late), a safe action
-        if it gave no action."""
-        action, note = (None, "") if answer is None else action_and_note(answer)
+        marked ``fallback`` if it gave no action."""
+        if answer is None:
+            return self._fallback(
+                f"decide did not answer decision {decision_id} within {budget_s * 1000:.0f} ms "
+                f"(the deadline less the SDK's margin of {self.margin_s * 1000:.0f} ms)",
+                "make decide quicker (the Decision's deadline_ms is its time), or give the bot "
+                "more time (decision_ms)",
+            )
+        action, note = action_and_note(answer)
         if not isinstance(action, ACTIONS):
-            if action is not None:
-                print(f"decide() returned {action!r}, which is not an action", file=sys.stderr)
-            assert self.open is not None
-            action, note = self.open[1].default(), ""
+            return self._fallback(
+                f"decide() returned {action!r}, which is not an action",
+                "return one of view.legal",
+            )
         return convert.answer(decision_id, action, note)
+
+    def _fallback(self, why: str, fix: str) -> pb.PlayRequest:
+        """``legal.default()`` for the open decision, marked ``fallback``; the game's first
+        says so on stderr (the rest are counted in the arena's report)."""
+        assert self.open is not None
+        decision_id, legal = self.open
+        if not self.fallbacks:
+            print(
+                f"{self.label}: {why}; answered legal.default() for you (counted as a "
+                f"fallback in the report; said once a game): {fix}",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.fallbacks += 1
+        return convert.fallback_answer(decision_id, legal)
 
     def over(self, message: pb.MatchOver) -> MatchResult:
         self.thinker.close()

@@ -19,14 +19,20 @@ ended, SIGTERM then SIGKILL: nothing a child starts, directly or under a wrapper
 outlives the bridge. The bridge holds a few lines of a child's that it has not asked for yet,
 no more (a child that writes faster waits in its write), each at most 64 KiB.
 
+An answer the arena refuses as illegal or malformed (a ``refused`` line, which the child is
+sent and never answers) is answered by the bridge, once per decision, with the safe legal
+action a Strike would play, marked ``fallback`` (``Answer.fallback``: the arena counts it
+against the bot), and a line on stderr says so; a second refusal of the same decision is left
+to the clock. Every kit does the same (docs/writing-a-bot.md). A child may mark its own answer
+``"fallback": true`` when its code did not choose it.
+
 A child that fails ends the bridge with one line on stderr and exit status 1, so that the
 arena sees the bot go and records its games as forfeits (as a Python bot's exception does, and
 as chess GUIs score a crashed or stalled engine): a child that cannot be started, exits or
 closes its stdout before answering, does not answer within the time its decision allows
-(``deadlineMs`` + ``bankMs``), writes a line that is not an ``Answer``, or whose answer the
-arena refuses as illegal or malformed. A failure of the arena's (a wrong ticket or token, no
-arena at the address, a seat lost past its retries) is one line and status 1 as well, as
-:func:`chaodipi.bot.run_bot` reports it.
+(``deadlineMs`` + ``bankMs``), or writes a line that is not an ``Answer``. A failure of the
+arena's (a wrong ticket or token, no arena at the address, a seat lost past its retries) is
+one line and status 1 as well, as :func:`chaodipi.bot.run_bot` reports it.
 
 The arena appends ``--address HOST:PORT`` to a bot's command line: when ``COMMAND`` ends with
 ``--address HOST:PORT`` (or ``--address=HOST:PORT``), that is the bridge's, not the child's.
@@ -72,9 +78,10 @@ appended to COMMAND, is the bridge's.
 
 exit codes:
   0    the seat's match, or the session, played to its end (whoever won)
-  1    the bot failed (could not start, exited, hung, wrote what is not an Answer, answered
-       what the arena refused) or the arena refused the bridge, could not be reached or was
-       lost: the line on stderr says which
+  1    the bot failed (could not start, exited, hung, wrote what is not an Answer) or the
+       arena refused the bridge, could not be reached or was lost: the line on stderr says
+       which (an answer the arena refuses is answered again by the bridge with a safe legal
+       action, marked as a fallback: the bot plays on)
   2    the command line cannot run (the line on stderr says why)"""
 
 
@@ -87,7 +94,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 _REFUSED_ANSWER = {pb.REFUSAL_CODE_ILLEGAL, pb.REFUSAL_CODE_MALFORMED}
-"""Refusals of an answer the child chose: its failure."""
+"""Refusals of an answer the child chose: the decision stays open, and the bridge answers it."""
 
 
 def split_command(words: Sequence[str]) -> tuple[list[str], list[str], str | None]:
@@ -305,6 +312,10 @@ class ChildSeat:
         self.on_close = on_close
         self.messages = 0
         """Messages the server sent this seat, over all its streams."""
+        self.open: pb.Decision | None = None
+        """The decision answered last, while the arena may still refuse its answer."""
+        self.refused: set[int] = set()
+        """Decisions answered for the child after a refusal (once each: then the clock)."""
 
     async def play_once(self, channel: grpc.aio.Channel, hello: pb.PlayRequest) -> MatchResult:
         call = arena_pb2_grpc.ArenaServiceStub(channel).Play()
@@ -322,14 +333,18 @@ class ChildSeat:
                         f"(seat {welcome.seat} of table {welcome.table})"
                     )
                 elif kind == "decision":
-                    decision = message.decision
+                    decision = self.open = message.decision
                     within_s = (decision.deadline_ms + decision.bank_ms) / 1000
                     answer = await asyncio.to_thread(
                         self.child.answer, decision.decision_id, within_s
                     )
                     await send_request(call, pb.PlayRequest(answer=answer))
                 elif kind == "refused":
-                    self._refused(message.refused)
+                    again = self._refused(message.refused)
+                    if again is not None:
+                        await send_request(call, again)
+                elif kind == "strike":
+                    self.open = None
                 elif kind == "match_over":
                     await call.done_writing()
                     return await self._over(message.match_over)
@@ -348,15 +363,32 @@ class ChildSeat:
             print(f"warning: {self.child.name} {how} after its match", file=sys.stderr)
         return result
 
-    def _refused(self, refused: pb.Refused) -> None:
+    def _refused(self, refused: pb.Refused) -> pb.PlayRequest | None:
+        """Say the refusal on stderr; the answer the bridge sends for the child, if any: the
+        safe legal action marked ``fallback``, once for each decision whose answer the arena
+        refused as illegal or malformed."""
         code = pb.RefusalCode.Name(refused.code)
-        if refused.code in _REFUSED_ANSWER:
-            raise ChildError(
-                f"the arena refused the answer of {self.child.name} to decision "
-                f"{refused.decision_id} ({code}: {refused.reason})"
-            )
-        # an answer that came as the clock ran out: the arena played for the seat
-        print(f"{self.child.name}: refused ({code}): {refused.reason}", file=sys.stderr)
+        said = f"{self.child.name}: refused ({code}): {refused.reason}"
+        decision = self.open
+        if (
+            refused.code not in _REFUSED_ANSWER
+            or decision is None
+            or refused.decision_id != decision.decision_id
+            or refused.decision_id in self.refused
+        ):
+            # an answer that came as the clock ran out (the arena played for the seat), or a
+            # second refusal of one decision (the clock decides)
+            print(said, file=sys.stderr, flush=True)
+            return None
+        self.refused.add(refused.decision_id)
+        print(
+            f"{said}; the bridge answered the safe legal action for it (counted as a fallback "
+            "in the report): answer one of the decision's legal actions",
+            file=sys.stderr,
+            flush=True,
+        )
+        legal = convert.legal_from_message(decision.legal)
+        return convert.fallback_answer(decision.decision_id, legal)
 
     def close(self, grace_s: float = TERM_S) -> None:
         self.child.kill(grace_s)

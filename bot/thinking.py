@@ -18,7 +18,8 @@ once for the whole process:
 
 :class:`Thinker` is one seat's worker thread and its guard: when ``decide`` has not answered
 ``budget_s`` after the Decision came, :meth:`Thinker.within` gives ``None`` (the seat then
-sends a safe legal action) and the late answer is dropped, never sent.
+sends a safe legal action, marked ``Answer.fallback``) and the late answer is dropped, never
+sent.
 
 >>> placement = Placement(None)
 >>> placement.inline()

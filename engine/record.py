@@ -101,7 +101,8 @@ class Decision:
     (nothing else is then meaningful). Otherwise ``ms`` is the time from the Decision to the
     accepted answer (or to the timeout), ``timed_out`` that the table played the default,
     ``strikes`` the seat's strikes after it, ``refused`` the answers refused before the one
-    taken, and ``note`` the bot's note on its answer ('' for none)."""
+    taken, ``note`` the bot's note on its answer ('' for none), and ``fallback`` that the
+    bot's kit chose the answer for it (the protocol's ``Answer.fallback``)."""
 
     asked: bool = True
     ms: int = 0
@@ -109,6 +110,7 @@ class Decision:
     strikes: int = 0
     refused: int = 0
     note: str = ""
+    fallback: bool = False
     cursor: int | None = None
     """The match log's cursor just before the action (``match.log.cursor``), when the table
     noted it: the record is then made from the log as it is, without playing the match
@@ -286,6 +288,7 @@ def _action_line(hand: int, seat: int, action: str, decision: Decision | None) -
                 timeout=decision.timed_out,
                 strikes=decision.strikes,
                 refused=decision.refused,
+                fallback=decision.fallback,
             )
             if decision.note:
                 line["note"] = decision.note

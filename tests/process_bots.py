@@ -331,20 +331,23 @@ def run_against_a_refusing_arena(command: list[str]) -> tuple[Done, RefusingAren
 
 
 def check_the_refusals(done: Done, arena: RefusingArena, name: str) -> None:
-    """The bot answered the refused decision again, sent nothing for the stale refusal,
-    answered the next decision, and exited 0 at the MatchOver."""
+    """Every kit's one behaviour after a Refused (docs/writing-a-bot.md): the bot answered the
+    refused decision again with the safe legal action (the one a Strike plays) marked
+    ``fallback``, said so once on stderr, sent nothing for the stale refusal, answered the next
+    decision with its own choice (no ``fallback``), and exited 0 at the MatchOver."""
     assert done.returncode == 0, done.stderr
     assert "refused (REFUSAL_CODE_ILLEGAL): scripted" in done.stderr, done.stderr
+    assert done.stderr.count("counted as a fallback in the report") == 1, done.stderr
     hello, first, second, third = arena.received
     assert hello.hello == pb.Hello(ticket="a-ticket", protocol_version=2, bot_name=name)
-    for answer in (first.answer, second.answer):
-        assert answer.decision_id == 7
-        cards = list(answer.action.play.cards)
-        assert cards in (
-            [pb.CARD_SPADES_2, pb.CARD_HEARTS_5],
-            [pb.CARD_SPADES_2, *[pb.CARD_HEARTS_5] * 2],
-        )
-    assert third.answer.decision_id == 8  # nothing was sent for the stale refusal
+    assert first.answer.decision_id == 7 and not first.answer.fallback, first
+    assert list(first.answer.action.play.cards) in (
+        [pb.CARD_SPADES_2, pb.CARD_HEARTS_5],
+        [pb.CARD_SPADES_2, *[pb.CARD_HEARTS_5] * 2],
+    )
+    assert second.answer.decision_id == 7 and second.answer.fallback, second
+    assert sorted(second.answer.action.play.cards) == [pb.CARD_SPADES_2, pb.CARD_HEARTS_5]
+    assert third.answer.decision_id == 8 and not third.answer.fallback  # none for the stale one
     assert third.answer.action.WhichOneof("action") in ("fry", "pass_turn")
     if third.answer.action.HasField("fry"):
         assert third.answer.action.fry == BID

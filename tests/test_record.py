@@ -118,11 +118,26 @@ def test_decisions_are_recorded_per_action() -> None:
         "timeout": True,
         "strikes": 1,
         "refused": 2,
+        "fallback": False,
         "note": "eval +3",
     }
     assert actions[1]["asked"] is False and "ms" not in actions[1]
     with pytest.raises(ValueError, match="decisions for"):
         list(record_lines(match, decisions[:-1]))
+
+
+def test_an_answer_the_bot_s_kit_chose_is_recorded_as_a_fallback() -> None:
+    """The action line of a decision answered by the bot's kit (``Answer.fallback``) says
+    ``"fallback": true``, valid by the schema; a forced action has no such field."""
+    match = _played("classic", seed=3, max_hands=1)
+    decisions = [FORCED] * len(match.actions)
+    decisions[0] = Decision(ms=850, fallback=True)
+    lines = list(record_lines(match, decisions, bots=("slow", "b", "slow", "b")))
+    schema = record_schema()
+    for line in lines:
+        jsonschema.validate(line, schema)
+    actions = [line for line in lines if line["type"] == "action"]
+    assert actions[0]["fallback"] is True and "fallback" not in actions[1]
 
 
 def test_the_header_says_who_played_and_how_it_ended() -> None:

@@ -8,6 +8,8 @@ import io
 import json
 import math
 import re
+import sqlite3
+from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from rich.console import Console
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import build_report, print_report
 from chaodipi.arena.report.tables import write_csv
-from chaodipi.arena.tournament.results import GameKey, GameRow
+from chaodipi.arena.tournament.results import _COLUMNS, _SCHEMA, GameKey, GameRow, ResultsDB
 
 
 def game(
@@ -235,11 +237,57 @@ def test_the_worked_example_of_docs_report_md() -> None:
     for shown in (
         "┃ rank ┃ bot   ┃ rating ± 95 % ┃       score % [95 %] ┃ games ┃ score ┃ levels/hand ┃ pts/def. hand ┃",
         "│    1 │ alpha │      +26 ± 77 │ 57.5% [36.4%, 76.2%] │    20 │  11.5 │        1.50 │          40.0 │",
-        "faults: none (no timeouts, illegal moves, crashes or forfeits)",
+        "faults: none (no timeouts, fallbacks, illegal moves, crashes or forfeits)",
         "│ alpha vs beta │ 10-7-3 │ 57.5% [39.1%, 75.9%] │ +52.5 ± 138.1 │ 78.8% │ [1, 1, 4, 2, 2] │ +52.5 ± 151.2 │      15% │    0 │",
         "SPRT: continue (elo0 0, elo1 50, α 0.05, β 0.05): LLR 0.30 in (−2.94, 2.94) after 10 pairs",
     ):
         assert shown in text and shown in docs
+
+
+def test_fallbacks_are_a_fault_of_their_own_beside_timeouts() -> None:
+    """Answers a bot's kit chose for it (``Answer.fallback``) are counted per bot, in its
+    side's column, and shown in the faults table and the JSON: a bot that played on its
+    SDK's default moves has faults, never "faults: none"."""
+    rows = pairs("slow", "quick", [2.0, 1.0])
+    rows[0] = replace(rows[0], fallbacks_a=3)  # slow's seats in its first game
+    rows[3] = replace(rows[3], fallbacks_a=2, fallbacks_b=1)  # and quick's once
+    report = build_report(rows)
+    counts = {b.bot: (b.fallbacks, b.timeouts) for b in report.bots}
+    assert counts == {"slow": (5, 0), "quick": (1, 0)}
+    assert {b["bot"]: b["fallbacks"] for b in report.as_dict()["bots"]} == {"slow": 5, "quick": 1}
+    text = printed(rows)
+    assert "faults: none" not in text
+    faults = _section(text, "Faults", "Head to head")
+    header = next(line for line in faults.splitlines() if "fallbacks" in line)
+    column = header.index("fallbacks") + len("fallbacks")
+    slow = next(line for line in faults.splitlines() if "│ slow " in line)
+    assert slow[:column].rstrip().endswith("5"), faults
+
+
+def test_a_results_file_without_the_fallback_columns_reads_them_as_0_and_a_run_adds_them(
+    tmp_path: Path,
+) -> None:
+    """A results file an older arena wrote has no ``fallbacks_a``/``fallbacks_b``: reading it
+    takes them as 0; opening it to write (``--resume``) adds them, keeping its games."""
+    path = tmp_path / "old.sqlite"
+    old_schema = "\n".join(line for line in _SCHEMA.splitlines() if "fallbacks_" not in line)
+    row = game("a", "b", 1, 0, 1.0)
+    columns = [c for c in _COLUMNS if not c.startswith("fallbacks_")]
+    values = [*astuple(row.key), *(getattr(row, c) for c in columns[4:])]
+    with sqlite3.connect(path) as db:
+        db.executescript(old_schema)
+        db.execute(
+            f"INSERT INTO games ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            values,
+        )
+    db.close()
+    reader = ResultsDB(path, read_only=True)
+    assert reader.rows() == [row]  # fallbacks 0
+    reader.close()
+    writer = ResultsDB(path)
+    writer.add(replace(game("a", "b", 2, 0, 0.0), fallbacks_b=4))
+    assert [r.fallbacks_b for r in writer.rows()] == [0, 4]
+    writer.close()
 
 
 # -- the printed report: readable at 80 and 120 columns, labels that say what they mean ---------
@@ -279,7 +327,7 @@ def test_the_report_reads_at_80_and_120_columns(width: int) -> None:
     assert f"│ {LONG[0]} " in faults and f"│ {LONG[1]} " not in faults  # only the bot with a fault
     for header in ("rating ± 95 %", "score % [95 %]", "games", "levels/hand", "pts/def. hand"):
         assert header in standings, header
-    for header in ("timeouts", "illegal", "crashes", "forfeits"):
+    for header in ("timeouts", "fallbacks", "illegal", "crashes", "forfeits"):
         assert header in faults, header
     for header in ("W-L-D", "score % [95 %]", "Elo ± 95 %", "LOS", "Ptnml", "variance", "void"):
         assert header in pairings, header

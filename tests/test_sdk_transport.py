@@ -142,8 +142,11 @@ def test_an_illegal_action_is_sent_as_it_is_and_the_refusal_answered_with_a_safe
     seat = results[0].seats[0]
     assert results[0].reason == "played to the end"
     assert len(wrong) == 1 and seat.illegal == 1 and seat.strikes == 0
+    assert seat.fallbacks == 1  # the safe action went as the SDK's, not the bot's
     assert len(recordings[0][0].of("refused")) == 1
-    assert "refused: " in capfd.readouterr().err
+    err = capfd.readouterr().err
+    assert "refused (REFUSAL_CODE_ILLEGAL): " in err
+    assert err.count("counted as a fallback in the report") == 1, err
 
 
 def test_what_is_no_action_at_all_is_replaced_by_a_safe_one_with_a_warning(
@@ -168,8 +171,53 @@ def test_what_is_no_action_at_all_is_replaced_by_a_safe_one_with_a_warning(
     seat = results[0].seats[0]
     assert results[0].reason == "played to the end"
     assert seat.illegal == 0 and seat.strikes == 0 and seat.malformed == 0
+    assert seat.fallbacks == 1
     err = capfd.readouterr().err
     assert "decide() returned 'play the best card', which is not an action" in err
+    assert "answered legal.default() for you (counted as a fallback in the report" in err
+
+
+def test_a_decide_too_late_for_the_guard_is_answered_for_as_a_fallback_said_once_a_game(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A ``decide`` that has not answered ``margin_ms`` before the deadline (here: one that
+    waits on an event never set, for its first three decisions) does not play: the SDK sends
+    ``legal.default()`` marked ``fallback`` on the wire, the table counts each as the seat's
+    fallback (not a timeout: the answer came in time) and notes it on the decision, and the
+    bot's stderr says it once in the game, naming the seat and the fix."""
+    never = threading.Event()
+    rng = random.Random(7)
+    calls: list[SeatView] = []
+
+    def decide(view: SeatView) -> Action:
+        assert view.legal is not None
+        calls.append(view)
+        if len(calls) <= 3:
+            never.wait()  # set only when the test is over, to let the thread end
+        return view.legal.sample(rng)
+
+    def bot(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
+        return run_bot(decide, address=address, ticket=ticket, decide_in_thread=True)
+
+    # the guard answers 150 ms (margin_ms) before the 400 ms deadline; the bank keeps a
+    # loaded machine's late answer from being a timeout
+    cfg = config("classic", seed=8, decision_ms=400, bank_ms=30_000)
+    try:
+        results, recordings = run_tables([cfg], [[bot, random_bot, random_bot, random_bot]])
+    finally:
+        never.set()
+    result = results[0]
+    assert result.reason == "played to the end"
+    assert recordings[0][0].error is None, recordings[0][0].error
+    seat = result.seats[0]
+    assert seat.fallbacks == 3 and seat.strikes == 0 and seat.illegal == 0, seat
+    assert [d.fallback for d in result.decisions].count(True) == 3
+    assert not any(d.fallback and d.timed_out for d in result.decisions)
+    err = capfd.readouterr().err
+    assert err.count("counted as a fallback in the report") == 1, err
+    line = next(line for line in err.splitlines() if "counted as a fallback" in line)
+    assert line.startswith("seat 0 of table ") and "decide did not answer decision " in line
+    assert "answered legal.default() for you" in line and "decision_ms" in line, line
 
 
 def test_an_exception_in_an_inline_decide_is_raised_by_run_bot() -> None:

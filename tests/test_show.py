@@ -169,6 +169,29 @@ def test_games_lists_every_stored_game_at_80_columns(database: Path, capsys: Any
     assert "void" in rows[3] and rows[3].split()[-1] == "no"
 
 
+def test_games_names_each_bot_s_faults_fallbacks_among_them(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When a listed game has faults, a ``faults`` column names each bot with its counts
+    (answers its kit chose for it, ``fallbacks``, beside timeouts), ``—`` for a game without;
+    it still fits 80 columns."""
+    path = tmp_path / "results.sqlite"
+    db = ResultsDB(path)
+    db.add(_row(GameKey("slow", "quick", 1, False), fallbacks_a=3, strikes_a=1))
+    db.add(_row(GameKey("slow", "quick", 1, True), fallbacks_b=1))
+    db.add(_row(GameKey("slow", "quick", 2, False)))
+    db.close()
+    assert main(["games", str(path)]) == 0
+    assert max(len(line) for line in capsys.readouterr().out.splitlines()) <= 80
+    monkeypatch.setenv("COLUMNS", "200")  # each cell on one line
+    assert main(["games", str(path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert "faults" in next(line for line in rows if line.split()[:2] == ["#", "game"])
+    assert "slow: 1 timeout, 3 fallbacks" in next(r for r in rows if "slow-quick-d1-a" in r)
+    assert "quick: 1 fallback " in next(r for r in rows if "slow-quick-d1-b" in r)
+    assert " — " in next(r for r in rows if "slow-quick-d2-a" in r)
+
+
 def test_games_wraps_long_bot_names_between_words_at_80_columns(
     tmp_path: Path, capsys: Any
 ) -> None:

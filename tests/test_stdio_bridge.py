@@ -2,10 +2,11 @@
 
 The documented 20-line bot (examples/stdio_bot.js, plain Node.js) plays whole matches in every
 preset against a real server, a session's seats on two tables, and a tournament of
-``arena run``. tests/bots/stdio_child.py (Python's standard library only) crashes, hangs,
-writes garbage or plays an illegal move on demand: each is one line on the bridge's stderr,
-and the games are the bot's forfeits. A dropped session is entered again, a wrong ticket is
-said in one line, and the child never sees the secret."""
+``arena run``. tests/bots/stdio_child.py (Python's standard library only) crashes, hangs or
+writes garbage on demand: each is one line on the bridge's stderr, and the games are the bot's
+forfeits. Its illegal moves are answered again by the bridge with safe ones, marked as
+fallbacks, which the arena counts against it. A dropped session is entered again, a wrong
+ticket is said in one line, and the child never sees the secret."""
 
 from __future__ import annotations
 
@@ -30,11 +31,13 @@ from chaodipi.engine.presets import PRESETS
 
 from .process_bots import (
     check_the_reconnect,
+    check_the_refusals,
     check_the_second_enter,
     check_the_session,
     play_a_session,
     run_against_a_dropping_arena,
     run_against_a_dropping_seat,
+    run_against_a_refusing_arena,
     run_with_a_wrong_token,
 )
 from .server_support import Recording, config, random_bot, run_tables
@@ -128,7 +131,6 @@ FAILURES = {
     "crash": "exited with status 3 before answering decision",
     "hang": "did not answer decision",
     "garbage": "with a line that is not an Answer in proto3 JSON",
-    "illegal": "(REFUSAL_CODE_ILLEGAL: ",
 }
 
 
@@ -159,9 +161,61 @@ def test_a_child_that_fails_is_one_line_and_forfeits_its_games(tmp_path: Path, h
     ]
     assert len(lines) == 2, lines  # one per game, each on a line of its own
     for line in lines:
-        assert line.startswith(("the bot `python3 ", "the arena refused the answer of")), line
+        assert line.startswith("the bot `python3 "), line
         assert f"stdio_child.py --fail {how} --at 3` (seat " in line, line
     assert FAILURES[how] in done.stderr  # the run quotes it
+
+
+def test_a_refused_answer_is_answered_again_by_the_bridge_with_a_safe_one_marked_fallback() -> None:
+    """The one behaviour of every kit after a Refused (tests/process_bots.py): the bridge does
+    not end; it answers the decision again, once, with the safe legal action marked
+    ``fallback``, and says so on stderr."""
+    done, arena = run_against_a_refusing_arena([*BRIDGE, "--name", "scripted", "--", *CHILD_CMD])
+    check_the_refusals(done, arena, name="scripted")
+
+
+def test_a_child_whose_answers_are_refused_plays_on_and_its_fallbacks_are_counted_everywhere(
+    tmp_path: Path,
+) -> None:
+    """A child that passes where a play is due, from its third decision on: every such answer
+    is refused and answered again by the bridge with the safe move marked ``fallback``, so the
+    games are played out (no forfeit, no crash), and each fallback is counted against the bot:
+    in the results file, the report's faults table (not "faults: none"), `arena games`, the
+    game's record and `arena show`."""
+    bad = f"python3 -m chaodipi.bot.stdio -- python3 {CHILD} --fail illegal --at 3"
+    config_file = write_config(
+        tmp_path / "t.toml",
+        deals=1,
+        decision_ms=2000,
+        bank_ms=10_000,  # a child's start on a loaded machine: not a timeout
+        bots={"bad": bad, "random": "python3 -m chaodipi.sample_bots.random_bot"},
+    )
+    done = arena("run", str(config_file))
+    assert done.returncode == 0, done.stderr[-3000:]
+    database = tmp_path / "results.sqlite"
+    rows = ResultsDB(database, read_only=True).rows()
+    assert len(rows) == 2, rows
+    for row in rows:
+        assert row.void is None and row.forfeit is None and row.crashes_a == 0, row
+        assert row.fallbacks_a > 0 and row.fallbacks_a == row.illegal_a, row
+        assert row.fallbacks_b == 0 and row.strikes_a == 0, row
+    report = arena("report", str(database))
+    assert report.returncode == 0, report.stderr
+    assert "faults: none" not in report.stdout and "fallbacks" in report.stdout, report.stdout
+    games = subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", "games", str(database)],
+        env={**os.environ, "COLUMNS": "200"},  # each game's faults on its one line
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert games.returncode == 0, games.stderr
+    assert f"bad: {rows[0].fallbacks_a} fallbacks, " in games.stdout, games.stdout
+    shown = arena("show", str(database), "1")
+    assert shown.returncode == 0, shown.stderr
+    assert "fallback: its kit answered for it" in shown.stdout, shown.stdout
+    logs = [log.read_text() for log in (tmp_path / "results-logs").glob("bad#*.stderr")]
+    assert any("counted as a fallback in the report" in log for log in logs), logs
 
 
 def test_a_dropped_session_is_entered_again_and_the_child_holds_no_secret(tmp_path: Path) -> None:

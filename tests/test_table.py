@@ -4,6 +4,7 @@ stale, not your turn), answers sent twice, floods, and a failing table beside a 
 
 from __future__ import annotations
 
+import jsonschema
 import pytest
 import trio
 import trio.testing
@@ -14,11 +15,12 @@ from chaodipi.arena.serving.flood import FLOOD_BURST, FLOOD_REFILL_PER_S
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
+from chaodipi.arena.v2 import convert
 from chaodipi.engine.actions import Action, Play
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import dump_lines, replay_record
+from chaodipi.engine.record import dump_lines, record_schema, replay_record
 
 from .table_support import (
     Player,
@@ -32,6 +34,7 @@ from .table_support import (
     play_table,
     random_bot,
     seat_bots,
+    silent_bot,
 )
 
 _STALE, _MALFORMED = pb.REFUSAL_CODE_STALE, pb.REFUSAL_CODE_MALFORMED
@@ -314,3 +317,44 @@ def test_a_table_needs_of_a_port_only_send_close_and_peer() -> None:
         assert kinds[:3] == ["welcome", "snapshot", "refused"] and kinds[-1] == "match_over"
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_an_answer_marked_fallback_is_counted_as_the_seat_s_fallback_and_recorded() -> None:
+    """An Answer with ``fallback`` set (its kit chose it: the bot was too late for the kit's
+    guard, gave no action, or was refused) is played as any answer, and counted: the seat's
+    ``fallbacks``, the decision's ``fallback``, the record's action line (valid by its
+    schema), a warning in the log. Answers the bot chose are none of these; a seat that
+    answers nothing is struck, and a strike is no fallback."""
+
+    async def kit_answers(player: Player) -> None:
+        async for message in player.connect():
+            if kind_of(message) == "decision":
+                decision = message.decision
+                player.send(convert.fallback_answer(decision.decision_id, legal_of(decision)))
+
+    tables: list[Table] = []
+
+    async def keep(table: Table, players: list[Player]) -> None:
+        tables.append(table)
+
+    with capture_logs() as logs:
+        result, _ = play_table(
+            config(seed=4, decision_ms=1000, bank_ms=0, max_strikes=99),
+            [kit_answers, random_bot, silent_bot, random_bot],
+            during=keep,
+        )
+    seats = result.seats
+    assert result.reason == "played to the end"
+    assert seats[0].fallbacks == seats[0].decisions > 0 and seats[0].strikes == 0
+    assert seats[1].fallbacks == seats[3].fallbacks == 0
+    assert seats[2].strikes == seats[2].decisions > 0 and seats[2].fallbacks == 0
+    warned = [e for e in logs if e["event"] == "fallback"]
+    assert len(warned) == seats[0].decisions and {e["seat"] for e in warned} == {0}
+    lines = table_record(tables[0])
+    schema = record_schema()
+    for line in lines:
+        jsonschema.validate(line, schema)
+    asked = [line for line in lines if line["type"] == "action" and line["asked"]]
+    assert [line["seat"] for line in asked if line["fallback"]] == [0] * seats[0].decisions
+    assert all(not line["fallback"] for line in asked if line["seat"] == 2)  # timeouts
+    assert sum(1 for d in result.decisions if d.fallback) == seats[0].decisions

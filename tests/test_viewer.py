@@ -316,6 +316,21 @@ def test_a_game_cut_short_mid_trick_shows_how_far_it_went(browser: Any, tmp_path
     assert problems == []
 
 
+def test_an_answer_the_bot_s_kit_chose_is_shown_as_a_fallback(browser: Any, tmp_path: Path) -> None:
+    """An action line with ``fallback`` (its kit answered for the bot: docs/game-record.md)
+    says so in the log and the seat's bubble; the others do not."""
+    match = Match(PRESETS["classic"], seed=6, max_hands=1)
+    rng = random.Random(6)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    decisions = [Decision(ms=5, fallback=i == 3) for i in range(len(match.actions))]
+    lines = list(record_lines(match, decisions, bots=("alpha", "beta", "alpha", "beta")))
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    text = page.evaluate("document.body.innerText")
+    assert text.count("fallback (its kit answered for it)") == 1, text
+    assert problems == []
+
+
 def test_the_page_opens_at_the_hand_and_in_the_view_asked(browser: Any, tmp_path: Path) -> None:
     lines = _record("classic", seed=5, hands=2)
     path = tmp_path / "game.html"

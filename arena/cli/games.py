@@ -3,7 +3,9 @@
 One row per stored game, by number (the order the games were stored: a number never changes,
 and a void game played again keeps its own): its number and name (either names it to ``arena
 show``; the live log of ``arena run`` gives both), the bots by team, the deal, the result, how
-it ended, the hands played, the time it took, and whether its record can be shown yet.
+it ended, the hands played, the time it took, each bot's faults (timeouts, fallbacks, illegal
+answers, crashes: a column shown when a listed game has any), and whether its record can be
+shown yet.
 Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either way round),
 ``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
 """
@@ -36,8 +38,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "number, the order they were stored (newest last; a void game played again keeps its "
         "number): the number and name to give `arena show DB GAME` (arena run's log line "
         "for the game gives both; neither changes when the run grows), the bots (team of "
-        "seats 0+2 first), the deal, the result, how it ended, hands, time, and whether its "
-        "record can be shown yet (a record is shown once every game on its deal is stored).",
+        "seats 0+2 first), the deal, the result, how it ended, hands, time, each bot's "
+        "faults when a listed game has any (timeouts, fallbacks: answers its kit chose for it, "
+        "illegal answers, crashes), and whether its record can be shown yet (a record is "
+        "shown once every game on its deal is stored).",
         epilog=GAMES_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -86,6 +90,29 @@ def result_of(row: GameRow) -> str:
         return "draw"
     winner = key.bot_a if row.score_a == 1.0 else key.bot_b
     return f"{winner} won"
+
+
+def faults_of(row: GameRow) -> str:
+    """Each bot's faults in a stored game, ``—`` for none: ``beta: 3 fallbacks, 1 timeout``."""
+    said = []
+    for bot, side in ((row.key.bot_a, "a"), (row.key.bot_b, "b")):
+        counts = [
+            (getattr(row, f"{column}_{side}"), name)
+            for column, name in (
+                ("strikes", "timeout"),
+                ("fallbacks", "fallback"),
+                ("illegal", "illegal"),
+                ("crashes", "crash"),
+            )
+        ]
+        parts = [
+            f"{n} {name}{'' if n == 1 or name == 'illegal' else 'es' if name == 'crash' else 's'}"
+            for n, name in counts
+            if n
+        ]
+        if parts:
+            said.append(f"{bot}: {', '.join(parts)}")
+    return "; ".join(said) or "—"
 
 
 def teams_of(key: GameKey) -> tuple[str, str]:
@@ -153,6 +180,8 @@ def _games_table(
     longest = max(
         (len(visible(n)) for row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0
     )
+    faults = [faults_of(row) for row in listed]
+    faulty = any(text != "—" for text in faults)
     for name, right, fold, narrowed in (
         ("#", True, False, None),
         ("game", False, False, None),
@@ -162,6 +191,7 @@ def _games_table(
         ("ending", False, False, None),
         ("hands", True, False, None),
         ("time", True, False, None),
+        *([("faults", False, True, None)] if faulty else []),
         ("rec", False, False, None),
     ):
         table.add_column(
@@ -171,7 +201,7 @@ def _games_table(
             overflow="fold",
             width=narrowed if narrow else None,
         )
-    for row in listed:
+    for row, row_faults in zip(listed, faults, strict=True):
         first, second = teams_of(row.key)
         cells = (
             str(row.id),
@@ -182,6 +212,7 @@ def _games_table(
             ending_of(row),
             str(row.hands),
             f"{row.seconds:.0f}s",
+            *([row_faults] if faulty else []),
             "yes" if row.key in recorded else "no",
         )
         table.add_row(*(Text(visible(cell)) for cell in cells))  # bots' names: no markup

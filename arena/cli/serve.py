@@ -401,6 +401,7 @@ def _summary(result: TableResult, records: Path) -> dict[str, object]:
         "reason": result.reason,
         "void": result.void is not None,
         "strikes": [s.strikes for s in result.seats],
+        "fallbacks": [s.fallbacks for s in result.seats],
         "illegal": [s.illegal for s in result.seats],
         "record": str(_record_path(records, result.table)),
     }

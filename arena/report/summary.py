@@ -3,9 +3,10 @@
 Per pairing: W-L-D, the pentanomial pair counts, the score with its 95 % interval, Elo ± 95 %
 and LOS (all from pairs, since the two games of a duplicate deal are not independent), and the
 variance that pairing removed. Per bot: games, score, win rate with a 95 % Wilson interval over
-its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts, illegal
-moves, crashes and forfeits. A void game (a bot never took its seat) is no result: it is counted and
-listed with its reason, and left out of every statistic. docs/report.md explains each number.
+its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts,
+fallbacks, illegal moves, crashes and forfeits. A void game (a bot never took its seat) is no
+result: it is counted and listed with its reason, and left out of every statistic.
+docs/report.md explains each number.
 
 ``Report.as_dict()`` is strict JSON: a number that is infinite or undefined is ``null``, with a
 flag saying why (``"unbounded": true`` for a rating with no finite maximum).
@@ -122,6 +123,8 @@ class BotLine:
     levels_per_hand: float
     points_per_defended_hand: float
     timeouts: int
+    fallbacks: int
+    """Answers the bot's kit chose for it (``Answer.fallback``: too late, no action, refused)."""
     illegal: int
     crashes: int
     forfeits: int
@@ -282,6 +285,7 @@ def _bot_line(name: str, rows: list[GameRow], rating: Rating) -> BotLine:
         levels_per_hand=side("levels_a", "levels_b") / hands if hands else math.nan,
         points_per_defended_hand=side("points_a", "points_b") / defended if defended else math.nan,
         timeouts=side("strikes_a", "strikes_b"),
+        fallbacks=side("fallbacks_a", "fallbacks_b"),
         illegal=side("illegal_a", "illegal_b"),
         crashes=side("crashes_a", "crashes_b"),
         forfeits=sum(1 for r, _ in mine if r.forfeit == name),
@@ -442,7 +446,7 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
     return fitted_tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
 
 
-FAULTS = ("timeouts", "illegal", "crashes", "forfeits")
+FAULTS = ("timeouts", "fallbacks", "illegal", "crashes", "forfeits")
 """The fault counts of a bot, as its BotLine names them."""
 
 
@@ -543,7 +547,8 @@ def print_report(report: Report, console: Console, failures: bool = True) -> Non
     faults = _faults_tables(report, width)
     if not faults:
         console.print(
-            "faults: none (no timeouts, illegal moves, crashes or forfeits)", highlight=False
+            "faults: none (no timeouts, fallbacks, illegal moves, crashes or forfeits)",
+            highlight=False,
         )
     for table in [*faults, *_pairs_tables(report, width)]:
         console.print(table)

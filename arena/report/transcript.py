@@ -168,7 +168,7 @@ class Transcript:
 
     def _decision(self, seat: int) -> str:
         """What to say of how ``seat`` took its last action: time (with ``times``), a
-        timeout, refusals; its note goes to the notes."""
+        timeout, refusals, a fallback (its kit answered for it); its note goes to the notes."""
         action = self._pending.pop(seat, None)
         if action is None or not action.get("asked"):
             return ""
@@ -180,6 +180,8 @@ class Transcript:
             bits.append(f"timeout, strike {action['strikes']}")
         if action.get("refused"):
             bits.append(f"{action['refused']} refused")
+        if action.get("fallback"):
+            bits.append("fallback: its kit answered for it")
         if action.get("note") and hand is not None:
             hand.notes.append(f"{self._name(seat)}: {visible(str(action['note']))}")
         return f" ({', '.join(bits)})" if bits else ""

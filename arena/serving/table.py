@@ -91,6 +91,8 @@ class SeatStats:
     strikes: int = 0
     illegal: int = 0
     malformed: int = 0
+    fallbacks: int = 0
+    """Answers the bot's kit chose for it (``Answer.fallback``: too late, no action, refused)."""
     connects: int = 0
 
 
@@ -444,9 +446,9 @@ class Table:
         self._send_decision()
         refused_before = state.stats.illegal + state.stats.malformed
         cursor = self.match.log.cursor  # nothing is recorded until this seat's action
-        note = ""
+        note, fallback = "", False
         with anyio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
-            note = await self._answer(seat)
+            note, fallback = await self._answer(seat)
         used = anyio.current_time() - opened
         self._decision = None
         self._refuse_leftover_answers()
@@ -455,6 +457,9 @@ class Table:
         state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
         if scope.cancelled_caught:
             self._strike(seat, legal)
+        elif fallback:
+            state.stats.fallbacks += 1
+            self._log.warning("fallback", seat=seat, fallbacks=state.stats.fallbacks)
         self.decisions.append(
             Decision(
                 ms=round(used * 1000),
@@ -463,12 +468,14 @@ class Table:
                 refused=state.stats.illegal + state.stats.malformed - refused_before,
                 note=note,
                 cursor=cursor,
+                fallback=fallback and not scope.cancelled_caught,
             )
         )
 
-    async def _answer(self, seat: int) -> str:
+    async def _answer(self, seat: int) -> tuple[str, bool]:
         """Wait for the open decision's legal answer and apply it (refusing the others);
-        return the answer's note (kept for the record, never sent to anyone)."""
+        return the answer's note (kept for the record, never sent to anyone) and whether the
+        bot's kit chose it (``Answer.fallback``)."""
         state = self.seats[seat]
         assert self._decision is not None
         opened = self._decision.opened
@@ -489,7 +496,7 @@ class Table:
                 self._refuse(seat, connection, message.decision_id, _ILLEGAL, str(err))
                 continue
             self.latencies.append(anyio.current_time() - opened)
-            return note
+            return note, message.fallback
 
     def _refuse_leftover_answers(self) -> None:
         """Answers that reached the mailbox while the decision was open but after its answer

@@ -298,6 +298,7 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
         points[defenders] += record.total
     strikes = [sum(result.seats[s].strikes for s in team_seats(t)) for t in (0, 1)]
     illegal = [sum(result.seats[s].illegal for s in team_seats(t)) for t in (0, 1)]
+    fallbacks = [sum(result.seats[s].fallbacks for s in team_seats(t)) for t in (0, 1)]
     forfeit = None
     if result.forfeited_by is not None and void is None:
         forfeit = key.bot_a if team_of(result.forfeited_by) == a_team else key.bot_b
@@ -322,6 +323,8 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
         errors="\n".join(game.void + game.problems),
         seconds=seconds,
         void=void,
+        fallbacks_a=fallbacks[a_team],
+        fallbacks_b=fallbacks[b_team],
     )
 
 

@@ -65,6 +65,8 @@ CREATE TABLE IF NOT EXISTS games (
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never took its seat), or NULL
     id INTEGER,                 -- its number: 1 for the first game stored, never changed
+    fallbacks_a INTEGER NOT NULL DEFAULT 0, -- answers bot_a's kit chose for it (Answer.fallback)
+    fallbacks_b INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (bot_a, bot_b, deal, swapped)
 );
 CREATE TABLE IF NOT EXISTS records (
@@ -130,6 +132,10 @@ class GameRow:
     """Why the game is not a result (a bot never took its seat), or None."""
     id: int | None = None
     """Its number in the results file, given as it is stored (:meth:`ResultsDB.add`)."""
+    fallbacks_a: int = 0
+    """Answers bot_a's kit chose for its seats (``Answer.fallback``: too late for the kit's
+    guard, no action, or refused)."""
+    fallbacks_b: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +153,9 @@ class StoredRun:
 _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
     f.name for f in fields(GameRow) if f.name != "key"
 ]
+_ADDED = {"fallbacks_a", "fallbacks_b"}
+"""Counts a results file an older arena wrote has no column for (``ALTER TABLE`` adds them
+when a run resumes it; a reader takes them as 0)."""
 
 _STORED_ORDER = "ROW_NUMBER() OVER (ORDER BY rowid)"
 """A game's number in a file written before games had numbers, over all its games: its place
@@ -266,6 +275,8 @@ class ResultsDB:
         columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
         if "void" not in columns:  # written before void games existed
             self.db.execute("ALTER TABLE games ADD COLUMN void TEXT")
+        for name in _ADDED - columns:
+            self.db.execute(f"ALTER TABLE games ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0")
         if "seed" in columns:  # written when the deal number was called its seed
             self.db.execute("ALTER TABLE games RENAME COLUMN seed TO deal")
         if "id" not in columns:  # written before games had numbers: numbered as stored
@@ -280,11 +291,12 @@ class ResultsDB:
 
     def _columns(self) -> list[str]:
         """The columns to read, as this file names them (a file an older arena wrote and
-        nobody has resumed since still calls the deal number ``seed``, may lack ``void``, and
-        numbers no game: its games are numbered in the order they were stored, as resuming it
-        numbers them)."""
+        nobody has resumed since still calls the deal number ``seed``, may lack ``void`` and
+        the counts of :data:`_ADDED` (read as 0), and numbers no game: its games are numbered
+        in the order they were stored, as resuming it numbers them)."""
         names = {r[1] for r in self._read("PRAGMA table_info(games)")}
         older = {"deal": "seed AS deal", "void": "NULL AS void", "id": f"{_STORED_ORDER} AS id"}
+        older |= {name: f"0 AS {name}" for name in _ADDED}
         return [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:

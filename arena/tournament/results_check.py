@@ -46,7 +46,8 @@ TABLES: dict[str, dict[str, str]] = {
         "points_b": "INTEGER", "strikes_a": "INTEGER", "strikes_b": "INTEGER",
         "illegal_a": "INTEGER", "illegal_b": "INTEGER", "crashes_a": "INTEGER",
         "crashes_b": "INTEGER", "forfeit": "TEXT", "reason": "TEXT", "errors": "TEXT",
-        "seconds": "REAL", "void": "TEXT",
+        "seconds": "REAL", "void": "TEXT", "id": "INTEGER", "fallbacks_a": "INTEGER",
+        "fallbacks_b": "INTEGER",
     },
     "records": {
         "bot_a": "TEXT", "bot_b": "TEXT", "deal": "INTEGER", "swapped": "INTEGER",
@@ -56,9 +57,10 @@ TABLES: dict[str, dict[str, str]] = {
 }  # fmt: skip
 """Each table the arena reads, and the columns it reads with their affinity."""
 
-OLDER: dict[str, set[str]] = {"games": {"void", "deal"}}
-"""Columns a file an older arena wrote may lack (``void``; ``deal``, then called ``seed``):
-read as such, and added or renamed when a run resumes the file."""
+OLDER: dict[str, set[str]] = {"games": {"void", "deal", "id", "fallbacks_a", "fallbacks_b"}}
+"""Columns a file an older arena wrote may lack (``void``, ``id``, the fallback counts;
+``deal``, then called ``seed``): read as such, and added or renamed when a run resumes the
+file."""
 
 
 def affinity(declared: str) -> str:
@@ -218,7 +220,7 @@ def deal_key_text(value: object) -> DealKey:
 
 _COUNTS = (
     "hands", "levels_a", "levels_b", "defended_a", "defended_b", "strikes_a", "strikes_b",
-    "illegal_a", "illegal_b", "crashes_a", "crashes_b",
+    "illegal_a", "illegal_b", "crashes_a", "crashes_b", "fallbacks_a", "fallbacks_b",
 )  # fmt: skip
 """The columns that count something (never below 0); the points may be (a penalty)."""
 
@@ -249,3 +251,6 @@ def game_values(values: dict[str, Any]) -> None:
     seconds = values["seconds"]
     if not isinstance(seconds, int | float) or not math.isfinite(seconds) or seconds < 0:
         raise wrong("seconds", "a number of seconds ≥ 0")
+    number = values["id"]
+    if number is not None and (not isinstance(number, int) or number < 1):
+        raise wrong("id", "a whole number ≥ 1 or NULL")

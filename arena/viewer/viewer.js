@@ -267,7 +267,7 @@
     }
   }
 
-  /** How a seat's action was taken: time, timeouts, strikes, refusals. */
+  /** How a seat's action was taken: time, timeouts, strikes, refusals, a fallback. */
   function clockText(action) {
     if (action.asked === false) return "forced";
     if (action.ms === undefined) return "";
@@ -275,6 +275,7 @@
     if (action.timeout) text += ", timed out";
     if (action.strikes) text += ", strikes " + action.strikes;
     if (action.refused) text += ", " + action.refused + " refused";
+    if (action.fallback) text += ", fallback (its kit answered for it)";
     return text;
   }
 

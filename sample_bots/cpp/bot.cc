@@ -20,7 +20,11 @@
 //      protocol_version 2};
 //   2. the server sends a Welcome and a Snapshot (read them or ignore them), then a Decision
 //      whenever it is your turn: answer it with an Answer {decision_id, action};
-//   3. a Refused means the answer was not accepted: the decision stays open, so answer again;
+//   3. a Refused means the answer was not accepted: the decision stays open, so answer again.
+//      Every kit answers an illegal or malformed answer's Refused once, with the safe legal
+//      action (the one a Strike plays: SafeAction) and Answer.fallback set (the arena counts it
+//      against the bot), and says the game's first on stderr; a second Refused of the same
+//      decision is left to the clock;
 //   4. a MatchOver ends the match: close your side of the stream and stop.
 // Wrong tickets and tokens and the like are gRPC statuses (UNAUTHENTICATED, ...), never game
 // messages.
@@ -82,6 +86,29 @@ v2::Action RandomAction(const v2::LegalActions& legal, std::mt19937& rng) {
   return action;
 }
 
+// The safe legal action, as the server plays it when the clock runs out: pass when allowed,
+// else the first card option's forced cards and the first k_min of its pool, else the first bid.
+v2::Action SafeAction(const v2::LegalActions& legal) {
+  v2::Action action;
+  if (legal.can_pass()) {
+    action.mutable_pass_turn();
+  } else if (legal.card_options_size() > 0) {
+    const v2::CardOption& option = legal.card_options(0);
+    v2::Cards* cards =
+        legal.phase() == v2::PHASE_BURY ? action.mutable_bury() : action.mutable_play();
+    *cards->mutable_cards() = option.forced();
+    for (unsigned i = 0; i < option.k_min() && static_cast<int>(i) < option.pool_size(); ++i)
+      cards->add_cards(static_cast<v2::Card>(option.pool(i)));
+  } else if (legal.bids_size() > 0) {
+    if (legal.phase() == v2::PHASE_FRY) {
+      *action.mutable_fry() = legal.bids(0);
+    } else {
+      *action.mutable_declare() = legal.bids(0);
+    }
+  }
+  return action;
+}
+
 const char* StatusName(grpc::StatusCode code) {
   static const char* names[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT",
       "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED",
@@ -119,11 +146,17 @@ bool PlaySeat(v2::ArenaService::Stub& stub, const std::string& ticket, const std
   stream->Write(hello);
 
   v2::Decision current;  // the open decision (decision_id 0: none yet)
+  std::set<uint64_t> refused_once;  // decisions answered again after a Refused (once each)
+  int fallbacks = 0;                // safe answers sent in this game (the first is said)
+  std::string where = "this seat";  // the seat, for the fallback line
   v2::PlayResponse message;
   bool over = false;
   while (!over && stream->Read(&message)) {
+    bool fallback = false;
     switch (message.response_case()) {
       case v2::PlayResponse::kWelcome:
+        where = "seat " + std::to_string(message.welcome().seat()) + " of table " +
+                message.welcome().table();
         if (!label.empty())
           label = "seat " + std::to_string(message.welcome().seat()) + " of " +
                   message.welcome().table();
@@ -136,9 +169,18 @@ bool PlaySeat(v2::ArenaService::Stub& stub, const std::string& ticket, const std
         Log(label, "refused (" + v2::RefusalCode_Name(refused.code()) + "): " + refused.reason());
         bool still_open = refused.code() == v2::REFUSAL_CODE_ILLEGAL ||
                           refused.code() == v2::REFUSAL_CODE_MALFORMED;
-        if (!still_open || !current.has_legal() || refused.decision_id() != current.decision_id())
+        if (!still_open || !current.has_legal() ||
+            refused.decision_id() != current.decision_id() ||
+            !refused_once.insert(refused.decision_id()).second)  // once: then the clock decides
           continue;
-        break;  // with another random move
+        if (fallbacks++ == 0)
+          Log(label, where + ": the arena refused the answer to decision " +
+                         std::to_string(refused.decision_id()) + " (" + refused.reason() +
+                         "); answered the safe legal action for you (counted as a fallback in "
+                         "the report; said once a game): answer one of the decision's legal "
+                         "actions");
+        fallback = true;
+        break;  // with the safe action
       }
       case v2::PlayResponse::kStrike:  // too late: the server played for us, the decision closed
         Log(label, "strike " + std::to_string(message.strike().strikes()) + " of " +
@@ -158,7 +200,9 @@ bool PlaySeat(v2::ArenaService::Stub& stub, const std::string& ticket, const std
     }
     v2::PlayRequest answer;
     answer.mutable_answer()->set_decision_id(current.decision_id());
-    *answer.mutable_answer()->mutable_action() = RandomAction(current.legal(), rng);
+    *answer.mutable_answer()->mutable_action() =
+        fallback ? SafeAction(current.legal()) : RandomAction(current.legal(), rng);
+    answer.mutable_answer()->set_fallback(fallback);
     stream->Write(answer);
   }
   stream->WritesDone();

@@ -22,7 +22,11 @@
 //   2. the server sends `welcome` and a `snapshot` (your view; this bot ignores it), then a
 //      `decision` whenever it is your turn (with the events since your last decision):
 //      answer it with {answer: {decision_id, action: {...}}}, one of decision.legal;
-//   3. `refused` means the answer was not accepted: the decision stays open, so answer again;
+//   3. `refused` means the answer was not accepted: the decision stays open, so answer again.
+//      Every kit answers an illegal or malformed answer's refusal once, with the safe legal
+//      action (the one a strike plays: safeAnswer) marked `fallback: true` (the arena counts
+//      it against the bot), and says the game's first on stderr; a second refusal of the same
+//      decision is left to the clock;
 //   4. `match_over` ends the match: end your side of the stream and stop.
 // Wrong tickets and tokens and the like are gRPC errors (UNAUTHENTICATED, ...), never game
 // messages. Enums arrive as their names (enums: String): cards like "CARD_SPADES_10", phases
@@ -124,6 +128,23 @@ function randomAnswer(decision, random) {
   return { decision_id: id, action: { [verb]: legal.bids[choice] } };
 }
 
+// The safe legal action for a Decision, as the server plays it when the clock runs out: pass
+// when allowed, else the first card option's forced cards and the first k_min of its pool,
+// else the first bid. Marked `fallback`: the bot's own code did not choose it.
+function safeAnswer(decision) {
+  const id = decision.decision_id;
+  const legal = decision.legal;
+  if (legal.can_pass) return { decision_id: id, action: { pass_turn: {} }, fallback: true };
+  if (legal.card_options.length > 0) {
+    const option = legal.card_options[0];
+    const cards = { cards: option.forced.concat(option.pool.slice(0, option.k_min)) };
+    const verb = legal.phase === 'PHASE_BURY' ? 'bury' : 'play';
+    return { decision_id: id, action: { [verb]: cards }, fallback: true };
+  }
+  const verb = legal.phase === 'PHASE_FRY' ? 'fry' : 'declare';
+  return { decision_id: id, action: { [verb]: legal.bids[0] }, fallback: true };
+}
+
 // Writes one line to stderr, after the seat's label when there is one ("seat 2 of t3: ...").
 function log(label, text) {
   console.error(label ? `${label}: ${text}` : text);
@@ -140,12 +161,16 @@ function playSeat(client, ticket, { random, name, label }) {
   return new Promise((resolve) => {
     const call = client.Play();
     let current = null; // the open Decision
+    const refusedOnce = new Set(); // decisions answered again after a refusal (once each)
+    let fallbacks = 0; // safe answers sent for this game (the first is said on stderr)
+    let where = 'this seat'; // the seat, for the fallback line
     let over = false;
     call.write({ hello: { ticket, protocol_version: 2, bot_name: name } });
     call.on('data', (message) => {
       // with oneofs: true, `message.response` names the field that is set ("decision", ...)
       switch (message.response) {
         case 'welcome':
+          where = `seat ${message.welcome.seat} of table ${message.welcome.table}`;
           if (label) label = `seat ${message.welcome.seat} of ${message.welcome.table}`;
           break;
         case 'decision':
@@ -157,8 +182,17 @@ function playSeat(client, ticket, { random, name, label }) {
           log(label, `refused (${refused.code}): ${refused.reason}`);
           const stillOpen = refused.code === 'REFUSAL_CODE_ILLEGAL' ||
             refused.code === 'REFUSAL_CODE_MALFORMED';
-          if (stillOpen && current && refused.decision_id === current.decision_id) {
-            call.write({ answer: randomAnswer(current, random) });
+          if (stillOpen && current && refused.decision_id === current.decision_id &&
+            !refusedOnce.has(refused.decision_id)) { // once: then the clock decides
+            refusedOnce.add(refused.decision_id);
+            if (fallbacks === 0) {
+              log(label, `${where}: the arena refused the answer to decision ` +
+                `${refused.decision_id} (${refused.reason}); answered the safe legal action ` +
+                'for you (counted as a fallback in the report; said once a game): answer one ' +
+                "of the decision's legal actions");
+            }
+            fallbacks += 1;
+            call.write({ answer: safeAnswer(current) });
           }
           break;
         }

@@ -8,9 +8,10 @@ legal moves; told to, it fails at its Nth decision:
 (a line that is not JSON), ``illegal`` (a pass where a play is due, once the play has begun),
 ``wrong`` (an action its phase never takes: a pass where a play or a bury is due, a play in the
 bidding), ``note`` (a legal action with a note of 300 bytes, past the 256 allowed).
-``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH.
-``--spawn DIR`` starts a process that sleeps for an hour (its stdout the child's, as a bot's
-helper process would have), then writes its own pid and the sleeper's to the file DIR/PID.
+``--env PATH`` writes the names of its ``ARENA_*`` environment variables to PATH; ``--seed N``
+seeds its moves. ``--spawn DIR`` starts a process that sleeps for an hour (its stdout the
+child's, as a bot's helper process would have), then writes its own pid and the sleeper's to
+the file DIR/PID.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--at", type=int, default=1)
     parser.add_argument("--env", type=Path)
     parser.add_argument("--spawn", type=Path)
+    parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
     if args.spawn is not None:
         sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
@@ -53,7 +55,7 @@ def main() -> None:
     if args.env is not None:
         names = sorted(name for name in os.environ if name.startswith("ARENA_"))
         args.env.write_text(" ".join(names) + "\n", encoding="utf-8")
-    rng = random.Random()
+    rng = random.Random(args.seed)
     decisions = 0
     for line in sys.stdin:
         decision = json.loads(line).get("decision")

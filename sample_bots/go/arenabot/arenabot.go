@@ -12,7 +12,9 @@
 // until the arena ends the session; with a seat's ticket ($ARENA_TICKET) it plays that one
 // seat. It sends the Hello, calls decide for each Decision and answers SafeAction instead
 // when decide has not returned Margin before the deadline, answers a refused decision again
-// (once, with SafeAction), keeps trying for --wait-for-arena seconds when nothing listens yet,
+// (once, with SafeAction), marks every SafeAction it sends for decide as a fallback
+// (Answer.fallback: the arena counts it against the bot) and says the game's first on stderr,
+// keeps trying for --wait-for-arena seconds when nothing listens yet,
 // opens a dropped stream again with backoff (a seat with its ticket, a session with its token
 // and instance id, whose open seats the arena then offers again: a seat in play is never
 // played twice), and exits with one line on stderr and status 1 when the arena refuses it or
@@ -54,12 +56,14 @@ type Game struct {
 	Events   []*pb.Event  // every event since that Snapshot, in order
 	Rand     *mathrand.Rand
 	State    interface{} // the bot's own, for this game only
+
+	fallbacks int // answers sent for decide in this game (SafeAction, Answer.fallback)
 }
 
 // Decide answers one decision of one game with one of its legal actions. In a session it is
 // called for several games at once, from their goroutines. It runs in a goroutine of its own:
-// one that has not returned Margin before the deadline is answered for with SafeAction, and
-// its late answer is dropped (it may then still run when the game's next decision comes).
+// one that has not returned Margin before the deadline is answered for with SafeAction (a
+// fallback, counted against the bot), and its late answer is dropped (it may then still run when the game's next decision comes).
 type Decide func(game *Game, decision *pb.Decision) *pb.Action
 
 // Options are what the command line and the environment say (see Flags).

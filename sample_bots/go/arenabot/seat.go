@@ -71,8 +71,8 @@ func (b *bot) playStream(ticket string, label *string, game *Game) (over *pb.Mat
 	}
 	var open *pb.Decision // the decision answered last, while it may still be refused
 	refused := map[uint64]bool{}
-	answer := func(decision *pb.Decision, action *pb.Action) error {
-		message := &pb.Answer{DecisionId: decision.GetDecisionId(), Action: action}
+	answer := func(decision *pb.Decision, action *pb.Action, fallback bool) error {
+		message := &pb.Answer{DecisionId: decision.GetDecisionId(), Action: action, Fallback: fallback}
 		return stream.Send(&pb.PlayRequest{Request: &pb.PlayRequest_Answer{Answer: message}})
 	}
 	for {
@@ -96,7 +96,8 @@ func (b *bot) playStream(ticket string, label *string, game *Game) (over *pb.Mat
 			decision := response.Decision
 			game.Events = append(game.Events, decision.GetEvents()...)
 			open = decision
-			if err := answer(decision, b.think(game, decision, *label)); err != nil {
+			action, fallback := b.think(game, decision, *label)
+			if err := answer(decision, action, fallback); err != nil {
 				_, err = stream.Recv()
 				return nil, messages, err
 			}
@@ -107,7 +108,9 @@ func (b *bot) playStream(ticket string, label *string, game *Game) (over *pb.Mat
 				r.GetCode() == pb.RefusalCode_REFUSAL_CODE_MALFORMED
 			if stillOpen && open != nil && r.GetDecisionId() == open.GetDecisionId() && !refused[r.GetDecisionId()] {
 				refused[r.GetDecisionId()] = true // once: then the clock decides
-				if err := answer(open, SafeAction(open.GetLegal())); err != nil {
+				game.fellBack(*label, fmt.Sprintf("the arena refused the answer to decision %d (%s)",
+					r.GetDecisionId(), r.GetReason()), "answer one of the decision's legal actions")
+				if err := answer(open, SafeAction(open.GetLegal()), true); err != nil {
 					_, err = stream.Recv()
 					return nil, messages, err
 				}
@@ -152,8 +155,9 @@ func finish(stream pb.ArenaService_PlayClient) {
 	}
 }
 
-// think is decide's answer, or SafeAction when it has none Margin before the deadline.
-func (b *bot) think(game *Game, decision *pb.Decision, label string) *pb.Action {
+// think is decide's answer, or SafeAction when it has none Margin before the deadline; fallback
+// says the answer is SafeAction, sent for decide (Answer.fallback).
+func (b *bot) think(game *Game, decision *pb.Decision, label string) (action *pb.Action, fallback bool) {
 	budget := time.Duration(decision.GetDeadlineMs())*time.Millisecond - Margin
 	if budget < 20*time.Millisecond {
 		budget = 20 * time.Millisecond
@@ -165,13 +169,29 @@ func (b *bot) think(game *Game, decision *pb.Decision, label string) *pb.Action 
 	select {
 	case action := <-answers:
 		if action == nil || action.GetAction() == nil {
-			logLine(label, fmt.Sprintf("decide gave no action for decision %d: a safe one goes instead", decision.GetDecisionId()))
-			return SafeAction(decision.GetLegal())
+			game.fellBack(label, fmt.Sprintf("decide gave no action for decision %d", decision.GetDecisionId()),
+				"return one of the decision's legal actions")
+			return SafeAction(decision.GetLegal()), true
 		}
-		return action
+		return action, false
 	case <-timer.C:
-		logLine(label, fmt.Sprintf("decide did not answer decision %d in %d ms: a safe action goes instead",
-			decision.GetDecisionId(), budget.Milliseconds()))
-		return SafeAction(decision.GetLegal())
+		game.fellBack(label, fmt.Sprintf("decide did not answer decision %d within %d ms (the deadline less the kit's Margin)",
+			decision.GetDecisionId(), budget.Milliseconds()),
+			"make decide quicker (the Decision's deadline_ms is its time), or give the bot more time (decision_ms)")
+		return SafeAction(decision.GetLegal()), true
 	}
+}
+
+// fellBack notes an answer sent for decide (SafeAction, marked Answer.fallback); the game's
+// first says so on stderr, naming the seat, why and the fix (the arena counts them all).
+func (game *Game) fellBack(label, why, fix string) {
+	if game.fallbacks == 0 {
+		seat := "this seat"
+		if game.Welcome != nil {
+			seat = fmt.Sprintf("seat %d of table %s", game.Welcome.GetSeat(), game.Welcome.GetTable())
+		}
+		logLine(label, fmt.Sprintf("%s: %s; answered SafeAction for you (counted as a fallback in the report; said once a game): %s",
+			seat, why, fix))
+	}
+	game.fallbacks++
 }

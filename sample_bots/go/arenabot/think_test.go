@@ -19,9 +19,13 @@ func TestADecideThatNeverReturnsIsAnsweredForWithTheSafeAction(t *testing.T) {
 	never := make(chan struct{})
 	defer close(never)
 	b := &bot{decide: func(*Game, *pb.Decision) *pb.Action { <-never; return nil }}
-	action := b.think(&Game{}, playDecision(200), "test")
+	game := &Game{}
+	action, fallback := b.think(game, playDecision(200), "test")
 	if cards := action.GetPlay().GetCards(); len(cards) != 1 || cards[0] != pb.Card_CARD_SPADES_2 {
 		t.Fatalf("not the safe action (the first card of the pool): %v", action)
+	}
+	if !fallback || game.fallbacks != 1 {
+		t.Fatalf("the safe action is not marked as a fallback (%v, %d)", fallback, game.fallbacks)
 	}
 }
 
@@ -29,12 +33,13 @@ func TestADecideThatNeverReturnsIsAnsweredForWithTheSafeAction(t *testing.T) {
 func TestDecideSAnswerGoesAndANilOneIsReplaced(t *testing.T) {
 	mine := &pb.Action{Action: &pb.Action_Play{Play: &pb.Cards{Cards: []pb.Card{pb.Card_CARD_HEARTS_5}}}}
 	b := &bot{decide: func(*Game, *pb.Decision) *pb.Action { return mine }}
-	if action := b.think(&Game{}, playDecision(60_000), "test"); action != mine {
-		t.Fatalf("decide's action was not sent: %v", action)
+	if action, fallback := b.think(&Game{}, playDecision(60_000), "test"); action != mine || fallback {
+		t.Fatalf("decide's action was not sent as its own: %v (fallback %v)", action, fallback)
 	}
 	b.decide = func(*Game, *pb.Decision) *pb.Action { return nil }
-	if cards := b.think(&Game{}, playDecision(60_000), "test").GetPlay().GetCards(); len(cards) != 1 || cards[0] != pb.Card_CARD_SPADES_2 {
-		t.Fatalf("a nil action was not replaced by the safe one: %v", cards)
+	action, fallback := b.think(&Game{}, playDecision(60_000), "test")
+	if cards := action.GetPlay().GetCards(); len(cards) != 1 || cards[0] != pb.Card_CARD_SPADES_2 || !fallback {
+		t.Fatalf("a nil action was not replaced by the safe one, as a fallback: %v (fallback %v)", cards, fallback)
 	}
 }
 

@@ -292,14 +292,16 @@ class Hello(_message.Message):
     def __init__(self, ticket: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("decision_id", "action", "note")
+    __slots__ = ("decision_id", "action", "note", "fallback")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     action: Action
     note: str
-    def __init__(self, decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., note: _Optional[str] = ...) -> None: ...
+    fallback: bool
+    def __init__(self, decision_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., note: _Optional[str] = ..., fallback: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("pass_turn", "declare", "fry", "bury", "play")

@@ -90,6 +90,7 @@ __all__ = [
     "action_from_message",
     "action_message",
     "answer",
+    "fallback_answer",
     "cards_from",
     "check_note",
     "decision",
@@ -601,12 +602,27 @@ def watch_request(table: str, token: str) -> pb.WatchRequest:
     return pb.WatchRequest(table=table, token=token)
 
 
-def answer(decision_id: int, action: Action, note: str = "") -> pb.PlayRequest:
+def answer(
+    decision_id: int, action: Action, note: str = "", *, fallback: bool = False
+) -> pb.PlayRequest:
     """A bot's answer to the Decision ``decision_id``, with its ``note`` (at most
-    :data:`NOTE_MAX_BYTES` bytes of UTF-8; ``ValueError`` if longer)."""
+    :data:`NOTE_MAX_BYTES` bytes of UTF-8; ``ValueError`` if longer); ``fallback``: the bot did
+    not choose ``action``, its kit answered for it (``Answer.fallback``).
+
+    >>> answer(7, Pass(), fallback=True).answer.fallback
+    True
+    """
     check_note(note)
-    message = pb.Answer(decision_id=decision_id, action=action_message(action), note=note)
+    message = pb.Answer(
+        decision_id=decision_id, action=action_message(action), note=note, fallback=fallback
+    )
     return pb.PlayRequest(answer=message)
+
+
+def fallback_answer(decision_id: int, legal: LegalActions) -> pb.PlayRequest:
+    """The answer a kit sends for a bot that has none (too late, no action, refused): the safe
+    legal action a Strike would play (``legal.default()``), marked ``fallback``."""
+    return answer(decision_id, legal.default(), fallback=True)
 
 
 def check_note(note: str) -> str:
