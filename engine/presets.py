@@ -19,7 +19,8 @@ False
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
 from types import MappingProxyType
 
 from chaodipi.engine.cards import Rank, Suit
@@ -45,8 +46,29 @@ class Preset:
         lines = [f"{self.name}: {self.summary} (seed {self.source})"]
         for group in (self.card, self.bid, self.score, self.match):
             for name in group.__dataclass_fields__:
-                lines.append(f"  {type(group).__name__}.{name} = {getattr(group, name)!r}")
+                lines.append(f"  {type(group).__name__}.{name} = {_text(getattr(group, name))}")
         return "\n".join(lines)
+
+
+def _text(value: object) -> str:
+    """An option's value as the engine prints cards: a suit or rank by its symbol, another
+    enum by its value, a sequence and a dataclass by their parts.
+
+    >>> _text((Suit.DIAMONDS, Suit.CLUBS)), _text(Rank.ACE), _text(HeavenEarth.EXACT)
+    ('(♦, ♣)', 'A', 'exact')
+    >>> _text(Demotion(level=Rank.JACK, pair=False, to=Rank.TWO, points=80, exact=True))
+    'Demotion(level=J, pair=False, to=2, points=80, exact=True)'
+    """
+    if isinstance(value, Suit | Rank):
+        return str(value)
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_text(item) for item in value) + ")"
+    if is_dataclass(value) and not isinstance(value, type):
+        parts = (f"{f.name}={_text(getattr(value, f.name))}" for f in fields(value))
+        return f"{type(value).__name__}({', '.join(parts)})"
+    return repr(value)
 
 
 _S, _H, _C, _D = Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS

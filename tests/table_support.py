@@ -11,7 +11,7 @@ and jumps to the next deadline the moment every task waits).
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,11 @@ class ListPort:
             self.sent.append(message)
             self.at.append(trio.current_time())
             self._notify()
+
+    def send_all(self, messages: Sequence[Any]) -> None:
+        """A history (:class:`chaodipi.arena.serving.spectators.Watcher`): each message, in order."""
+        for message in messages:
+            self.send(message)
 
     def close(self, end: StreamEnd = StreamEnd.DONE, details: str = "") -> None:
         if self.closed is None:

@@ -31,6 +31,11 @@ from tests.test_tournament import write_config
 ROOT = Path(__file__).resolve().parent.parent
 HEURISTIC = "python3 -m chaodipi.sample_bots.heuristic_bot"
 HIGHEST = f"python3 {ROOT / 'examples' / 'highest_card_bot.py'}"
+UNHURRIED = {"connect_timeout": 600, "decision_ms": 120_000}
+"""The clocks of the games these tests play: only a guard against a hang. Under load (the
+whole suite on a busy 2-core machine) a bot process can take more than the default 10 s to
+start and connect, which voids its game, and more than 2 s to answer; these tests check what
+a shard sends, never a bot's speed."""
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +46,9 @@ def no_frozen_heap(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
-    return write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    return write_config(
+        tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST}, **UNHURRIED
+    )
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -120,7 +127,11 @@ def test_a_shard_yields_every_game_in_order_with_its_replay(tmp_path: Path) -> N
     """As on a Ray worker (this test runs on the main thread, as a task does): a table server
     and the bots' sessions here, one result per game, in the shard's order."""
     path = write_config(
-        tmp_path / "t.toml", deals=2, replays="replays", bots={"a": HEURISTIC, "b": HIGHEST}
+        tmp_path / "t.toml",
+        deals=2,
+        replays="replays",
+        bots={"a": HEURISTIC, "b": HIGHEST},
+        **UNHURRIED,
     )
     shard = shard_of(path)
     results: list[ShardResult] = list(play_shard(shard))
@@ -157,7 +168,9 @@ def test_a_shard_counts_no_failure_and_sends_each_one_as_a_fact(tmp_path: Path) 
 def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> None:
     """Ray owns SIGTERM in a worker (its handler ends the worker): a shard installs none of its
     own, while it plays or after (the driver alone watches signals, chaodipi.arena.signals)."""
-    path = write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    path = write_config(
+        tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST}, **UNHURRIED
+    )
 
     def rays(signum: int, frame: FrameType | None) -> None:
         raise AssertionError("not called")
@@ -172,7 +185,9 @@ def test_a_shard_leaves_the_workers_sigterm_handler_alone(tmp_path: Path) -> Non
 
 
 def test_a_shard_says_when_its_folder_is_missing_on_the_node(tmp_path: Path) -> None:
-    path = write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
+    path = write_config(
+        tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST}, **UNHURRIED
+    )
     shard = shard_of(path)
     elsewhere = replace(shard, config=replace(shard.config, folder=tmp_path / "gone"))
     with pytest.raises(ShardError, match="does not exist on Ray node local: install the project"):

@@ -80,19 +80,21 @@ def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
         assert spectator.closed == (StreamEnd.DONE, "")
 
 
-def test_a_spectator_of_a_finished_table_gets_its_last_hand_and_its_end_at_once() -> None:
+def test_a_spectator_of_a_finished_table_gets_the_whole_match_and_its_end_at_once() -> None:
     late = ListPort(peer="late")
+    tables: list[Table] = []
 
     async def after_the_end(table: Table, players: list[Player]) -> None:
+        tables.append(table)
         await table.finished.wait()
         table.watch(late)
         assert late.closed == (StreamEnd.DONE, "")  # at once, without waiting for anything
 
-    result, _ = play_table(config(max_hands=1), during=after_the_end)
-    assert late.kinds() == ["event", "match_over"]
-    assert late.sent[0].event.WhichOneof("payload") == "hand_over"
+    result, _ = play_table(config(max_hands=2), during=after_the_end)
+    assert [e.seq for e in late.of("event")] == public_seqs(tables[0])
+    assert late.kinds()[-1] == "match_over" and late.kinds().count("match_over") == 1
     over = late.of("match_over")[0]
-    assert over.reason == result.reason == "played to the end" and over.hands == 1
+    assert over.reason == result.reason == "played to the end" and over.hands == 2
 
 
 def test_a_release_closes_what_still_watches_and_turns_away_who_comes_later() -> None:

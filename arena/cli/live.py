@@ -47,9 +47,8 @@ class LiveRecord:
     the table (a spectator is told neither the bots nor the preset).
 
     A hand line's level is worked out from the teams' progress, as a hand is dealt at its
-    dealer's team's level (the trump line, when the card play begins, says it outright). A
-    spectator who comes during a later hand does not know how that hand began: its number is
-    in :attr:`joined`, and its hand line's facts are guesses not to be shown."""
+    dealer's team's level (the trump line, when the card play begins, says it outright): a
+    spectator's stream begins with the match's first public event, whenever it joins."""
 
     def __init__(self, table: str) -> None:
         self.table = table
@@ -59,8 +58,6 @@ class LiveRecord:
         self._progress: tuple[int, int] = (0, 0)
         self.end: MatchEnd | None = None
         """How the match ended, once the stream said so."""
-        self.joined: set[int] = set()
-        """The hand the spectator came in during, when not the first (its start unseen)."""
 
     def header(self) -> Line:
         return {"type": "header", "format": RECORD_FORMAT, "table": self.table}
@@ -69,8 +66,6 @@ class LiveRecord:
         """The lines of one public event (after a ``hand`` line when it begins a hand)."""
         made: list[Line] = []
         if event.hand != self._hand:
-            if self._hand == -1 and event.hand > 0:
-                self.joined.add(event.hand)
             self._hand = event.hand
             dealer, progress = self._dealer, self._progress
             level = Rank.TWO if dealer is None else Rank(progress[dealer % 2] % 13)
@@ -108,8 +103,6 @@ def watch_table(
     title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
     for line in lines:
         told = teller.feed(line)
-        if line["type"] == "hand" and line["hand"] in live.joined:
-            told = ["", f"── hand {line['hand'] + 1}, under way when you came ──"]
         for text in title + told:  # the title once something came (not before a refusal)
             print(text, file=out, flush=True)
         title = []

@@ -38,7 +38,7 @@ from chaodipi.arena.errors import (
 )
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.report.stats import SprtTest
-from chaodipi.arena.report.summary import Report, build_report, print_standings
+from chaodipi.arena.report.summary import FAULTS, Report, build_report, print_standings
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
 from chaodipi.arena.terminal import visible
@@ -261,6 +261,7 @@ def run_job(args: argparse.Namespace) -> int:
     emit(report, rows, runs, args, live=True)
     if outcome.stopped is not None:
         _say(f"stopped: {outcome.stopped}")
+    stored += faults_said(report)
     why = _why_not_clean(report, outcome)
     if why:
         _say(f"{stored}; exit code 1: {'; '.join(why)}")
@@ -269,13 +270,35 @@ def run_job(args: argparse.Namespace) -> int:
     return 0
 
 
+FAILING = ("forfeits", "crashes")
+"""The fault counts (of the report's ``FAULTS``) that keep a run from exit code 0."""
+
+
+def _counted(report: Report, kinds: Iterable[str]) -> list[str]:
+    """``bot: 3 illegal, 1 timeouts`` for each bot with any of these fault counts."""
+    said = []
+    for bot in report.bots:
+        counts = [(getattr(bot, kind), kind) for kind in kinds]
+        if any(n for n, _ in counts):
+            said.append(f"{bot.bot}: " + ", ".join(f"{n} {kind}" for n, kind in counts if n))
+    return said
+
+
+def faults_said(report: Report) -> str:
+    """The run's last line on the faults its table counts that do not fail the run (those
+    that do are said as the reason for exit code 1): every fault kind counted is said.
+
+    >>> from chaodipi.arena.report.summary import FAULTS
+    >>> [kind for kind in FAULTS if kind not in FAILING]
+    ['timeouts', 'illegal']
+    """
+    said = _counted(report, [kind for kind in FAULTS if kind not in FAILING])
+    return f"; faults: {'; '.join(said)}" if said else ""
+
+
 def _why_not_clean(report: Report, outcome: Outcome) -> list[str]:
     """What keeps a finished run from exit code 0, one item each (empty: nothing)."""
-    why = []
-    for bot in report.bots:
-        faults = [(bot.forfeits, "forfeits"), (bot.crashes, "crashes")]
-        if any(n for n, _ in faults):
-            why.append(f"{bot.bot}: " + ", ".join(f"{n} {what}" for n, what in faults if n))
+    why = _counted(report, FAILING)
     if outcome.void:
         why.append("void games are left to play with --resume")
     if outcome.stopped is not None:

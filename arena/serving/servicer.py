@@ -22,7 +22,7 @@ from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.port import StreamEnd
 from chaodipi.arena.serving.sessions import Door
 from chaodipi.arena.serving.spectators import released_message
-from chaodipi.arena.serving.streams import Closing, StreamPort
+from chaodipi.arena.serving.streams import Batch, Closing, StreamPort
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
@@ -263,6 +263,10 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 if item.end is not StreamEnd.DONE:
                     await context.abort(STATUS_OF_END[item.end], item.details)
                 return
+            if isinstance(item, Batch):
+                for message in item.messages:
+                    await context.write(message)
+                continue
             await context.write(item)
 
     async def _spectated_table(

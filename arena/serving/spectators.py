@@ -1,16 +1,23 @@
 """A table's spectators: who watches, what an embargo holds back, and how their streams end.
 
 Spectators see public events only, converted once by the table; the messages of their streams
-(``WatchResponse``) are made only when someone watches. A table may have an embargo
-(``after``, an event the tournament sets once every game on the table's deal has ended): until
-then spectators receive nothing, and the public events are held; once it is lifted they get
-what was held, then the rest live. A spectator who joins a finished table gets the end at once
-(the held events, or the last hand's result, and the match's end) and its stream closes.
+(``WatchResponse``) are made only when someone watches. The gallery keeps the match's public
+events as they are shown (``shown``, append-only): a spectator who joins is sent all of them
+at once, as its history, and from then on each new one live. Both are cut at one cursor, in one
+step on the loop (:meth:`Spectators.join` does not wait), so every public event reaches every
+spectator exactly once, in order, whenever it joins: before the table starts, between forced
+moves, mid-hand, between hands, after the end.
+
+A table may have an embargo (``after``, an event the tournament sets once every game on the
+table's deal has ended): until then spectators receive nothing; once it is lifted they get
+the history, then the rest live. A spectator who joins a finished table gets the whole history
+and the match's end at once, and its stream closes.
 """
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeAlias
 
 import anyio
 
@@ -18,11 +25,21 @@ from chaodipi.arena.serving.port import Port, StreamEnd
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2.convert import watched
 
-__all__ = ["Shown", "Spectators", "released_message"]
+__all__ = ["Shown", "Spectators", "Watcher", "released_message"]
 
 Shown: TypeAlias = pb.Event | pb.MatchOver
 """What spectators are shown: a public event, or the match's end (each sent as a
 ``WatchResponse``, :func:`chaodipi.arena.v2.convert.watched`)."""
+
+
+class Watcher(Port, Protocol):
+    """A spectator's stream: a port that also takes a history at once."""
+
+    def send_all(self, messages: Sequence[Any]) -> None:
+        """Send these messages, in order, before anything sent after them. They are what the
+        arena holds anyway (a table's history): a bounded outbox takes them as one item, so a
+        late spectator of a long match is not cut off for the length of its history."""
+        ...
 
 
 def released_message(table: str) -> str:
@@ -35,40 +52,41 @@ class Spectators:
 
     def __init__(self, table: str, after: anyio.Event | None = None) -> None:
         self.table = table
-        self.connections: set[Port] = set()
+        self.connections: set[Watcher] = set()
         self.released = False
         """Set by :meth:`release`: nobody may watch the table any more."""
         self._after = after
-        self._held: list[Shown] | None = [] if after is not None else None
-        """The public events held back (while an embargo lasts, and after it, for those who
-        come later), as the table converted them; None for a table without an embargo."""
-        self._last_hand_over: pb.Event | None = None
+        self._shown: list[pb.Event] = []
+        """Every public event of the match so far, in order, as the table converted it: the
+        history of whoever joins (the table keeps these messages anyway: this holds them)."""
         self._over: pb.MatchOver | None = None
+        self._lifted = after is None
+        """Whether spectators are sent anything: at once without an embargo; with one, from
+        the step that sends those who wait the history (:meth:`_lift`), not from the moment
+        ``after`` is set, so that nobody joining in between gets the history twice."""
         self._scope = anyio.CancelScope()
 
-    def join(self, connection: Port) -> None:
-        """A spectator joins: it gets what it may see now, then the public events live; once
-        the match is over (and no embargo holds it back), its last events and the end."""
+    def join(self, connection: Watcher) -> None:
+        """A spectator joins: in one step, it is sent the history (unless an embargo holds it)
+        and from then on gets each public event live; once the match is over (and no embargo
+        holds it back), the end, and its stream closes."""
         if self.released:
             connection.close(StreamEnd.GONE, released_message(self.table))
             return
         if not self._embargoed():
-            for held in self._held or ():
-                connection.send(watched(held))
+            connection.send_all(self._history())
             if self._over is not None:
-                self._send_the_end(connection)
+                connection.close()
                 return
         self.connections.add(connection)
 
-    def leave(self, connection: Port) -> None:
+    def leave(self, connection: Watcher) -> None:
         self.connections.discard(connection)
 
-    def show(self, event: pb.Event, *, ends_a_hand: bool = False) -> None:
-        """A public event: to the spectators now, or held back while an embargo lasts."""
-        if ends_a_hand:
-            self._last_hand_over = event
-        if self._held is not None:
-            self._held.append(event)
+    def show(self, event: pb.Event) -> None:
+        """A public event: into the history, and to the spectators now unless an embargo
+        holds it back."""
+        self._shown.append(event)
         if self.connections and not self._embargoed():
             message = watched(event)
             for spectator in list(self.connections):
@@ -77,8 +95,6 @@ class Spectators:
     def end(self, over: pb.MatchOver) -> None:
         """The match is over: tell the spectators (unless an embargo holds it) and close."""
         self._over = over
-        if self._held is not None:
-            self._held.append(over)
         if self.connections and not self._embargoed():
             message = watched(over)
             for spectator in list(self.connections):
@@ -97,34 +113,38 @@ class Spectators:
 
     def release(self) -> None:
         """The server drops the table: close what still watches it, keep nothing."""
-        if self._after is not None and self._after.is_set() and not self._scope.cancel_called:
+        if self._after is not None and self._after.is_set():
             self._lift()  # the embargo task may not have run yet: spectators first
         self.released = True
         self._scope.cancel()
         for spectator in list(self.connections):
             spectator.close(StreamEnd.GONE, released_message(self.table))
         self.connections.clear()
-        self._held = None
+        self._shown = []
 
     def _embargoed(self) -> bool:
-        return self._after is not None and not self._after.is_set()
+        return not self._lifted
+
+    def _history(self) -> list[pb.WatchResponse]:
+        """What a spectator who joins now is sent first: every public event so far, and the
+        match's end if it is over."""
+        history = [watched(event) for event in self._shown]
+        if self._over is not None:
+            history.append(watched(self._over))
+        return history
 
     def _lift(self) -> None:
-        held = [watched(item) for item in self._held or ()] if self.connections else []
+        """The embargo is lifted: those who wait get the history (and, if the match is over,
+        their stream closes); from now on, what is shown goes to them live."""
+        if self._lifted:
+            return
+        self._lifted = True
+        if not self.connections:
+            return
+        history = self._history()
         for spectator in list(self.connections):
-            for message in held:
-                spectator.send(message)
+            spectator.send_all(history)
             if self._over is not None:
-                self._send_the_end(spectator)
+                spectator.close()
         if self._over is not None:
             self.connections.clear()
-
-    def _send_the_end(self, spectator: Port) -> None:
-        """A spectator of a finished match: the last hand's result (unless the held events
-        had it), the match's end, and the end of the stream."""
-        if self._held is None:  # the held events (if any) end with these already
-            if self._last_hand_over is not None:
-                spectator.send(watched(self._last_hand_over))
-            if self._over is not None:
-                spectator.send(watched(self._over))
-        spectator.close()

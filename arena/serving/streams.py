@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from chaodipi.arena.serving.port import StreamEnd
 
-__all__ = ["Closing", "StreamPort"]
+__all__ = ["Batch", "Closing", "StreamPort"]
 
 _ids = itertools.count(1)
 
@@ -39,6 +40,14 @@ class Closing:
 
     end: StreamEnd = StreamEnd.DONE
     details: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Messages put into an outbox as one item (:meth:`StreamPort.send_all`: a spectator's
+    history); the writer writes each, in order."""
+
+    messages: tuple[Any, ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -61,6 +70,12 @@ class StreamPort:
                 StreamEnd.NOT_READING,
                 f"{self.outbox.maxsize} messages waiting unread: the stream is cut off",
             )
+
+    def send_all(self, messages: Sequence[Any]) -> None:
+        """Messages the arena holds anyway (a table's history for a spectator who joins), as
+        one item of the outbox: a long history does not count as a peer that does not read."""
+        if messages:
+            self.send(Batch(tuple(messages)))
 
     def close(self, end: StreamEnd = StreamEnd.DONE, details: str = "") -> None:
         if self.closed:

@@ -37,7 +37,7 @@ from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.flood import FloodGuard
 from chaodipi.arena.serving.mailbox import Mailbox
 from chaodipi.arena.serving.port import Port, StreamEnd
-from chaodipi.arena.serving.spectators import Spectators
+from chaodipi.arena.serving.spectators import Spectators, Watcher
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.arena.v2.convert import MatchEnd, WireError
@@ -324,7 +324,7 @@ class Table:
     # -- spectators (called on the table's loop: from the gRPC layer, or a test) ----------------
 
     @property
-    def spectators(self) -> set[Port]:
+    def spectators(self) -> set[Watcher]:
         """Who watches the table now (:mod:`chaodipi.arena.serving.spectators`)."""
         return self.gallery.connections
 
@@ -333,10 +333,12 @@ class Table:
         """The server has dropped the table: nobody may join it."""
         return self.gallery.released
 
-    def watch(self, connection: Port) -> None:
+    def watch(self, connection: Watcher) -> None:
+        """A spectator: the match's public events so far, then the rest live
+        (:meth:`Spectators.join`)."""
         self.gallery.join(connection)
 
-    def unwatch(self, connection: Port) -> None:
+    def unwatch(self, connection: Watcher) -> None:
         self.gallery.leave(connection)
 
     async def embargo(self) -> None:
@@ -597,14 +599,14 @@ class Table:
 
     def _convert_events(self) -> None:
         """Convert the events the engine recorded since last time, once each; show the public
-        ones to spectators at once (or hold them back under an embargo)."""
+        ones to the spectators (:meth:`Spectators.show`)."""
         messages = self._messages
         for event in self.match.log.all_since(len(messages)):
             message = convert.event_message(event)
             messages.append(message)
             payload = event.payload
             if event.public:
-                self.gallery.show(message, ends_a_hand=isinstance(payload, HandOver))
+                self.gallery.show(message)
             if isinstance(payload, HandOver):
                 self._log.info(
                     "hand_over",

@@ -72,10 +72,11 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """A spectator's view of one table: its public events as they happen (each hand's full
-        deal comes with its HandOver), then a MatchOver; the stream then ends. Needs the
-        server's spectator token. A tournament holds a table's events back until every game on
-        the same deal is over. Watching a table whose match is over gives its last HandOver and
+        """A spectator's view of one table: every public event of its match, from the first,
+        each once and in order (those before the Watch at once, then the rest as they happen;
+        each hand's full deal comes with its HandOver), then a MatchOver; the stream then ends.
+        Needs the server's spectator token. A tournament holds a table's events back until every
+        game on the same deal is over. Watching a table whose match is over gives all of it and
         the MatchOver at once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
