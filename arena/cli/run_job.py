@@ -290,7 +290,7 @@ def faults_said(report: Report) -> str:
 
     >>> from chaodipi.arena.report.summary import FAULTS
     >>> [kind for kind in FAULTS if kind not in FAILING]
-    ['timeouts', 'illegal']
+    ['timeouts', 'fallbacks', 'illegal']
     """
     said = _counted(report, [kind for kind in FAULTS if kind not in FAILING])
     return f"; faults: {'; '.join(said)}" if said else ""
