@@ -338,13 +338,17 @@ FIRST_DECISION_FAILURES = {
 
 
 @pytest.mark.parametrize("how", sorted(FIRST_DECISION_FAILURES))
-def test_a_bot_that_fails_at_its_first_decision_forfeits_as_it_would_later(
+def test_a_bot_that_fails_at_its_first_decision_is_counted_as_it_would_be_later(
     tmp_path: Path, how: str
 ) -> None:
     """Its seat was sent its hand (Welcome, Snapshot, Decision): what it does from then on
-    counts as it would later in the game. A void game would let a bot drop the deals it
-    dislikes from the standings; so each game is its forfeit (a crash, in the faults), and the
-    run stops because it kept dying, never because it "failed to start"."""
+    counts as it would later in the game, never as a void game (which would let a bot drop
+    the deals it dislikes from the standings). A ``decide`` that raises kills the bot: each
+    game is its forfeit (a crash, in the faults) and the run stops because it kept dying. An
+    answer the arena refuses (an action its phase never takes) is an illegal answer: the
+    bridge, as every kit, answers again with a safe move marked fallback, and the game goes on
+    to its result, both faults counted; a note past 256 bytes the bridge refuses itself, and
+    answers with a fallback."""
     (tmp_path / "raiser.py").write_text(RAISER, encoding="utf-8")
     config = write_config(
         tmp_path / "t.toml",
@@ -355,18 +359,24 @@ def test_a_bot_that_fails_at_its_first_decision_forfeits_as_it_would_later(
         bots={"bad": FIRST_DECISION_FAILURES[how], "steady": BOT},
     )
     done = arena("run", str(config), "--json")
-    assert done.returncode == 1, done.stderr[-3000:]
     assert "failed to start" not in done.stderr and "exited before" not in done.stderr
-    assert "stopped: bot 'bad' kept dying: it died in 3 games in a row" in done.stderr
     rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
-    assert len(rows) == 3, rows
-    for row in rows:
-        assert row.void is None and row.forfeit == "bad" and row.score_a == 0.0, row
-        assert row.crashes_a == 1 and "after it was sent its hand" in row.errors, row
-        if how == "illegal":
-            assert row.illegal_a >= 1, row
     faults = {b["bot"]: b for b in json.loads(done.stdout)["bots"]}["bad"]
-    assert (faults["crashes"], faults["forfeits"]) == (3, 3), faults
+    if how == "raises":
+        assert done.returncode == 1, done.stderr[-3000:]
+        assert "stopped: bot 'bad' kept dying: it died in 3 games in a row" in done.stderr
+        assert len(rows) == 3, rows
+        for row in rows:
+            assert row.void is None and row.forfeit == "bad" and row.score_a == 0.0, row
+            assert row.crashes_a == 1 and "after it was sent its hand" in row.errors, row
+        assert (faults["crashes"], faults["forfeits"]) == (3, 3), faults
+        return
+    assert len(rows) == 4, rows  # 2 deals, each played twice
+    for row in rows:
+        assert row.void is None and row.forfeit is None and row.score_a is not None, row
+        assert row.fallbacks_a >= 1 and (row.illegal_a >= 1 or how == "note"), row
+    assert faults["fallbacks"] >= 4 and (faults["illegal"] >= 4 or how == "note"), faults
+    assert (faults["crashes"], faults["forfeits"]) == (0, 0), faults
 
 
 @dataclass
