@@ -17,10 +17,11 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import build_report, print_report
 from chaodipi.arena.report.tables import write_csv
-from chaodipi.arena.tournament.results import _COLUMNS, _SCHEMA, GameKey, GameRow, ResultsDB
+from chaodipi.arena.results.database import _COLUMNS, _SCHEMA, ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
+from chaodipi.arena.results.sprt import SprtTest
 
 
 def game(

@@ -20,12 +20,12 @@ import anyio
 import grpc
 import pytest
 
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.tournament.backend import Assignment, OnResult
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import play_games
-from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from tests.test_tournament import BOT, arena, stored_games, write_config
 

@@ -17,9 +17,9 @@ import trio
 import trio.testing
 
 from chaodipi.arena.cli.serve import start_when_seated
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.serving.table import Table, TableResult, Void
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.engine.match import Ending

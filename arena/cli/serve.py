@@ -1,6 +1,6 @@
 """``arena serve``: open tables, hand out tickets, run until every match is over.
 
-Each run deals from a secret key of its own (:class:`chaodipi.arena.tournament.deals.DealKey`):
+Each run deals from a secret key of its own (:class:`chaodipi.arena.deals.DealKey`):
 table ``i`` (counting from 0) plays ``key.seed(i)``, so no bot can find the deal from the cards it
 holds. The key is shown to nobody unless asked (``--deal-key-file``); a game record holds its
 table's derived seed only. Watching needs an operator token, made only when asked
@@ -33,6 +33,7 @@ from chaodipi.arena.cli.arguments import (
     seconds,
     whole,
 )
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import AddressError, UsageError
 from chaodipi.arena.files import write_private
 from chaodipi.arena.logs import configure_logging
@@ -47,7 +48,6 @@ from chaodipi.arena.serving.server import (
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.terminal import visible
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS, preset
 

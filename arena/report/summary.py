@@ -37,17 +37,15 @@ from chaodipi.arena.report.stats import (
     MIN_PAIRS,
     EloEstimate,
     Rating,
-    SprtResult,
-    SprtTest,
     elo_estimate,
     joint_ratings,
-    pentanomial,
     pentanomial_estimate,
     wilson_interval,
 )
-from chaodipi.arena.report.stats import sprt as sprt_of_counts
+from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial
+from chaodipi.arena.results.sprt import sprt as sprt_of_counts
 from chaodipi.arena.terminal import visible
-from chaodipi.arena.tournament.results import GameRow, game_label
 
 __all__ = [
     "BotLine",

@@ -2,7 +2,7 @@
 
 Every pairing plays the same deals, and each deal twice with the teams' seats swapped, so card
 luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
-tournament's secret key (:mod:`chaodipi.arena.tournament.deals`), which the driver
+tournament's secret key (:mod:`chaodipi.arena.deals`), which the driver
 (:mod:`chaodipi.arena.tournament.driver`) hands over with the games to play. A game starts a table
 on the in-process server and seats four players from the bots' pools of long-lived processes
 (:mod:`chaodipi.arena.tournament.pools`: a process is never given two seats of one deal). When the
@@ -37,9 +37,11 @@ from pathlib import Path
 
 import anyio
 
+from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import pack, table_record
+from chaodipi.arena.results.rows import GameKey, GameRow, game_label
 from chaodipi.arena.serving.admission import Admission
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
@@ -51,10 +53,8 @@ from chaodipi.arena.tournament.backend import (
     OnResult,
 )
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
-from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.pools import Player, Players
 from chaodipi.arena.tournament.processes import stderr_tail
-from chaodipi.arena.tournament.results import GameKey, GameRow, game_label
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.seats import SEATS, other_team, team_of, team_seats
@@ -245,7 +245,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     started = time.perf_counter()
     try:
         if isinstance(seated, NoSeat):
-            game.unseated(specs.index(seated.spec), str(seated), None)
+            game.unseated([s.name for s in specs].index(seated.bot), str(seated), None)
         else:
             await _seat_players(run, game, seated)
         async with anyio.create_task_group() as watchers:
