@@ -72,6 +72,10 @@ def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
     for row in rows:
         assert row.void is not None and "sleeper" in row.void
         assert "did not connect within 2 s" in row.void
+        assert row.errors == ""  # why it is void is said once, in row.void
+        assert row.reason.startswith("void: sleeper (seat "), row.reason
+        for line in row.void.splitlines():  # the live log says why, as it did
+            assert f"  {line}" in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("arena run: 0 games played now (and 2 void, to play again)"), last
     assert last.endswith("; exit code 1: void games are left to play with --resume"), last

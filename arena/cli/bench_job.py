@@ -167,7 +167,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
         what = "void" if row.void is not None else f"{row.hands} hands, {row.seconds:.1f} s"
         where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{swapped}"
         lines = [f"game {row.id} of {total}, {game_label(key)} ({where}): {what}"]
-        lines += [f"  {line}" for line in row.errors.splitlines()]
+        lines += [f"  {line}" for line in row.trouble.splitlines()]
         if row.void is None:
             tally.add(key, row.score_a)
             lines.append(tally.line(key))

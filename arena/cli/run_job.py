@@ -216,7 +216,7 @@ def run_job(args: argparse.Namespace) -> int:
         nonlocal played_now
         progress.update(task, completed=done)
         lines = [finished_line(row, all_games)]
-        lines += [f"  {visible(line)}" for line in row.errors.splitlines()]
+        lines += [f"  {visible(line)}" for line in row.trouble.splitlines()]
         if row.void is None:
             tally.add(row.key, row.score_a)
             lines.append(visible(tally.line(row.key)))

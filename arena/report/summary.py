@@ -314,13 +314,6 @@ def _sprt_of(test: SprtTest, names: list[str], pairs: list[PairLine]) -> SprtRes
     return sprt_of_counts(test, counts)
 
 
-def _problem(row: GameRow) -> str:
-    """What went wrong in a game but why it is void (which the void games list), or ``""``."""
-    if row.void is not None and row.errors.startswith(row.void):
-        return row.errors[len(row.void) :].strip()
-    return row.errors
-
-
 def build_report(
     rows: list[GameRow], bot_names: list[str] | None = None, *, sprt: SprtTest | None = None
 ) -> Report:
@@ -343,7 +336,7 @@ def build_report(
         for r in rows
         if r.void is not None
     ]
-    problems = [problem for r in rows if (problem := _problem(r))]
+    problems = [r.errors for r in rows if r.errors]  # (why a game is void: in ``voids``)
     result = None if sprt is None else _sprt_of(sprt, names, pair_lines)
     return Report(len(played), pair_lines, bots, problems, voids, result)
 

@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS games (
     crashes_a INTEGER NOT NULL, crashes_b INTEGER NOT NULL,
     forfeit TEXT,               -- the bot whose team forfeited, if any
     reason TEXT NOT NULL,
-    errors TEXT NOT NULL,       -- what went wrong with the bots' processes ('' if nothing)
+    errors TEXT NOT NULL,       -- what went wrong with the bots' processes but why the game
+                                -- is void ('' if nothing; see _APART)
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never took its seat), or NULL
@@ -89,6 +90,20 @@ _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
 _ADDED = {"fallbacks_a", "fallbacks_b"}
 """Counts a results file an older arena wrote has no column for (``ALTER TABLE`` adds them
 when a run resumes it; a reader takes them as 0)."""
+
+_APART = "errors_apart_from_void"
+"""The ``meta`` key of a file whose ``errors`` never repeat its ``void`` text (every file this
+arena writes). A file an older arena wrote began a void game's ``errors`` with its ``void``
+text: a writer drops it from those rows as it opens the file, and a reader reads them without
+it (:data:`_OLDER_ERRORS`), so that a game's problems are never parsed out of its text."""
+
+_OLDER_ERRORS = (
+    "CASE WHEN typeof(void) = 'text' AND typeof(errors) = 'text' "
+    "AND substr(errors, 1, length(void)) = void "
+    "THEN ltrim(substr(errors, length(void) + 1), char(10)) ELSE errors END"
+)
+"""A void game's ``errors`` in a file an older arena wrote, without the ``void`` text it
+began with."""
 
 _STORED_ORDER = "ROW_NUMBER() OVER (ORDER BY rowid)"
 """A game's number in a file written before games had numbers, over all its games: its place
@@ -219,6 +234,9 @@ class ResultsDB:
                 "FROM games) AS stored WHERE games.rowid = stored.r"
             )
         self.db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_by_id ON games (id)")
+        if not self._apart():
+            self.db.execute(f"UPDATE games SET errors = {_OLDER_ERRORS}")
+            self.db.execute("INSERT INTO meta VALUES (?, '1')", (_APART,))
         self.db.commit()
         self._tables = check_tables(self.db)
 
@@ -230,7 +248,14 @@ class ResultsDB:
         names = {r[1] for r in self._read("PRAGMA table_info(games)")}
         older = {"deal": "seed AS deal", "void": "NULL AS void", "id": f"{_STORED_ORDER} AS id"}
         older |= {name: f"0 AS {name}" for name in _ADDED}
-        return [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
+        columns = [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
+        if "void" in names and not self._apart():
+            columns[_COLUMNS.index("errors")] = f"{_OLDER_ERRORS} AS errors"
+        return columns
+
+    def _apart(self) -> bool:
+        """Whether this file's ``errors`` never repeat its ``void`` text (:data:`_APART`)."""
+        return bool(self._read("SELECT 1 FROM meta WHERE key = ?", (_APART,)))
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""

@@ -57,6 +57,8 @@ class GameRow:
     forfeit: str | None
     reason: str
     errors: str
+    """What went wrong with the bots' processes (a crash, with its stderr's end), one line or
+    more, but why the game is void (:attr:`void`); ``""`` if nothing."""
     seconds: float
     void: str | None = None
     """Why the game is not a result (a bot never took its seat), or None."""
@@ -66,6 +68,19 @@ class GameRow:
     """Answers bot_a's kit chose for its seats (``Answer.fallback``: too late for the kit's
     guard, no action, or refused)."""
     fallbacks_b: int = 0
+
+    @property
+    def trouble(self) -> str:
+        """All that went wrong in the game, for a person: why it is void, then :attr:`errors`
+        (``""``: nothing).
+
+        >>> row = GameRow(GameKey("a", "b", 1, False), None, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ...               0, None, "void: a (seat 1) did not connect", "", 10.0,
+        ...               "a (seat 1, game a-b-d1-a) did not connect")
+        >>> row.trouble
+        'a (seat 1, game a-b-d1-a) did not connect'
+        """
+        return "\n".join(text for text in (self.void, self.errors) if text)
 
 
 @dataclass(frozen=True, slots=True)

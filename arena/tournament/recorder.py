@@ -150,8 +150,8 @@ class Recorder:
             outcome.void += 1
         else:
             outcome.played += 1
-        if row.errors:
-            outcome.problems.append(row.errors)
+        if row.trouble:
+            outcome.problems.append(row.trouble)
         self.log.info(
             "game_over",
             game=game_label(row.key),
