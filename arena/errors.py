@@ -24,11 +24,6 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from chaodipi.arena.tournament.config import BotSpec
-
 __all__ = [
     "AddressError",
     "ArenaError",
@@ -83,8 +78,8 @@ class DatabaseError(SetupError, OSError):
 class NotResultsDatabase(DatabaseError):
     """What a file holds that no results database does (a view for a table, a value of the
     wrong type, a stored config that is not JSON): the message says what, and
-    :class:`chaodipi.arena.tournament.results.ResultsDB` names the file
-    (:mod:`chaodipi.arena.tournament.results_check`)."""
+    :class:`chaodipi.arena.results.database.ResultsDB` names the file
+    (:mod:`chaodipi.arena.results.check`)."""
 
 
 class AddressError(SetupError, OSError):
@@ -119,6 +114,7 @@ class NoSeat(RunError):
     """A game could not be seated in time (an external bot had too few sessions open); the
     game is void with this message."""
 
-    def __init__(self, spec: BotSpec, message: str) -> None:
+    def __init__(self, bot: str, message: str) -> None:
         super().__init__(message)
-        self.spec = spec
+        self.bot = bot
+        """The bot (its name in the config) that could not be seated."""

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from chaodipi.arena.report.stats import pentanomial, pentanomial_estimate, wilson_interval
+from chaodipi.arena.report.stats import pentanomial_estimate, wilson_interval
+from chaodipi.arena.results.sprt import pentanomial
 from chaodipi.arena.serving.table import forced_action
 from chaodipi.bot import Action, SeatView
 from chaodipi.engine.errors import IllegalAction

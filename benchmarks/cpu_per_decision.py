@@ -118,8 +118,8 @@ def _role(tid: int, python_name: str | None) -> str:
 def child(deals: int, folder: Path, out: Path) -> None:
     """In the child (the tree to measure on its path): one `arena run`, then its figures."""
     from chaodipi.arena.cli.main import main
+    from chaodipi.arena.results.database import ResultsDB
     from chaodipi.arena.serving.table import Table
-    from chaodipi.arena.tournament.results import ResultsDB
 
     decisions = [0]
     send_decision = Table._send_decision
@@ -221,7 +221,7 @@ def in_process_rate(key_hex: str, deals: int, workers: int) -> tuple[float, floa
     sys.path.insert(0, str(HERE))
     import tournament_bench
 
-    from chaodipi.arena.tournament.deals import DealKey
+    from chaodipi.arena.deals import DealKey
 
     args = argparse.Namespace(preset="classic", hands=1, deals=deals)
     before = _cpu_s(resource.RUSAGE_CHILDREN) + _cpu_s(resource.RUSAGE_SELF)
@@ -270,7 +270,7 @@ def main() -> int:
         for name, path in given
         for concurrency in args.concurrency
     ]
-    from chaodipi.arena.tournament.deals import DealKey
+    from chaodipi.arena.deals import DealKey
 
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cpu-bench-pycache-")

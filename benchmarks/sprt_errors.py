@@ -4,7 +4,7 @@
                                       [--beta 0.05] [--shape 11,19,73,24,23] [--seed 1]
 
 Each run draws pairs from a pentanomial distribution whose expected score is the logistic
-score of elo0 (then of elo1), applies ``chaodipi.arena.report.stats.sprt`` after every pair exactly
+score of elo0 (then of elo1), applies ``chaodipi.arena.results.sprt.sprt`` after every pair exactly
 as a tournament does, and stops at the first verdict (or at ``--max-pairs``, counted as no
 verdict). The distributions have the shape of ``--shape`` (by default the montecarlo vs
 heuristic ladder's pairs, README), tilted to the wanted score the way the SPRT's own
@@ -21,13 +21,8 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from chaodipi.arena.report.stats import (
-    SprtTest,
-    logistic,
-    pentanomial_with_score,
-    sprt,
-    wilson_interval,
-)
+from chaodipi.arena.report.stats import wilson_interval
+from chaodipi.arena.results.sprt import SprtTest, logistic, pentanomial_with_score, sprt
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,11 +24,11 @@ from typing import Any
 
 import anyio
 
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.logs import configure_logging
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.config import TournamentConfig, parse_config
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.tournament.driver import run_tournament
-from chaodipi.arena.tournament.results import ResultsDB
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bot_duel

@@ -14,8 +14,9 @@ from types import SimpleNamespace
 from rich.console import Console
 
 from chaodipi.arena.cli.bench_job import BenchRow, _document, bench_notes, bench_rows, bench_tables
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.tournament.deal_sets import load_deal_set, standard_set_path
-from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.arena.tournament.rungs import RUNGS
 from chaodipi.arena.tournament.rungs import rung as rung_named
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from chaodipi.arena.errors import ConfigError
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.tournament.config import ConfigDeprecation, parse_config
-from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 
 BOTS = {"a": {"command": "x"}, "b": {"command": "y"}}
 

@@ -18,7 +18,10 @@ import jsonschema
 import pytest
 
 from chaodipi.arena.cli.main import main
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.records import unpack
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.deal_sets import (
     DEALS_FORMAT,
@@ -28,8 +31,6 @@ from chaodipi.arena.tournament.deal_sets import (
     load_deal_set,
     standard_set_path,
 )
-from chaodipi.arena.tournament.deals import DealKey
-from chaodipi.arena.tournament.results import GameKey, ResultsDB
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS

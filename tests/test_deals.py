@@ -10,10 +10,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from chaodipi.arena.deals import DealKey
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameRow
 from chaodipi.arena.tournament.config import load_config
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.tournament.driver import run_tournament
-from chaodipi.arena.tournament.results import GameRow, ResultsDB
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
 from tests.test_tournament import BOT, write_config

@@ -22,7 +22,9 @@ import trio.testing
 
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.errors import BackendFailed
-from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow, game_label
+from chaodipi.arena.results.sprt import SprtTest
 from chaodipi.arena.tournament import ray_backend
 from chaodipi.arena.tournament.backend import (
     Assignment,
@@ -36,7 +38,6 @@ from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.ray_backend import RayBackend
 from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.record import dump_lines, record_lines

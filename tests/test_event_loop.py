@@ -14,11 +14,11 @@ import anyio
 import pytest
 import trio
 
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving import servicer
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.tournament.ray_shard import loop_items
-from chaodipi.arena.tournament.results import ResultsDB
 
 from .server_support import config, run_tables
 

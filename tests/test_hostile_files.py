@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from chaodipi.arena.records import MAX_RECORD_BYTES, pack
+from chaodipi.arena.results.database import _SCHEMA, ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.tournament.config import load_config
-from chaodipi.arena.tournament.results import _SCHEMA, GameKey, GameRow, ResultsDB
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS

@@ -13,8 +13,9 @@ import trio.testing
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.records import pack, read_file, table_record, write_file
 from chaodipi.arena.report.transcript import transcript
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.serving.table import Table
-from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.bot import Answer, run_bot

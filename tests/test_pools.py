@@ -156,6 +156,7 @@ def test_an_external_bot_with_one_session_cannot_be_seated_and_is_told_why() -> 
             with pytest.raises(NoSeat) as caught:
                 await players.seat(0, specs, wait_s=cfg.connect_timeout)
             message = str(caught.value)
+            assert caught.value.bot == "theirs"
             assert "external bot 'theirs'" in message
             assert "1 open" in message and "run 4 processes" in message
 

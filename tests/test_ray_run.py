@@ -16,15 +16,15 @@ import pytest
 
 import chaodipi
 from chaodipi.arena.cli.main import main
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import ShardError, UsageError
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.tournament import ray_cluster, ray_shard
 from chaodipi.arena.tournament.backend import FailureKind
 from chaodipi.arena.tournament.config import load_config, schedule
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.tournament.ray_backend import check_config, runtime_env
 from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT
 from chaodipi.arena.tournament.ray_shard import Shard, ShardResult, play_shard
-from chaodipi.arena.tournament.results import GameKey, GameRow
 from tests.test_run_faults import BROKEN
 from tests.test_tournament import write_config
 
@@ -204,8 +204,8 @@ def test_an_address_where_nothing_answers_is_named_at_once() -> None:
 
 def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
     """What a shard run again by Ray could send: the recorder stores each game once."""
+    from chaodipi.arena.results.database import ResultsDB
     from chaodipi.arena.tournament.recorder import Outcome, Recorder
-    from chaodipi.arena.tournament.results import ResultsDB
 
     config = load_config(
         write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})

@@ -11,9 +11,9 @@ import jsonschema
 import pytest
 
 from chaodipi.arena.records import unpack
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.config import load_config, schedule
 from chaodipi.arena.tournament.driver import run_tournament
-from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.record import record_schema, replay_record
 from tests.test_tournament import BOT, write_config

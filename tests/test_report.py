@@ -17,10 +17,11 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import build_report, print_report
 from chaodipi.arena.report.tables import write_csv
-from chaodipi.arena.tournament.results import _COLUMNS, _SCHEMA, GameKey, GameRow, ResultsDB
+from chaodipi.arena.results.database import _COLUMNS, _SCHEMA, ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
+from chaodipi.arena.results.sprt import SprtTest
 
 
 def game(
@@ -288,6 +289,36 @@ def test_a_results_file_without_the_fallback_columns_reads_them_as_0_and_a_run_a
     writer.add(replace(game("a", "b", 2, 0, 0.0), fallbacks_b=4))
     assert [r.fallbacks_b for r in writer.rows()] == [0, 4]
     writer.close()
+
+
+def test_a_void_game_s_errors_never_repeat_why_it_is_void_even_in_an_older_file(
+    tmp_path: Path,
+) -> None:
+    """A void game's row says why in ``void`` and what else went wrong in ``errors``: the report
+    lists each once and never cuts one out of the other's text. A file an older arena wrote
+    began a void game's ``errors`` with its ``void`` text: it is read without it, and a run that
+    resumes the file stores it without it."""
+    why = "b (seat 1, game a-b-d7-a) did not connect within 10 s"
+    crash = "a (a-1, seat 0, game a-b-d7-a) crashed mid-game, exit code 1"
+    path = tmp_path / "old.sqlite"
+    writer = ResultsDB(path)
+    writer.add(game("a", "b", 7, 0, None, void=why, errors=crash))
+    writer.close()
+    report = build_report(ResultsDB(path, read_only=True).rows())
+    assert report.problems == [crash] and [v.reason for v in report.voids] == [why]
+    with sqlite3.connect(path) as db:  # as an older arena wrote it
+        db.execute("UPDATE games SET errors = ? WHERE deal = 7", (f"{why}\n{crash}",))
+        db.execute("DELETE FROM meta WHERE key = 'errors_apart_from_void'")
+    db.close()
+    reader = ResultsDB(path, read_only=True)
+    (row,) = reader.rows()
+    reader.close()
+    assert (row.void, row.errors, row.trouble) == (why, crash, f"{why}\n{crash}")
+    assert build_report([row]).problems == [crash]
+    ResultsDB(path).close()  # a resume drops the older text from the file itself
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT errors FROM games").fetchall() == [(crash,)]
+    db.close()
 
 
 # -- the printed report: readable at 80 and 120 columns, labels that say what they mean ---------

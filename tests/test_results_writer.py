@@ -18,8 +18,9 @@ import pytest
 import trio
 import trio.testing
 
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameRow
 from chaodipi.arena.tournament.config import schedule
-from chaodipi.arena.tournament.results import GameRow, ResultsDB
 from chaodipi.arena.tournament.writer import open_writer
 from tests.test_driver import Scripted, played, run, stored, tournament
 

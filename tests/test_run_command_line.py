@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from chaodipi.arena.cli.main import LAZY_COMMANDS, build_parser, main
-from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.sprt import SprtTest
 from chaodipi.arena.tournament.config import KEYS, TournamentConfig, load_config, schedule
 from chaodipi.arena.tournament.processes import STDERR_TAIL, stderr_tail
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_driver import Scripted, played, run
 from tests.test_run_growth import config
 

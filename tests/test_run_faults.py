@@ -20,12 +20,12 @@ import anyio
 import grpc
 import pytest
 
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.tournament.backend import Assignment, OnResult
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import play_games
-from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from tests.test_tournament import BOT, arena, stored_games, write_config
 
@@ -72,6 +72,10 @@ def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
     for row in rows:
         assert row.void is not None and "sleeper" in row.void
         assert "did not connect within 2 s" in row.void
+        assert row.errors == ""  # why it is void is said once, in row.void
+        assert row.reason.startswith("void: sleeper (seat "), row.reason
+        for line in row.void.splitlines():  # the live log says why, as it did
+            assert f"  {line}" in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("arena run: 0 games played now (and 2 void, to play again)"), last
     assert last.endswith("; exit code 1: void games are left to play with --resume"), last

@@ -16,11 +16,12 @@ from chaodipi.arena.cli.games import find_game
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.run_job import finished_line
 from chaodipi.arena.errors import ResumeError
-from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import build_report
 from chaodipi.arena.report.tables import write_csv
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results.sprt import SprtTest
 from chaodipi.arena.tournament.config import TournamentConfig, load_config, schedule
-from chaodipi.arena.tournament.results import GameRow, ResultsDB, game_label
 from tests.test_driver import Scripted, played, run, void
 from tests.test_tournament import write_config
 

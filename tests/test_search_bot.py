@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.table import forced_action
 from chaodipi.arena.tournament.config import load_config
-from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.engine.actions import Fry, LegalActions, Pass
 from chaodipi.engine.cards import DECK, Card, Rank, Suit
 from chaodipi.engine.match import Match

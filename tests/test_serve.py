@@ -16,10 +16,10 @@ import pytest
 import trio
 import trio.testing
 
-from chaodipi.arena.cli.serve import start_when_seated
+from chaodipi.arena.deals import DealKey
+from chaodipi.arena.serving.hosting import void_unseated
 from chaodipi.arena.serving.server import open_server
 from chaodipi.arena.serving.table import Table, TableResult, Void
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.engine.match import Ending
@@ -274,7 +274,8 @@ def test_the_seats_that_came_are_told_their_table_is_void() -> None:
             for seat, client in enumerate(clients):
                 client.hello(table.ticket(seat))
             await until(lambda: sum(s.stats.connects for s in table.seats) == 3)
-            await start_when_seated(table, start, 0.1)
+            void = await void_unseated(table, 0.1)
+            assert void == Void((3,), "seat 3 did not connect within 0.1 s")
             result = await server.wait(table)
             ends = [await anyio.to_thread.run_sync(client.next, "match_over") for client in clients]
             for client in clients:
@@ -306,8 +307,8 @@ def test_a_seat_that_was_sent_its_hand_never_voids_its_table() -> None:
         assert table.result is None
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(table.run)
-            assert await table.wait_seated(60) == [1, 2, 3]  # on the test's clock
-            table.void([1, 2, 3], "seats 1, 2, 3 did not connect within 60 s")
+            void = await void_unseated(table, 60)  # on the test's clock
+            assert void == Void((1, 2, 3), "seats 1, 2, 3 did not connect within 60 s")
         assert table.result is not None
         return table.result, kinds
 
@@ -316,3 +317,20 @@ def test_a_seat_that_was_sent_its_hand_never_voids_its_table() -> None:
     assert result.void == Void((1, 2, 3), "seats 1, 2, 3 did not connect within 60 s")
     assert result.reason == "void: seats 1, 2, 3 did not connect within 60 s"
     assert result.ending is Ending.STOPPED and result.winner is None and result.hands == 0
+
+
+def test_the_void_rule_leaves_a_table_that_ended_for_another_reason_as_it_ended() -> None:
+    """A table stopped before its seats were due is stopped, not void: the rule voids nothing
+    and says so (None), so that nobody is blamed for not taking a seat of it."""
+
+    async def main() -> tuple[TableResult, Void | None]:
+        table = Table("t", config())
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(table.run)
+            table.stop("the server was stopped")
+            void = await void_unseated(table, 60)
+        assert table.result is not None
+        return table.result, void
+
+    result, void = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert void is None and result.void is None and result.reason == "the server was stopped"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.processes import bot_environment
-from chaodipi.arena.tournament.results import ResultsDB
 from tests.test_tournament import arena, write_config
 
 SESSION_BOT = f"{sys.executable} {Path(__file__).parent / 'bots' / 'session_bot.py'}"

@@ -7,17 +7,19 @@ import math
 import pytest
 
 from chaodipi.arena.report.stats import (
-    SprtTest,
     elo,
     elo_estimate,
     joint_ratings,
+    pentanomial_estimate,
+    wilson_interval,
+)
+from chaodipi.arena.results.sprt import (
+    SprtTest,
     logistic,
     pentanomial,
-    pentanomial_estimate,
     pentanomial_llr,
     sprt,
     sprt_bounds,
-    wilson_interval,
 )
 
 
@@ -93,7 +95,7 @@ def test_score_interval_from_pairs() -> None:
 
 
 # --- SPRT ---------------------------------------------------------------------------------
-# The expected LLRs below were computed apart from chaodipi.arena.report.stats, from fishtest's published
+# The expected LLRs below were computed apart from chaodipi.arena.results.sprt, from fishtest's published
 # formulas (LLR_logistic, after Van den Bergh): empty buckets get 1e-3 pairs, N = the sum of
 # the counts so regularised, and each hypothesis is qᵢ = pᵢ / (1 + x (aᵢ − s)) with x the root
 # of Σ pᵢ (aᵢ − s) / (1 + x (aᵢ − s)) = 0 for s = 1 / (1 + 10^(−elo/400)); the root was found

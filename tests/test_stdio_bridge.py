@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.processes import bot_environment
-from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.bot.child import MAX_LINE, Child, ChildError, message_line
 from chaodipi.engine.match import Ending

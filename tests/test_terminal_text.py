@@ -16,8 +16,9 @@ from chaodipi.arena.cli.live import watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.run_job import finished_line
 from chaodipi.arena.records import pack, write_file
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.terminal import visible
-from chaodipi.arena.tournament.results import GameKey, ResultsDB
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from chaodipi.arena.errors import ConfigError, DatabaseError
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.config import load_config, schedule
-from chaodipi.arena.tournament.results import ResultsDB
 
 BOT = f"{sys.executable} -m chaodipi.sample_bots.random_bot"
 

@@ -17,7 +17,8 @@ import pytest
 
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.records import pack, write_file
-from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.viewer import render_html, write_html
 from chaodipi.engine.actions import parse_action
 from chaodipi.engine.cards import parse_cards

@@ -24,7 +24,7 @@ from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.records import table_record, unpack
 from chaodipi.arena.report.transcript import Transcript, spaced
-from chaodipi.arena.tournament.results import ResultsDB
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.bot import run_bot
 from tests.server_support import (
     SPECTATOR_TOKEN,

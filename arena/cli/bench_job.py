@@ -16,20 +16,20 @@ from rich.console import Console
 from rich.table import Table
 
 from chaodipi.arena.cli.bench import reproduce
-from chaodipi.arena.cli.report import stored
 from chaodipi.arena.cli.run_job import Tally
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.report.cells import los_text, score_text, signed_text, unestimated_text
 from chaodipi.arena.report.stats import MIN_PAIRS
 from chaodipi.arena.report.summary import Column, build_report, fitted_tables
+from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results.stored import stored
 from chaodipi.arena.serving.server import tune_garbage_collector
 from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import GameRow, game_label
 from chaodipi.arena.tournament.rungs import rung
 
 __all__ = ["BenchRow", "bench_job", "bench_rows"]
@@ -167,7 +167,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
         what = "void" if row.void is not None else f"{row.hands} hands, {row.seconds:.1f} s"
         where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{swapped}"
         lines = [f"game {row.id} of {total}, {game_label(key)} ({where}): {what}"]
-        lines += [f"  {line}" for line in row.errors.splitlines()]
+        lines += [f"  {line}" for line in row.trouble.splitlines()]
         if row.void is None:
             tally.add(key, row.score_a)
             lines.append(tally.line(key))

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from chaodipi.arena.cli.arguments import output_file, whole
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.tournament.deal_sets import (
     DealSetError,
     export_document,
@@ -20,7 +21,6 @@ from chaodipi.arena.tournament.deal_sets import (
     resolve_deal_set,
     write_document,
 )
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.engine.presets import PRESETS
 
 __all__ = ["add_command"]

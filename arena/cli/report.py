@@ -13,40 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from chaodipi.arena.cli.arguments import output_folder, sprt_hypotheses
 from chaodipi.arena.errors import DatabaseError
+from chaodipi.arena.results.rows import GameRow, StoredRun
+from chaodipi.arena.results.stored import bot_names, stored, stored_sprt
 from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import KEYS
-from chaodipi.arena.tournament.results import GameRow, ResultsDB, StoredRun
 
 if TYPE_CHECKING:
-    from chaodipi.arena.report.stats import SprtTest
     from chaodipi.arena.report.summary import Report
 
-__all__ = ["add_command", "bot_names", "emit", "report_command", "stored"]
-
-
-def stored(database: Path) -> tuple[list[GameRow], list[StoredRun]]:
-    """The games and runs ``database`` holds (raises :class:`DatabaseError` if it cannot be
-    read)."""
-    db = ResultsDB(database, read_only=True)
-    try:
-        return db.rows(), db.runs()
-    finally:
-        db.close()
-
-
-def bot_names(rows: list[GameRow], runs: list[StoredRun]) -> list[str]:
-    """The bots, in the order of the last run's config (the first is the one an SPRT tests
-    for being stronger), then any other stored one by name."""
-    listed = [b["name"] for b in runs[-1].config.get("bots", [])] if runs else []
-    others = {r.key.bot_a for r in rows} | {r.key.bot_b for r in rows}
-    return listed + sorted(others - set(listed))
-
-
-def stored_sprt(runs: list[StoredRun]) -> SprtTest | None:
-    """The SPRT the last run had, if it had one."""
-    from chaodipi.arena.report.stats import SprtTest
-
-    return SprtTest(**runs[-1].sprt) if runs and runs[-1].sprt is not None else None
+__all__ = ["add_command", "emit", "report_command"]
 
 
 def emit(
@@ -118,8 +93,8 @@ def _fail(message: str) -> int:
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from chaodipi.arena.report.stats import SprtTest
     from chaodipi.arena.report.summary import build_report
+    from chaodipi.arena.results.sprt import SprtTest
 
     try:
         rows, runs = stored(args.database)

@@ -26,7 +26,7 @@ import anyio
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from chaodipi.arena.cli.report import bot_names, emit, stored, stored_sprt
+from chaodipi.arena.cli.report import emit
 from chaodipi.arena.cli.serve import publish_spectator_token
 from chaodipi.arena.errors import (
     AddressError,
@@ -37,8 +37,10 @@ from chaodipi.arena.errors import (
     MissingExtraError,
 )
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import FAULTS, Report, build_report, print_standings
+from chaodipi.arena.results.rows import GameKey, GameRow, StoredRun, game_label
+from chaodipi.arena.results.sprt import SprtTest
+from chaodipi.arena.results.stored import bot_names, sprt_to_run, stored
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
 from chaodipi.arena.terminal import visible
@@ -53,7 +55,6 @@ from chaodipi.arena.tournament.config import (
 from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.results import GameKey, GameRow, StoredRun, game_label
 
 __all__ = ["Tally", "finished_line", "run_job"]
 
@@ -185,13 +186,10 @@ def run_job(args: argparse.Namespace) -> int:
     sprt = None if args.sprt is None else SprtTest(*args.sprt)
     if sprt is not None and len(config.bots) != 2:
         return _fail("--sprt compares exactly two bots")
-    before = stored_sprt(runs)
-    if sprt is None and args.resume and before is not None:
-        if len(config.bots) == 2:
-            sprt = before
-            _say(f"the stored run's SPRT goes on: {before.describe()}")
-        else:
-            _say(f"no SPRT: the stored run's ({before.describe()}) compares two bots")
+    choice = sprt_to_run(sprt, runs, len(config.bots), resume=args.resume)
+    sprt = choice.test
+    if choice.said is not None:
+        _say(choice.said)
     problem = _ray_problem(args)
     if problem is not None:
         return _fail(problem)
@@ -218,7 +216,7 @@ def run_job(args: argparse.Namespace) -> int:
         nonlocal played_now
         progress.update(task, completed=done)
         lines = [finished_line(row, all_games)]
-        lines += [f"  {visible(line)}" for line in row.errors.splitlines()]
+        lines += [f"  {visible(line)}" for line in row.trouble.splitlines()]
         if row.void is None:
             tally.add(row.key, row.score_a)
             lines.append(visible(tally.line(row.key)))

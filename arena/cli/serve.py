@@ -1,13 +1,16 @@
 """``arena serve``: open tables, hand out tickets, run until every match is over.
 
-Each run deals from a secret key of its own (:class:`chaodipi.arena.tournament.deals.DealKey`):
+Each run deals from a secret key of its own (:class:`chaodipi.arena.deals.DealKey`):
 table ``i`` (counting from 0) plays ``key.seed(i)``, so no bot can find the deal from the cards it
 holds. The key is shown to nobody unless asked (``--deal-key-file``); a game record holds its
 table's derived seed only. Watching needs an operator token, made only when asked
 (``--spectator-token``). Each table is released as soon as it ends: its result is kept and its
 game record written into the records folder (``--records``: ``<table>.jsonl``, the format of
 ``docs/game-record.md``; every table deals its own cards, so no record shows a deal another
-table still plays), and nothing else of it stays in memory.
+table still plays), and nothing else of it stays in memory. The tables are hosted by
+:func:`chaodipi.arena.serving.hosting.host_tables`, which voids a table by the one rule
+(:func:`~chaodipi.arena.serving.hosting.void_unseated`); this module reads the command line and
+prints.
 """
 
 from __future__ import annotations
@@ -33,21 +36,16 @@ from chaodipi.arena.cli.arguments import (
     seconds,
     whole,
 )
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import AddressError, UsageError
 from chaodipi.arena.files import write_private
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.records import table_record, write_file
 from chaodipi.arena.serving.addresses import check_can_listen
-from chaodipi.arena.serving.server import (
-    ArenaServer,
-    new_spectator_token,
-    open_server,
-    tune_garbage_collector,
-)
+from chaodipi.arena.serving.hosting import host_tables
+from chaodipi.arena.serving.server import ArenaServer, new_spectator_token, tune_garbage_collector
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
-from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.terminal import visible
-from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS, preset
 
@@ -56,7 +54,6 @@ __all__ = [
     "add_spectator_token_option",
     "publish_spectator_token",
     "serve_command",
-    "start_when_seated",
 ]
 
 DESCRIPTION = """\
@@ -197,7 +194,7 @@ def serve_command(args: argparse.Namespace) -> int:
     tune_garbage_collector()
     token = new_spectator_token() if args.spectator_token else None
     try:
-        results = anyio.run(_serve, args, configs, tls, token, backend="asyncio")
+        results = _host(args, configs, tls, token)
     except (RuntimeError, OSError) as err:
         print(f"arena serve: {err}", file=sys.stderr)
         return 2
@@ -283,22 +280,19 @@ def _deal_key(args: argparse.Namespace) -> DealKey:
     return key
 
 
-async def _serve(
+def _host(
     args: argparse.Namespace,
     configs: list[TableConfig],
     tls: tuple[bytes, bytes] | None,
     spectator_token: str | None,
 ) -> list[TableResult]:
-    cert, key = tls if tls is not None else (None, None)
-    async with open_server(
-        args.address,
-        plaintext=tls is None,
-        tls_cert=cert,
-        tls_key=key,
-        spectator_token=spectator_token,
-    ) as server:
-        starts = [anyio.Event() for _ in configs]
-        tables = [server.start_table(c, start=e) for c, e in zip(configs, starts, strict=True)]
+    """Serve the tables (:func:`chaodipi.arena.serving.hosting.host_tables`): the spectator
+    token's file and the tickets once the server listens, each table's game record as it ends."""
+
+    def announce(server: ArenaServer, tables: list[Table]) -> None:
+        if spectator_token is not None:  # first: the tickets file says the server is ready
+            path = _spectator_token_path(args.spectator_token, args.tickets)
+            publish_spectator_token(spectator_token, path, "serve")
         lines = [
             json.dumps(
                 {"table": t.name, "seat": s, "ticket": t.ticket(s), "address": server.address}
@@ -306,54 +300,27 @@ async def _serve(
             for t in tables
             for s in range(4)
         ]
-        results: list[TableResult | None] = [None] * len(tables)
-        async with anyio.create_task_group() as nursery:
-            # Ctrl-C and SIGTERM stop the tables cleanly from before anyone is told the
-            # server is ready (the tickets), never killing it half-announced
-            await nursery.start(stop_on_signals, functools.partial(_stop_tables, tables))
-            if spectator_token is not None:  # first: the tickets file says the server is ready
-                path = _spectator_token_path(args.spectator_token, args.tickets)
-                publish_spectator_token(spectator_token, path, "serve")
-            _publish(lines, args.tickets)
-            for table, start in zip(tables, starts, strict=True):
-                nursery.start_soon(start_when_seated, table, start, args.connect_timeout)
-            async with anyio.create_task_group() as waiting:
-                for i, table in enumerate(tables):
-                    waiting.start_soon(_wait_and_release, server, table, results, i, args.records)
-            nursery.cancel_scope.cancel()
-        return [r for r in results if r is not None]
+        _publish(lines, args.tickets)
 
+    def ended(table: Table) -> None:
+        write_file(_record_path(args.records, table.name), table_record(table))
 
-async def start_when_seated(table: Table, start: anyio.Event, timeout_s: float) -> None:
-    """Let the table begin once its four seats are taken; if a seat has not been within
-    ``timeout_s``, the table is void (:meth:`Table.void`: ended undecided, before any play), as
-    a game of ``arena run`` whose bot never took its seat."""
-    never = await table.wait_seated(timeout_s)
-    if not never:
-        start.set()  # (a seat that connected and dropped may still come back: its clock runs)
-        return
-    seats = f"seat {never[0]}" if len(never) == 1 else f"seats {', '.join(map(str, never))}"
-    table.void(never, f"{seats} did not connect within {timeout_s:g} s")
+    def stopping() -> None:
+        print("arena serve: stopping", file=sys.stderr)
 
-
-def _stop_tables(tables: list[Table]) -> None:
-    """On SIGINT or SIGTERM: stop every table (each still reports its result)."""
-    print("arena serve: stopping", file=sys.stderr)
-    for table in tables:
-        table.stop("the server was stopped")
-
-
-async def _wait_and_release(
-    server: ArenaServer,
-    table: Table,
-    results: list[TableResult | None],
-    index: int,
-    records: Path,
-) -> None:
-    """Keep a table's result once it ends and write its game record, then release it."""
-    results[index] = await server.wait(table)
-    write_file(_record_path(records, table.name), table_record(table))
-    server.release(table)
+    return anyio.run(
+        functools.partial(
+            host_tables,
+            args.address,
+            configs,
+            tls=tls,
+            spectator_token=spectator_token,
+            announce=announce,
+            ended=ended,
+            stopping=stopping,
+        ),
+        backend="asyncio",
+    )
 
 
 def _record_path(records: Path, table: str) -> Path:

@@ -64,7 +64,8 @@ def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
     from chaodipi.arena.cli.games import find_game
     from chaodipi.arena.errors import UsageError
     from chaodipi.arena.records import check_lines, read_file, unpack
-    from chaodipi.arena.tournament.results import ResultsDB, game_label
+    from chaodipi.arena.results.database import ResultsDB
+    from chaodipi.arena.results.rows import game_label
     from chaodipi.engine.errors import ReplayError
 
     try:

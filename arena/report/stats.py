@@ -1,5 +1,6 @@
-"""Tournament statistics: score, Elo difference with its 95 % error, LOS, pentanomial pairs,
-the SPRT on the exact pentanomial likelihood ratio, and a joint maximum-likelihood rating.
+"""Tournament statistics: score, Elo difference with its 95 % error, LOS, pentanomial pairs
+and a joint maximum-likelihood rating (the SPRT is the results' own,
+:mod:`chaodipi.arena.results.sprt`).
 
 The score formulas are cutechess-cli's and fastchess's (docs/report.md derives each one):
 with ``s`` the mean score per game (or per pair), ``σ²`` its variance and ``N`` the games
@@ -23,35 +24,26 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq, minimize
+from scipy.optimize import minimize
+
+from chaodipi.arena.results.sprt import PAIR_SCORES
 
 __all__ = [
     "MIN_PAIRS",
     "EloEstimate",
     "Rating",
-    "SprtResult",
-    "SprtTest",
     "elo",
     "elo_estimate",
     "joint_ratings",
-    "logistic",
-    "pentanomial",
     "pentanomial_estimate",
-    "pentanomial_llr",
-    "pentanomial_with_score",
-    "sprt",
-    "sprt_bounds",
     "wilson_interval",
 ]
 
 _Z95 = NormalDist().inv_cdf(0.975)
 _ELO_PER_NATURAL = 400 / math.log(10)
 """Elo points per unit of natural-log strength (Bradley–Terry's θ)."""
-PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
-"""A pair's mean score per game in each pentanomial bucket: LL, LD, WL+DD, WD, WW."""
 MIN_PAIRS = 10
 """The complete pairs a pairing needs before the report gives its Elo, LOS, score interval and
 variance removed. They use the normal quantile 1.96 with the variance the pairs show; below 10
@@ -59,8 +51,6 @@ pairs Student's t quantile for N − 1 degrees of freedom is far from it (12.7 a
 at 4, 2.26 at 10), so the printed 95 % interval would truly cover 70 % at 2 pairs, 86 % at 4 and
 92 % at 10, and a handful of pairs often shows no spread at all (LOS 100 % from 4 pairs won).
 docs/report.md says so beside the numbers."""
-EMPTY_BUCKET = 1e-3
-"""The count an empty pentanomial bucket gets in the SPRT (fishtest's regularisation)."""
 
 
 def elo(score: float) -> float:
@@ -70,11 +60,6 @@ def elo(score: float) -> float:
     if score >= 1:
         return math.inf
     return -400 * math.log10(1 / score - 1)
-
-
-def logistic(elo_difference: float) -> float:
-    """The expected score of an Elo difference (the inverse of ``elo``)."""
-    return 1 / (1 + 10 ** (-elo_difference / 400))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,14 +107,6 @@ def elo_estimate(wins: int, losses: int, draws: int) -> EloEstimate:
     return replace(estimate, los=los)
 
 
-def pentanomial(pair_scores: Iterable[float]) -> tuple[int, int, int, int, int]:
-    """Counts of pairs scoring 0, ½, 1, 1½, 2 points (LL, LD, WL+DD, WD, WW)."""
-    counts = [0, 0, 0, 0, 0]
-    for score in pair_scores:
-        counts[round(score * 2)] += 1
-    return (counts[0], counts[1], counts[2], counts[3], counts[4])
-
-
 def pentanomial_estimate(counts: Sequence[int]) -> EloEstimate:
     """From pairs of games (fastchess): a pair's score per game is 0, ¼, ½, ¾ or 1."""
     return _estimate(PAIR_SCORES, counts)
@@ -143,127 +120,6 @@ def wilson_interval(successes: float, n: int, z: float = _Z95) -> tuple[float, f
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-# --- SPRT -----------------------------------------------------------------------------------
-
-
-def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
-    """SPRT decision bounds (lower, upper) on the log-likelihood ratio (Wald's)."""
-    return (math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
-
-
-def pentanomial_with_score(frequencies: Sequence[float], mean: float) -> list[float]:
-    """The pentanomial distribution most likely to give ``frequencies`` (all positive, summing
-    to 1) among those whose expected pair score per game is ``mean`` (Van den Bergh):
-    ``qᵢ = pᵢ / (1 + x (aᵢ − mean))``, with the Lagrange multiplier ``x`` the root of
-    ``Σ pᵢ (aᵢ − mean) / (1 + x (aᵢ − mean)) = 0``.
-
-    That sum falls strictly in ``x`` between the poles ``−1/(1 − mean)`` and ``1/mean`` (every
-    frequency is positive), so a bracketing root finder cannot miss the root."""
-    shifts = [a - mean for a in PAIR_SCORES]
-
-    def secular(x: float) -> float:
-        return sum(p * d / (1 + x * d) for p, d in zip(frequencies, shifts, strict=True))
-
-    low, high = -1 / max(shifts), -1 / min(shifts)
-    margin = (high - low) * 1e-14
-    x = brentq(secular, low + margin, high - margin, xtol=1e-15, rtol=4 * np.finfo(float).eps)
-    return [p / (1 + x * d) for p, d in zip(frequencies, shifts, strict=True)]
-
-
-def pentanomial_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
-    """The log-likelihood ratio of H1 (Elo ``elo1``) over H0 (``elo0``) of pentanomial pair
-    counts (LL, LD, WL+DD, WD, WW): fishtest's ``LLR_logistic``. Each hypothesis is the
-    maximum-likelihood pentanomial distribution whose expected score is the logistic score of
-    its Elo; an empty bucket counts ``EMPTY_BUCKET`` pairs. No pairs give 0.
-
-    >>> round(pentanomial_llr([0, 0, 0, 0, 23], 0, 50), 3)
-    3.073
-    """
-    if len(counts) != len(PAIR_SCORES):
-        raise ValueError(f"pentanomial counts have 5 buckets, not {len(counts)}")
-    if sum(counts) == 0:
-        return 0.0
-    regular = [c if c > 0 else EMPTY_BUCKET for c in counts]
-    total = sum(regular)
-    frequencies = [c / total for c in regular]
-    h0 = pentanomial_with_score(frequencies, logistic(elo0))
-    h1 = pentanomial_with_score(frequencies, logistic(elo1))
-    return sum(c * math.log(q1 / q0) for c, q0, q1 in zip(regular, h0, h1, strict=True))
-
-
-@dataclass(frozen=True, slots=True)
-class SprtTest:
-    """A sequential probability ratio test: H0 Elo ``elo0``, H1 Elo ``elo1`` (elo0 < elo1),
-    with false-H1 rate ``alpha`` under H0 and false-H0 rate ``beta`` under H1."""
-
-    elo0: float
-    elo1: float
-    alpha: float
-    beta: float
-
-    def __post_init__(self) -> None:
-        if not (0 < self.alpha < 1 and 0 < self.beta < 1) or not self.elo0 < self.elo1:
-            raise ValueError("an SPRT needs elo0 < elo1 and 0 < alpha, beta < 1")
-
-    def describe(self) -> str:
-        """``elo0 0, elo1 50, α 0.05, β 0.05``."""
-        return (
-            f"elo0 {_num(self.elo0)}, elo1 {_num(self.elo1)}, "
-            f"α {_num(self.alpha)}, β {_num(self.beta)}"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class SprtResult:
-    """An SPRT's state after ``pairs`` complete pairs: the LLR, its bounds and the verdict
-    ("H0", "H1", or None to go on playing)."""
-
-    test: SprtTest
-    llr: float
-    lower: float
-    upper: float
-    pairs: int
-    verdict: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain, strict-JSON-safe values (every number here is finite)."""
-        return {
-            "elo0": self.test.elo0,
-            "elo1": self.test.elo1,
-            "alpha": self.test.alpha,
-            "beta": self.test.beta,
-            "llr": self.llr,
-            "lower": self.lower,
-            "upper": self.upper,
-            "pairs": self.pairs,
-            "verdict": self.verdict,
-        }
-
-    def __str__(self) -> str:
-        hypotheses = self.test.describe()
-        llr, low, up = (_num(x, ".2f") for x in (self.llr, self.lower, self.upper))
-        after = f"after {self.pairs} pair{'' if self.pairs == 1 else 's'}"
-        if self.verdict == "H1":
-            return f"H1 accepted ({hypotheses}): LLR {llr} ≥ {up} {after}"
-        if self.verdict == "H0":
-            return f"H0 accepted ({hypotheses}): LLR {llr} ≤ {low} {after}"
-        return f"continue ({hypotheses}): LLR {llr} in ({low}, {up}) {after}"
-
-
-def _num(value: float, spec: str = "g") -> str:
-    """A number with a real minus sign."""
-    return format(value, spec).replace("-", "−")
-
-
-def sprt(test: SprtTest, counts: Sequence[int]) -> SprtResult:
-    """The SPRT on pentanomial pair counts (LL, LD, WL+DD, WD, WW): accept H1 once the LLR
-    reaches the upper bound, H0 once it falls to the lower one. Check after every pair."""
-    llr = pentanomial_llr(counts, test.elo0, test.elo1)
-    lower, upper = sprt_bounds(test.alpha, test.beta)
-    verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
-    return SprtResult(test, llr, lower, upper, int(sum(counts)), verdict)
 
 
 # --- joint rating ---------------------------------------------------------------------------

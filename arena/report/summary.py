@@ -37,17 +37,15 @@ from chaodipi.arena.report.stats import (
     MIN_PAIRS,
     EloEstimate,
     Rating,
-    SprtResult,
-    SprtTest,
     elo_estimate,
     joint_ratings,
-    pentanomial,
     pentanomial_estimate,
     wilson_interval,
 )
-from chaodipi.arena.report.stats import sprt as sprt_of_counts
+from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial
+from chaodipi.arena.results.sprt import sprt as sprt_of_counts
 from chaodipi.arena.terminal import visible
-from chaodipi.arena.tournament.results import GameRow, game_label
 
 __all__ = [
     "BotLine",
@@ -316,13 +314,6 @@ def _sprt_of(test: SprtTest, names: list[str], pairs: list[PairLine]) -> SprtRes
     return sprt_of_counts(test, counts)
 
 
-def _problem(row: GameRow) -> str:
-    """What went wrong in a game but why it is void (which the void games list), or ``""``."""
-    if row.void is not None and row.errors.startswith(row.void):
-        return row.errors[len(row.void) :].strip()
-    return row.errors
-
-
 def build_report(
     rows: list[GameRow], bot_names: list[str] | None = None, *, sprt: SprtTest | None = None
 ) -> Report:
@@ -345,7 +336,7 @@ def build_report(
         for r in rows
         if r.void is not None
     ]
-    problems = [problem for r in rows if (problem := _problem(r))]
+    problems = [r.errors for r in rows if r.errors]  # (why a game is void: in ``voids``)
     result = None if sprt is None else _sprt_of(sprt, names, pair_lines)
     return Report(len(played), pair_lines, bots, problems, voids, result)
 

@@ -373,18 +373,20 @@ class Table:
             await self.connected.wait()
         return [seat for seat in range(len(self.seats)) if not self.seated(seat)]
 
-    def void(self, seats: Sequence[int], why: str) -> None:
-        """End the match now as no result (:class:`Void`): the bots of ``seats`` never took
-        them. ``ValueError`` for a seat that has been sent its hand: its bot's failures count
-        (a strike, an illegal answer, a forfeit), never void the match. A match that ended, or
-        is ending for another reason, keeps that one."""
+    def void(self, seats: Sequence[int], why: str) -> Void | None:
+        """End the match now as no result: the bots of ``seats`` never took them; the
+        :class:`Void` it got. ``ValueError`` for a seat that has been sent its hand: its bot's
+        failures count (a strike, an illegal answer, a forfeit), never void the match. A match
+        that ended, or is ending for another reason, keeps that one (None)."""
         taken = [seat for seat in seats if self.seated(seat)]
         if taken:
             raise ValueError(f"seat {taken[0]} was sent its hand: its match cannot be void")
-        if self.result is None and self._cut is None:
-            void = Void(tuple(seats), why)
-            self._cut = _Cut(void.reason, void=void)
-            self._scope.cancel()
+        if self.result is not None or self._cut is not None:
+            return None
+        void = Void(tuple(seats), why)
+        self._cut = _Cut(void.reason, void=void)
+        self._scope.cancel()
+        return void
 
     def stop(self, reason: str) -> None:
         """End the match now, undecided (the server is shutting down)."""

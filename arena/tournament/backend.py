@@ -23,9 +23,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
+from chaodipi.arena.deals import DealSource
+from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.tournament.config import TournamentConfig
-from chaodipi.arena.tournament.deals import DealSource
-from chaodipi.arena.tournament.results import GameKey, GameRow
 
 __all__ = [
     "Assignment",

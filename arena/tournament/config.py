@@ -52,13 +52,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
+from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.tournament.deal_sets import (
     DealSetError,
     check_covers,
     load_deal_set,
     resolve_deal_set,
 )
-from chaodipi.arena.tournament.results import GameKey
 from chaodipi.engine.presets import PRESETS
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Deal sets as files: deals anyone may read and play again, format ``chaodipi-deals/1``.
 
-A tournament normally deals from a secret :class:`chaodipi.arena.tournament.deals.DealKey`.
+A tournament normally deals from a secret :class:`chaodipi.arena.deals.DealKey`.
 A deal set publishes its deals instead, for research: the preset, each deal's number and seed
 (and the key the seeds come from, when there is one), and, so that people and other engines
 can read them without ours, the cards of each deal's first hands in the game record's notation
@@ -34,8 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.deals import KEY_BYTES, DealKey
 from chaodipi.arena.errors import DealSetError
-from chaodipi.arena.tournament.deals import KEY_BYTES, DealKey
 from chaodipi.engine.auction import KITTY_SIZE, Auction
 from chaodipi.engine.cards import DECK, parse_cards
 from chaodipi.engine.presets import PRESETS

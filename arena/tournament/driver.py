@@ -41,10 +41,13 @@ from typing import assert_never
 
 import anyio
 
+from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import BackendFailed, ConfigError
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import write_packed
-from chaodipi.arena.report.stats import SprtTest
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameKey, GameRow, game_label
+from chaodipi.arena.results.sprt import SprtTest
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.tournament.backend import (
     Assignment,
@@ -56,10 +59,8 @@ from chaodipi.arena.tournament.backend import (
 )
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.deal_sets import DealSetError, load_deal_set
-from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome, Recorder, Write, write_now
-from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.arena.tournament.writer import open_writer
 
@@ -220,7 +221,7 @@ async def run_tournament(
     Returns what the run did: ``stopped`` says why it ended early (a bot that keeps failing,
     a backend that could not go on), ``sprt`` the verdict that ended it, ``interrupted`` that
     Ctrl-C or SIGTERM did (when this runs in the main thread). Raises what
-    :class:`chaodipi.arena.tournament.results.ResultsDB` raises (a database in use, or another
+    :class:`chaodipi.arena.results.database.ResultsDB` raises (a database in use, or another
     tournament's, or one to ``resume``), and what the backend's set-up raises."""
     if backend is None:
         backend = LocalBackend()

@@ -2,7 +2,7 @@
 
 Every pairing plays the same deals, and each deal twice with the teams' seats swapped, so card
 luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
-tournament's secret key (:mod:`chaodipi.arena.tournament.deals`), which the driver
+tournament's secret key (:mod:`chaodipi.arena.deals`), which the driver
 (:mod:`chaodipi.arena.tournament.driver`) hands over with the games to play. A game starts a table
 on the in-process server and seats four players from the bots' pools of long-lived processes
 (:mod:`chaodipi.arena.tournament.pools`: a process is never given two seats of one deal). When the
@@ -11,9 +11,10 @@ match ends, :func:`play_games` hands the driver the game's
 before the next game takes the slot (``concurrency`` games at once). The driver stores it; this
 module stores and counts nothing.
 
-A game in which a bot never took its seat (it could not start, or exited or did not connect in
-time before it was sent its hand: :meth:`Table.void`, the rule ``arena serve`` voids by too) is
-void: its row says why, and it is played again on ``--resume``. A process that dies holding a
+A game in which a bot never took its seat (it could not start, or exited before it was sent its
+hand: :meth:`Table.void`; or did not connect in time: the rule of
+:mod:`chaodipi.arena.serving.hosting`, which ``arena serve`` voids by too) is void: its row says
+why, and it is played again on ``--resume``. A process that dies holding a
 seat it was sent its hand in (at its first decision as later) forfeits that game and is
 replaced. Each of these is a :class:`chaodipi.arena.tournament.backend.BotFailure` in the game's
 result; a seat not taken while the server refused streams for lack of room is not the bot's
@@ -37,10 +38,13 @@ from pathlib import Path
 
 import anyio
 
+from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.records import pack, table_record
+from chaodipi.arena.results.rows import GameKey, GameRow, game_label
 from chaodipi.arena.serving.admission import Admission
+from chaodipi.arena.serving.hosting import void_unseated
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.tournament.backend import (
@@ -51,10 +55,8 @@ from chaodipi.arena.tournament.backend import (
     OnResult,
 )
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
-from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.pools import Player, Players
 from chaodipi.arena.tournament.processes import stderr_tail
-from chaodipi.arena.tournament.results import GameKey, GameRow, game_label
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.seats import SEATS, other_team, team_of, team_seats
@@ -124,9 +126,21 @@ class _Game:
     def unseated(
         self, seat: int, why: str, stderr: Path | None, player: Player | None = None
     ) -> None:
-        """The bot of ``seat`` did not take it (it was never sent its hand): the game is void.
-        It is the bot's failure unless the server refused streams for lack of room since the
-        game (or ``player``'s process) began."""
+        """The bot of ``seat`` did not take it (it was never sent its hand): the game is void
+        (:meth:`Table.void`), and :meth:`note_unseated`."""
+        self.note_unseated(seat, why, stderr, player)
+        self.table.void([seat], f"{self.who([seat])} {why}")
+
+    def who(self, seats: Sequence[int]) -> str:
+        """The bots of ``seats``, as a void table's reason names them: ``alpha (seat 1)``."""
+        return ", ".join(f"{self.specs[seat].name} (seat {seat})" for seat in seats)
+
+    def note_unseated(
+        self, seat: int, why: str, stderr: Path | None, player: Player | None = None
+    ) -> None:
+        """Keep why the bot of ``seat`` did not take it, for the game's row: the bot's failure
+        unless the server refused streams for lack of room since the game (or ``player``'s
+        process) began."""
         spec = self.specs[seat]
         tail = None if stderr is None else stderr_tail(stderr)
         since = self.refused_before
@@ -144,7 +158,6 @@ class _Game:
         self.void.append(line if tail is None else f"{line}; its stderr ends:\n{tail}")
         process = "" if player is None else f"{player.name}@{self.instance}"
         self.failures.append(BotFailure(spec.name, kind, why, tail, process))
-        self.table.void([seat], f"{spec.name} (seat {seat}) {why}")
 
     def player_gone(self, seat: int, player: Player, code: int | None) -> None:
         """A process holding one of this game's seats exited: if the seat was never sent its
@@ -192,18 +205,14 @@ class _Game:
 
 
 async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
-    """Every seat must be taken within ``timeout`` seconds of the game's start; a process
-    that did not take its seat is ended (a fresh one takes its place next time)."""
-    for seat in await game.table.wait_seated(timeout):
-        if game.table.result is not None:
-            return
+    """Every seat must be taken within ``timeout`` seconds of the game's start, or the game is
+    void (:func:`chaodipi.arena.serving.hosting.void_unseated`); a process that did not take
+    its seat is ended (a fresh one takes its place next time)."""
+    void = await void_unseated(game.table, timeout, who=game.who)
+    for seat in () if void is None else void.seats:
         player = game.players[seat]
-        game.unseated(
-            seat,
-            f"did not connect within {timeout:g} s",
-            None if player is None else player.stderr,
-            player,
-        )
+        stderr = None if player is None else player.stderr
+        game.note_unseated(seat, f"did not connect within {timeout:g} s", stderr, player)
         if player is not None and player.process is not None:
             run.players.retire(player, "it did not connect its seat in time")
 
@@ -245,7 +254,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     started = time.perf_counter()
     try:
         if isinstance(seated, NoSeat):
-            game.unseated(specs.index(seated.spec), str(seated), None)
+            game.unseated([s.name for s in specs].index(seated.bot), str(seated), None)
         else:
             await _seat_players(run, game, seated)
         async with anyio.create_task_group() as watchers:
@@ -320,7 +329,7 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
         crashes_b=game.crashes[b_team],
         forfeit=forfeit,
         reason=result.reason,
-        errors="\n".join(game.void + game.problems),
+        errors="\n".join(([] if void is not None else game.void) + game.problems),
         seconds=seconds,
         void=void,
         fallbacks_a=fallbacks[a_team],

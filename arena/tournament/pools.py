@@ -219,7 +219,7 @@ class Players:
                     waiting.deadline = float("inf")  # command bots: the busy ones will be free
                 await changed.wait()
         missing = next(s for s in specs if self._pools[s.name].door is not None)
-        raise NoSeat(missing, self._too_few_sessions(missing, deal))
+        raise NoSeat(missing.name, self._too_few_sessions(missing, deal))
 
     def _choose(self, deal: int, specs: list[BotSpec]) -> list[_Choice] | None:
         """A player (or a process to start) for every seat, or None if the game must wait."""

@@ -37,11 +37,11 @@ import anyio
 
 from chaodipi.arena.errors import BackendFailed, ClusterError, ShardError, UsageError
 from chaodipi.arena.logs import get_logger
+from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.tournament.backend import Assignment, OnResult
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.ray_cluster import connect, import_ray
 from chaodipi.arena.tournament.ray_shard import Shard, ShardResult, play_shard
-from chaodipi.arena.tournament.results import GameKey
 
 __all__ = [
     "IN_FLIGHT_PER_SLOT",

@@ -35,14 +35,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import ShardError
 from chaodipi.arena.logs import configure_logging, get_logger
+from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.serving.server import open_server, tune_garbage_collector
 from chaodipi.arena.tournament.backend import GameResult
 from chaodipi.arena.tournament.config import TournamentConfig
-from chaodipi.arena.tournament.deals import DealSource
 from chaodipi.arena.tournament.local import play_games
-from chaodipi.arena.tournament.results import GameKey
 
 __all__ = ["Shard", "ShardResult", "loop_items", "play_shard"]
 

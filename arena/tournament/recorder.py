@@ -20,9 +20,10 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.report.stats import SprtResult, SprtTest, pentanomial, sprt
+from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial, sprt
 from chaodipi.arena.tournament.config import TournamentConfig, schedule
-from chaodipi.arena.tournament.results import GameRow, ResultsDB, game_label
 
 __all__ = ["Outcome", "Recorder", "Write", "write_now"]
 
@@ -149,8 +150,8 @@ class Recorder:
             outcome.void += 1
         else:
             outcome.played += 1
-        if row.errors:
-            outcome.problems.append(row.errors)
+        if row.trouble:
+            outcome.problems.append(row.trouble)
         self.log.info(
             "game_over",
             game=game_label(row.key),

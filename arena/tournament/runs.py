@@ -1,5 +1,5 @@
 """The runs a results database has seen: each ``arena run`` records the config it ran with and
-its SPRT (``runs`` table, :class:`chaodipi.arena.tournament.results.StoredRun`), and
+its SPRT (``runs`` table, :class:`chaodipi.arena.results.rows.StoredRun`), and
 :func:`claim_run` decides whether a run may write into the file.
 
 A run may grow the tournament stored there (``--resume`` with more deals, another bot, another
@@ -16,11 +16,11 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from chaodipi.arena.errors import ResumeError
+from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.config import TournamentConfig, resume_refusal
-from chaodipi.arena.tournament.results import ResultsDB
 
 if TYPE_CHECKING:
-    from chaodipi.arena.report.stats import SprtTest
+    from chaodipi.arena.results.sprt import SprtTest
 
 __all__ = ["claim_run"]
 

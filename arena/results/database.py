@@ -1,15 +1,13 @@
 """Tournament results in SQLite: one row per finished game, written as each game ends.
 
-A game is identified by (bot_a, bot_b, deal, swapped): ``deal`` is the deal number, played
-twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seats 1+3. People
-name it by its name (:func:`game_label`, ``alpha-beta-d3-a``) or by its number in the file
-(``id``: 1 for the first game stored, 2 for the next, never changed; a void game played again
-keeps its number). The live log, ``arena games``, ``arena show``, the CSV and the JSON give
-both. The deal
-itself comes from the tournament's secret key, kept in the ``meta`` table
-(:mod:`chaodipi.arena.tournament.deals`). ``--resume`` skips every game already stored, so an
-interrupted tournament loses and repeats nothing; a void game (a bot never took its seat) is
-stored with its reason and played again.
+A game is identified by its :class:`~chaodipi.arena.results.rows.GameKey` (bot_a, bot_b, deal,
+swapped). People name it by its name (:func:`~chaodipi.arena.results.rows.game_label`,
+``alpha-beta-d3-a``) or by its number in the file (``id``: 1 for the first game stored, 2 for
+the next, never changed; a void game played again keeps its number). The live log, ``arena
+games``, ``arena show``, the CSV and the JSON give both. The deal itself comes from the
+tournament's secret key, kept in the ``meta`` table (:mod:`chaodipi.arena.deals`).
+``--resume`` skips every game already stored, so an interrupted tournament loses and repeats
+nothing; a void game (a bot never took its seat) is stored with its reason and played again.
 
 Each game's record (:mod:`chaodipi.arena.records`) is kept in the ``records`` table, and read
 (:meth:`ResultsDB.record`) only once it is released: once every game of its run on its deal is
@@ -20,7 +18,7 @@ One run writes a database at a time: :class:`ResultsDB` holds an exclusive lock 
 as long as it is open for writing, and a second writer is refused at once.
 
 A database may be anyone's: its tables are checked as it is opened, and what is read from them
-as it is read (:mod:`chaodipi.arena.tournament.results_check`); anything amiss, or any error
+as it is read (:mod:`chaodipi.arena.results.check`); anything amiss, or any error
 SQLite raises while reading, is a :class:`DatabaseError` naming the file, in one line.
 """
 
@@ -30,21 +28,22 @@ import fcntl
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import DatabaseError, NotResultsDatabase, ResumeError
-from chaodipi.arena.tournament.deals import DealKey
-from chaodipi.arena.tournament.results_check import (
+from chaodipi.arena.results.check import (
     check_tables,
     deal_key_text,
     game_values,
     stored_config,
     stored_sprt,
 )
+from chaodipi.arena.results.rows import GameKey, GameRow, StoredRun
 
-__all__ = ["GameKey", "GameRow", "ResultsDB", "StoredRun", "game_label"]
+__all__ = ["ResultsDB"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,7 +59,8 @@ CREATE TABLE IF NOT EXISTS games (
     crashes_a INTEGER NOT NULL, crashes_b INTEGER NOT NULL,
     forfeit TEXT,               -- the bot whose team forfeited, if any
     reason TEXT NOT NULL,
-    errors TEXT NOT NULL,       -- what went wrong with the bots' processes ('' if nothing)
+    errors TEXT NOT NULL,       -- what went wrong with the bots' processes but why the game
+                                -- is void ('' if nothing; see _APART)
     seconds REAL NOT NULL,
     finished_at TEXT NOT NULL DEFAULT (datetime('now')),
     void TEXT,                  -- why the game is not a result (a bot never took its seat), or NULL
@@ -84,78 +84,26 @@ CREATE TABLE IF NOT EXISTS runs (  -- one row per `arena run` on this file, the 
 """
 
 
-@dataclass(frozen=True, slots=True)
-class GameKey:
-    bot_a: str
-    bot_b: str
-    deal: int
-    """The deal number (its cards come from the tournament's deal key)."""
-    swapped: bool
-    """False: bot_a's team sits in seats 0 and 2; True: in seats 1 and 3."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "swapped", bool(self.swapped))  # SQLite gives 0 and 1
-
-
-def game_label(key: GameKey) -> str:
-    """A game's name in logs, replays and messages (``b``: seats swapped). Not the table's
-    name, which no bot can guess.
-
-    >>> game_label(GameKey("alpha", "beta", 3, False))
-    'alpha-beta-d3-a'
-    """
-    return f"{key.bot_a}-{key.bot_b}-d{key.deal}-{'b' if key.swapped else 'a'}"
-
-
-@dataclass(frozen=True, slots=True)
-class GameRow:
-    key: GameKey
-    score_a: float | None
-    hands: int
-    levels_a: int
-    levels_b: int
-    defended_a: int
-    points_a: int
-    defended_b: int
-    points_b: int
-    strikes_a: int
-    strikes_b: int
-    illegal_a: int
-    illegal_b: int
-    crashes_a: int
-    crashes_b: int
-    forfeit: str | None
-    reason: str
-    errors: str
-    seconds: float
-    void: str | None = None
-    """Why the game is not a result (a bot never took its seat), or None."""
-    id: int | None = None
-    """Its number in the results file, given as it is stored (:meth:`ResultsDB.add`)."""
-    fallbacks_a: int = 0
-    """Answers bot_a's kit chose for its seats (``Answer.fallback``: too late for the kit's
-    guard, no action, or refused)."""
-    fallbacks_b: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRun:
-    """One ``arena run`` on a results file: when it started, the config it ran with (the
-    JSON of :meth:`chaodipi.arena.tournament.config.TournamentConfig.record`) and its SPRT's
-    hypotheses (``elo0``, ``elo1``, ``alpha``, ``beta``), if it had one."""
-
-    started_at: str
-    resumed: bool
-    config: dict[str, Any]
-    sprt: dict[str, float] | None
-
-
 _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
     f.name for f in fields(GameRow) if f.name != "key"
 ]
 _ADDED = {"fallbacks_a", "fallbacks_b"}
 """Counts a results file an older arena wrote has no column for (``ALTER TABLE`` adds them
 when a run resumes it; a reader takes them as 0)."""
+
+_APART = "errors_apart_from_void"
+"""The ``meta`` key of a file whose ``errors`` never repeat its ``void`` text (every file this
+arena writes). A file an older arena wrote began a void game's ``errors`` with its ``void``
+text: a writer drops it from those rows as it opens the file, and a reader reads them without
+it (:data:`_OLDER_ERRORS`), so that a game's problems are never parsed out of its text."""
+
+_OLDER_ERRORS = (
+    "CASE WHEN typeof(void) = 'text' AND typeof(errors) = 'text' "
+    "AND substr(errors, 1, length(void)) = void "
+    "THEN ltrim(substr(errors, length(void) + 1), char(10)) ELSE errors END"
+)
+"""A void game's ``errors`` in a file an older arena wrote, without the ``void`` text it
+began with."""
 
 _STORED_ORDER = "ROW_NUMBER() OVER (ORDER BY rowid)"
 """A game's number in a file written before games had numbers, over all its games: its place
@@ -174,7 +122,7 @@ class ResultsDB:
         self.path = path
         self._lock_fd: int | None = None
         self._tables: set[str] = set()
-        """The arena's tables the file holds (checked: results_check.check_tables)."""
+        """The arena's tables the file holds (checked: check.check_tables)."""
         try:
             if read_only:
                 if not path.exists():
@@ -286,6 +234,9 @@ class ResultsDB:
                 "FROM games) AS stored WHERE games.rowid = stored.r"
             )
         self.db.execute("CREATE UNIQUE INDEX IF NOT EXISTS games_by_id ON games (id)")
+        if not self._apart():
+            self.db.execute(f"UPDATE games SET errors = {_OLDER_ERRORS}")
+            self.db.execute("INSERT INTO meta VALUES (?, '1')", (_APART,))
         self.db.commit()
         self._tables = check_tables(self.db)
 
@@ -297,7 +248,14 @@ class ResultsDB:
         names = {r[1] for r in self._read("PRAGMA table_info(games)")}
         older = {"deal": "seed AS deal", "void": "NULL AS void", "id": f"{_STORED_ORDER} AS id"}
         older |= {name: f"0 AS {name}" for name in _ADDED}
-        return [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
+        columns = [(older[c] if c in older and c not in names else c) for c in _COLUMNS]
+        if "void" in names and not self._apart():
+            columns[_COLUMNS.index("errors")] = f"{_OLDER_ERRORS} AS errors"
+        return columns
+
+    def _apart(self) -> bool:
+        """Whether this file's ``errors`` never repeat its ``void`` text (:data:`_APART`)."""
+        return bool(self._read("SELECT 1 FROM meta WHERE key = ?", (_APART,)))
 
     def claim(self, fingerprint: str, *, resume: bool) -> None:
         """Tie the file to one tournament: refuse a different one, or a rerun without resume."""
@@ -404,7 +362,7 @@ class ResultsDB:
         return None if not rows else rows[0][0]  # bytes, or what a crafted file holds
 
     def rows(self) -> list[GameRow]:
-        """Every stored game, each checked (:func:`results_check.game_values`)."""
+        """Every stored game, each checked (:func:`~chaodipi.arena.results.check.game_values`)."""
         cursor = self._read(
             f"SELECT {', '.join(self._columns())} FROM games ORDER BY bot_a, bot_b, 3, swapped"
         )
@@ -429,7 +387,7 @@ class ResultsDB:
 
     def runs(self) -> list[StoredRun]:
         """Every run recorded on this file, the first one first (none in a file written before
-        runs were recorded), each checked (:mod:`results_check`)."""
+        runs were recorded), each checked (:mod:`~chaodipi.arena.results.check`)."""
         if "runs" not in self._tables:
             return []
         cursor = self._read("SELECT started_at, resumed, config, sprt FROM runs ORDER BY rowid")

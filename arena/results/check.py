@@ -11,7 +11,7 @@ them), so nothing in it is taken on trust.
   bounds) and the deal key are checked before anything uses them.
 
 Each check raises :class:`NotResultsDatabase` with what is wrong; :class:`ResultsDB
-<chaodipi.arena.tournament.results.ResultsDB>` names the file in its one line.
+<chaodipi.arena.results.database.ResultsDB>` names the file in its one line.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import math
 import sqlite3
 from typing import Any
 
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import NotResultsDatabase
-from chaodipi.arena.tournament.deals import DealKey
 
 __all__ = [
     "check_tables",
@@ -198,7 +198,7 @@ def stored_sprt(value: object, run: int) -> dict[str, float] | None:
     what = f"the SPRT of its run {run}"
     sprt = loads(value, what)
     _valid(sprt, SPRT_SCHEMA, what)
-    from chaodipi.arena.report.stats import SprtTest  # numpy and scipy: only when there is one
+    from chaodipi.arena.results.sprt import SprtTest  # numpy and scipy: only when there is one
 
     try:
         SprtTest(**sprt)
