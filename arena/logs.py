@@ -15,7 +15,7 @@ from typing import Any, TextIO, cast
 
 import structlog
 
-from chaodipi.arena.terminal import visible
+from chaodipi.records import visible
 
 __all__ = ["configure_logging", "get_logger"]
 

@@ -18,7 +18,6 @@ import jsonschema
 import pytest
 
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.records import unpack
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.deal_sets import (
     DEALS_FORMAT,
@@ -33,7 +32,7 @@ from chaodipi.arena.tournament.results import GameKey, ResultsDB
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import record_lines
+from chaodipi.records import record_lines, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "07" * 32

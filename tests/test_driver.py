@@ -39,7 +39,7 @@ from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import dump_lines, record_lines
+from chaodipi.records import dump_lines, record_lines
 from tests.test_tournament import write_config
 
 BROKEN_STOP = (

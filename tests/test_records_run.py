@@ -10,12 +10,11 @@ import anyio
 import jsonschema
 import pytest
 
-from chaodipi.arena.records import unpack
 from chaodipi.arena.tournament.config import load_config, schedule
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.results import ResultsDB
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import record_schema, replay_record
+from chaodipi.records import record_schema, replay_record, unpack
 from tests.test_tournament import BOT, write_config
 
 HEURISTIC = BOT.replace("random_bot", "heuristic_bot")

@@ -14,12 +14,10 @@ import pytest
 from rich.cells import cell_len
 
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.records import pack, write_file
-from chaodipi.arena.report.transcript import seat_view, spaced, transcript
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import Decision, record_lines
+from chaodipi.records import Decision, pack, record_lines, seat_view, spaced, transcript, write_file
 
 TRICK = re.compile(r"^ *(\d+)\. (.*)")
 

@@ -15,13 +15,11 @@ import pytest
 from chaodipi.arena.cli.live import watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.run_job import finished_line
-from chaodipi.arena.records import pack, write_file
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.results import GameKey, ResultsDB
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import Decision, record_lines
+from chaodipi.records import Decision, pack, record_lines, visible, write_file
 from tests.test_show import _row
 
 CLEAR = "\x1b[2J\x1b[H"

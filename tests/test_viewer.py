@@ -16,15 +16,13 @@ from typing import Any
 import pytest
 
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.records import pack, write_file
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB
-from chaodipi.arena.viewer import render_html, write_html
 from chaodipi.engine.actions import parse_action
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS, preset
-from chaodipi.engine.record import Decision, record_lines
 from chaodipi.engine.view import observe
+from chaodipi.records import Decision, pack, record_lines, render_html, write_file, write_html
 
 try:
     from playwright.sync_api import Page, sync_playwright

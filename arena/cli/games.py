@@ -166,8 +166,8 @@ def _games_table(
     from rich.table import Table
     from rich.text import Text
 
-    from chaodipi.arena.terminal import visible
     from chaodipi.arena.tournament.results import game_label
+    from chaodipi.records import visible
 
     table = Table(
         title=Text(visible(f"Games in {database}")),

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from chaodipi.arena.cli.arguments import output_folder, sprt_hypotheses
 from chaodipi.arena.errors import DatabaseError
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import KEYS
 from chaodipi.arena.tournament.results import GameRow, ResultsDB, StoredRun
+from chaodipi.records import visible
 
 if TYPE_CHECKING:
     from chaodipi.arena.report.stats import SprtTest

@@ -41,7 +41,6 @@ from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.report.summary import FAULTS, Report, build_report, print_standings
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.backend import Backend
 from chaodipi.arena.tournament.config import (
     KEYS,
@@ -54,6 +53,7 @@ from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.arena.tournament.results import GameKey, GameRow, StoredRun, game_label
+from chaodipi.records import visible
 
 __all__ = ["Tally", "finished_line", "run_job"]
 

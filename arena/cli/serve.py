@@ -36,8 +36,8 @@ from chaodipi.arena.cli.arguments import (
 from chaodipi.arena.errors import AddressError, UsageError
 from chaodipi.arena.files import write_private
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.records import table_record, write_file
 from chaodipi.arena.serving.addresses import check_can_listen
+from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.serving.server import (
     ArenaServer,
     new_spectator_token,
@@ -46,10 +46,10 @@ from chaodipi.arena.serving.server import (
 )
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.signals import stop_on_signals
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.deals import DealKey
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS, preset
+from chaodipi.records import visible, write_file
 
 __all__ = [
     "add_command",

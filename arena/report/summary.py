@@ -46,8 +46,8 @@ from chaodipi.arena.report.stats import (
     wilson_interval,
 )
 from chaodipi.arena.report.stats import sprt as sprt_of_counts
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.results import GameRow, game_label
+from chaodipi.records import visible
 
 __all__ = [
     "BotLine",

@@ -43,7 +43,6 @@ import anyio
 
 from chaodipi.arena.errors import BackendFailed, ConfigError
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.records import write_packed
 from chaodipi.arena.report.stats import SprtTest
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.tournament.backend import (
@@ -62,6 +61,7 @@ from chaodipi.arena.tournament.recorder import Outcome, Recorder, Write, write_n
 from chaodipi.arena.tournament.results import GameKey, GameRow, ResultsDB, game_label
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.arena.tournament.writer import open_writer
+from chaodipi.records import write_packed
 
 __all__ = [
     "FAILURES_IN_A_ROW",

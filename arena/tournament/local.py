@@ -39,8 +39,8 @@ import anyio
 
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.records import pack, table_record
 from chaodipi.arena.serving.admission import Admission
+from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.tournament.backend import (
@@ -58,6 +58,7 @@ from chaodipi.arena.tournament.results import GameKey, GameRow, game_label
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.seats import SEATS, other_team, team_of, team_seats
+from chaodipi.records import pack
 
 __all__ = ["LocalBackend", "play_games"]
 

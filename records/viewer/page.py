@@ -32,7 +32,7 @@ _PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|START)\*/")
 
 
 def _asset(name: str) -> str:
-    return resources.files("chaodipi.arena.viewer").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("chaodipi.records.viewer").joinpath(name).read_text(encoding="utf-8")
 
 
 def _embedded_json(value: object) -> str:
@@ -78,7 +78,7 @@ def render_html(
     lines: Sequence[Mapping[str, Any]], *, seat: int | None = None, hand: int | None = None
 ) -> str:
     """The page showing the record ``lines`` (its header first, as
-    :func:`chaodipi.engine.record.load_lines` returns them). It opens at the start of hand
+    :func:`chaodipi.records.load_lines` returns them). It opens at the start of hand
     ``hand`` (numbered from 1, as printed; default the first) in what ``seat`` saw (default:
     all hands). The page holds the whole record whatever it opens with: a reader may switch
     to any seat's view, or all hands."""
