@@ -6,10 +6,11 @@ A record (format :data:`RECORD_FORMAT`) is JSON lines: a :class:`Header`, then, 
 :class:`ActionLine` per action. Each class here states the keys of its kind as the JSON Schema
 (``record.schema.json``, :func:`record_schema`) does; ``tests/test_record.py`` keeps the two
 the same (this module's annotations are evaluated, not postponed, so that a class knows its
-optional keys). Each is final, so that a check of a key (``"to" in line``) tells the kinds apart.
+optional keys). Each is final, so that a check of a key (``"to" in line``) tells the kinds
+apart.
 
->>> sorted(LINE_KINDS)[:4]
-['action', 'bury', 'buried', 'dealer']
+>>> len(LINE_KINDS), LINE_KINDS["trick"].__name__
+(20, 'TrickLine')
 >>> record_schema()["$defs"]["trick_event"]["properties"]["type"]
 {'const': 'trick'}
 """

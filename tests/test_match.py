@@ -19,9 +19,9 @@ from chaodipi.records import (
     Decision,
     dump_lines,
     load_lines,
+    match_transcript,
     record_lines,
     replay_record,
-    match_transcript,
     transcript,
 )
 

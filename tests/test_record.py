@@ -11,11 +11,11 @@ from typing import Any, Literal
 import jsonschema
 import pytest
 
+from chaodipi import records
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.errors import ReplayError
 from chaodipi.engine.match import Ending, Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi import records
 from chaodipi.records import (
     FORCED,
     RECORD_FORMAT,

@@ -27,9 +27,9 @@ from chaodipi.engine.cards import Rank, Suit  # noqa: E402
 from chaodipi.engine.events import TrumpFixed  # noqa: E402
 from chaodipi.engine.presets import PRESETS  # noqa: E402
 from chaodipi.engine.seats import team_of  # noqa: E402
+from chaodipi.records import match_transcript  # noqa: E402
 from chaodipi.rl.cardwise import DONE, PASS_ID  # noqa: E402
 from chaodipi.rl.env import AGENTS, ChaoDipiEnv  # noqa: E402
-from chaodipi.records import match_transcript  # noqa: E402
 
 EXPECTED_WARNINGS = (
     # every environment whose observation is a dict ({"observation", "action_mask"}) and is
