@@ -94,7 +94,7 @@ def play_random(preset: str, seed: int, max_hands: int | None = 3) -> Match:
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_replay_reproduces_the_match(preset: str) -> None:
-    """A game record (engine/record.py) re-plays to the same match."""
+    """A game record (chaodipi.records) re-plays to the same match."""
     match = play_random(preset, 5)
     lines = load_lines(dump_lines(record_lines(match)))
     assert lines[0]["format"] == "chaodipi-record/1" and lines[0]["preset"] == preset

@@ -1,4 +1,4 @@
-"""Every game of ``arena run`` is recorded (arena/records.py, docs/game-record.md): real bot
+"""Every game of ``arena run`` is recorded (chaodipi.records, docs/game-record.md): real bot
 processes, a real table server, the records read back from the results database, checked
 against the schema and re-played through the engine, in every preset."""
 

@@ -1,5 +1,5 @@
 """``arena games`` and ``arena show`` (arena/cli/games.py, arena/cli/show.py) and the transcript
-(arena/report/transcript.py): what a person reads of a stored game, at 80 columns."""
+(records/transcript.py): what a person reads of a stored game, at 80 columns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A bot's text reaches the operator's terminal only as visible text (arena/terminal.py): its
+"""A bot's text reaches the operator's terminal only as visible text (records/text.py): its
 name, its notes and its error text, through ``arena show`` (whole or ``--seat``), ``arena
 watch``, ``arena games``, ``arena report`` and ``arena run``'s lines, print each control
 character as an escape (``\\x1b``), and a name in square brackets is no rich markup."""

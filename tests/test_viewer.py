@@ -1,4 +1,4 @@
-"""The HTML game viewer (``arena show --html``, chaodipi.arena.viewer) in a real browser: Debian's
+"""The HTML game viewer (``arena show --html``, chaodipi.records.viewer) in a real browser: Debian's
 chromium, headless, driven by playwright. Each step of a whole hand is checked against the
 engine playing the same actions: the four hands, the trick, the defenders' points."""
 

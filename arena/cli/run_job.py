@@ -142,7 +142,7 @@ class Tally:
 def finished_line(row: GameRow, total: int) -> str:
     """The live log's line for a stored game: its number (``row.id``) and name, as ``arena
     games`` lists them, of the ``total`` games of the schedule; a bot's text in it is shown
-    visibly (:func:`chaodipi.arena.terminal.visible`).
+    visibly (:func:`chaodipi.records.visible`).
 
     >>> row = GameRow(GameKey("a", "b", 2, True), 1.0, 4, 3, 0, 2, 80, 2, 40, 0, 0, 0, 0, 0, 0,
     ...               None, "out", "", 1.23, None, 7)

@@ -128,7 +128,7 @@ class TableResult:
     """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
     decisions: tuple[Decision, ...] = ()
     """How each action of ``match.actions`` was taken (the clock, strikes, the bot's note):
-    with the match, the game's record (:mod:`chaodipi.engine.record`)."""
+    with the match, the game's record (:mod:`chaodipi.records`)."""
     void: Void | None = None
     """Set when the match is no result: a seat's bot never took its seat."""
 
