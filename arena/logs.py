@@ -2,7 +2,7 @@
 
 Loggers are bound to what they concern (``table``, ``hand``, ``seat``). Tickets are secrets and
 are never logged: nothing in the arena passes one to a logger. On a terminal every text value
-is shown by :func:`chaodipi.arena.terminal.visible` (a bot's words may hold escapes); JSON
+is shown by :func:`chaodipi.records.visible` (a bot's words may hold escapes); JSON
 lines escape control characters themselves.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, TextIO, cast
 
 import structlog
 
-from chaodipi.arena.terminal import visible
+from chaodipi.records import visible
 
 __all__ = ["configure_logging", "get_logger"]
 

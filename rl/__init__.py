@@ -8,7 +8,6 @@ docs/rl-environment.md).
 * :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
   (:class:`CardBuilder`);
 * :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
-* :mod:`chaodipi.rl.transcript`: a match as text (the environment's ``render``).
 
 The encodings need numpy only (a bot playing through the SDK needs no PettingZoo); the
 environment is imported when first named.

@@ -49,10 +49,10 @@ from chaodipi.engine.match import Match
 from chaodipi.engine.presets import preset as preset_named
 from chaodipi.engine.seats import team_of
 from chaodipi.engine.view import SeatView, observe
+from chaodipi.records import match_transcript
 from chaodipi.rl.candidates import FEATURES, candidates
 from chaodipi.rl.cardwise import NUM_ACTIONS, CardBuilder
 from chaodipi.rl.encoding import LAYOUT, LIMIT, OBSERVATION_SIZE, Vector, ViewEncoder
-from chaodipi.rl.transcript import transcript
 
 __all__ = ["AGENTS", "ChaoDipiEnv", "env"]
 
@@ -184,8 +184,8 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             self._apply(AGENTS.index(agent), chosen)
         self._accumulate_rewards()
         if self.render_mode == "human" and chosen is not None:
-            lines = transcript(self.match).splitlines()
-            for line in lines[self._printed :]:  # what happened since the last print
+            lines = match_transcript(self.match, held=False)
+            for line in lines[self._printed :]:  # what was told since the last print
                 print(line)
             self._printed = len(lines)
 
@@ -296,11 +296,12 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
         return list(self._candidates[0])
 
     def render(self) -> str | None:
-        """The match so far as a spectator sees it (:func:`chaodipi.rl.transcript.transcript`)."""
+        """The match so far as a spectator at the table sees it, as ``arena show`` tells a
+        record (:func:`chaodipi.records.match_transcript`)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() needs render_mode 'ansi' or 'human'")
             return None
-        return transcript(self.match)
+        return "\n".join(match_transcript(self.match))
 
     def close(self) -> None:
         """Nothing to release (the environment holds no processes or files)."""

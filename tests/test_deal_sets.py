@@ -19,7 +19,6 @@ import pytest
 
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.deals import DealKey
-from chaodipi.arena.records import unpack
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.tournament.config import load_config
@@ -34,7 +33,7 @@ from chaodipi.arena.tournament.deal_sets import (
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import record_lines
+from chaodipi.records import record_lines, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "07" * 32

@@ -40,7 +40,7 @@ from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
 from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import dump_lines, record_lines
+from chaodipi.records import dump_lines, record_lines
 from tests.test_tournament import write_config
 
 BROKEN_STOP = (

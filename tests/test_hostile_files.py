@@ -19,14 +19,13 @@ from typing import Any
 
 import pytest
 
-from chaodipi.arena.records import MAX_RECORD_BYTES, pack
 from chaodipi.arena.results.database import _SCHEMA, ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import dump_lines, record_lines
+from chaodipi.records import MAX_RECORD_BYTES, dump_lines, pack, record_lines
 
 RANDOM = "python3 -m chaodipi.sample_bots.random_bot"
 

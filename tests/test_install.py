@@ -133,6 +133,33 @@ def test_the_sdk_plays_without_the_server_or_its_dependencies() -> None:
     assert int(done.stdout.split()[0]) > 20
 
 
+RECORD_A_HAND = """
+import random, sys
+from chaodipi.engine import PRESETS, Match
+from chaodipi.records import (
+    dump_lines, load_lines, pack, record_lines, render_html, replay_record, transcript, unpack
+)
+
+match, rng = Match(PRESETS["classic"], seed=7, max_hands=1), random.Random(7)
+while not match.over:
+    match.apply(match.to_play, match.legal_actions().sample(rng))
+lines = load_lines(dump_lines(record_lines(match)))
+assert replay_record(unpack(pack(lines))).records == match.records
+assert render_html(lines).startswith("<!DOCTYPE html>")
+print(len(transcript(lines)) > 10, end="; ")
+blocked = sorted(set(sys.argv[1].split(",")) & {m.partition(".")[0] for m in sys.modules})
+print("loaded of the blocked:", blocked)
+"""
+
+
+def test_the_records_package_works_without_the_arena_extra() -> None:
+    """chaodipi.records is in the base install: without the arena extra (or ``arena``) a
+    match's record is made, packed, read back, re-played, told and drawn as HTML."""
+    done = _without(SERVER_ONLY, RECORD_A_HAND)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True; loaded of the blocked: []\n", done.stdout
+
+
 def test_the_arena_command_without_the_extra_says_which_extra_to_install() -> None:
     code = "from chaodipi.arena.cli.main import main\nraise SystemExit(main(['presets']))"
     done = _without(list(MODULES.values()), code)
@@ -215,11 +242,13 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
         names = set(archive.namelist())
         (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         headers = email.parser.Parser().parsestr(archive.read(metadata).decode("utf-8"))
-    for package in ("", "engine/", "bot/", "arena/", "rl/"):
+    for package in ("", "engine/", "records/", "bot/", "arena/", "rl/"):
         assert f"chaodipi/{package}py.typed" in names, package
     for name in STARTER:
         assert f"chaodipi/sample_bots/starter/{name}" in names, name
-    assert "chaodipi/engine/record.schema.json" in names  # the game record's (record_schema())
+    assert "chaodipi/records/record.schema.json" in names  # the game record's (record_schema())
+    for asset in ("page.html", "viewer.css", "viewer.js"):  # the viewer's (arena show --html)
+        assert f"chaodipi/records/viewer/{asset}" in names, asset
     for preset in PRESETS:  # the standard deal sets (arena run --deals-file standard)
         assert f"chaodipi/arena/tournament/standard_deals/{preset}.json.gz" in names, preset
     assert "chaodipi/arena/tournament/deal-set.schema.json" in names  # deal_set_schema()

@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-from chaodipi.arena.report.transcript import transcript
 from chaodipi.engine.actions import Play
 from chaodipi.engine.cards import DECK, Card, Suit, points_of
 from chaodipi.engine.errors import IllegalAction, ReplayError
@@ -16,8 +15,15 @@ from chaodipi.engine.events import EventLog, HandOver
 from chaodipi.engine.hand import HandState, Phase
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import Decision, dump_lines, load_lines, record_lines, replay_record
-from chaodipi.rl.transcript import transcript as rl_transcript
+from chaodipi.records import (
+    Decision,
+    dump_lines,
+    load_lines,
+    match_transcript,
+    record_lines,
+    replay_record,
+    transcript,
+)
 
 from .support import cards
 
@@ -88,7 +94,7 @@ def play_random(preset: str, seed: int, max_hands: int | None = 3) -> Match:
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_replay_reproduces_the_match(preset: str) -> None:
-    """A game record (engine/record.py) re-plays to the same match."""
+    """A game record (chaodipi.records) re-plays to the same match."""
     match = play_random(preset, 5)
     lines = load_lines(dump_lines(record_lines(match)))
     assert lines[0]["format"] == "chaodipi-record/1" and lines[0]["preset"] == preset
@@ -252,7 +258,8 @@ def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> No
 
     Position: ``_kangqi_hand_won_with_five_ten_king``. Verdict: the defenders took all 200
     points and hold off 扛旗 (they need 100); the hand's result, its HandOver event, its record
-    line and both transcripts say no kitty multiplier and no 上天入地."""
+    line and the transcripts (of the record, and of the match as a spectator saw it) say no
+    kitty multiplier and no 上天入地."""
     match, decisions = _kangqi_hand_won_with_five_ten_king()
     record = match.records[0]
     last = record.result.last_play
@@ -269,5 +276,6 @@ def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> No
     told = "\n".join(transcript(lines))
     assert "kitty 0" not in told and "kitty buried" not in told and "上天入地" not in told
     assert "no kitty" in told
-    said = rl_transcript(match)
-    assert "hand over: defenders 200, no kitty;" in said, said
+    said = "\n".join(match_transcript(match))
+    assert "\nno kitty\nhand 1: defenders 200 (tricks 200);" in said, said
+    assert "上天入地" not in said

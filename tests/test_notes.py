@@ -11,17 +11,16 @@ import trio
 import trio.testing
 
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.records import pack, read_file, table_record, write_file
-from chaodipi.arena.report.transcript import transcript
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
+from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.bot import Answer, run_bot
 from chaodipi.engine.actions import Pass
-from chaodipi.engine.record import replay_record
 from chaodipi.engine.view import SeatView
+from chaodipi.records import pack, read_file, replay_record, transcript, write_file
 
 from . import server_support
 from .table_support import ListPort, Player, config, kind_of, legal_of, seat_bots

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from chaodipi.arena.records import pack, write_file, write_packed
+from chaodipi.records import pack, write_file, write_packed
 from tests.test_show import _record
 from tests.test_tournament import write_config
 

@@ -33,7 +33,7 @@ from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament import ray_cluster
 from chaodipi.arena.tournament.config import MEANING, load_config, schedule
 from chaodipi.arena.tournament.ray_cluster import INSTALL_HINT, connect, loopback_only
-from chaodipi.engine.record import load_lines
+from chaodipi.records import load_lines
 from tests.test_tournament import stored_games
 
 RAY_MISSING = importlib.util.find_spec("ray") is None

@@ -1,4 +1,4 @@
-"""The game record (engine/record.py, docs/game-record.md): every line schema-checked, whole
+"""The game record (chaodipi.records, docs/game-record.md): every line schema-checked, whole
 matches of every preset re-played exactly, and a changed line caught."""
 
 from __future__ import annotations
@@ -6,16 +6,17 @@ from __future__ import annotations
 import copy
 import json
 import random
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 import pytest
 
+from chaodipi import records
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.errors import ReplayError
 from chaodipi.engine.match import Ending, Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import (
+from chaodipi.records import (
     FORCED,
     RECORD_FORMAT,
     Decision,
@@ -219,3 +220,73 @@ def test_a_record_from_the_log_is_the_record_played_again(name: str) -> None:
     fast = list(record_lines(match, decisions))
     again = list(record_lines(match, [Decision(ms=d.ms) for d in decisions]))
     assert fast == again and len(fast) > len(match.log)
+
+
+def _schema_keys(definition: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The required and the optional keys of a schema object."""
+    required = set(definition.get("required", []))
+    return required, set(definition["properties"]) - required
+
+
+def _typed_keys(cls: Any) -> tuple[set[str], set[str]]:
+    return set(cls.__required_keys__), set(cls.__optional_keys__)
+
+
+def test_each_kind_of_line_has_a_typed_class_with_the_schemas_keys() -> None:
+    """Every line kind of the JSON Schema has its TypedDict in chaodipi.records.lines, and
+    every TypedDict its kind in the schema, with the same required and optional keys; so do
+    the objects inside lines (the header's bots, result, clock and options, a reveal's bids, a
+    hand's score)."""
+    schema = record_schema()
+    kinds = {}
+    for branch in schema["oneOf"]:
+        definition = schema["$defs"][branch["$ref"].rsplit("/", 1)[1]]
+        kinds[definition["properties"]["type"]["const"]] = definition
+    assert set(kinds) == set(records.LINE_KINDS)
+    for kind, definition in kinds.items():
+        cls = records.LINE_KINDS[kind]
+        assert _typed_keys(cls) == _schema_keys(definition), kind
+        assert cls.__annotations__["type"] == Literal[kind], kind
+    defs = schema["$defs"]
+    inner = {
+        records.BotName: defs["header"]["properties"]["bots"]["items"],
+        records.Result: defs["header"]["properties"]["result"],
+        records.ClockLine: defs["header"]["properties"]["clock"],
+        records.Options: defs["header"]["properties"]["options"],
+        records.BidShown: defs["reveal_event"]["properties"]["bids"]["items"],
+        records.Score: defs["hand_over_event"]["properties"]["score"],
+    }
+    for cls, definition in inner.items():
+        assert _typed_keys(cls) == _schema_keys(definition), cls.__name__
+
+
+def test_each_trick_says_the_defenders_points_so_far() -> None:
+    """The trick line states the defenders' points in the hand so far (tricks they won and
+    failed throws' penalties), so no reader adds them up itself: at a hand's last trick they
+    are the hand's trick points and throw penalties."""
+    for seed in range(4):
+        match = _played("hefei", seed=seed, max_hands=1)
+        lines = list(record_lines(match))
+        over = next(line for line in lines if line["type"] == "hand_over")
+        assert over["type"] == "hand_over"
+        score = over["score"]
+        tricks = [line for line in lines if line["type"] == "trick"]
+        last = tricks[-1]
+        assert last["type"] == "trick"
+        assert last["defenders"] == score["trick_points"] + score["throw_penalty"]
+
+
+def test_a_record_made_before_the_defenders_points_replays() -> None:
+    """``defenders`` is optional: a record without it (made before the format had it) is
+    valid and re-plays; a wrong value is caught."""
+    match = _played("classic", seed=4, max_hands=1)
+    lines: list[Any] = [dict(line) for line in record_lines(match)]
+    validator = _validator()
+    for line in lines:
+        line.pop("defenders", None)
+        validator.validate(line)
+    assert replay_record(lines).records == match.records
+    trick = next(line for line in lines if line["type"] == "trick")
+    trick["defenders"] = 999
+    with pytest.raises(ReplayError, match="the engine makes"):
+        replay_record(lines)

@@ -1,4 +1,4 @@
-"""Every game of ``arena run`` is recorded (arena/records.py, docs/game-record.md): real bot
+"""Every game of ``arena run`` is recorded (chaodipi.records, docs/game-record.md): real bot
 processes, a real table server, the records read back from the results database, checked
 against the schema and re-played through the engine, in every preset."""
 
@@ -10,12 +10,11 @@ import anyio
 import jsonschema
 import pytest
 
-from chaodipi.arena.records import unpack
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.config import load_config, schedule
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import record_schema, replay_record
+from chaodipi.records import record_schema, replay_record, unpack
 from tests.test_tournament import BOT, write_config
 
 HEURISTIC = BOT.replace("random_bot", "heuristic_bot")

@@ -23,11 +23,13 @@ need_rl()
 import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from chaodipi.engine.cards import Rank, Suit  # noqa: E402
+from chaodipi.engine.events import TrumpFixed  # noqa: E402
 from chaodipi.engine.presets import PRESETS  # noqa: E402
 from chaodipi.engine.seats import team_of  # noqa: E402
+from chaodipi.records import match_transcript  # noqa: E402
 from chaodipi.rl.cardwise import DONE, PASS_ID  # noqa: E402
 from chaodipi.rl.env import AGENTS, ChaoDipiEnv  # noqa: E402
-from chaodipi.rl.transcript import transcript  # noqa: E402
 
 EXPECTED_WARNINGS = (
     # every environment whose observation is a dict ({"observation", "action_mask"}) and is
@@ -128,8 +130,12 @@ def test_render_is_the_transcript_and_a_bad_action_is_refused_in_one_line() -> N
         env.step(None)
     env.step(PASS_ID)
     text = env.render()
-    assert text is not None and text.splitlines()[0] == "hand 1"
-    assert "seat 0 passes (declare)" in text
+    assert text is not None
+    assert text.splitlines() == [
+        "── hand 1 · level 2 · dealer decided by declaring · progress 0 : 0 ──",
+        "auction:",
+        "  0 pass",
+    ]
     with pytest.raises(ValueError, match="action_form 'flat': use 'cards' or 'list'"):
         ChaoDipiEnv("classic", action_form="flat")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no preset 'x'"):
@@ -176,7 +182,7 @@ def test_the_loop_in_docs_runs() -> None:
         exec(compile(code_text, "docs/rl-environment.md", "exec"), namespace)
     env = namespace["env"]
     assert isinstance(env, ChaoDipiEnv) and env.match.over
-    assert printed.getvalue().startswith("hand 1")
+    assert printed.getvalue().startswith("── hand 1 · level 2 ·")
 
 
 def test_the_documented_layout_is_the_encoders() -> None:
@@ -198,4 +204,32 @@ def test_human_rendering_prints_each_line_of_the_transcript_once(
     for _ in random_steps(env, seed=6):
         pass
     printed = capsys.readouterr().out
-    assert printed.rstrip("\n") == transcript(env.match)
+    assert printed.rstrip("\n") == "\n".join(match_transcript(env.match))
+    assert printed.rstrip("\n").endswith(env.render() or "no render")
+
+
+@pytest.mark.parametrize("preset", ["classic", "anchao"])
+def test_render_says_level_2_and_spades_and_the_kitty_the_bury_and_a_hidden_bid(
+    preset: str,
+) -> None:
+    """The first hand (level 2) of seed 2, where seat 1 declares ♠2 and deals: render() says
+    trump ♠ at level 2 (``Rank.TWO`` and ``Suit.SPADES`` are both 0), that seat 1 took the
+    kitty and buried, and in anchao (暗炒, hidden bids) that it made a bid the table did not
+    see, then every bid shown; neither the kitty's cards, the buried ones nor the bid before
+    the reveal."""
+    env = ChaoDipiEnv(preset, render_mode="ansi")
+    for _ in random_steps(env, seed=2):
+        if any(isinstance(event.payload, TrumpFixed) for event in env.match.log):
+            break
+    trump = next(e.payload for e in env.match.log if isinstance(e.payload, TrumpFixed))
+    assert (trump.level, trump.suit, trump.dealer) == (Rank.TWO, Suit.SPADES, 1)
+    text = env.render()
+    assert text is not None
+    assert text.splitlines()[0].startswith("── hand 1 · level 2 ·"), text
+    assert text.splitlines()[-1] == "trump ♠, level 2; seat 1 leads", text
+    flat = " ".join(text.split())
+    assert "1 takes the kitty · 1 buries 8 cards" in flat, text
+    if preset == "anchao":
+        assert "seat 1 declares (hidden)" in flat and "bids shown: 1 ♠2" in flat, text
+    else:
+        assert "seat 1 declares ♠2" in flat, text

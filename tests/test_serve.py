@@ -23,7 +23,7 @@ from chaodipi.arena.serving.table import Table, TableResult, Void
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.engine.match import Ending
-from chaodipi.engine.record import load_lines, replay_record
+from chaodipi.records import load_lines, replay_record
 
 from .server_support import RawClient, config, until
 from .table_support import ListPort

@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from chaodipi.arena.records import table_record
+from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2.convert import answer, event_message, legal_from_message
 from chaodipi.bot import MatchResult, run_bot
 from chaodipi.engine.events import Event
-from chaodipi.engine.record import replay_record
+from chaodipi.records import replay_record
 
 from .server_support import (
     RawClient,

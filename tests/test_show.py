@@ -1,5 +1,5 @@
 """``arena games`` and ``arena show`` (arena/cli/games.py, arena/cli/show.py) and the transcript
-(arena/report/transcript.py): what a person reads of a stored game, at 80 columns."""
+(records/transcript.py): what a person reads of a stored game, at 80 columns."""
 
 from __future__ import annotations
 
@@ -14,13 +14,11 @@ import pytest
 from rich.cells import cell_len
 
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.records import pack, write_file
-from chaodipi.arena.report.transcript import seat_view, spaced, transcript
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import Decision, record_lines
+from chaodipi.records import Decision, pack, record_lines, seat_view, spaced, transcript, write_file
 
 TRICK = re.compile(r"^ *(\d+)\. (.*)")
 

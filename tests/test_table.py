@@ -10,9 +10,9 @@ import trio
 import trio.testing
 from structlog.testing import capture_logs
 
-from chaodipi.arena.records import table_record
 from chaodipi.arena.serving.flood import FLOOD_BURST, FLOOD_REFILL_PER_S
 from chaodipi.arena.serving.port import StreamEnd
+from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
@@ -20,7 +20,7 @@ from chaodipi.engine.actions import Action, Play
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import dump_lines, record_schema, replay_record
+from chaodipi.records import dump_lines, record_schema, replay_record
 
 from .table_support import (
     Player,

@@ -1,4 +1,4 @@
-"""A bot's text reaches the operator's terminal only as visible text (arena/terminal.py): its
+"""A bot's text reaches the operator's terminal only as visible text (records/text.py): its
 name, its notes and its error text, through ``arena show`` (whole or ``--seat``), ``arena
 watch``, ``arena games``, ``arena report`` and ``arena run``'s lines, print each control
 character as an escape (``\\x1b``), and a name in square brackets is no rich markup."""
@@ -15,14 +15,12 @@ import pytest
 from chaodipi.arena.cli.live import watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.run_job import finished_line
-from chaodipi.arena.records import pack, write_file
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import Decision, record_lines
+from chaodipi.records import Decision, pack, record_lines, visible, write_file
 from tests.test_show import _row
 
 CLEAR = "\x1b[2J\x1b[H"

@@ -1,4 +1,4 @@
-"""The HTML game viewer (``arena show --html``, chaodipi.arena.viewer) in a real browser: Debian's
+"""The HTML game viewer (``arena show --html``, chaodipi.records.viewer) in a real browser: Debian's
 chromium, headless, driven by playwright. Each step of a whole hand is checked against the
 engine playing the same actions: the four hands, the trick, the defenders' points."""
 
@@ -16,16 +16,15 @@ from typing import Any
 import pytest
 
 from chaodipi.arena.cli.main import main
-from chaodipi.arena.records import pack, write_file
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
-from chaodipi.arena.viewer import render_html, write_html
 from chaodipi.engine.actions import parse_action
 from chaodipi.engine.cards import parse_cards
+from chaodipi.engine.levels import level_name
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS, preset
-from chaodipi.engine.record import Decision, record_lines
 from chaodipi.engine.view import observe
+from chaodipi.records import Decision, pack, record_lines, render_html, write_file, write_html
 
 try:
     from playwright.sync_api import Page, sync_playwright
@@ -271,7 +270,8 @@ def test_a_whole_match_of_every_preset_opens_and_steps_to_its_end(
     browser: Any, tmp_path: Path, name: str
 ) -> None:
     """A whole match (every hand, 扛旗 and redeals where the preset has them): the page opens,
-    its last step shows the teams' final levels and the hand count, the hand keys move by
+    its last step shows the teams' final levels (named as the engine names them) and the hand
+    count, the hand keys move by
     whole hands, and no script error happens anywhere."""
     lines = _whole_record(name, seed=7)
     result = lines[0]["result"]
@@ -280,11 +280,10 @@ def test_a_whole_match_of_every_preset_opens_and_steps_to_its_end(
     page.keyboard.press("End")
     shown = page.evaluate(READ_TABLE)
     assert f"hand\t{hands} of {hands}" in shown["status"]
-    for team in (0, 1):
-        place = result["progress"][team]
-        level = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"][place % 13]
-        row = rf"team {team} \(seats {team}, {team + 2}\)\tlevel {level}\b"
-        assert re.search(row, shown["status"]), (row, shown["status"])
+    for team in (0, 1):  # as the engine names them: "扛旗" past A of a match of one circuit
+        level = level_name(result["progress"][team], PRESETS[name].match.circuits)
+        row = f"team {team} (seats {team}, {team + 2})\tlevel {level}\n"
+        assert row in shown["status"] + "\n", (row, shown["status"])
     for _ in range(hands):  # the last hand's start first, then a hand back each
         page.keyboard.press("PageUp")
     assert page.evaluate(READ_TABLE)["step"] == 0
@@ -392,7 +391,8 @@ def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
-    assert page.count("<script") == 4  # the record, the arrangements, where to start, the viewer
+    # the record, the arrangements, the level names, where to start, the viewer
+    assert page.count("<script") == 5
 
 
 def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:

@@ -18,14 +18,14 @@ import pytest
 import trustme
 from rich.cells import cell_len
 
-from chaodipi.arena.cli.live import LiveRecord, open_watch, watch_table
+from chaodipi.arena.cli.live import open_watch, watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
-from chaodipi.arena.records import table_record, unpack
-from chaodipi.arena.report.transcript import Transcript, spaced
 from chaodipi.arena.results.database import ResultsDB
+from chaodipi.arena.serving.record import table_record
 from chaodipi.bot import run_bot
+from chaodipi.records import LiveRecord, Transcript, spaced, unpack
 from tests.server_support import (
     SPECTATOR_TOKEN,
     Running,

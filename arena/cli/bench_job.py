@@ -25,12 +25,12 @@ from chaodipi.arena.report.summary import Column, build_report, fitted_tables
 from chaodipi.arena.results.rows import GameRow, game_label
 from chaodipi.arena.results.stored import stored
 from chaodipi.arena.serving.server import tune_garbage_collector
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.arena.tournament.rungs import rung
+from chaodipi.records import visible
 
 __all__ = ["BenchRow", "bench_job", "bench_rows"]
 

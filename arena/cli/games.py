@@ -167,7 +167,7 @@ def _games_table(
     from rich.text import Text
 
     from chaodipi.arena.results.rows import game_label
-    from chaodipi.arena.terminal import visible
+    from chaodipi.records import visible
 
     table = Table(
         title=Text(visible(f"Games in {database}")),

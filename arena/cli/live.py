@@ -1,31 +1,21 @@
-"""A live table as a spectator sees it: the ``Watch`` stream read into record lines as they
-come, and printed as ``arena show`` prints a record (``arena watch``)."""
+"""A live table as a spectator sees it (``arena watch``): the ``Watch`` call, the stream read
+into record lines as they come (:class:`chaodipi.records.LiveRecord`) and printed as ``arena
+show`` prints a record, and the watcher's last line."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 import grpc
 
-from chaodipi.arena.report.transcript import Transcript
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi.arena.v2.convert import (
-    MatchEnd,
-    event_from_message,
-    match_end_from_message,
-    watch_request,
-)
-from chaodipi.engine.cards import Rank
-from chaodipi.engine.events import Event, HandOver
+from chaodipi.arena.v2.convert import MatchEnd, watch_request
 from chaodipi.engine.match import Ending
-from chaodipi.engine.record import RECORD_FORMAT, LineMaker
+from chaodipi.records import LiveRecord, Transcript, visible
 
-__all__ = ["LiveRecord", "ending_text", "open_watch", "refusal", "watch_table"]
-
-Line = dict[str, Any]
+__all__ = ["ending_text", "open_watch", "refusal", "watch_table"]
 
 
 def open_watch(
@@ -40,66 +30,16 @@ def open_watch(
     return channel, stub.Watch(watch_request(table, token))
 
 
-class LiveRecord:
-    """A spectator's stream as record lines (``docs/game-record.md``), made as the events
-    come: the lines a record of the same game has that carry no ``to`` (a spectator sees
-    what every seat sees), a ``hand`` line as each hand begins, and a header that knows only
-    the table (a spectator is told neither the bots nor the preset).
-
-    A hand line's level is worked out from the teams' progress, as a hand is dealt at its
-    dealer's team's level (the trump line, when the card play begins, says it outright): a
-    spectator's stream begins with the match's first public event, whenever it joins."""
-
-    def __init__(self, table: str) -> None:
-        self.table = table
-        self._maker = LineMaker()
-        self._hand = -1
-        self._dealer: int | None = None
-        self._progress: tuple[int, int] = (0, 0)
-        self.end: MatchEnd | None = None
-        """How the match ended, once the stream said so."""
-
-    def header(self) -> Line:
-        return {"type": "header", "format": RECORD_FORMAT, "table": self.table}
-
-    def lines(self, event: Event) -> list[Line]:
-        """The lines of one public event (after a ``hand`` line when it begins a hand)."""
-        made: list[Line] = []
-        if event.hand != self._hand:
-            self._hand = event.hand
-            dealer, progress = self._dealer, self._progress
-            level = Rank.TWO if dealer is None else Rank(progress[dealer % 2] % 13)
-            made.append(self._maker.start_hand(event.hand, level, self._dealer, self._progress))
-        made.extend(self._maker.lines(event))
-        payload = event.payload
-        if isinstance(payload, HandOver):
-            self._dealer = payload.next_dealer
-            self._progress = payload.progress
-        return made
-
-    def follow(self, responses: Iterable[pb.WatchResponse]) -> Iterator[Line]:
-        """The header, then the lines of each event as it comes; :attr:`end` is set when the
-        match's end comes (the iterator then stops)."""
-        yield self.header()
-        for response in responses:
-            kind = response.WhichOneof("response")
-            if kind == "event":
-                yield from self.lines(event_from_message(response.event))
-            elif kind == "match_over":
-                self.end, _ = match_end_from_message(response.match_over)
-                return
-
-
 def watch_table(
     responses: Iterable[pb.WatchResponse], table: str, out: TextIO, width: int = 80
 ) -> MatchEnd | None:
     """Print a spectator's stream to ``out`` as it comes, in the transcript ``arena show``
-    prints (:class:`chaodipi.arena.report.transcript.Transcript`); return how the match ended
+    prints (:class:`chaodipi.records.Transcript`); return how the match ended
     (``None``: the stream ended first)."""
     live = LiveRecord(table)
     teller = Transcript(width=width, spectator=True)
     lines = live.follow(responses)
-    teller.header = next(lines)  # it names no bots, and the result is not known yet
+    teller.feed(next(lines))  # the header: it names no bots, and the result is not known yet
     title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
     for line in lines:
         told = teller.feed(line)

@@ -15,8 +15,8 @@ from chaodipi.arena.cli.arguments import output_folder, sprt_hypotheses
 from chaodipi.arena.errors import DatabaseError
 from chaodipi.arena.results.rows import GameRow, StoredRun
 from chaodipi.arena.results.stored import bot_names, stored, stored_sprt
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.config import KEYS
+from chaodipi.records import visible
 
 if TYPE_CHECKING:
     from chaodipi.arena.report.summary import Report

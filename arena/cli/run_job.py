@@ -43,7 +43,6 @@ from chaodipi.arena.results.sprt import SprtTest
 from chaodipi.arena.results.stored import bot_names, sprt_to_run, stored
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
-from chaodipi.arena.terminal import visible
 from chaodipi.arena.tournament.backend import Backend
 from chaodipi.arena.tournament.config import (
     KEYS,
@@ -55,6 +54,7 @@ from chaodipi.arena.tournament.config import (
 from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.records import visible
 
 __all__ = ["Tally", "finished_line", "run_job"]
 
@@ -143,7 +143,7 @@ class Tally:
 def finished_line(row: GameRow, total: int) -> str:
     """The live log's line for a stored game: its number (``row.id``) and name, as ``arena
     games`` lists them, of the ``total`` games of the schedule; a bot's text in it is shown
-    visibly (:func:`chaodipi.arena.terminal.visible`).
+    visibly (:func:`chaodipi.records.visible`).
 
     >>> row = GameRow(GameKey("a", "b", 2, True), 1.0, 4, 3, 0, 2, 80, 2, 40, 0, 0, 0, 0, 0, 0,
     ...               None, "out", "", 1.23, None, 7)

@@ -40,14 +40,18 @@ from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import AddressError, UsageError
 from chaodipi.arena.files import write_private
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.records import table_record, write_file
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.hosting import host_tables
-from chaodipi.arena.serving.server import ArenaServer, new_spectator_token, tune_garbage_collector
+from chaodipi.arena.serving.record import table_record
+from chaodipi.arena.serving.server import (
+    ArenaServer,
+    new_spectator_token,
+    tune_garbage_collector,
+)
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
-from chaodipi.arena.terminal import visible
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS, preset
+from chaodipi.records import visible, write_file
 
 __all__ = [
     "add_command",

@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chaodipi.arena.cli.arguments import output_file, whole
+
+if TYPE_CHECKING:
+    from chaodipi.records import Line
 
 __all__ = ["add_command", "load_game"]
 
@@ -57,16 +60,16 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     show.set_defaults(run=show_command)
 
 
-def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
+def load_game(source: Path, game: str | None) -> list[Line]:
     """A game's record lines from a results database (``game``: its number or name in
     ``arena games``) or a record file; a :class:`chaodipi.arena.errors.UsageError` (or
     ``DatabaseError``) says in one line what is wrong."""
     from chaodipi.arena.cli.games import find_game
     from chaodipi.arena.errors import UsageError
-    from chaodipi.arena.records import check_lines, read_file, unpack
     from chaodipi.arena.results.database import ResultsDB
     from chaodipi.arena.results.rows import game_label
-    from chaodipi.engine.errors import ReplayError
+    from chaodipi.engine import ReplayError
+    from chaodipi.records import check_lines, read_file, unpack
 
     try:
         with source.open("rb") as start:
@@ -76,7 +79,10 @@ def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
     if not is_database:
         if game is not None:
             raise UsageError(f"{source} is a record file, which holds one game: give no GAME")
-        return read_file(source)
+        try:
+            return read_file(source)
+        except ReplayError as err:
+            raise UsageError(str(err)) from None
     if game is None:
         raise UsageError(f"{source} is a results database: name the GAME (see arena games)")
     db = ResultsDB(source, read_only=True)
@@ -104,14 +110,15 @@ def load_game(source: Path, game: str | None) -> list[dict[str, Any]]:
 
 def show_command(args: argparse.Namespace) -> int:
     from chaodipi.arena.errors import DatabaseError, UsageError
-    from chaodipi.arena.report.transcript import transcript
+    from chaodipi.records import transcript
 
     try:
         lines = load_game(args.source, args.game)
     except (UsageError, DatabaseError) as err:
         print(f"arena show: {err}", file=sys.stderr)
         return 2
-    hands = lines[0]["result"]["hands"] if "result" in lines[0] else 0
+    header = lines[0]
+    hands = header["result"]["hands"] if header["type"] == "header" else 0
     played = {line["hand"] for line in lines if line["type"] == "hand"}
     if args.hand is not None and args.hand - 1 not in played:
         print(
@@ -121,7 +128,7 @@ def show_command(args: argparse.Namespace) -> int:
         )
         return 2
     if args.html is not None:
-        from chaodipi.arena.viewer import write_html
+        from chaodipi.records import write_html
 
         try:
             write_html(lines, args.html, seat=args.seat, hand=args.hand)

@@ -45,7 +45,7 @@ from chaodipi.arena.report.stats import (
 from chaodipi.arena.results.rows import GameRow, game_label
 from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial
 from chaodipi.arena.results.sprt import sprt as sprt_of_counts
-from chaodipi.arena.terminal import visible
+from chaodipi.records import visible
 
 __all__ = [
     "BotLine",

@@ -9,7 +9,7 @@ tournament's secret key, kept in the ``meta`` table (:mod:`chaodipi.arena.deals`
 ``--resume`` skips every game already stored, so an interrupted tournament loses and repeats
 nothing; a void game (a bot never took its seat) is stored with its reason and played again.
 
-Each game's record (:mod:`chaodipi.arena.records`) is kept in the ``records`` table, and read
+Each game's record (:mod:`chaodipi.records`) is kept in the ``records`` table, and read
 (:meth:`ResultsDB.record`) only once it is released: once every game of its run on its deal is
 stored (``docs/trust.md``). A database written before records existed has no such table until
 a run resumes it; reading it says there are no records.
@@ -351,7 +351,7 @@ class ResultsDB:
 
     def record(self, key: GameKey) -> bytes | None:
         """A game's record (compressed), or None: not recorded, or not released yet. Not
-        checked: :func:`chaodipi.arena.records.unpack` refuses what is not a record."""
+        checked: :func:`chaodipi.records.unpack` refuses what is not a record."""
         if not self._has_records():
             return None
         rows = self._read(

@@ -46,9 +46,9 @@ from chaodipi.engine.errors import IllegalAction
 from chaodipi.engine.events import HandOver
 from chaodipi.engine.match import Ending, HandRecord, Match
 from chaodipi.engine.presets import Preset
-from chaodipi.engine.record import FORCED, Decision
 from chaodipi.engine.seats import other_team, team_of
 from chaodipi.engine.view import observe
+from chaodipi.records import FORCED, Decision
 
 ANSWERS_WAITING = 16
 """Answers to the open decision a table holds before it reads them; one more is refused
@@ -128,7 +128,7 @@ class TableResult:
     """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
     decisions: tuple[Decision, ...] = ()
     """How each action of ``match.actions`` was taken (the clock, strikes, the bot's note):
-    with the match, the game's record (:mod:`chaodipi.engine.record`)."""
+    with the match, the game's record (:mod:`chaodipi.records`)."""
     void: Void | None = None
     """Set when the match is no result: a seat's bot never took its seat."""
 

@@ -83,7 +83,7 @@ class GameResult:
     row: GameRow
     """What the results database stores (void games too)."""
     record: bytes | None = None
-    """Its game record (:func:`chaodipi.arena.records.pack`: JSON lines, zlib-compressed, small
+    """Its game record (:func:`chaodipi.records.pack`: JSON lines, zlib-compressed, small
     to send and to hold until its deal is over)."""
     failures: tuple[BotFailure, ...] = ()
     """Every failure of the game's bots, in the order they happened."""

@@ -39,7 +39,7 @@ from chaodipi.arena.errors import DealSetError
 from chaodipi.engine.auction import KITTY_SIZE, Auction
 from chaodipi.engine.cards import DECK, parse_cards
 from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.record import cards_text
+from chaodipi.records import cards_text
 
 __all__ = [
     "DEALS_FORMAT",

@@ -44,7 +44,6 @@ import anyio
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import BackendFailed, ConfigError
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.records import write_packed
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow, game_label
 from chaodipi.arena.results.sprt import SprtTest
@@ -63,6 +62,7 @@ from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome, Recorder, Write, write_now
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.arena.tournament.writer import open_writer
+from chaodipi.records import write_packed
 
 __all__ = [
     "FAILURES_IN_A_ROW",

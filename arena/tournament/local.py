@@ -41,10 +41,10 @@ import anyio
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.records import pack, table_record
 from chaodipi.arena.results.rows import GameKey, GameRow, game_label
 from chaodipi.arena.serving.admission import Admission
 from chaodipi.arena.serving.hosting import void_unseated
+from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.arena.tournament.backend import (
@@ -60,6 +60,7 @@ from chaodipi.arena.tournament.processes import stderr_tail
 from chaodipi.engine.match import Ending
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.seats import SEATS, other_team, team_of, team_seats
+from chaodipi.records import pack
 
 __all__ = ["LocalBackend", "play_games"]
 

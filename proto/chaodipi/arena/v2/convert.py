@@ -74,7 +74,6 @@ from chaodipi.engine.legal import LegalPlays, Option
 from chaodipi.engine.match import Ending, HandRecord
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.presets import preset
-from chaodipi.engine.record import NOTE_MAX_BYTES
 from chaodipi.engine.rules import Side
 from chaodipi.engine.scoring import HandResult
 from chaodipi.engine.seats import partner
@@ -117,6 +116,10 @@ __all__ = [
     "watched",
     "welcome",
 ]
+
+NOTE_MAX_BYTES = 256
+"""A bot's note on an answer is at most this many bytes of UTF-8 (``Answer.note``; a record
+keeps it as it came)."""
 
 PROTOCOL_VERSION = 2
 """The version this side speaks (``Hello``, ``EnterRequest``, ``Welcome``, ``Entered``)."""

@@ -2,7 +2,10 @@
 // one step at a time. A step is one action of a seat and what followed from it (the cards it
 // played, the trick it completed, the hand it ended); a hand's first step is its deal up to the
 // first action. Every state is computed once, up front, by reading the record's lines in
-// order, so stepping back is as cheap as stepping forward.
+// order, so stepping back is as cheap as stepping forward. The page knows no rule: what the
+// rules decide it reads from the record (who won a trick, its points, the defenders' points so
+// far, each hand's level and trump, the score) or from what the engine put beside it (how a
+// hand is arranged once trump is fixed, each team's level by name).
 //
 // Keys: ← → a step, Page Up / Page Down a hand, Home / End the first and last step,
 // A all hands, 0-3 what that seat saw.
@@ -67,12 +70,16 @@
 
   const record = JSON.parse(document.getElementById("record").textContent);
   const arrangements = JSON.parse(document.getElementById("arrangements").textContent);
+  const levelNames = JSON.parse(document.getElementById("levels").textContent);
   const header = record[0];
   const names = [0, 1, 2, 3].map((seat) => {
     const bot = (header.bots || []).find((b) => b.seat === seat);
     return bot && bot.name ? bot.name : "seat " + seat;
   });
-  const teamOf = (seat) => seat % 2;
+  const teamOf = (seat) => {
+    const bot = (header.bots || []).find((b) => b.seat === seat);
+    return bot ? bot.team : seat % 2;
+  };
 
   /** The record's lines grouped into steps: each action line begins one, and so does each
    * hand line (a hand's deal comes before its first action). */
@@ -103,7 +110,7 @@
       kittyKnownTo: [], // the seats that know the kitty's cards
       trick: null, // {number, plays: [{seat, cards, attempted, penalty}], winner, points}
       tricksDone: 0,
-      trickPoints: 0, // the defenders' points from tricks
+      defenders: null, // the defenders' points so far, as the record states them (null: not stated)
       penalties: 0, // the signed change to them from failed throws
       said: [null, null, null, null], // each seat's latest action, as shown beside it
       over: null, // the hand_over line, once scored
@@ -162,6 +169,7 @@
         state.trump = { level: rankIndex(line.level), suit: suitIndex(line.suit) };
         state.level = state.trump.level;
         state.dealer = line.dealer;
+        state.defenders = 0; // nothing is taken before the first card is played
         break;
       case "play": {
         const cards = parseCards(line.cards);
@@ -176,15 +184,14 @@
         });
         state.hands[seat] = removeCards(state.hands[seat], cards);
         state.penalties += line.penalty || 0;
+        if (line.defenders !== undefined) state.defenders = line.defenders;
         break;
       }
       case "trick":
         state.trick.winner = seat;
         state.trick.points = line.points;
-        state.tricksDone += 1;
-        if (state.dealer !== null && teamOf(seat) !== teamOf(state.dealer)) {
-          state.trickPoints += line.points;
-        }
+        state.tricksDone = line.trick;
+        state.defenders = line.defenders === undefined ? null : line.defenders;
         break;
       case "hand_over":
         state.over = line;
@@ -322,8 +329,9 @@
     return node;
   }
 
-  const levelName = (progress) =>
-    RANKS[progress % 13] + (progress >= 13 ? " (circuit " + (Math.floor(progress / 13) + 1) + ")" : "");
+  /** A team's place as the engine names it ("7", "A (circuit 2)", "扛旗"), or its number
+   * when the page was made without the record's preset. */
+  const levelName = (progress) => levelNames[progress] ?? "progress " + progress;
 
   let at = 0;
   let view = "all";
@@ -406,7 +414,7 @@
       ["step", (at + 1) + " of " + steps.length],
       ["dealer", state.dealer === null ? "not yet known" : seatName(state.dealer)],
       ["trump", trump],
-      ["defenders", defenders === null ? "—" : "team " + defenders + ": " + (state.trickPoints + state.penalties) + " points" +
+      ["defenders", defenders === null ? "—" : "team " + defenders + ": " + (state.defenders === null ? "—" : state.defenders) + " points" +
         (state.penalties ? " (" + (state.penalties > 0 ? "+" : "") + state.penalties + " from throws)" : "") +
         " in " + state.tricksDone + " tricks"],
       ["team 0 (seats 0, 2)", "level " + levelName(state.progress[0])],

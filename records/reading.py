@@ -1,18 +1,15 @@
-"""Game records of the arena's tables: built when a table ends, compressed, read back.
-
-The format is the engine's (:mod:`chaodipi.engine.record`, ``docs/game-record.md``): the engine
-makes the lines from the match; the arena adds what only it knows (the bots' names, the date,
-how the table ended, each decision's clock and the bots' notes, which the table keeps in
-:attr:`chaodipi.arena.serving.table.TableResult.decisions`).
+"""Reading and writing a record: its text (JSON lines), packed (zlib) as it is stored, and
+checked against its JSON Schema.
 
 A record travels and rests compressed (:func:`pack`: zlib of its JSON lines, a tenth of the
-text): in a :class:`chaodipi.arena.tournament.backend.GameResult`, in the results database's
-``records`` table, or as a ``.jsonl`` file (:func:`write_file`, uncompressed, for people).
+text): in a tournament's game result, in the results database's ``records`` table, or as a
+``.jsonl`` file (:func:`write_file`, uncompressed, for people).
 
 A record read from a file or a database may be anyone's: :func:`read_file` and :func:`unpack`
 read at most :data:`MAX_RECORD_BYTES` of it (decompressed a block at a time, so a zlib bomb is
 refused unread), and :func:`check_lines` checks every line against the record's JSON Schema
-(``engine/record.schema.json``) before anything shows it.
+(:func:`chaodipi.records.lines.record_schema`) before anything shows it. A bad record is a
+:class:`chaodipi.engine.ReplayError` that says in one line what is wrong.
 
 >>> lines = [{"type": "header", "format": "chaodipi-record/1"}]
 >>> unpack(pack(lines)) == lines
@@ -21,33 +18,24 @@ True
 
 from __future__ import annotations
 
+import json
 import zlib
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from chaodipi.arena.errors import UsageError
 from chaodipi.arena.files import write_private
-from chaodipi.arena.serving.table import Table
 from chaodipi.engine.errors import ReplayError
-from chaodipi.engine.record import (
-    Decision,
-    GameEnd,
-    dump_lines,
-    load_lines,
-    record_lines,
-    record_schema,
-)
+from chaodipi.records.lines import RECORD_FORMAT, Line, record_schema
 
 __all__ = [
     "MAX_RECORD_BYTES",
     "check_lines",
-    "now",
+    "dump_lines",
+    "load_lines",
     "pack",
     "read_file",
-    "table_record",
     "unpack",
     "write_file",
     "write_packed",
@@ -59,48 +47,52 @@ or a stored record that decompresses to more, is refused."""
 
 _TOO_LARGE = f"larger than {MAX_RECORD_BYTES >> 20} MiB"
 
-Line = dict[str, Any]
+JSON_SPACE = " \t\r"
+"""The whitespace JSON allows around a value on a line (a line of nothing else is skipped)."""
 
 
-def now() -> str:
-    """The time now as a record's ``date``: ISO 8601 in UTC, to the second."""
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def table_record(
-    table: Table, *, bots: Sequence[str] | None = None, about: Mapping[str, Any] | None = None
-) -> list[Line]:
-    """The record of a table whose match has ended: ``bots`` names each seat's bot (default:
-    the names the bots gave in their Hello); ``about``: more header fields (``game``,
-    ``deal``). The table's name and clock are added."""
-    result = table.result
-    if result is None:
-        raise ValueError(f"table {table.name} has not ended: it has no record yet")
-    config = table.config
-    names = list(bots) if bots is not None else [seat.stats.name for seat in table.seats]
-    header: dict[str, Any] = {
-        "table": table.name,
-        "clock": {
-            "decision_ms": config.decision_ms,
-            "bank_ms": config.bank_ms,
-            "max_strikes": config.max_strikes,
-        },
-    }
-    header.update(about or {})
-    end = GameEnd(
-        ending=result.ending,
-        reason=result.reason,
-        winner=result.winner,
-        forfeited_by=result.forfeited_by,
-        reward=result.reward,
+def dump_lines(lines: Iterable[Mapping[str, Any]]) -> str:
+    """Lines as the record's text: one compact JSON object per line, UTF-8 kept."""
+    return "".join(
+        json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines
     )
-    decisions: tuple[Decision, ...] | None = result.decisions
-    if len(result.decisions) != len(table.match.actions):  # the table failed mid-action
-        decisions = None  # the record then says nothing of the clock, rather than a wrong thing
-    return list(record_lines(table.match, decisions, bots=names, end=end, date=now(), about=header))
 
 
-def pack(lines: Sequence[Line]) -> bytes:
+def load_lines(text: str) -> list[Line]:
+    """A record's text back into its lines; :class:`ReplayError` names the first bad line.
+    Each is an object with a ``type``, the first the header of this format; the rest of
+    each line is as the text has it until :func:`check_lines` checks it.
+
+    Lines end at ``\\n`` alone: a note or a name may hold U+2028, U+0085 or another character
+    ``str.splitlines`` would break at, which JSON writes as it is inside a string.
+
+    >>> header = {"type": "header", "format": RECORD_FORMAT, "note": "a\\u2028b\\x85"}
+    >>> load_lines(dump_lines([header])) == [header]
+    True
+    """
+    lines: list[dict[str, Any]] = []
+    for number, row in enumerate(text.split("\n"), start=1):
+        if not row.strip(JSON_SPACE):
+            continue
+        try:
+            line = json.loads(row)
+        except RecursionError:
+            raise ReplayError(f"line {number} is not JSON: nested too deep") from None
+        except ValueError as err:  # not JSON, or a number of more digits than int() reads
+            raise ReplayError(f"line {number} is not JSON: {err}") from None
+        if not isinstance(line, dict) or not isinstance(line.get("type"), str):
+            raise ReplayError(f"line {number} is not a record line (an object with a type)")
+        lines.append(line)
+    if not lines or lines[0]["type"] != "header":
+        raise ReplayError("a record starts with its header line")
+    if lines[0].get("format") != RECORD_FORMAT:
+        raise ReplayError(
+            f"not a {RECORD_FORMAT} record (its format is {lines[0].get('format')!r})"
+        )
+    return cast(list[Line], lines)
+
+
+def pack(lines: Sequence[Mapping[str, Any]]) -> bytes:
     """A record as stored: its JSON lines, zlib-compressed."""
     return zlib.compress(dump_lines(lines).encode("utf-8"), 6)
 
@@ -129,7 +121,7 @@ def unpack(blob: bytes) -> list[Line]:
 def _validators() -> dict[str, Any]:
     """A validator of the record's schema for each line type (the schema's ``oneOf``, one
     branch per type: checked against its own branch, a line's error is named exactly)."""
-    import jsonschema  # the arena extra's: imported when a record is read
+    import jsonschema  # the arena extra's: imported when a record is checked
 
     schema = record_schema()
     validators: dict[str, Any] = {}
@@ -141,9 +133,9 @@ def _validators() -> dict[str, Any]:
     return validators
 
 
-def check_lines(lines: Sequence[Line]) -> None:
-    """Check each line against the record's JSON Schema; :class:`ReplayError` names the first
-    line that does not meet it, and how."""
+def check_lines(lines: Sequence[Mapping[str, Any]]) -> None:
+    """Check each line against the record's JSON Schema (needs ``jsonschema``, of the arena
+    extra); :class:`ReplayError` names the first line that does not meet it, and how."""
     from jsonschema.exceptions import best_match
 
     validators = _validators()
@@ -157,7 +149,7 @@ def check_lines(lines: Sequence[Line]) -> None:
             raise ReplayError(f"line {number} ({line['type']}){where}: {error.message}")
 
 
-def write_file(path: Path, lines: Sequence[Line]) -> None:
+def write_file(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
     """Write a record as a ``.jsonl`` file a person (or ``arena show``) can open, readable by
     its owner only (:func:`chaodipi.arena.files.write_private`: it holds whole deals and the
     bots' notes)."""
@@ -174,13 +166,13 @@ def write_packed(path: Path, blob: bytes) -> None:
 
 def read_file(path: Path) -> list[Line]:
     """A record file's lines (plain ``.jsonl``, or zlib as the database keeps them), each
-    checked (:func:`check_lines`); a :class:`UsageError` names the file and what is wrong with
-    it."""
+    checked (:func:`check_lines`); a :class:`ReplayError` names the file and what is wrong
+    with it."""
     try:
         with path.open("rb") as file:
             data = file.read(MAX_RECORD_BYTES + 1)
     except OSError as err:
-        raise UsageError(f"cannot read the record {path}: {err.strerror}") from None
+        raise ReplayError(f"cannot read the record {path}: {err.strerror}") from None
     try:
         if data[:1] == b"x":  # zlib's header byte: a record as the database stores it
             lines = unpack(data)
@@ -190,5 +182,5 @@ def read_file(path: Path) -> list[Line]:
             lines = load_lines(data.decode("utf-8"))
         check_lines(lines)
     except (ReplayError, UnicodeDecodeError) as err:
-        raise UsageError(f"{path} is not a game record: {err}") from None
+        raise ReplayError(f"{path} is not a game record: {err}") from None
     return lines

@@ -8,7 +8,10 @@ defenders' running total), and the hand's result. Bots' notes follow the play th
 cards and notes, and what the end of each hand showed everyone. :class:`Transcript` turns lines
 into text one at a time, so a live table can be followed as it plays. Its text is safe to print
 on a terminal: bots' names and notes, and every line it makes, pass through
-:func:`chaodipi.arena.terminal.visible`.
+:func:`chaodipi.records.text.visible`. :func:`spectator_view` keeps what a spectator at the
+table knows (every public line, and that a seat took the kitty or buried, or made a hidden
+bid, without the cards or the bid); :func:`match_transcript` tells a match so far that way
+(the RL environment's ``render()``).
 
 >>> spaced("♠AK10 ♥5 LJ BJ")
 '♠A K 10  ♥5  LJ BJ'
@@ -19,15 +22,39 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import assert_never
 from unicodedata import east_asian_width
 
-from chaodipi.arena.terminal import visible
 from chaodipi.engine.cards import parse_cards, print_order
+from chaodipi.engine.match import Match
+from chaodipi.records.lines import (
+    ActionLine,
+    BuriedLine,
+    BuryLine,
+    DealerLine,
+    DealLine,
+    DealtLine,
+    DeclareLine,
+    FryLine,
+    HandLine,
+    HandOverLine,
+    Header,
+    KittyLine,
+    KittyTurnedLine,
+    Line,
+    LiveHeader,
+    PassLine,
+    PlayLine,
+    RedealLine,
+    RevealLine,
+    TookKittyLine,
+    TrickLine,
+    TrumpLine,
+)
+from chaodipi.records.making import LineMaker, news, record_lines
+from chaodipi.records.text import visible
 
-__all__ = ["Transcript", "seat_view", "spaced", "transcript"]
-
-Line = dict[str, Any]
+__all__ = ["Transcript", "match_transcript", "seat_view", "spaced", "spectator_view", "transcript"]
 
 
 def spaced(cards: str) -> str:
@@ -58,10 +85,9 @@ def seat_view(lines: Iterable[Line], seat: int) -> list[Line]:
     notes); not the full deal (``dealt``), nor the other seats' actions and notes."""
     kept: list[Line] = []
     for line in lines:
-        kind = line["type"]
-        if kind == "dealt":
+        if line["type"] == "dealt":
             continue
-        if kind == "action" and line["seat"] != seat:
+        if line["type"] == "action" and line["seat"] != seat:
             continue
         if "to" in line and seat not in line["to"]:
             continue
@@ -69,18 +95,36 @@ def seat_view(lines: Iterable[Line], seat: int) -> list[Line]:
     return kept
 
 
-def _seat_names(header: Line) -> list[str]:
-    names = [visible(str(bot.get("name") or "")) for bot in header.get("bots", [])]
+def spectator_view(lines: Iterable[Line]) -> list[Line]:
+    """The lines of a record a spectator at the table knew: the header, hand starts, the
+    public events, and the copy every seat but the actor saw of a private one (a seat took
+    the kitty, buried, made a hidden bid: not the cards, nor the bid); no actions, no notes,
+    no full deal."""
+    kept: list[Line] = []
+    for line in lines:
+        if line["type"] in ("dealt", "action"):
+            continue
+        if "to" not in line or (
+            "seat" in line and len(line["to"]) == 3 and line["seat"] not in line["to"]
+        ):
+            kept.append(line)
+    return kept
+
+
+def _seat_names(header: Header | LiveHeader | None) -> list[str]:
+    if header is None or "bots" not in header:
+        return ["", "", "", ""]
+    names = [visible(bot["name"]) for bot in header["bots"]]
     return names if len(names) == 4 else ["", "", "", ""]
 
 
-def _team_name(header: Line, team: int) -> str:
+def _team_name(header: Header, team: int) -> str:
     names = _seat_names(header)
     both = {names[team], names[team + 2]} - {""}
     return "/".join(sorted(both)) or f"seats {team}+{team + 2}"
 
 
-def _result_text(header: Line) -> str:
+def _result_text(header: Header) -> str:
     result = header["result"]
     progress = " : ".join(str(p) for p in result["progress"])
     winner = result["winner"]
@@ -89,7 +133,7 @@ def _result_text(header: Line) -> str:
         what = "a draw" if ending == "played out" else f"undecided ({ending})"
     else:
         what = f"team {winner} ({_team_name(header, winner)}) won"
-        if result.get("reward"):
+        if result["reward"]:
             what += f" by {result['reward']}"
         if ending == "forfeit":
             what += " on a forfeit"
@@ -105,7 +149,9 @@ class _Hand:
     auction: list[str] = field(default_factory=list)
     plays: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    defenders: int = 0
+    defenders: int | None = 0
+    """The defenders' points so far, as the lines said (None: a record made before they
+    did)."""
     dealt: list[list[str]] = field(default_factory=lambda: [[], [], [], []])
     shown: bool = False
     trick: int = 0
@@ -119,9 +165,9 @@ class Transcript:
     lines; ``close`` whatever is still held). ``seat``: tell only what that seat knew (give
     it the lines of :func:`seat_view`); ``hand``: only that hand (numbered from 1, as
     printed); ``times``: each decision's time beside its play. Event lines alone will do (a
-    live table's, made by :class:`chaodipi.engine.record.LineMaker`): each hand then begins
-    at its first event. ``spectator``: the lines are a spectator's (the public ones, ``arena
-    watch``), so each hand's cards are told at its end."""
+    live table's, made by :class:`chaodipi.records.making.LineMaker`): each hand then begins
+    at its first event. ``spectator``: the lines are a spectator's (:func:`spectator_view`,
+    or the public ones of ``arena watch``), so each hand's cards are told at its end."""
 
     def __init__(
         self,
@@ -137,9 +183,9 @@ class Transcript:
         self.only_hand = hand
         self.width = width
         self.times = times
-        self.header: Line = {}
+        self.header: Header | LiveHeader | None = None
         self._hand: _Hand | None = None
-        self._pending: dict[int, Line] = {}
+        self._pending: dict[int, ActionLine] = {}
         """The last action line of each seat, until its play (or bid) is told."""
 
     # -- helpers --------------------------------------------------------------------------------
@@ -163,8 +209,9 @@ class Transcript:
         ) or [indent.rstrip()]
 
     def _showing(self, line: Line) -> bool:
-        hand = line.get("hand")
-        return self.only_hand is None or hand is None or hand + 1 == self.only_hand
+        if self.only_hand is None or line["type"] == "header":
+            return True
+        return line["hand"] + 1 == self.only_hand
 
     def _decision(self, seat: int) -> str:
         """What to say of how ``seat`` took its last action: time (with ``times``), a
@@ -175,45 +222,91 @@ class Transcript:
         hand = self._hand
         bits = []
         if self.times:
-            bits.append(f"{action['ms'] / 1000:.2f}s")
+            bits.append(f"{action.get('ms', 0) / 1000:.2f}s")
         if action.get("timeout"):
-            bits.append(f"timeout, strike {action['strikes']}")
+            bits.append(f"timeout, strike {action.get('strikes', 0)}")
         if action.get("refused"):
-            bits.append(f"{action['refused']} refused")
+            bits.append(f"{action.get('refused')} refused")
         if action.get("fallback"):
             bits.append("fallback: its kit answered for it")
-        if action.get("note") and hand is not None:
-            hand.notes.append(f"{self._name(seat)}: {visible(str(action['note']))}")
+        note = action.get("note")
+        if note and hand is not None:
+            hand.notes.append(f"{self._name(seat)}: {visible(note)}")
         return f" ({', '.join(bits)})" if bits else ""
 
     # -- lines ----------------------------------------------------------------------------------
 
-    def feed(self, line: Line) -> list[str]:
+    def feed(self, line: Line | LiveHeader) -> list[str]:
         """The transcript's new text after ``line`` (visible text: no control characters)."""
         return [visible(text) for text in self._feed(line)]
 
-    def _feed(self, line: Line) -> list[str]:
-        kind = line["type"]
-        if kind == "header":
+    def _feed(self, line: Line | LiveHeader) -> list[str]:
+        if line["type"] == "header":
             self.header = line
-            return self._header()
+            return self._header(line) if "preset" in line else []
         if not self._showing(line):
             return []
-        if kind == "action":
+        if line["type"] == "action":
             self._pending[line["seat"]] = line
             return []
-        if self.seat is None and "to" in line and line.get("seat") not in line["to"]:
+        if (
+            self.seat is None
+            and not self.spectator
+            and "to" in line
+            and ("seat" not in line or line["seat"] not in line["to"])
+        ):
             return []  # the others' copy of a private fact, told whole by its other half
         begun: list[str] = []
-        hand = line.get("hand")
         told_hand = None if self._hand is None else self._hand.number
-        if kind != "hand" and hand is not None and hand != told_hand:
+        if line["type"] != "hand" and line["hand"] != told_hand:
             # a stream without hand lines (a live table's events): the hand begins here
-            begun = [*self._close(), "", f"── hand {hand + 1} ──"]
-            self._hand = _Hand(hand)
-        method = getattr(self, f"_on_{kind}", None)
-        told = None if method is None else method(line)
-        return begun if told is None else begun + list(told)
+            begun = [*self._close(), "", f"── hand {line['hand'] + 1} ──"]
+            self._hand = _Hand(line["hand"])
+        return begun + list(self._tell(line))
+
+    def _tell(self, line: Line) -> Iterable[str]:
+        """The text of one line (a hand's, the deal's or an event's)."""
+        match line["type"]:
+            case "header" | "action":
+                return ()  # told by _feed
+            case "hand":
+                return self._on_hand(line)
+            case "dealt":
+                return self._on_dealt(line)
+            case "deal":
+                return self._on_deal(line)
+            case "declare":
+                return self._on_declare(line)
+            case "fry":
+                return self._on_fry(line)
+            case "pass":
+                return self._on_pass(line)
+            case "dealer":
+                return self._on_dealer(line)
+            case "kitty":
+                return self._on_kitty(line)
+            case "took_kitty":
+                return self._on_took_kitty(line)
+            case "bury":
+                return self._on_bury(line)
+            case "buried":
+                return self._on_buried(line)
+            case "redeal":
+                return self._on_redeal(line)
+            case "kitty_turned":
+                return self._on_kitty_turned(line)
+            case "reveal":
+                return self._on_reveal(line)
+            case "trump":
+                return self._on_trump(line)
+            case "play":
+                return self._on_play(line)
+            case "trick":
+                return self._on_trick(line)
+            case "hand_over":
+                return self._on_hand_over(line)
+            case other:
+                assert_never(other)
 
     def close(self) -> list[str]:
         """What is still held (the auction or the tricks of a hand cut short)."""
@@ -231,12 +324,11 @@ class Transcript:
         self._hand = None
         return out
 
-    def _header(self) -> list[str]:
-        header = self.header
+    def _header(self, header: Header) -> list[str]:
         title = header.get("game") or header.get("table") or "game"
         bits = [f"preset {header['preset']}"]
-        if header.get("date"):
-            bits.append(str(header["date"]))
+        if header["date"]:
+            bits.append(header["date"])
         out = [f"{title} · {' · '.join(bits)}"]
         seats = [f"{self._name(s)} (team {s % 2})" for s in range(4)]
         out += self._wrap("seats: " + " · ".join(seats), indent="")
@@ -245,7 +337,7 @@ class Transcript:
             out.append(f"as seat {self.seat} saw it")
         return out
 
-    def _on_hand(self, line: Line) -> Iterator[str]:
+    def _on_hand(self, line: HandLine) -> Iterator[str]:
         yield from self._close()
         self._hand = _Hand(line["hand"], dealer=line["dealer"])
         level = line["level"] if line["level"] is not None else "none (扛旗)"
@@ -264,11 +356,11 @@ class Transcript:
         if kitty is not None:
             yield from self._wrap(spaced(kitty), indent=f"  {'kitty':<12} ")
 
-    def _on_dealt(self, line: Line) -> Iterator[str]:
+    def _on_dealt(self, line: DealtLine) -> Iterator[str]:
         yield "dealt:"
         yield from self._hand_rows(line["hands"], line["kitty"] or None)
 
-    def _on_deal(self, line: Line) -> Iterator[str]:
+    def _on_deal(self, line: DealLine) -> Iterator[str]:
         hand = self._hand
         if hand is None or self.seat is None or line["seat"] != self.seat:
             return
@@ -279,19 +371,21 @@ class Transcript:
             yield f"dealt to {self._name(self.seat)}:"
             yield from self._wrap(spaced(cards))
 
-    def _on_declare(self, line: Line) -> None:
+    def _on_declare(self, line: DeclareLine) -> list[str]:
         bid = line["bid"] if line["bid"] is not None else "(hidden)"
         self._say(f"{self._name(line['seat'])} declares {bid}{self._decision(line['seat'])}")
+        return []
 
-    def _on_fry(self, line: Line) -> None:
+    def _on_fry(self, line: FryLine) -> list[str]:
         bid = line["bid"] if line["bid"] is not None else "(hidden)"
         self._say(f"{self._name(line['seat'])} fries {bid}{self._decision(line['seat'])}")
+        return []
 
-    def _on_pass(self, line: Line) -> None:
+    def _on_pass(self, line: PassLine) -> list[str]:
         self._decision(line["seat"])
         hand = self._hand
         if hand is None:
-            return
+            return []
         if hand.passes:
             hand.auction.pop()
         hand.passes.append(line["seat"])
@@ -300,42 +394,45 @@ class Transcript:
             hand.auction.append(f"{', '.join(str(s) for s in seats)} pass")
         else:
             hand.auction.append(f"{len(seats)} passes")
+        return []
 
-    def _say(self, text: str) -> None:
+    def _say(self, text: str) -> list[str]:
         if self._hand is not None:
             self._hand.auction.append(text)
             self._hand.passes = []
+        return []
 
-    def _on_dealer(self, line: Line) -> None:
+    def _on_dealer(self, line: DealerLine) -> list[str]:
         if self._hand is not None:
             self._hand.dealer = line["seat"]
-        self._say(f"{self._name(line['seat'])} deals")
+        return self._say(f"{self._name(line['seat'])} deals")
 
-    def _on_kitty(self, line: Line) -> None:
-        self._say(f"{line['seat']} takes the kitty {line['cards']}")
+    def _on_kitty(self, line: KittyLine) -> list[str]:
+        return self._say(f"{line['seat']} takes the kitty {line['cards']}")
 
-    def _on_took_kitty(self, line: Line) -> None:
-        self._say(f"{line['seat']} takes the kitty")
+    def _on_took_kitty(self, line: TookKittyLine) -> list[str]:
+        return self._say(f"{line['seat']} takes the kitty")
 
-    def _on_bury(self, line: Line) -> None:
-        self._say(f"{line['seat']} buries {line['cards']}{self._decision(line['seat'])}")
+    def _on_bury(self, line: BuryLine) -> list[str]:
+        return self._say(f"{line['seat']} buries {line['cards']}{self._decision(line['seat'])}")
 
-    def _on_buried(self, line: Line) -> None:
-        self._say(f"{line['seat']} buries 8 cards")
+    def _on_buried(self, line: BuriedLine) -> list[str]:
+        return self._say(f"{line['seat']} buries 8 cards")
 
-    def _on_redeal(self, line: Line) -> None:
+    def _on_redeal(self, line: RedealLine) -> list[str]:
         self._say(f"nobody declared: redeal {line['redeals']}")
         if self._hand is not None:
             self._hand.dealt = [[], [], [], []]
             self._hand.shown = False
+        return []
 
-    def _on_kitty_turned(self, line: Line) -> None:
+    def _on_kitty_turned(self, line: KittyTurnedLine) -> list[str]:
         trump = line["suit"] or "no-trump"
-        self._say(f"nobody declared: the kitty is turned, {line['cards']}: {trump}")
+        return self._say(f"nobody declared: the kitty is turned, {line['cards']}: {trump}")
 
-    def _on_reveal(self, line: Line) -> None:
+    def _on_reveal(self, line: RevealLine) -> list[str]:
         bids = [f"{b['seat']} {b['bid']}{'' if b['stood'] else ' (failed)'}" for b in line["bids"]]
-        self._say("bids shown: " + ", ".join(bids))
+        return self._say("bids shown: " + ", ".join(bids))
 
     def _flush_auction(self) -> list[str]:
         hand = self._hand
@@ -356,7 +453,7 @@ class Transcript:
         hand.notes = []
         return out
 
-    def _on_trump(self, line: Line) -> Iterator[str]:
+    def _on_trump(self, line: TrumpLine) -> Iterator[str]:
         yield from self._flush_auction()
         yield from self._flush_notes()
         if self._hand is not None:
@@ -365,44 +462,44 @@ class Transcript:
         level = line["level"] or "none (扛旗)"
         yield f"trump {suit}, level {level}; {self._name(line['dealer'])} leads"
 
-    def _on_play(self, line: Line) -> None:
+    def _on_play(self, line: PlayLine) -> list[str]:
         hand = self._hand
         if hand is None:
-            return
+            return []
         hand.trick = line["trick"]
         text = f"{line['seat']} {spaced(line['cards'])}"
         if "attempted" in line:
             throw = spaced(line["attempted"])
-            text += f" (threw {throw}: failed, defenders {line['penalty']:+d})"
-            hand.defenders += line["penalty"]
+            text += f" (threw {throw}: failed, defenders {line.get('penalty', 0):+d})"
+            hand.defenders = line.get("defenders")
         hand.plays.append(text + self._decision(line["seat"]))
+        return []
 
-    def _on_trick(self, line: Line) -> Iterator[str]:
+    def _on_trick(self, line: TrickLine) -> Iterator[str]:
         hand = self._hand
         if hand is None:
             return
-        dealer = hand.dealer
-        if dealer is not None and line["seat"] % 2 != dealer % 2:
-            hand.defenders += line["points"]
-        won = f"→ {line['seat']} +{line['points']} (defenders {hand.defenders})"
+        hand.defenders = line.get("defenders")
+        so_far = "" if hand.defenders is None else f" (defenders {hand.defenders})"
+        won = f"→ {line['seat']} +{line['points']}{so_far}"
         yield from self._wrap(" │ ".join([*hand.plays, won]), indent=f"{line['trick']:>3}. ")
         hand.plays = []
         yield from self._flush_notes()
 
-    def _on_hand_over(self, line: Line) -> Iterator[str]:
+    def _on_hand_over(self, line: HandOverLine) -> Iterator[str]:
         yield from self._flush_auction()
         yield from self._flush_notes()
         score = line["score"]
         parts = [f"tricks {score['trick_points']}"]
         if score["kitty_multiplier"]:
             parts.append(f"kitty {score['kitty_points']}×{score['kitty_multiplier']}")
-        for key, label in (
-            ("throw_penalty", "throws"),
-            ("fry_penalty", "fries"),
-            ("red_five", "red fives"),
+        for value, label in (
+            (score["throw_penalty"], "throws"),
+            (score["fry_penalty"], "fries"),
+            (score["red_five"], "red fives"),
         ):
-            if score[key]:
-                parts.append(f"{label} {score[key]:+d}")
+            if value:
+                parts.append(f"{label} {value:+d}")
         told = ", ".join(parts)
         if score.get("floored"):  # 001 §4.1 「台下罚分罚至0分为止」: the parts sum below 0
             told += "; floored at 0"
@@ -436,3 +533,31 @@ def transcript(
     for line in lines:
         out += teller.feed(line)
     return out + teller.close()
+
+
+def match_transcript(match: Match, *, width: int = 80, held: bool = True) -> list[str]:
+    """A match so far as a spectator at the table sees it (:func:`spectator_view`), hand by
+    hand, and its result once it is over (the RL environment's ``render()``). ``held``: the
+    text still held (the auction or the trick under way) too; without it, only the lines
+    that stay as they are whatever comes next.
+
+    >>> import random
+    >>> from chaodipi.engine import PRESETS, Match
+    >>> match, rng = Match(PRESETS["classic"], seed=2, max_hands=1), random.Random(2)
+    >>> for _ in range(12):
+    ...     match.apply(match.to_play, match.legal_actions().sample(rng))
+    >>> match_transcript(match)[0]
+    '── hand 1 · level 2 · dealer decided by declaring · progress 0 : 0 ──'
+    """
+    header = next(record_lines(match))  # its result is the match's only once it is over
+    assert header["type"] == "header"
+    teller = Transcript(width=width, spectator=True)
+    teller.header = header
+    out: list[str] = []
+    for line in spectator_view(news(match, LineMaker(), 0, -1)):  # from the log as it is
+        out += teller.feed(line)
+    if held or match.over:
+        out += teller.close()
+    if match.over:
+        out.append(visible("match over: " + _result_text(header)))
+    return out[1:] if out[:1] == [""] else out  # no blank line before the first hand's

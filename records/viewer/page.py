@@ -6,7 +6,9 @@ type="application/json">`` element; the script reads the record and lets a perso
 it (docs/game-record.md, "Looking at a game"). Beside the record goes one thing the engine
 knows and the record does not say: how a player arranges a hand once trump is fixed (which
 cards are trumps, in which order: the red five, the level cards, the jokers), per hand, so the
-page shows each hand exactly as :func:`chaodipi.engine.view.observe` arranges it.
+page shows each hand exactly as :func:`chaodipi.engine.view.observe` arranges it; and each
+place a team's progress may reach, named as the engine names it (:func:`level_names`). The
+script re-derives no rule: the rest it reads from the record.
 
 >>> page = render_html([{"type": "header", "format": "chaodipi-record/1", "note": "</script>"}])
 >>> page.startswith("<!DOCTYPE html>"), '"</script>"' in page, '"\\\\u003c/script>"' in page
@@ -23,16 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.engine.cards import CARDS, Rank, Suit
+from chaodipi.engine.levels import level_name
 from chaodipi.engine.presets import preset
 from chaodipi.engine.trump import Trump
 
-__all__ = ["render_html", "write_html"]
+__all__ = ["arrangements", "level_names", "render_html", "write_html"]
 
-_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|START)\*/")
+_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|LEVELS|START)\*/")
 
 
 def _asset(name: str) -> str:
-    return resources.files("chaodipi.arena.viewer").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("chaodipi.records.viewer").joinpath(name).read_text(encoding="utf-8")
 
 
 def _embedded_json(value: object) -> str:
@@ -74,11 +77,29 @@ def arrangements(lines: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
     return places
 
 
+def level_names(lines: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each place a team's progress reaches in the record (its index; past the last circuit's
+    A at least), as the engine names it under the header's preset; empty when the preset is
+    not one this engine knows.
+
+    >>> names = level_names([{"type": "header", "preset": "classic"}])
+    >>> names[0], names[12], names[13]
+    ('2', 'A', '扛旗')
+    """
+    try:
+        circuits = preset(str(lines[0].get("preset"))).match.circuits
+    except ValueError:
+        return []
+    reached = [p for line in lines for p in line.get("progress", ()) if isinstance(p, int)]
+    top = max([circuits * 13, *reached])
+    return [level_name(progress, circuits) for progress in range(top + 1)]
+
+
 def render_html(
     lines: Sequence[Mapping[str, Any]], *, seat: int | None = None, hand: int | None = None
 ) -> str:
     """The page showing the record ``lines`` (its header first, as
-    :func:`chaodipi.engine.record.load_lines` returns them). It opens at the start of hand
+    :func:`chaodipi.records.load_lines` returns them). It opens at the start of hand
     ``hand`` (numbered from 1, as printed; default the first) in what ``seat`` saw (default:
     all hands). The page holds the whole record whatever it opens with: a reader may switch
     to any seat's view, or all hands."""
@@ -89,6 +110,7 @@ def render_html(
         "SCRIPT": _asset("viewer.js"),
         "RECORD": _embedded_json(list(lines)),
         "ARRANGEMENTS": _embedded_json(arrangements(lines)),
+        "LEVELS": _embedded_json(level_names(lines)),
     }
     # one pass: what is put in (a note saying /*SCRIPT*/, say) is never read again
     return _PLACEHOLDER.sub(lambda found: parts[found.group(1)], _asset("page.html"))

@@ -1,32 +1,23 @@
-"""The game record: a whole match as JSON lines a person, a viewer and the engine can read.
+"""Making a game record: the lines of a match, from its log and how each action was taken.
 
-A record (format :data:`RECORD_FORMAT`, documented in ``docs/game-record.md`` and checked by the
-JSON Schema :func:`record_schema`) is a header line, then one line per thing that happened, in
-order: every event of the match's log (each with the seats that saw it, ``to``, when not all
-four), every action with who took it and how (the time the bot took, its strikes, its note),
-a ``hand`` line as each hand begins and a ``dealt`` line with the four hands and the kitty once
-the deal is complete. Cards are written sorted, as :func:`chaodipi.engine.cards.format_cards`
-prints them (``♠AK ♥5 LJ BJ``), bids as :class:`chaodipi.engine.bidding.Bid` prints them,
-actions as :func:`chaodipi.engine.actions.parse_action` reads them.
-
-The engine makes the event lines (:func:`record_lines`, :class:`LineMaker`); the arena gives
-what only it knows (the bots' names, the date, how the game ended, each decision's clock).
-:func:`replay_record` plays a record's actions through the engine again and checks that every
-line comes out the same.
+The engine's match gives the events; the arena gives what only it knows (the bots' names, the
+date, how the game ended, each decision's clock): :func:`record_lines` makes the whole record,
+:class:`LineMaker` the lines of events one at a time (a live table's, a seat's). Cards are
+written sorted, as :func:`chaodipi.engine.format_cards` prints them (``♠AK ♥5 LJ BJ``), bids as
+:class:`chaodipi.engine.Bid` prints them, actions as :func:`chaodipi.engine.parse_action`
+reads them.
 
 >>> import random
->>> from chaodipi.engine.match import Match
->>> from chaodipi.engine.presets import PRESETS
+>>> from chaodipi.engine import PRESETS, Match
 >>> match = Match(PRESETS["hefei"], seed=11, max_hands=1)
 >>> rng = random.Random(1)
 >>> while not match.over:
 ...     match.apply(match.to_play, match.legal_actions().sample(rng))
 >>> lines = list(record_lines(match, bots=("a", "b", "a", "b")))
->>> lines[0]["format"], lines[0]["result"]["ending"], lines[1]["type"]
-('chaodipi-record/1', 'played out', 'hand')
->>> again = replay_record(lines)
->>> again.records == match.records
-True
+>>> lines[0]["type"] == "header" and (lines[0]["format"], lines[0]["result"]["ending"])
+('chaodipi-record/1', 'played out')
+>>> lines[1]["type"]
+'hand'
 """
 
 from __future__ import annotations
@@ -34,14 +25,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from functools import cache
-from importlib import resources
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal, assert_never, cast
 
-from chaodipi.engine.actions import parse_action
 from chaodipi.engine.bidding import Bid
 from chaodipi.engine.cards import DECK, Card, Rank, Suit, format_cards
-from chaodipi.engine.errors import ReplayError
 from chaodipi.engine.events import (
     EVERYONE,
     BidsRevealed,
@@ -63,34 +51,31 @@ from chaodipi.engine.events import (
     TrumpFixed,
 )
 from chaodipi.engine.match import Ending, Match
-from chaodipi.engine.presets import Preset, preset
+from chaodipi.engine.phase import Phase
+from chaodipi.engine.presets import Preset
+from chaodipi.engine.seats import same_team
+from chaodipi.records.lines import (
+    RECORD_FORMAT,
+    ActionLine,
+    DealtLine,
+    EventLine,
+    HandLine,
+    Header,
+    Line,
+    Options,
+)
 
 __all__ = [
     "FORCED",
-    "NOTE_MAX_BYTES",
-    "RECORD_FORMAT",
     "Decision",
     "GameEnd",
     "LineMaker",
     "cards_text",
-    "dump_lines",
-    "load_lines",
+    "news",
+    "now",
     "preset_options",
     "record_lines",
-    "record_schema",
-    "replay_record",
 ]
-
-RECORD_FORMAT = "chaodipi-record/1"
-"""The format's name and version: a reader refuses another (``docs/game-record.md``)."""
-
-NOTE_MAX_BYTES = 256
-"""A bot's note is at most this many bytes of UTF-8 (longer ones are cut by the table)."""
-
-Line = dict[str, Any]
-
-JSON_SPACE = " \t\r"
-"""The whitespace JSON allows around a value on a line (a line of nothing else is skipped)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +119,11 @@ class GameEnd:
     reward: int = 0
 
 
+def now() -> str:
+    """The time now as a record's ``date``: ISO 8601 in UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def cards_text(cards: Iterable[int]) -> str:
     """Cards as a record writes them: sorted, then printed (``♠AK ♥5 BJ``); '' for none."""
     return format_cards(sorted(cards))
@@ -151,7 +141,20 @@ def _rank(rank: Rank | None) -> str | None:
     return None if rank is None else str(rank)
 
 
-def preset_options(rules: Preset) -> dict[str, Any]:
+def _stage(phase: Phase) -> Literal["declare", "fry"]:
+    """A bid's or a pass's stage: declaring or frying (no other phase has bids)."""
+    match phase:
+        case Phase.DECLARE:
+            return "declare"
+        case Phase.FRY:
+            return "fry"
+        case Phase.BURY | Phase.PLAY | Phase.OVER:
+            raise ValueError(f"no bid or pass is made in the {phase.value} phase")
+        case _:
+            assert_never(phase)
+
+
+def preset_options(rules: Preset) -> Options:
     """Every option of a preset, as plain JSON values (enums by value)."""
     groups = {
         "card": asdict(rules.card),
@@ -159,13 +162,13 @@ def preset_options(rules: Preset) -> dict[str, Any]:
         "score": asdict(rules.score),
         "match": asdict(rules.match),
     }
-    plain: dict[str, Any] = json.loads(json.dumps(groups))
+    plain: Options = json.loads(json.dumps(groups))
     return plain
 
 
 class LineMaker:
     """Turns a match's events, in order, into record lines; keeps what a line needs from
-    earlier ones (the trick's number, the cards dealt so far, the teams' progress).
+    earlier ones (the trick's number, the cards dealt so far, the defenders' points).
 
     Feed it every event of the log (the referee's view), or only one seat's: the lines are the
     same for what it is given."""
@@ -174,15 +177,19 @@ class LineMaker:
         self._hand = -1
         self._trick = 1
         self._dealt: list[list[Card]] = [[], [], [], []]
+        self._dealer: int | None = None
+        self._defenders = 0
 
     def start_hand(
         self, number: int, level: Rank | None, dealer: int | None, progress: Sequence[int]
-    ) -> Line:
+    ) -> HandLine:
         """The ``hand`` line: hand ``number`` begins at ``level``, dealt by ``dealer`` (None:
         the first hand's dealer is decided by the declaring)."""
         self._hand = number
         self._trick = 1
         self._dealt = [[], [], [], []]
+        self._dealer = None
+        self._defenders = 0
         return {
             "type": "hand",
             "hand": number,
@@ -193,60 +200,149 @@ class LineMaker:
 
     def lines(self, event: Event) -> list[Line]:
         """The line of ``event`` (and the ``dealt`` line after the packet that ends a deal)."""
-        payload = event.payload
-        line: Line = {"type": event.kind.value, "seq": event.seq, "hand": event.hand}
+        line = self._line(event)
         if event.audience != EVERYONE:
-            line["to"] = sorted(event.audience)
-        if payload.seat is not None:
-            line["seat"] = payload.seat
-        after: list[Line] = []
+            # ``to`` goes after the hand, as the format writes it
+            fields = list(line.items())
+            fields.insert(3, ("to", sorted(event.audience)))
+            line = cast(EventLine, dict(fields))
+        payload = event.payload
+        if isinstance(payload, Dealt) and sum(len(d) for d in self._dealt) == len(DECK) - 8:
+            return [line, self._deal_complete(event.hand)]
+        return [line]
+
+    def _line(self, event: Event) -> EventLine:
+        seq, hand = event.seq, event.hand
+        payload = event.payload
         match payload:
             case Dealt(seat=seat, cards=cards):
-                line["cards"] = cards_text(cards)
                 self._dealt[seat].extend(cards)
-                if sum(len(d) for d in self._dealt) == len(DECK) - 8:
-                    after.append(self._deal_complete(event.hand))
-            case Declared(bid=bid) | Fried(bid=bid):
-                line["bid"] = _bid(bid)
-            case Passed(stage=stage):
-                line["stage"] = stage.value
-            case KittyTaken(cards=cards) | BuriedCards(cards=cards):
-                line["cards"] = cards_text(cards)
-            case DealerFixed() | TookKitty() | Buried():
-                pass
+                return {
+                    "type": "deal",
+                    "seq": seq,
+                    "hand": hand,
+                    "seat": seat,
+                    "cards": cards_text(cards),
+                }
+            case Declared(seat=seat, bid=bid):
+                return {"type": "declare", "seq": seq, "hand": hand, "seat": seat, "bid": _bid(bid)}
+            case Fried(seat=seat, bid=bid):
+                return {"type": "fry", "seq": seq, "hand": hand, "seat": seat, "bid": _bid(bid)}
+            case Passed(seat=seat, stage=stage):
+                return {
+                    "type": "pass",
+                    "seq": seq,
+                    "hand": hand,
+                    "seat": seat,
+                    "stage": _stage(stage),
+                }
+            case DealerFixed(seat=seat):
+                return {"type": "dealer", "seq": seq, "hand": hand, "seat": seat}
+            case KittyTaken(seat=seat, cards=cards):
+                return {
+                    "type": "kitty",
+                    "seq": seq,
+                    "hand": hand,
+                    "seat": seat,
+                    "cards": cards_text(cards),
+                }
+            case TookKitty(seat=seat):
+                return {"type": "took_kitty", "seq": seq, "hand": hand, "seat": seat}
+            case BuriedCards(seat=seat, cards=cards):
+                return {
+                    "type": "bury",
+                    "seq": seq,
+                    "hand": hand,
+                    "seat": seat,
+                    "cards": cards_text(cards),
+                }
+            case Buried(seat=seat):
+                return {"type": "buried", "seq": seq, "hand": hand, "seat": seat}
             case Redealt(redeals=redeals):
-                line["redeals"] = redeals
                 self._dealt = [[], [], [], []]
+                return {"type": "redeal", "seq": seq, "hand": hand, "redeals": redeals}
             case KittyTurned(cards=cards, suit=suit):
-                line["cards"] = cards_text(cards)
-                line["suit"] = _suit(suit)
+                return {
+                    "type": "kitty_turned",
+                    "seq": seq,
+                    "hand": hand,
+                    "cards": cards_text(cards),
+                    "suit": _suit(suit),
+                }
             case BidsRevealed(bids=bids):
-                line["bids"] = [
-                    {"seat": b.seat, "bid": str(b.bid), "stage": b.stage.value, "stood": b.stood}
-                    for b in bids
-                ]
+                return {
+                    "type": "reveal",
+                    "seq": seq,
+                    "hand": hand,
+                    "bids": [
+                        {
+                            "seat": b.seat,
+                            "bid": str(b.bid),
+                            "stage": _stage(b.stage),
+                            "stood": b.stood,
+                        }
+                        for b in bids
+                    ],
+                }
             case TrumpFixed(level=level, suit=suit, dealer=dealer):
-                line.update(level=_rank(level), suit=_suit(suit), dealer=dealer)
-            case Played(cards=cards, attempted=attempted, penalty=penalty):
-                line["trick"] = self._trick
-                line["cards"] = cards_text(cards)
-                if attempted is not None:
-                    line["attempted"] = cards_text(attempted)
-                    line["penalty"] = penalty
-            case TrickWon(points=points):
-                line["trick"] = self._trick
-                line["points"] = points
+                self._dealer = dealer
+                return {
+                    "type": "trump",
+                    "seq": seq,
+                    "hand": hand,
+                    "level": _rank(level),
+                    "suit": _suit(suit),
+                    "dealer": dealer,
+                }
+            case Played(seat=seat, cards=cards, attempted=attempted, penalty=penalty):
+                if attempted is None:
+                    return {
+                        "type": "play",
+                        "seq": seq,
+                        "hand": hand,
+                        "seat": seat,
+                        "trick": self._trick,
+                        "cards": cards_text(cards),
+                    }
+                self._defenders += penalty
+                return {
+                    "type": "play",
+                    "seq": seq,
+                    "hand": hand,
+                    "seat": seat,
+                    "trick": self._trick,
+                    "cards": cards_text(cards),
+                    "attempted": cards_text(attempted),
+                    "penalty": penalty,
+                    "defenders": self._defenders,
+                }
+            case TrickWon(seat=seat, points=points):
+                trick = self._trick
                 self._trick += 1
+                if self._dealer is not None and not same_team(seat, self._dealer):
+                    self._defenders += points
+                return {
+                    "type": "trick",
+                    "seq": seq,
+                    "hand": hand,
+                    "seat": seat,
+                    "trick": trick,
+                    "points": points,
+                    "defenders": self._defenders,
+                }
             case HandOver() as over:
                 result = over.result
-                line.update(
-                    total=over.total,
-                    kitty=cards_text(over.kitty),
-                    dealt=[cards_text(cards) for cards in over.dealt],
-                    progress=list(over.progress),
-                    next_dealer=over.next_dealer,
-                    note=over.note,
-                    score={
+                return {
+                    "type": "hand_over",
+                    "seq": seq,
+                    "hand": hand,
+                    "total": over.total,
+                    "kitty": cards_text(over.kitty),
+                    "dealt": [cards_text(cards) for cards in over.dealt],
+                    "progress": list(over.progress),
+                    "next_dealer": over.next_dealer,
+                    "note": over.note,
+                    "score": {
                         "dealer": result.dealer,
                         "trick_points": result.trick_points,
                         "kitty_points": result.kitty_points,
@@ -261,10 +357,11 @@ class LineMaker:
                         "shut_out": result.shut_out,
                         "floored": result.floored,
                     },
-                )
-        return [line, *after]
+                }
+            case _:
+                assert_never(payload)
 
-    def _deal_complete(self, hand: int) -> Line:
+    def _deal_complete(self, hand: int) -> DealtLine:
         """The ``dealt`` line: the four hands as dealt, and the kitty (the cards left)."""
         left = list(DECK)
         for cards in self._dealt:
@@ -278,18 +375,16 @@ class LineMaker:
         }
 
 
-def _action_line(hand: int, seat: int, action: str, decision: Decision | None) -> Line:
-    line: Line = {"type": "action", "hand": hand, "seat": seat, "action": action}
+def _action_line(hand: int, seat: int, action: str, decision: Decision | None) -> ActionLine:
+    line: ActionLine = {"type": "action", "hand": hand, "seat": seat, "action": action}
     if decision is not None:
         line["asked"] = decision.asked
         if decision.asked:
-            line.update(
-                ms=decision.ms,
-                timeout=decision.timed_out,
-                strikes=decision.strikes,
-                refused=decision.refused,
-                fallback=decision.fallback,
-            )
+            line["ms"] = decision.ms
+            line["timeout"] = decision.timed_out
+            line["strikes"] = decision.strikes
+            line["refused"] = decision.refused
+            line["fallback"] = decision.fallback
             if decision.note:
                 line["note"] = decision.note
     return line
@@ -301,7 +396,7 @@ def _header(
     end: GameEnd | None,
     date: str,
     about: Mapping[str, Any],
-) -> Line:
+) -> Header:
     if end is None:
         over = match.over
         end = GameEnd(
@@ -310,7 +405,7 @@ def _header(
             match.winner,
             reward=match.reward,
         )
-    header: Line = {
+    header: Header = {
         "type": "header",
         "format": RECORD_FORMAT,
         "engine": _engine_version(),
@@ -330,8 +425,7 @@ def _header(
             "progress": list(match.progress),
         },
     }
-    header.update(about)
-    return header
+    return cast(Header, {**header, **about})
 
 
 def _engine_version() -> str:
@@ -365,13 +459,13 @@ def record_lines(
         return
     shadow = Match(match.preset, match.seed, match.max_hands)
     maker = LineMaker()
-    yield from _news(shadow, maker, 0, -1)
+    yield from news(shadow, maker, 0, -1)
     for index, (seat, action) in enumerate(actions):
         hand = shadow.number
         yield _action_line(hand, seat, str(action), None if decisions is None else decisions[index])
         cursor = shadow.log.cursor
         shadow.push(seat, action)
-        yield from _news(shadow, maker, cursor, hand)
+        yield from news(shadow, maker, cursor, hand)
 
 
 def _from_log(match: Match, decisions: Sequence[Decision]) -> Iterator[Line]:
@@ -402,9 +496,10 @@ def _lines(match: Match, maker: LineMaker, events: Sequence[Event], hand: int) -
         yield from maker.lines(event)
 
 
-def _news(shadow: Match, maker: LineMaker, cursor: int, hand: int) -> Iterator[Line]:
-    """The lines of the events after ``cursor``, and a ``hand`` line for a hand begun."""
-    return _lines(shadow, maker, shadow.log.all_since(cursor), hand)
+def news(match: Match, maker: LineMaker, cursor: int, hand: int) -> Iterator[Line]:
+    """The lines of ``match``'s events after ``cursor`` (``hand``: that of the event before
+    them), with a ``hand`` line for a hand begun."""
+    return _lines(match, maker, match.log.all_since(cursor), hand)
 
 
 def _level_of(match: Match, hand: int) -> Rank | None:
@@ -419,119 +514,3 @@ def _start_of(match: Match, hand: int) -> tuple[int | None, tuple[int, int]]:
         return None, (0, 0)
     before = match.records[hand - 1]
     return before.next_dealer, before.progress_after
-
-
-def dump_lines(lines: Iterable[Line]) -> str:
-    """Lines as the record's text: one compact JSON object per line, UTF-8 kept."""
-    return "".join(
-        json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines
-    )
-
-
-def load_lines(text: str) -> list[Line]:
-    """A record's text back into its lines; :class:`ReplayError` names the first bad line.
-
-    Lines end at ``\n`` alone: a note or a name may hold U+2028, U+0085 or another character
-    ``str.splitlines`` would break at, which JSON writes as it is inside a string.
-
-    >>> header = {"type": "header", "format": RECORD_FORMAT, "note": "a\\u2028b\\x85"}
-    >>> load_lines(dump_lines([header])) == [header]
-    True
-    """
-    lines: list[Line] = []
-    for number, row in enumerate(text.split("\n"), start=1):
-        if not row.strip(JSON_SPACE):
-            continue
-        try:
-            line = json.loads(row)
-        except RecursionError:
-            raise ReplayError(f"line {number} is not JSON: nested too deep") from None
-        except ValueError as err:  # not JSON, or a number of more digits than int() reads
-            raise ReplayError(f"line {number} is not JSON: {err}") from None
-        if not isinstance(line, dict) or not isinstance(line.get("type"), str):
-            raise ReplayError(f"line {number} is not a record line (an object with a type)")
-        lines.append(line)
-    if not lines or lines[0]["type"] != "header":
-        raise ReplayError("a record starts with its header line")
-    if lines[0].get("format") != RECORD_FORMAT:
-        raise ReplayError(
-            f"not a {RECORD_FORMAT} record (its format is {lines[0].get('format')!r})"
-        )
-    return lines
-
-
-@cache
-def record_schema() -> dict[str, Any]:
-    """The JSON Schema of one record line (``record.schema.json``, shipped with the engine)."""
-    text = resources.files("chaodipi.engine").joinpath("record.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
-def replay_record(lines: Sequence[Line]) -> Match:
-    """Play a record's actions through the engine again, each checked, and compare every line
-    the engine makes with the record's; :class:`ReplayError` at the first difference. Returns
-    the match as the record leaves it."""
-    if not lines or lines[0].get("format") != RECORD_FORMAT:
-        raise ReplayError(f"not a {RECORD_FORMAT} record")
-    header = lines[0]
-    try:
-        rules = preset(header["preset"])
-    except ValueError as err:
-        raise ReplayError(str(err)) from None
-    if header.get("options") != preset_options(rules):
-        raise ReplayError(
-            f"the record was played under other rules than this engine's preset {rules.name!r}"
-        )
-    match = Match(rules, header["seed"], header.get("max_hands"))
-    maker = LineMaker()
-    position = 1
-    for made in _news(match, maker, 0, -1):
-        position = _expect(lines, position, made)
-    while position < len(lines):
-        line = lines[position]
-        if line.get("type") != "action":
-            raise ReplayError(f"line {position + 1}: the engine makes no {line.get('type')!r} here")
-        if match.over:
-            raise ReplayError(f"line {position + 1}: an action after the match's end")
-        hand, cursor = match.number, match.log.cursor
-        try:
-            action = parse_action(str(line["action"]), match.hand.level, rules.card)
-            match.apply(int(line["seat"]), action)
-        except (KeyError, ValueError) as err:
-            raise ReplayError(f"line {position + 1}: {line.get('action')!r}: {err}") from None
-        if line.get("hand") != hand:
-            raise ReplayError(
-                f"line {position + 1}: an action of hand {hand}, not {line.get('hand')}"
-            )
-        position += 1
-        for made in _news(match, maker, cursor, hand):
-            position = _expect(lines, position, made)
-    _check_result(header, match)
-    return match
-
-
-def _expect(lines: Sequence[Line], position: int, made: Line) -> int:
-    if position >= len(lines):
-        raise ReplayError(f"the record ends where the engine has a {made['type']!r} line")
-    got = lines[position]
-    if got != made:
-        raise ReplayError(f"line {position + 1}: recorded {got}, the engine makes {made}")
-    return position + 1
-
-
-def _check_result(header: Line, match: Match) -> None:
-    result = header.get("result", {})
-    if result.get("hands") != len(match.records):
-        raise ReplayError(
-            f"the header says {result.get('hands')} hands, the record plays {len(match.records)}"
-        )
-    if (
-        result.get("ending") == Ending.PLAYED_OUT.value
-        and match.over
-        and (result.get("winner") != match.winner or result.get("progress") != list(match.progress))
-    ):
-        raise ReplayError(
-            f"the header says team {result.get('winner')} won at {result.get('progress')}; "
-            f"replayed, team {match.winner} wins at {list(match.progress)}"
-        )
