@@ -1,19 +1,13 @@
-"""A live table as a spectator sees it: the ``Watch`` stream read into record lines as they
-come (``arena watch`` prints them as ``arena show`` prints a record)."""
+"""A live table as a spectator sees it: its public events made into record lines as they come
+(``arena watch`` reads them from the ``Watch`` stream and prints the lines as ``arena show``
+prints a record)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
-
-from chaodipi.arena.v2.convert import MatchEnd, event_from_message, match_end_from_message
 from chaodipi.engine.cards import Rank
 from chaodipi.engine.events import Event, HandOver
 from chaodipi.records.lines import RECORD_FORMAT, Line, LiveHeader
 from chaodipi.records.making import LineMaker
-
-if TYPE_CHECKING:
-    from chaodipi.arena.v2 import arena_pb2 as pb
 
 __all__ = ["LiveRecord"]
 
@@ -34,8 +28,6 @@ class LiveRecord:
         self._hand = -1
         self._dealer: int | None = None
         self._progress: tuple[int, int] = (0, 0)
-        self.end: MatchEnd | None = None
-        """How the match ended, once the stream said so."""
 
     def header(self) -> LiveHeader:
         """The header of a live record: the format, and the table."""
@@ -55,15 +47,3 @@ class LiveRecord:
             self._dealer = payload.next_dealer
             self._progress = payload.progress
         return made
-
-    def follow(self, responses: Iterable[pb.WatchResponse]) -> Iterator[Line | LiveHeader]:
-        """The header, then the lines of each event as it comes; :attr:`end` is set when the
-        match's end comes (the iterator then stops)."""
-        yield self.header()
-        for response in responses:
-            kind = response.WhichOneof("response")
-            if kind == "event":
-                yield from self.lines(event_from_message(response.event))
-            elif kind == "match_over":
-                self.end, _ = match_end_from_message(response.match_over)
-                return

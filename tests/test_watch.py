@@ -24,6 +24,7 @@ from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.record import table_record
+from chaodipi.arena.v2.convert import event_from_message, match_end_from_message
 from chaodipi.bot import run_bot
 from chaodipi.records import LiveRecord, Transcript, spaced, unpack
 from tests.server_support import (
@@ -71,7 +72,13 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
         printing, printed_call = open_watch(running.server.address, table.name, SPECTATOR_TOKEN)
 
         def follow() -> None:
-            seen.extend(live.follow(call))
+            seen.append(dict(live.header()))
+            for response in call:
+                kind = response.WhichOneof("response")
+                if kind == "event":
+                    seen.extend(live.lines(event_from_message(response.event)))
+                elif kind == "match_over":
+                    ends.append(match_end_from_message(response.match_over)[0])
 
         def print_it() -> None:
             ends.append(watch_table(printed_call, table.name, out))
@@ -86,7 +93,6 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
         record.extend(table_record(table))
         for thread in threads:
             await anyio.to_thread.run_sync(thread.join)
-        ends.append(live.end)
         channel.close()
         printing.close()
         # a spectator of the finished table: the whole match, and its end, at once

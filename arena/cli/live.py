@@ -11,7 +11,12 @@ import grpc
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi.arena.v2.convert import MatchEnd, watch_request
+from chaodipi.arena.v2.convert import (
+    MatchEnd,
+    event_from_message,
+    match_end_from_message,
+    watch_request,
+)
 from chaodipi.engine.match import Ending
 from chaodipi.records import LiveRecord, Transcript, visible
 
@@ -38,19 +43,26 @@ def watch_table(
     (``None``: the stream ended first)."""
     live = LiveRecord(table)
     teller = Transcript(width=width, spectator=True)
-    lines = live.follow(responses)
-    teller.feed(next(lines))  # the header: it names no bots, and the result is not known yet
+    teller.feed(live.header())  # it names no bots, and the result is not known yet
     title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
-    for line in lines:
-        told = teller.feed(line)
-        for text in title + told:  # the title once something came (not before a refusal)
-            print(text, file=out, flush=True)
-        title = []
+    end: MatchEnd | None = None
+    for response in responses:
+        kind = response.WhichOneof("response")
+        if kind == "match_over":
+            end, _ = match_end_from_message(response.match_over)
+            break
+        if kind != "event":
+            continue  # the first response, Attached: what the table holds back
+        for line in live.lines(event_from_message(response.event)):
+            told = teller.feed(line)
+            for text in title + told:  # the title once something came (not before a refusal)
+                print(text, file=out, flush=True)
+            title = []
     for text in title + teller.close():
         print(text, file=out)
-    if live.end is not None:
-        print(ending_text(live.end), file=out, flush=True)
-    return live.end
+    if end is not None:
+        print(ending_text(end), file=out, flush=True)
+    return end
 
 
 def ending_text(end: MatchEnd) -> str:
