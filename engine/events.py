@@ -49,6 +49,7 @@ __all__ = [
     "EventKind",
     "EventLog",
     "Fried",
+    "HandBegun",
     "HandOver",
     "KittyTaken",
     "KittyTurned",
@@ -85,6 +86,7 @@ def all_but(seat: int) -> frozenset[int]:
 class EventKind(Enum):
     """The kinds of event a match records (the values are the protocol's names)."""
 
+    HAND_BEGUN = "hand_begun"
     DEAL = "deal"
     DECLARE = "declare"
     FRY = "fry"
@@ -104,6 +106,19 @@ class EventKind(Enum):
 
 
 # -- payloads, one per kind; ``seat`` is who acted (None: the table) --------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandBegun:
+    """A hand begins (every hand's first event, before its first packet is dealt): it is
+    played at ``level`` (``None``: the 扛旗 hand, which has none), dealt by ``dealer``
+    (``None``: the first hand's dealer is decided by declaring), from the teams' ``progress``."""
+
+    kind: ClassVar[EventKind] = EventKind.HAND_BEGUN
+    seat: ClassVar[None] = None
+    level: Rank | None
+    dealer: int | None
+    progress: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +280,8 @@ class HandOver:
 
 
 Payload = (
-    Dealt
+    HandBegun
+    | Dealt
     | Declared
     | Fried
     | Passed
@@ -282,7 +298,9 @@ Payload = (
     | TrickWon
     | HandOver
 )
-"""What an event says: one class per :class:`EventKind`."""
+"""What an event says: one class per :class:`EventKind`, a closed union. A switch on it is a
+``match`` whose last arm is ``case _: assert_never(payload)``, so that mypy fails wherever a
+kind is not handled, and an object that is no payload raises rather than passes in silence."""
 
 
 @dataclass(frozen=True, slots=True)

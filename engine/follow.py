@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import assert_never
 
 from chaodipi.engine.actions import LegalActions
 from chaodipi.engine.cards import Card
@@ -37,6 +38,7 @@ from chaodipi.engine.events import (
     Declared,
     Event,
     Fried,
+    HandBegun,
     HandOver,
     KittyTaken,
     KittyTurned,
@@ -47,7 +49,7 @@ from chaodipi.engine.events import (
     TrickWon,
     TrumpFixed,
 )
-from chaodipi.engine.match import HandRecord, hand_level, must_play_dealt
+from chaodipi.engine.match import HandRecord, must_play_dealt
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.seats import same_team, team_of
 from chaodipi.engine.trump import Trump
@@ -87,15 +89,7 @@ def follow(
     plays = [] if view.trick is None else list(view.trick.plays)
     tricks_done, points, penalties = view.tricks_done, view.defenders_points, view.throw_penalties
     history, hand_events = view.history, list(view.events)
-    next_dealer = dealer
     for event in events:
-        if phase is Phase.OVER:  # a new hand: dealt by the last one's next dealer
-            dealer = next_dealer
-            level = hand_level(preset, progress, dealer)
-            phase, hand, trump, leader, plays = Phase.DECLARE, [], None, None, []
-            tricks_done = points = penalties = 0
-            hand_events = []
-        hand_events.append(event)
         match event.payload:  # the play's events first: most of a hand's events are those
             case Played(seat=who, cards=cards, penalty=penalty):
                 if who == seat:
@@ -107,6 +101,11 @@ def follow(
                 if dealer is not None and not same_team(who, dealer):
                     points += won
                 leader, plays = who, []
+            case HandBegun(level=begun_at, dealer=begun_by):
+                level, dealer = begun_at, begun_by
+                phase, hand, trump, leader, plays = Phase.DECLARE, [], None, None, []
+                tricks_done = points = penalties = 0
+                hand_events = []
             case Dealt(seat=who, cards=cards) if who == seat:
                 hand = sorted(hand + list(cards))
             case Redealt():
@@ -126,7 +125,7 @@ def follow(
                 phase = Phase.FRY
             case TrumpFixed(level=trump_level, suit=suit, dealer=who):
                 trump = Trump(trump_level, suit, preset.card)
-                dealer = leader = next_dealer = who
+                dealer = leader = who
                 hand, plays, phase = trump.sort(hand), [], Phase.PLAY
             case HandOver() as over:
                 history = (*history, _record(hand_number, over, trump, progress))
@@ -134,10 +133,13 @@ def follow(
                 if played is not None:
                     team = team_of(over.result.dealer)
                     must[team] = must[team] | {played}
-                progress, next_dealer, phase = over.progress, over.next_dealer, Phase.OVER
+                progress, phase = over.progress, Phase.OVER
                 hand_number += 1  # the match counts the next hand in play from now
             case Declared() | Fried() | Passed() | KittyTurned() | BidsRevealed() | Dealt():
                 pass
+            case _:
+                assert_never(event.payload)
+        hand_events.append(event)
     # every field by name (not dataclasses.replace, which costs a quarter of this function)
     return SeatView(
         seat=seat,

@@ -30,7 +30,16 @@ from chaodipi.engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, EventSink
 from chaodipi.engine.bidding import BidRecord
 from chaodipi.engine.cards import Card, Rank
 from chaodipi.engine.errors import IllegalAction
-from chaodipi.engine.events import EVERYONE, Event, EventLog, Payload, Played, TrickWon, TrumpFixed
+from chaodipi.engine.events import (
+    EVERYONE,
+    Event,
+    EventLog,
+    HandBegun,
+    Payload,
+    Played,
+    TrickWon,
+    TrumpFixed,
+)
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.playing import CardPlay
 from chaodipi.engine.presets import Preset
@@ -84,14 +93,18 @@ class HandState:
         deck: Sequence[Card] | None = None,
         log: EventLog | None = None,
         number: int = 0,
+        progress: tuple[int, int] = (0, 0),
     ) -> HandState:
-        """Shuffle from ``seed`` and deal the first packet (the whole deal in the 扛旗 hand);
-        ``deck`` stacks the shoe (:class:`chaodipi.engine.auction.Auction`). ``log``: the match's
-        event log, where this hand (number ``number``) records its events."""
+        """Say the hand begins (:class:`~chaodipi.engine.events.HandBegun`, with the teams'
+        ``progress``), shuffle from ``seed`` and deal the first packet (the whole deal in the
+        扛旗 hand); ``deck`` stacks the shoe (:class:`chaodipi.engine.auction.Auction`).
+        ``log``: the match's event log, where this hand (number ``number``) records its
+        events."""
         state = cls(preset, level, first_hand, kangqi_hand, number)
         if log is not None:
             state.log = log
             state._log_start = log.cursor
+        state._record(HandBegun(level, dealer, progress))
         state.auction = Auction(
             preset,
             seed,

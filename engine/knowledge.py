@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, assert_never
 
 from chaodipi.engine.bidding import Bid, BidRecord
 from chaodipi.engine.cards import CARDS, DECK, Card
@@ -62,26 +62,32 @@ from chaodipi.engine.events import (
     BidsRevealed,
     Buried,
     BuriedCards,
+    DealerFixed,
     Dealt,
     Declared,
     Fried,
+    HandBegun,
     HandOver,
     KittyTaken,
     KittyTurned,
+    Passed,
     Payload,
     Played,
     Redealt,
     TookKitty,
+    TrickWon,
+    TrumpFixed,
 )
 from chaodipi.engine.hand import KITTY_SIZE
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.presets import Preset
+from chaodipi.engine.rules import CardRules
 from chaodipi.engine.seats import next_seat, partner, same_team
 from chaodipi.engine.trick import Lead, PlayKind, Trick, classify_lead, trump_ftk_in
 from chaodipi.engine.trump import TRUMP, Trump
 from chaodipi.engine.view import SeatView, TableTrick
 
-__all__ = ["KITTY", "PLACES", "UNDEALT", "Bound", "Knowledge", "infer", "place_name"]
+__all__ = ["KITTY", "PLACES", "UNDEALT", "Bound", "Knowledge", "Tally", "infer", "place_name"]
 
 KITTY: Final = 4
 """The place of the kitty."""
@@ -210,37 +216,181 @@ class _Fact:
         self.played = 0
 
 
+class Tally:
+    """What one hand's events say of every seat's cards, read one event at a time (:meth:`see`,
+    in order): how many cards each place holds (:attr:`sizes`), what each seat played
+    (:attr:`played`, :attr:`plays`), and each seat's voids (:attr:`voids`: the effective suits
+    it did not follow with as many cards as were led, the seat's own included; the 5-10-K lead
+    of hearts with the ♥5 leads hearts, :func:`~chaodipi.engine.trick.classify_lead`).
+
+    It needs nothing but the events: the hand's level comes with
+    :class:`~chaodipi.engine.events.HandBegun` (the 扛旗 hand has no kitty), the trump with
+    :class:`~chaodipi.engine.events.TrumpFixed`. :func:`infer` reads a view's events through
+    one; a reader that keeps one across the views of a hand gives it only the new events.
+    Its lists are its own: read them, do not change them.
+
+    >>> from chaodipi.engine.match import Match
+    >>> from chaodipi.engine.presets import PRESETS
+    >>> match = Match(PRESETS["classic"], seed=1)
+    >>> tally = Tally(match.preset.card)
+    >>> for event in match.log.since(0, seat=0):
+    ...     tally.see(event.payload)
+    >>> tally.sizes, tally.voids     # seats 0-3, kitty, undealt
+    ([5, 5, 5, 5, 8, 80], [set(), set(), set(), set()])
+    """
+
+    __slots__ = (
+        "dealt",
+        "in_trick",
+        "kangqi",
+        "lead",
+        "played",
+        "plays",
+        "rules",
+        "sizes",
+        "trump",
+        "voids",
+    )
+
+    def __init__(self, rules: CardRules) -> None:
+        self.rules = rules
+        self.kangqi = False
+        """The hand is the 扛旗 hand (no level, no kitty)."""
+        self.trump: Trump | None = None
+        """The trump, once the card play has begun."""
+        self.sizes: list[int] = []
+        """How many cards each place holds now (indexed by place)."""
+        self.dealt = 0
+        """Cards dealt to each seat so far."""
+        self.played: list[list[Card]] = []
+        """Each seat's cards played this hand, in order."""
+        self.plays: list[tuple[int, tuple[Card, ...]]] = []
+        """Every play of this hand in order: (seat, cards as played)."""
+        self.voids: list[set[int]] = []
+        """Each seat's effective suits (0-3, :data:`~chaodipi.engine.trump.TRUMP`) it has none
+        of."""
+        self.lead: Lead | None = None
+        """The lead of the trick on the table (or of the last one)."""
+        self.in_trick = 0
+        """How many seats have played to the trick on the table."""
+        self._forget()
+
+    def _forget(self) -> None:
+        """No card seen yet: the hand begins, or is dealt again."""
+        self.sizes = [0] * PLACES
+        self.dealt = 0
+        self.played = [[] for _ in range(4)]
+        self.plays = []
+        self.voids = [set() for _ in range(4)]
+        self.lead = None
+        self.in_trick = 0
+
+    def see(self, payload: Payload) -> None:
+        """Read the hand's next event."""
+        sizes = self.sizes
+        match payload:
+            case Played(seat=seat, cards=cards):
+                self._played(seat, cards)
+            case HandBegun(level=level):
+                self.kangqi, self.trump = level is None, None
+                self._forget()
+            case Redealt():
+                self._forget()
+            case Dealt(cards=cards):
+                self.dealt += len(cards)
+                for seat in range(4):
+                    sizes[seat] += len(cards)
+                rest = len(DECK) - 4 * self.dealt
+                sizes[KITTY] = 0 if self.kangqi else min(KITTY_SIZE, rest)
+                sizes[UNDEALT] = rest - sizes[KITTY]
+            case KittyTaken(seat=seat) | TookKitty(seat=seat):
+                sizes[seat] += sizes[KITTY]
+                sizes[KITTY] = 0
+            case BuriedCards(seat=seat) | Buried(seat=seat):
+                sizes[seat] -= KITTY_SIZE
+                sizes[KITTY] = KITTY_SIZE
+            case TrumpFixed(level=level, suit=suit):
+                self.trump = Trump(level, suit, self.rules)
+            case HandOver(kitty=kitty):
+                sizes[KITTY] = len(kitty)
+            case (
+                TrickWon()
+                | Declared()
+                | Fried()
+                | Passed()
+                | DealerFixed()
+                | KittyTurned()
+                | BidsRevealed()
+            ):
+                pass
+            case _:
+                assert_never(payload)
+
+    def _played(self, seat: int, cards: tuple[Card, ...]) -> None:
+        trump = self.trump
+        if trump is None:
+            raise ValueError(
+                f"seat {seat} played before trump was fixed: the events are not in order"
+            )
+        self.sizes[seat] -= len(cards)
+        self.played[seat].extend(cards)
+        self.plays.append((seat, cards))
+        if self.in_trick == 0:
+            self.lead = classify_lead(trump, cards)
+        else:
+            lead = self.lead
+            assert lead is not None
+            if sum(1 for c in cards if trump.suit_of[c] == lead.suit) < len(lead.cards):
+                self.voids[seat].add(lead.suit)
+        self.in_trick = next_seat(self.in_trick)
+
+
 class _Reader:
-    """Reads a view's events in order, keeping track of sizes, plays, voids and facts."""
+    """Reads a view's events in order: a :class:`Tally` of sizes, plays and voids, and the
+    facts that make the bounds."""
 
     def __init__(self, view: SeatView) -> None:
         self.view = view
         self.seat = view.seat
-        self.trump = view.trump
+        self.tally = Tally(view.preset.card)
         self._reset()
         self.revealed = self._revealed_bids()
 
     def _reset(self) -> None:
-        self.sizes = [0] * PLACES
-        self.dealt = 0
         self.kitty: list[Card] | None = None
-        self.played: list[list[Card]] = [[] for _ in range(4)]
-        self.plays: list[tuple[int, tuple[Card, ...]]] = []
-        self.voids: list[set[int]] = [set() for _ in range(4)]
         self.facts: list[_Fact] = []
         self.bid_events = 0
-        self.lead: Lead | None = None
-        self.in_trick = 0
         self.fry_penalty = 0
 
     def _revealed_bids(self) -> list[BidRecord]:
         """The bids as revealed after frying (hidden presets), after the last redeal."""
         bids: list[BidRecord] = []
         for event in self.view.events:
-            if isinstance(event.payload, Redealt):
-                bids = []
-            elif isinstance(event.payload, BidsRevealed):
-                bids = list(event.payload.bids)
+            match event.payload:
+                case Redealt():
+                    bids = []
+                case BidsRevealed(bids=revealed):
+                    bids = list(revealed)
+                case (
+                    HandBegun()
+                    | Dealt()
+                    | Declared()
+                    | Fried()
+                    | Passed()
+                    | DealerFixed()
+                    | KittyTaken()
+                    | TookKitty()
+                    | BuriedCards()
+                    | Buried()
+                    | KittyTurned()
+                    | TrumpFixed()
+                    | Played()
+                    | TrickWon()
+                    | HandOver()
+                ):
+                    pass
+                case _:
+                    assert_never(event.payload)
         return bids
 
     def _learn(self, cards: Iterable[Card], places: Iterable[int]) -> None:
@@ -254,8 +404,6 @@ class _Reader:
             self.facts.append(_Fact(card, most, (seat,), at_least=False))
 
     def _kitty_taken(self, seat: int) -> None:
-        self.sizes[seat] += self.sizes[KITTY]
-        self.sizes[KITTY] = 0
         self.kitty = []
         for fact in self.facts:
             if KITTY in fact.places:
@@ -263,8 +411,6 @@ class _Reader:
                 fact.places.add(seat)
 
     def _buried(self, seat: int, cards: tuple[Card, ...] | None) -> None:
-        self.sizes[seat] -= KITTY_SIZE
-        self.sizes[KITTY] = KITTY_SIZE
         self.kitty = None if cards is None else list(cards)
         for fact in self.facts:
             if seat in fact.places:
@@ -281,16 +427,13 @@ class _Reader:
             self._learn(bid.cards, (seat,))
 
     def see(self, payload: Payload) -> None:
+        leading = self.tally.in_trick == 0
+        self.tally.see(payload)
         match payload:
+            case Played():
+                self._played(payload, leading)
             case Redealt():
                 self._reset()
-            case Dealt(cards=cards):
-                self.dealt += len(cards)
-                for seat in range(4):
-                    self.sizes[seat] += len(cards)
-                rest = len(DECK) - 4 * self.dealt
-                self.sizes[KITTY] = 0 if self.view.level is None else min(KITTY_SIZE, rest)
-                self.sizes[UNDEALT] = rest - self.sizes[KITTY]
             case Declared(seat=seat, bid=bid) | Fried(seat=seat, bid=bid):
                 self._bid(seat, bid)
             case KittyTurned(cards=cards):
@@ -304,13 +447,12 @@ class _Reader:
                 self._buried(seat, None)
             case BidsRevealed(bids=bids):
                 self._fry_penalty(bids)
-            case Played():
-                self._played(payload)
             case HandOver(kitty=kitty):
                 self.kitty = list(kitty)
-                self.sizes[KITTY] = len(kitty)
-            case _:
+            case HandBegun() | Dealt() | Passed() | DealerFixed() | TrumpFixed() | TrickWon():
                 pass
+            case _:
+                assert_never(payload)
 
     def _fry_penalty(self, bids: tuple[BidRecord, ...]) -> None:
         rules = self.view.preset.bid
@@ -323,45 +465,40 @@ class _Reader:
                 dealers = same_team(record.seat, dealer)
                 self.fry_penalty += amount if dealers else -amount
 
-    def _played(self, event: Played) -> None:
-        trump = self.trump
-        assert trump is not None, "cards are played only once trump is fixed"
+    def _played(self, event: Played, leading: bool) -> None:
+        """The facts a play adds (the :class:`Tally` has read it already)."""
         seat, cards = event.seat, event.cards
         if event.attempted is not None:  # a failed throw: the rest of it is still held
             self._learn(event.attempted, (seat,))
-        self.sizes[seat] -= len(cards)
-        self.played[seat].extend(cards)
-        self.plays.append((seat, cards))
         for fact in self.facts:
             if seat in fact.places:
                 fact.played += cards.count(fact.card)
-        if self.in_trick == 0:
-            self.lead = classify_lead(trump, cards)
-            if event.attempted is None and self.lead.kind is PlayKind.THROW:
-                self._throw_stood(seat, self.lead)
+        lead = self.tally.lead
+        assert lead is not None
+        if leading:
+            if event.attempted is None and lead.kind is PlayKind.THROW:
+                self._throw_stood(seat, lead)
         else:
-            self._followed(seat, cards)
-        self.in_trick = next_seat(self.in_trick)
+            self._followed(seat, cards, lead)
 
     def _throw_stood(self, thrower: int, lead: Lead) -> None:
         """No other seat held a higher single of the suit, nor a higher pair
         (chaodipi.engine.throws)."""
-        assert self.trump is not None
-        order = self.trump.order
+        trump = self.tally.trump
+        assert trump is not None
+        order = trump.order
         others = [s for s in range(4) if s not in (thrower, self.seat)]
         for unit in lead.units:
             if unit.length > 1:
                 continue  # a stood tractor says nothing card by card
-            higher = [c for c in self.trump.suit_cards[lead.suit] if order[c] > unit.key]
+            higher = [c for c in trump.suit_cards[lead.suit] if order[c] > unit.key]
             for seat in others:  # a higher single: none of them; a higher pair: one at most
                 self._rule_out(higher, seat, unit.length)
 
-    def _followed(self, seat: int, cards: tuple[Card, ...]) -> None:
-        trump, lead = self.trump, self.lead
-        assert trump is not None and lead is not None
+    def _followed(self, seat: int, cards: tuple[Card, ...], lead: Lead) -> None:
+        trump = self.tally.trump
+        assert trump is not None
         in_suit = [c for c in cards if trump.suit_of[c] == lead.suit]
-        if len(in_suit) < len(lead.cards):
-            self.voids[seat].add(lead.suit)
         if (
             lead.is_trump_ftk
             and trump.rules.ftk_answer_highest
@@ -375,19 +512,19 @@ class _Reader:
             self._rule_out(stronger, seat, 0)
 
     def knowledge(self) -> Knowledge:
-        view = self.view
+        view, tally = self.view, self.tally
         hidden = {
             p
             for p in range(PLACES)
-            if p != self.seat and self.sizes[p] and not (p == KITTY and self.kitty is not None)
+            if p != self.seat and tally.sizes[p] and not (p == KITTY and self.kitty is not None)
         }
         own = Counter(view.hand)
         kitty = Counter(self.kitty or ())
         unseen = [2] * len(CARDS)
-        for cards in (*self.played, view.hand, self.kitty or ()):
+        for cards in (*tally.played, view.hand, self.kitty or ()):
             for card in cards:
                 unseen[card] -= 1
-        if self.sizes[self.seat] != len(view.hand) or any(n < 0 for n in unseen):
+        if tally.sizes[self.seat] != len(view.hand) or any(n < 0 for n in unseen):
             raise ValueError(f"seat {self.seat}'s view does not add up: its events disagree")
         bounds: dict[tuple[Card, frozenset[int]], tuple[int, int]] = {}
         for fact in self.facts:
@@ -408,14 +545,14 @@ class _Reader:
             preset=view.preset,
             phase=view.phase,
             dealer=view.dealer,
-            trump=self.trump,
+            trump=view.trump,
             hand=view.hand,
-            played=tuple(tuple(cards) for cards in self.played),
-            plays=tuple(self.plays),
-            sizes=tuple(self.sizes),
+            played=tuple(tuple(cards) for cards in tally.played),
+            plays=tuple(tally.plays),
+            sizes=tuple(tally.sizes),
             kitty=None if self.kitty is None else tuple(self.kitty),
             voids=tuple(
-                frozenset(v) if s != self.seat else frozenset() for s, v in enumerate(self.voids)
+                frozenset(v) if s != self.seat else frozenset() for s, v in enumerate(tally.voids)
             ),
             bounds=tuple(
                 Bound(card, places, max(0, low), high)

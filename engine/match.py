@@ -136,6 +136,7 @@ class Match:
             kangqi_hand=kangqi,
             log=self.log,
             number=number,
+            progress=(self.progress[0], self.progress[1]),
         )
 
     @property
@@ -266,7 +267,7 @@ class Match:
         >>> from chaodipi.engine.presets import PRESETS
         >>> match = Match(PRESETS["classic"], seed=1)
         >>> [(e.seq, e.kind.value, e.seat) for e in match.events_since(0, 2)]
-        [(3, 'deal', 2)]
+        [(1, 'hand_begun', None), (4, 'deal', 2)]
         >>> match.events_since(match.log.cursor, 2)
         []
         """

@@ -13,8 +13,8 @@ the seat later is ``match.events_since(view.cursor, view.seat)``.
 >>> view = observe(match, 0)
 >>> view.seat, view.partner, view.phase.value, len(view.hand), view.to_act
 (0, 2, 'declare', 5, 0)
->>> [e.kind.value for e in view.events], view.cursor    # its own packet; all four were dealt
-(['deal'], 4)
+>>> [e.kind.value for e in view.events], view.cursor    # the hand began; its own packet
+(['hand_begun', 'deal'], 5)
 >>> from chaodipi.engine.actions import Pass
 >>> view.legal is not None and Pass() in view.legal
 True

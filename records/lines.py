@@ -142,10 +142,13 @@ class LiveHeader(TypedDict):
 
 @final
 class HandLine(TypedDict):
-    """A hand begins: its ``level`` (None: the 扛旗 hand has none), its ``dealer`` (None:
-    decided by declaring) and the teams' ``progress`` then."""
+    """A hand begins (the ``hand_begun`` event, :class:`chaodipi.engine.HandBegun`): its
+    ``level`` (None: the 扛旗 hand has none), its ``dealer`` (None: decided by declaring) and
+    the teams' ``progress`` then. ``seq`` is the event's in the log (a record made before
+    hands began with an event has none)."""
 
     type: Literal["hand"]
+    seq: NotRequired[int]
     hand: int
     level: str | None
     dealer: int | None

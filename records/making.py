@@ -40,6 +40,7 @@ from chaodipi.engine.events import (
     Declared,
     Event,
     Fried,
+    HandBegun,
     HandOver,
     KittyTaken,
     KittyTurned,
@@ -180,11 +181,9 @@ class LineMaker:
         self._dealer: int | None = None
         self._defenders = 0
 
-    def start_hand(
-        self, number: int, level: Rank | None, dealer: int | None, progress: Sequence[int]
-    ) -> HandLine:
-        """The ``hand`` line: hand ``number`` begins at ``level``, dealt by ``dealer`` (None:
-        the first hand's dealer is decided by the declaring)."""
+    def _begin_hand(self, seq: int, begun: HandBegun, number: int) -> HandLine:
+        """The ``hand`` line of a :class:`HandBegun` event; what a line keeps from earlier ones
+        starts again."""
         self._hand = number
         self._trick = 1
         self._dealt = [[], [], [], []]
@@ -192,10 +191,11 @@ class LineMaker:
         self._defenders = 0
         return {
             "type": "hand",
+            "seq": seq,
             "hand": number,
-            "level": _rank(level),
-            "dealer": dealer,
-            "progress": list(progress),
+            "level": _rank(begun.level),
+            "dealer": begun.dealer,
+            "progress": list(begun.progress),
         }
 
     def lines(self, event: Event) -> list[Line]:
@@ -211,10 +211,12 @@ class LineMaker:
             return [line, self._deal_complete(event.hand)]
         return [line]
 
-    def _line(self, event: Event) -> EventLine:
+    def _line(self, event: Event) -> EventLine | HandLine:
         seq, hand = event.seq, event.hand
         payload = event.payload
         match payload:
+            case HandBegun() as begun:
+                return self._begin_hand(seq, begun, hand)
             case Dealt(seat=seat, cards=cards):
                 self._dealt[seat].extend(cards)
                 return {
@@ -457,15 +459,29 @@ def record_lines(
     if decisions is not None and all(d.cursor is not None for d in decisions):
         yield from _from_log(match, decisions)
         return
-    shadow = Match(match.preset, match.seed, match.max_hands)
+    shadow = _again(match)
     maker = LineMaker()
-    yield from news(shadow, maker, 0, -1)
+    yield from news(shadow, maker, 0)
     for index, (seat, action) in enumerate(actions):
         hand = shadow.number
         yield _action_line(hand, seat, str(action), None if decisions is None else decisions[index])
         cursor = shadow.log.cursor
         shadow.push(seat, action)
-        yield from news(shadow, maker, cursor, hand)
+        yield from news(shadow, maker, cursor)
+
+
+def _again(match: Match) -> Match:
+    """A new match as ``match`` began: its rules, seed and hand limit, and the position its
+    first hand began at (what its first event, :class:`HandBegun`, says)."""
+    begun = match.log.all_since(0)[0].payload
+    assert isinstance(begun, HandBegun), "a match's log begins with its first hand's HandBegun"
+    return Match(
+        match.preset,
+        match.seed,
+        match.max_hands,
+        progress=list(begun.progress),
+        dealer=begun.dealer,
+    )
 
 
 def _from_log(match: Match, decisions: Sequence[Decision]) -> Iterator[Line]:
@@ -478,39 +494,16 @@ def _from_log(match: Match, decisions: Sequence[Decision]) -> Iterator[Line]:
     for (seat, action), decision in zip(match.actions, decisions, strict=True):
         assert decision.cursor is not None
         upto = decision.cursor
-        yield from _lines(match, maker, events[done:upto], hand)
+        yield from (made for event in events[done:upto] for made in maker.lines(event))
         if upto > done:
             hand = events[upto - 1].hand
             done = upto
         yield _action_line(max(hand, 0), seat, str(action), decision)
-    yield from _lines(match, maker, events[done:], hand)
+    yield from (made for event in events[done:] for made in maker.lines(event))
 
 
-def _lines(match: Match, maker: LineMaker, events: Sequence[Event], hand: int) -> Iterator[Line]:
-    """The lines of ``events`` (``hand``: that of the event before them), with a ``hand``
-    line for each hand begun (``match`` says how it began)."""
-    for event in events:
-        if event.hand != hand:
-            hand = event.hand
-            yield maker.start_hand(hand, _level_of(match, hand), *_start_of(match, hand))
+def news(match: Match, maker: LineMaker, cursor: int) -> Iterator[Line]:
+    """The lines of ``match``'s events after ``cursor`` (each hand's lines begin with its
+    ``hand`` line, made from the hand's first event, :class:`HandBegun`)."""
+    for event in match.log.all_since(cursor):
         yield from maker.lines(event)
-
-
-def news(match: Match, maker: LineMaker, cursor: int, hand: int) -> Iterator[Line]:
-    """The lines of ``match``'s events after ``cursor`` (``hand``: that of the event before
-    them), with a ``hand`` line for a hand begun."""
-    return _lines(match, maker, match.log.all_since(cursor), hand)
-
-
-def _level_of(match: Match, hand: int) -> Rank | None:
-    if hand < len(match.records):
-        return match.records[hand].level
-    return match.hand.level
-
-
-def _start_of(match: Match, hand: int) -> tuple[int | None, tuple[int, int]]:
-    """Who was to deal hand ``hand`` (None: decided by declaring), and the progress then."""
-    if hand == 0:
-        return None, (0, 0)
-    before = match.records[hand - 1]
-    return before.next_dealer, before.progress_after

@@ -47,10 +47,18 @@ def replay_record(lines: Sequence[Mapping[str, Any]]) -> Match:
         raise ReplayError(
             f"the record was played under other rules than this engine's preset {rules.name!r}"
         )
-    match = Match(rules, header["seed"], header.get("max_hands"))
+    first = lines[1] if len(lines) > 1 else {}
+    begun = first if first.get("type") == "hand" else {}  # where the first hand began
+    match = Match(
+        rules,
+        header["seed"],
+        header.get("max_hands"),
+        progress=list(begun.get("progress", (0, 0))),
+        dealer=begun.get("dealer"),
+    )
     maker = LineMaker()
     position = 1
-    for made in news(match, maker, 0, -1):
+    for made in news(match, maker, 0):
         position = _expect(lines, position, made)
     while position < len(lines):
         line = lines[position]
@@ -69,7 +77,7 @@ def replay_record(lines: Sequence[Mapping[str, Any]]) -> Match:
                 f"line {position + 1}: an action of hand {hand}, not {line.get('hand')}"
             )
         position += 1
-        for made in news(match, maker, cursor, hand):
+        for made in news(match, maker, cursor):
             position = _expect(lines, position, made)
     _check_result(header, match)
     return match

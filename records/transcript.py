@@ -554,7 +554,7 @@ def match_transcript(match: Match, *, width: int = 80, held: bool = True) -> lis
     teller = Transcript(width=width, spectator=True)
     teller.header = header
     out: list[str] = []
-    for line in spectator_view(news(match, LineMaker(), 0, -1)):  # from the log as it is
+    for line in spectator_view(news(match, LineMaker(), 0)):  # from the log as it is
         out += teller.feed(line)
     if held or match.over:
         out += teller.close()

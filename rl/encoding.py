@@ -46,7 +46,7 @@ scalars     8      own team's progress ÷ 13, the other's ÷ 13, defenders' poin
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -56,17 +56,25 @@ from chaodipi.engine.events import (
     BidsRevealed,
     Buried,
     BuriedCards,
+    DealerFixed,
+    Dealt,
     Declared,
     Fried,
+    HandBegun,
+    HandOver,
     KittyTaken,
     KittyTurned,
+    Passed,
     Played,
+    Redealt,
     TookKitty,
     TrickWon,
+    TrumpFixed,
 )
-from chaodipi.engine.hand import KITTY_SIZE
+from chaodipi.engine.knowledge import Tally
 from chaodipi.engine.phase import Phase
-from chaodipi.engine.trump import TRUMP
+from chaodipi.engine.rules import CardRules
+from chaodipi.engine.seats import SEATS, other_team, same_team, team_of
 from chaodipi.engine.view import SeatView
 
 __all__ = ["LAYOUT", "LIMIT", "OBSERVATION_SIZE", "Vector", "ViewEncoder", "split"]
@@ -132,15 +140,20 @@ class ViewEncoder:
     """Encodes one seat's views into the vector. It reads each hand's events once: an encoder
     remembers what it learnt from the events of the hand in play and reads only the new
     ones next time (a view of another hand, or an older one, starts it afresh). Use one per seat.
+
+    What the events say of every seat's cards (how many each holds, its voids) is the engine's
+    :class:`~chaodipi.engine.knowledge.Tally`, which :func:`chaodipi.engine.knowledge.infer`
+    reads too; the encoder keeps one for the hand in play.
     """
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self._hand = -1
         self._read = 0
-        self._reset()
+        self._tally: Tally | None = None
+        """What the hand's events said so far (made afresh for each hand)."""
 
-    def _reset(self) -> None:
+    def _reset(self, rules: CardRules) -> Tally:
         # what the events of this hand taught, kept in place in a vector that each encoding
         # starts from: the played, kitty, voids and bids segments
         self._base = base = np.zeros(OBSERVATION_SIZE, np.float32)
@@ -150,46 +163,63 @@ class ViewEncoder:
         self._bids = base[_BIDS : _BIDS + 48].reshape(4, 12)
         self._pending: list[int] = []
         """Cells of the vector that cards played since the last encoding add one to."""
-        self._count = [0, 0, 0, 0]
-        """Cards each relative seat played this hand."""
-        self._in_trick = 0
-        self._lead_suit = -1
-        self._lead_size = 0
+        self._tally = Tally(rules)
+        return self._tally
 
     def _rel(self, seat: int) -> int:
         return (seat - self.seat) % 4
 
-    def _learn(self, view: SeatView) -> None:
+    def _learn(self, view: SeatView) -> Tally:
         events = view.events
-        if view.hand_number != self._hand or len(events) < self._read:
+        tally = self._tally
+        if tally is None or view.hand_number != self._hand or len(events) < self._read:
             self._hand, self._read = view.hand_number, 0
-            self._reset()
+            tally = self._reset(view.preset.card)
         for event in events[self._read :]:
             payload = event.payload
-            if isinstance(payload, Played):
-                self._see_play(view, payload)
-            elif isinstance(payload, TrickWon):
-                self._in_trick = 0
-            elif isinstance(payload, Declared | Fried):
-                row = self._bids[self._rel(payload.seat)]
-                row[0] += 1
-                if payload.bid is not None:
-                    self._show_bid(row, payload.bid.kind, payload.bid.suit)
-            elif isinstance(payload, BidsRevealed):
-                self._bids[:, 1:] = 0
-                for record in payload.bids:
-                    self._show_bid(self._bids[self._rel(record.seat)], record.bid.kind,
-                                   record.bid.suit)
-            elif isinstance(payload, BuriedCards | KittyTurned):
-                self._kitty[:] = np.bincount(payload.cards, minlength=54)
-            elif isinstance(payload, Buried | KittyTaken | TookKitty):
-                self._kitty[:] = 0
+            tally.see(payload)
+            match payload:
+                case Played(seat=seat, cards=cards):
+                    row = _PLAYED + 54 * self._rel(seat)
+                    self._pending.extend(row + c for c in cards)  # counted in at encoding
+                case Declared(seat=seat, bid=bid) | Fried(seat=seat, bid=bid):
+                    row = self._bids[self._rel(seat)]
+                    row[0] += 1
+                    if bid is not None:
+                        self._show_bid(row, bid.kind, bid.suit)
+                case BidsRevealed(bids=bids):
+                    self._bids[:, 1:] = 0
+                    for record in bids:
+                        self._show_bid(
+                            self._bids[self._rel(record.seat)], record.bid.kind, record.bid.suit
+                        )
+                case BuriedCards(cards=cards) | KittyTurned(cards=cards):
+                    self._kitty[:] = np.bincount(cards, minlength=54)
+                case Buried() | KittyTaken() | TookKitty():
+                    self._kitty[:] = 0
+                case (
+                    TrickWon()
+                    | HandBegun()
+                    | Dealt()
+                    | Passed()
+                    | DealerFixed()
+                    | Redealt()
+                    | TrumpFixed()
+                    | HandOver()
+                ):
+                    pass
+                case _:
+                    assert_never(payload)
         self._read = len(events)
         if self._pending:
             base = self._base
             for cell in self._pending:
                 base[cell] += 1
             self._pending = []
+        for seat, suits in enumerate(tally.voids):
+            for suit in suits:
+                self._voids[self._rel(seat), suit] = 1
+        return tally
 
     @staticmethod
     def _show_bid(row: Vector, kind: BidKind, suit: int | None) -> None:
@@ -197,31 +227,12 @@ class ViewEncoder:
         row[1 + kind] = 1
         row[1 + _BID_KINDS + (4 if suit is None else suit)] = 1
 
-    def _see_play(self, view: SeatView, payload: Played) -> None:
-        trump = view.trump
-        assert trump is not None, "cards are played only once trump is fixed"
-        seat, cards = payload.seat, payload.cards
-        r = (seat - self.seat) % 4
-        row = _PLAYED + 54 * r
-        self._pending.extend(row + c for c in cards)  # counted into the vector at encoding
-        self._count[r] += len(cards)
-        suit_of = trump.suit_of
-        if self._in_trick == 0:
-            # a lead is of one effective suit, but for the 5-10-K of hearts with the trump ♥5,
-            # which leads hearts (chaodipi.engine.trick)
-            suits = {suit_of[c] for c in cards}
-            self._lead_suit = min(suits) if len(suits) == 1 else min(suits - {TRUMP})
-            self._lead_size = len(cards)
-        elif sum(1 for c in cards if suit_of[c] == self._lead_suit) < self._lead_size:
-            self._voids[r, self._lead_suit] = 1
-        self._in_trick = (self._in_trick + 1) % 4
-
     def encode(self, view: SeatView, building: npt.NDArray[np.int8] | None = None) -> Vector:
         """The vector of ``view`` (this encoder's seat's), with ``building`` (counts per kind)
         as the play being built."""
         if view.seat != self.seat:
             raise ValueError(f"this encoder encodes seat {self.seat}'s views, not {view.seat}'s")
-        self._learn(view)
+        tally = self._learn(view)
         out = self._base.copy()
         rel = self._rel
         hand = np.bincount(np.fromiter(view.hand, np.intp, len(view.hand)), minlength=54)
@@ -234,7 +245,8 @@ class ViewEncoder:
                 row = _TRICK + 54 * rel(seat)
                 for card in cards:
                     out[row + card] += 1
-        self._sizes(view, out)
+        sizes = tally.sizes  # by seat (0-3), then the kitty and the undealt cards
+        out[_HELD : _HELD + 4] = [sizes[(self.seat + r) % 4] / 33 for r in SEATS]
         out[_UNSEEN : _UNSEEN + 54] = 2 - hand - self._played.sum(axis=0) - self._kitty
         out[_LEVEL + (13 if view.level is None else view.level)] = 1
         if view.trump is not None:
@@ -243,11 +255,11 @@ class ViewEncoder:
         out[_PHASE + _PHASE_INDEX[view.phase]] = 1
         out[_DEALER + (4 if view.dealer is None else rel(view.dealer))] = 1
         out[_TO_ACT + (4 if view.to_act is None else rel(view.to_act))] = 1
-        team = view.seat % 2
-        dealer_side = view.dealer is not None and (view.seat - view.dealer) % 2 == 0
+        team = team_of(view.seat)
+        dealer_side = view.dealer is not None and same_team(view.seat, view.dealer)
         out[_SCALARS : _SCALARS + 8] = (
             view.progress[team] / 13,  # at most 40 / 13 (three circuits and the 扛旗 hand)
-            view.progress[1 - team] / 13,
+            view.progress[other_team(team)] / 13,
             min(view.defenders_points, 200) / 100,
             max(-LIMIT, min(LIMIT, view.throw_penalties / 100)),
             view.tricks_done / 25,
@@ -256,23 +268,6 @@ class ViewEncoder:
             1.0 if view.over else 0.0,
         )
         return out
-
-    def _sizes(self, view: SeatView, out: Vector) -> None:
-        """Cards each seat holds: in the card play what every seat began it with (as many as
-        this seat) less what it played; before, as many as this seat, but the seat burying
-        holds the kitty's eight more."""
-        held = len(view.hand)
-        sizes = [held] * 4
-        if view.phase is Phase.PLAY:
-            start = held + self._count[0]
-            sizes = [start - n for n in self._count]
-        elif view.phase is Phase.BURY and view.to_act is not None:
-            buryer = self._rel(view.to_act)
-            if buryer == 0:
-                sizes = [held] + [held - KITTY_SIZE] * 3
-            else:
-                sizes[buryer] = held + KITTY_SIZE
-        out[_HELD : _HELD + 4] = [n / 33 for n in sizes]
 
 
 LIMIT: Final = 10.0

@@ -73,10 +73,10 @@ def test_a_whole_match_of_every_preset_replays_exactly(name: str) -> None:
 def test_every_event_and_its_facts_are_in_the_record() -> None:
     match = _played("anchao", seed=3, max_hands=2)
     lines = list(record_lines(match))
-    kinds = [line["type"] for line in lines]
-    assert len([k for k in kinds if k not in ("header", "hand", "dealt", "action")]) == len(
-        match.log
-    )
+    events = [line for line in lines if line["type"] not in ("header", "dealt", "action")]
+    assert len(events) == len(match.log)  # a hand line is its hand's first event, hand_begun
+    assert [line["seq"] for line in events] == list(range(1, len(match.log) + 1))
+    assert [line["hand"] for line in events if line["type"] == "hand"] == [0, 1]
     for hand in (0, 1):
         dealt = next(line for line in lines if line["type"] == "dealt" and line["hand"] == hand)
         over = next(line for line in lines if line["type"] == "hand_over" and line["hand"] == hand)

@@ -328,10 +328,10 @@ def _mid_trick(match: Match) -> bool:
 
 
 def test_event_lines_alone_are_told_hand_by_hand() -> None:
-    """A live table's events, with no header, hand or action lines (what a watcher has), make
-    a transcript too: each hand begins at its first event, each trick on its line."""
+    """Public event lines alone, with no header, hand or action lines, make a transcript too:
+    each hand begins at its first event, each trick on its line."""
     lines = _record("classic", seed=5)
-    events = [line for line in lines if "seq" in line and "to" not in line]
+    events = [line for line in lines if "seq" in line and "to" not in line and line["type"] != "hand"]
     text = transcript(events)
     assert [row for row in text if row.startswith("── hand")] == ["── hand 1 ──", "── hand 2 ──"]
     assert len(_tricks(text)) == sum(1 for line in events if line["type"] == "trick")

@@ -24,9 +24,17 @@ from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.record import table_record
-from chaodipi.arena.v2.convert import event_from_message, match_end_from_message
+from chaodipi.arena.v2.convert import event_from_message, event_message, match_end_from_message
 from chaodipi.bot import run_bot
-from chaodipi.records import LiveRecord, Transcript, spaced, unpack
+from chaodipi.engine import PRESETS, Match
+from chaodipi.records import (
+    LiveRecord,
+    Transcript,
+    record_lines,
+    replay_record,
+    spaced,
+    unpack,
+)
 from tests.server_support import (
     SPECTATOR_TOKEN,
     Running,
@@ -308,3 +316,32 @@ def test_watch_checks_a_tls_servers_certificate_against_tls_ca(tmp_path: Path, c
     assert results[0].reason == "played to the end"
     assert codes == [0], capsys.readouterr().err
     assert "played to the end" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_a_spectator_is_told_the_kangqi_hand_has_no_level() -> None:
+    """000 扛旗 「扛旗打无主」: the 扛旗 hand has no level (docs/rules.md). Position: the kangqi
+    preset, team 0 past A (progress 13 : 7), seat 0 to deal. Verdict: a spectator's live
+    record, made from the public events as they cross the wire, begins the hand with no
+    level, as the table's record does, and `arena watch` prints "level none (扛旗)"."""
+    match = Match(PRESETS["kangqi"], seed=4, progress=[13, 7], dealer=0, max_hands=1)
+    rng = random.Random(4)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    live = LiveRecord("t1")
+    seen = [
+        line
+        for event in match.log
+        if event.public
+        for line in live.lines(event_from_message(event_message(event)))
+    ]
+    assert seen[0] == {"type": "hand", "seq": 1, "hand": 0, "level": None, "dealer": 0,
+                       "progress": [13, 7]}  # fmt: skip
+    record = list(record_lines(match))
+    assert [line for line in record if line["type"] == "hand"] == [seen[0]]
+    assert replay_record(record).records == match.records  # from where the hand began
+    teller = Transcript(spectator=True)
+    teller.feed(live.header())
+    printed = [text for line in seen for text in teller.feed(line)]
+    assert [row for row in printed if row.startswith("── hand")] == [
+        "── hand 1 · level none (扛旗) · dealer seat 0 · progress 13 : 7 ──"
+    ]

@@ -166,22 +166,23 @@ def test_a_spectator_attached_around_each_of_the_first_actions_sees_every_public
 
 
 def test_kangqi_opens_with_forced_passes_that_a_spectator_attached_between_them_sees() -> None:
-    """The case that was lost: 扛旗's first public event is seat 0's pass in the declaring
-    stage, a forced move. A spectator attached once the table has shown it (just before the
-    next action) gets it, as history."""
+    """The case that was lost: 扛旗's first public event after the hand begun is seat 0's
+    pass in the declaring stage, a forced move. A spectator attached once the table has shown
+    it (just before the next action) gets it, as history."""
     seen: list[ListPort] = []
 
     def during(table: Table, players: list[Player], nursery: trio.Nursery) -> None:
         def hook(when: str) -> None:
-            if not seen and when == "before" and public_seqs(table):
-                spectator = ListPort(peer="after the first public event")
+            if not seen and when == "before" and len(public_seqs(table)) > 1:
+                spectator = ListPort(peer="after the first action's public event")
                 seen.append(spectator)
                 table.watch(spectator)
 
         around_each_action(table, hook)
 
     table, _ = run_table(config("kangqi", seed=1, max_hands=1), during)
-    first = next(e for e in table.match.log if e.public)
+    begun, first = [e for e in table.match.log if e.public][:2]
+    assert begun.kind.value == "hand_begun"
     assert first.kind.value == "pass" and first.seat == 0
     check_spectator(table, seen[0])
 

@@ -598,7 +598,7 @@ class WatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("seq", "hand", "audience", "dealt", "declared", "fried", "passed", "dealer_fixed", "kitty_taken", "took_kitty", "buried_cards", "buried", "redealt", "kitty_turned", "bids_revealed", "trump_fixed", "played", "trick_won", "hand_over")
+    __slots__ = ("seq", "hand", "audience", "dealt", "declared", "fried", "passed", "dealer_fixed", "kitty_taken", "took_kitty", "buried_cards", "buried", "redealt", "kitty_turned", "bids_revealed", "trump_fixed", "played", "trick_won", "hand_over", "hand_begun")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     AUDIENCE_FIELD_NUMBER: _ClassVar[int]
@@ -618,6 +618,7 @@ class Event(_message.Message):
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     TRICK_WON_FIELD_NUMBER: _ClassVar[int]
     HAND_OVER_FIELD_NUMBER: _ClassVar[int]
+    HAND_BEGUN_FIELD_NUMBER: _ClassVar[int]
     seq: int
     hand: int
     audience: int
@@ -637,7 +638,18 @@ class Event(_message.Message):
     played: Played
     trick_won: TrickWon
     hand_over: HandOver
-    def __init__(self, seq: _Optional[int] = ..., hand: _Optional[int] = ..., audience: _Optional[int] = ..., dealt: _Optional[_Union[Dealt, _Mapping]] = ..., declared: _Optional[_Union[Declared, _Mapping]] = ..., fried: _Optional[_Union[Fried, _Mapping]] = ..., passed: _Optional[_Union[Passed, _Mapping]] = ..., dealer_fixed: _Optional[_Union[DealerFixed, _Mapping]] = ..., kitty_taken: _Optional[_Union[KittyTaken, _Mapping]] = ..., took_kitty: _Optional[_Union[TookKitty, _Mapping]] = ..., buried_cards: _Optional[_Union[BuriedCards, _Mapping]] = ..., buried: _Optional[_Union[Buried, _Mapping]] = ..., redealt: _Optional[_Union[Redealt, _Mapping]] = ..., kitty_turned: _Optional[_Union[KittyTurned, _Mapping]] = ..., bids_revealed: _Optional[_Union[BidsRevealed, _Mapping]] = ..., trump_fixed: _Optional[_Union[TrumpFixed, _Mapping]] = ..., played: _Optional[_Union[Played, _Mapping]] = ..., trick_won: _Optional[_Union[TrickWon, _Mapping]] = ..., hand_over: _Optional[_Union[HandOver, _Mapping]] = ...) -> None: ...
+    hand_begun: HandBegun
+    def __init__(self, seq: _Optional[int] = ..., hand: _Optional[int] = ..., audience: _Optional[int] = ..., dealt: _Optional[_Union[Dealt, _Mapping]] = ..., declared: _Optional[_Union[Declared, _Mapping]] = ..., fried: _Optional[_Union[Fried, _Mapping]] = ..., passed: _Optional[_Union[Passed, _Mapping]] = ..., dealer_fixed: _Optional[_Union[DealerFixed, _Mapping]] = ..., kitty_taken: _Optional[_Union[KittyTaken, _Mapping]] = ..., took_kitty: _Optional[_Union[TookKitty, _Mapping]] = ..., buried_cards: _Optional[_Union[BuriedCards, _Mapping]] = ..., buried: _Optional[_Union[Buried, _Mapping]] = ..., redealt: _Optional[_Union[Redealt, _Mapping]] = ..., kitty_turned: _Optional[_Union[KittyTurned, _Mapping]] = ..., bids_revealed: _Optional[_Union[BidsRevealed, _Mapping]] = ..., trump_fixed: _Optional[_Union[TrumpFixed, _Mapping]] = ..., played: _Optional[_Union[Played, _Mapping]] = ..., trick_won: _Optional[_Union[TrickWon, _Mapping]] = ..., hand_over: _Optional[_Union[HandOver, _Mapping]] = ..., hand_begun: _Optional[_Union[HandBegun, _Mapping]] = ...) -> None: ...
+
+class HandBegun(_message.Message):
+    __slots__ = ("level", "dealer", "progress")
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    level: Rank
+    dealer: int
+    progress: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, level: _Optional[_Union[Rank, str]] = ..., dealer: _Optional[int] = ..., progress: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Dealt(_message.Message):
     __slots__ = ("seat", "cards")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.engine.actions import (
@@ -59,6 +60,7 @@ from chaodipi.engine.events import (
     Declared,
     Event,
     Fried,
+    HandBegun,
     HandOver,
     KittyTaken,
     KittyTurned,
@@ -307,6 +309,9 @@ def event_message(event: Event) -> pb.Event:
 def _payload_message(payload: Payload) -> tuple[str, object]:
     """The name of the Event's payload field, and the payload's message."""
     match payload:
+        case HandBegun(level=level, dealer=dealer, progress=progress):
+            begun = pb.HandBegun(level=_rank(level), dealer=dealer, progress=progress)
+            return "hand_begun", begun
         case Dealt(seat=seat, cards=cards):
             return "dealt", pb.Dealt(seat=seat, cards=_numbers(cards))
         case Declared(seat=seat, bid=bid):
@@ -350,7 +355,8 @@ def _payload_message(payload: Payload) -> tuple[str, object]:
                 note=payload.note,
                 result=_result(payload.result),
             )
-    raise TypeError(f"{payload!r} is not an event payload")
+        case _:
+            assert_never(payload)
 
 
 def event_from_message(message: pb.Event) -> Event:
@@ -361,54 +367,66 @@ def event_from_message(message: pb.Event) -> Event:
 
 
 def _payload_from(message: pb.Event) -> Payload:
-    kind = message.WhichOneof("payload")
-    if kind == "played":
-        p = message.played
-        attempted = cards_from(p.attempted) if p.attempted else None
-        return Played(p.seat, cards_from(p.cards), attempted, p.penalty)
-    if kind == "trick_won":
-        return TrickWon(message.trick_won.seat, message.trick_won.points)
-    if kind == "dealt":
-        return Dealt(message.dealt.seat, cards_from(message.dealt.cards))
-    if kind in ("declared", "fried"):
-        bid_message = getattr(message, kind)
-        bid = _bid_from(bid_message.bid) if bid_message.HasField("bid") else None
-        made = Declared if kind == "declared" else Fried
-        return made(bid_message.seat, bid)
-    if kind == "passed":
-        return Passed(message.passed.seat, _phase_from(message.passed.stage))
-    if kind == "dealer_fixed":
-        return DealerFixed(message.dealer_fixed.seat)
-    if kind == "kitty_taken":
-        return KittyTaken(message.kitty_taken.seat, cards_from(message.kitty_taken.cards))
-    if kind == "took_kitty":
-        return TookKitty(message.took_kitty.seat)
-    if kind == "buried_cards":
-        return BuriedCards(message.buried_cards.seat, cards_from(message.buried_cards.cards))
-    if kind == "buried":
-        return Buried(message.buried.seat)
-    if kind == "redealt":
-        return Redealt(message.redealt.redeals)
-    if kind == "kitty_turned":
-        turned = message.kitty_turned
-        return KittyTurned(cards_from(turned.cards), _suit_from(turned.suit))
-    if kind == "bids_revealed":
-        return BidsRevealed(tuple(_bid_record_from(r) for r in message.bids_revealed.bids))
-    if kind == "trump_fixed":
-        fixed = message.trump_fixed
-        return TrumpFixed(_rank_from(fixed.level), _suit_from(fixed.suit), fixed.dealer)
-    if kind == "hand_over":
-        over = message.hand_over
-        return HandOver(
-            total=over.total,
-            kitty=cards_from(over.kitty),
-            dealt=tuple(cards_from(d.cards) for d in over.dealt),
-            progress=_pair(over.progress),
-            next_dealer=over.next_dealer,
-            note=over.note,
-            result=_result_from(over.result),
-        )
-    raise WireError(f"event {message.seq} has no payload this SDK knows ({kind})")
+    """The engine's payload of an Event; :class:`WireError` for one without a payload this
+    side knows (a newer contract's kind is never dropped in silence)."""
+    kind: str | None = message.WhichOneof("payload")
+    match kind:
+        case "played":
+            p = message.played
+            attempted = cards_from(p.attempted) if p.attempted else None
+            return Played(p.seat, cards_from(p.cards), attempted, p.penalty)
+        case "trick_won":
+            return TrickWon(message.trick_won.seat, message.trick_won.points)
+        case "hand_begun":
+            begun = message.hand_begun
+            dealer = begun.dealer if begun.HasField("dealer") else None
+            return HandBegun(_rank_from(begun.level), dealer, _pair(begun.progress))
+        case "dealt":
+            return Dealt(message.dealt.seat, cards_from(message.dealt.cards))
+        case "declared":
+            return Declared(message.declared.seat, _maybe_bid(message.declared))
+        case "fried":
+            return Fried(message.fried.seat, _maybe_bid(message.fried))
+        case "passed":
+            return Passed(message.passed.seat, _phase_from(message.passed.stage))
+        case "dealer_fixed":
+            return DealerFixed(message.dealer_fixed.seat)
+        case "kitty_taken":
+            return KittyTaken(message.kitty_taken.seat, cards_from(message.kitty_taken.cards))
+        case "took_kitty":
+            return TookKitty(message.took_kitty.seat)
+        case "buried_cards":
+            return BuriedCards(message.buried_cards.seat, cards_from(message.buried_cards.cards))
+        case "buried":
+            return Buried(message.buried.seat)
+        case "redealt":
+            return Redealt(message.redealt.redeals)
+        case "kitty_turned":
+            turned = message.kitty_turned
+            return KittyTurned(cards_from(turned.cards), _suit_from(turned.suit))
+        case "bids_revealed":
+            return BidsRevealed(tuple(_bid_record_from(r) for r in message.bids_revealed.bids))
+        case "trump_fixed":
+            fixed = message.trump_fixed
+            return TrumpFixed(_rank_from(fixed.level), _suit_from(fixed.suit), fixed.dealer)
+        case "hand_over":
+            over = message.hand_over
+            return HandOver(
+                total=over.total,
+                kitty=cards_from(over.kitty),
+                dealt=tuple(cards_from(d.cards) for d in over.dealt),
+                progress=_pair(over.progress),
+                next_dealer=over.next_dealer,
+                note=over.note,
+                result=_result_from(over.result),
+            )
+        case _:
+            raise WireError(f"event {message.seq} has no payload this SDK knows ({kind})")
+
+
+def _maybe_bid(message: pb.Declared | pb.Fried) -> Bid | None:
+    """A Declared's or Fried's bid (``None``: hidden from this seat)."""
+    return _bid_from(message.bid) if message.HasField("bid") else None
 
 
 # -- legal actions and actions ----------------------------------------------------------------
@@ -461,7 +479,8 @@ def action_message(action: Action) -> pb.Action:
             return pb.Action(bury=pb.Cards(cards=_numbers(cards)))
         case Play(cards=cards):
             return pb.Action(play=pb.Cards(cards=_numbers(cards)))
-    raise TypeError(f"{action!r} is not an engine action (Pass, Declare, Fry, Bury or Play)")
+        case _:
+            assert_never(action)
 
 
 def action_from_message(message: pb.Action) -> Action:
