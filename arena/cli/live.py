@@ -3,7 +3,7 @@ come, and printed as ``arena show`` prints a record (``arena watch``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 import grpc
@@ -14,8 +14,10 @@ from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.arena.v2.convert import (
     MatchEnd,
+    Spectating,
     event_from_message,
     match_end_from_message,
+    spectating_from_message,
     watch_request,
 )
 from chaodipi.engine.cards import Rank
@@ -23,7 +25,14 @@ from chaodipi.engine.events import Event, HandOver
 from chaodipi.engine.match import Ending
 from chaodipi.engine.record import RECORD_FORMAT, LineMaker
 
-__all__ = ["LiveRecord", "ending_text", "open_watch", "refusal", "watch_table"]
+__all__ = [
+    "LiveRecord",
+    "ending_text",
+    "open_watch",
+    "refusal",
+    "spectating_text",
+    "watch_table",
+]
 
 Line = dict[str, Any]
 
@@ -43,8 +52,9 @@ def open_watch(
 class LiveRecord:
     """A spectator's stream as record lines (``docs/game-record.md``), made as the events
     come: the lines a record of the same game has that carry no ``to`` (a spectator sees
-    what every seat sees), a ``hand`` line as each hand begins, and a header that knows only
-    the table (a spectator is told neither the bots nor the preset).
+    what every seat sees), a ``hand`` line as each hand begins, and a header that knows the
+    table and, when the server told them (``Attached``), the bots' names (a spectator is not
+    told the preset).
 
     A hand line's level is worked out from the teams' progress, as a hand is dealt at its
     dealer's team's level (the trump line, when the card play begins, says it outright): a
@@ -58,9 +68,14 @@ class LiveRecord:
         self._progress: tuple[int, int] = (0, 0)
         self.end: MatchEnd | None = None
         """How the match ended, once the stream said so."""
+        self.spectating = Spectating(held_back=False)
+        """What the server told the spectator as it took it in (its stream's first message)."""
 
     def header(self) -> Line:
-        return {"type": "header", "format": RECORD_FORMAT, "table": self.table}
+        header: Line = {"type": "header", "format": RECORD_FORMAT, "table": self.table}
+        if self.spectating.bots:
+            header["bots"] = [{"name": name} for name in self.spectating.bots]
+        return header
 
     def lines(self, event: Event) -> list[Line]:
         """The lines of one public event (after a ``hand`` line when it begins a hand)."""
@@ -78,11 +93,17 @@ class LiveRecord:
         return made
 
     def follow(self, responses: Iterable[pb.WatchResponse]) -> Iterator[Line]:
-        """The header, then the lines of each event as it comes; :attr:`end` is set when the
-        match's end comes (the iterator then stops)."""
-        yield self.header()
+        """The header, once the first message came (with what an ``Attached`` said), then the
+        lines of each event as it comes; :attr:`end` is set when the match's end comes (the
+        iterator then stops)."""
+        headed = False
         for response in responses:
             kind = response.WhichOneof("response")
+            if not headed:
+                if kind == "attached":
+                    self.spectating = spectating_from_message(response.attached)
+                yield self.header()
+                headed = True
             if kind == "event":
                 yield from self.lines(event_from_message(response.event))
             elif kind == "match_over":
@@ -91,26 +112,55 @@ class LiveRecord:
 
 
 def watch_table(
-    responses: Iterable[pb.WatchResponse], table: str, out: TextIO, width: int = 80
+    responses: Iterable[pb.WatchResponse],
+    table: str,
+    out: TextIO,
+    width: int = 80,
+    on_attach: Callable[[Spectating], None] | None = None,
 ) -> MatchEnd | None:
     """Print a spectator's stream to ``out`` as it comes, in the transcript ``arena show``
-    prints (:class:`chaodipi.arena.report.transcript.Transcript`); return how the match ended
+    prints (:class:`chaodipi.arena.report.transcript.Transcript`), under a title naming the
+    seats' bots when the server told them; ``on_attach`` is called with what the server said
+    as it took the spectator in, before anything is printed. Return how the match ended
     (``None``: the stream ended first)."""
     live = LiveRecord(table)
     teller = Transcript(width=width, spectator=True)
     lines = live.follow(responses)
-    teller.header = next(lines)  # it names no bots, and the result is not known yet
+    header = next(lines, None)  # once the first message came (not before a refusal)
+    if header is None:
+        return None
+    if on_attach is not None:
+        on_attach(live.spectating)
+    teller.header = header  # the result is not known yet
     title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
+    if live.spectating.bots:
+        title += teller.seats()
+    for text in title:
+        print(text, file=out, flush=True)
     for line in lines:
-        told = teller.feed(line)
-        for text in title + told:  # the title once something came (not before a refusal)
+        for text in teller.feed(line):
             print(text, file=out, flush=True)
-        title = []
-    for text in title + teller.close():
+    for text in teller.close():
         print(text, file=out)
     if live.end is not None:
         print(ending_text(live.end), file=out, flush=True)
     return live.end
+
+
+def spectating_text(table: str, address: str, spectating: Spectating) -> str:
+    """The line ``arena watch`` says as the server takes it in.
+
+    >>> print(spectating_text("gX", "h:1", Spectating(True)))  # doctest: +NORMALIZE_WHITESPACE
+    watching table gX at h:1; this table is a tournament's: its events are shown once every
+    game of its deal has ended
+    """
+    line = f"watching table {visible(table)} at {visible(address)}"
+    if spectating.held_back:
+        line += (
+            "; this table is a tournament's: its events are shown once every game of its deal "
+            "has ended"
+        )
+    return line
 
 
 def ending_text(end: MatchEnd) -> str:
