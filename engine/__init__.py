@@ -24,7 +24,7 @@ Its public vocabulary is this package's ``__all__`` (``tests/test_exports.py`` k
 The modules hold the rest (trick resolution, throws, scoring, levels, the auction) for those
 who need the rules' parts; their names may change, these do not.
 
->>> from engine import Match, PRESETS, observe
+>>> from chaodipi.engine import Match, PRESETS, observe
 >>> match = Match(PRESETS["classic"], seed=1)
 >>> view = observe(match, match.to_play)
 >>> view.legal is not None and len(view.hand)

@@ -130,11 +130,13 @@ class Header(TypedDict):
 @final
 class LiveHeader(TypedDict):
     """The header of a spectator's live record (``arena watch``): a spectator is told the
-    table, not the bots, the preset or (yet) the result. No record file holds one."""
+    table and, when the server says them, the bots' names; not the preset or (yet) the
+    result. No record file holds one."""
 
     type: Literal["header"]
     format: str
     table: str
+    bots: NotRequired[list[BotName]]
 
 
 # -- what the record adds to the events --------------------------------------------------------

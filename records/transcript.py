@@ -196,6 +196,11 @@ class Transcript:
         names = _seat_names(self.header)
         return f"{seat} {names[seat]}" if names[seat] else f"seat {seat}"
 
+    def seats(self) -> list[str]:
+        """The header's seats line (wrapped): each seat, its bot's name and its team."""
+        seats = [f"{self._name(s)} (team {s % 2})" for s in range(4)]
+        return self._wrap("seats: " + " · ".join(seats), indent="")
+
     def _wrap(self, text: str, indent: str = "  ", more: str = "    ") -> list[str]:
         """``text`` wrapped to the width (counting a CJK character as the two columns it
         takes), its first line after ``indent``, the others after ``more``."""
@@ -330,8 +335,7 @@ class Transcript:
         if header["date"]:
             bits.append(header["date"])
         out = [f"{title} · {' · '.join(bits)}"]
-        seats = [f"{self._name(s)} (team {s % 2})" for s in range(4)]
-        out += self._wrap("seats: " + " · ".join(seats), indent="")
+        out += self.seats()
         out += self._wrap("result: " + _result_text(header), indent="")
         if self.seat is not None:
             out.append(f"as seat {self.seat} saw it")

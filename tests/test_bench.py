@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
+from chaodipi.arena.cli.bench import duration_text, estimate_s
 from chaodipi.arena.cli.bench_job import BenchRow, _document, bench_notes, bench_rows, bench_tables
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
@@ -47,6 +48,8 @@ def test_bench_plays_a_bot_against_each_rung_on_the_standard_set(tmp_path: Path)
     argv = [BOT, "--name", "mine", "--rungs", "random,heuristic", "-n", "2", "--hands", "1"]
     done = bench(*argv, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    first = done.stderr.splitlines()[0]  # before any game: what it plays, roughly how long
+    assert first.startswith("arena bench: 8 games to play, 1 hand each: roughly "), first
     header = _row(done.stdout, "against")
     assert header[1:] == [
         "games",
@@ -93,7 +96,7 @@ def test_bench_plays_a_bot_against_each_rung_on_the_standard_set(tmp_path: Path)
     again = bench(*argv, "--resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert _row(again.stdout, "random") == _row(done.stdout, "random")
-    assert "game " not in again.stderr
+    assert "game " not in again.stderr and "0 games to play" in again.stderr
     document = json.loads(bench(*argv, "--resume", "--json", cwd=tmp_path).stdout)
     assert [row["label"] for row in document["rows"]] == ["random", "heuristic"]
     assert [row["games"] for row in document["rows"]] == [4, 4]
@@ -178,3 +181,33 @@ def test_four_pairs_won_give_no_los_of_100_percent() -> None:
     (item,) = _document(config, [row], [])["rows"]  # type: ignore[arg-type]
     assert item["los"] is None and item["elo"] is None
     assert item["not_estimated"] == "needs ≥ 10 pairs"
+
+
+def test_help_says_how_long_the_default_bench_takes_and_the_estimate_matches() -> None:
+    """The default bench is 800 two-hand games, about 2.5 hours on 2 cores: ``--help`` says so,
+    and the estimate printed before a bench starts says the same of the default's games."""
+    done = subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", "bench", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    said = " ".join(done.stdout.split())
+    assert "the default bench is 800 games of 2 hands" in said, said
+    assert "roughly 2 h 30 min on 2 cores" in said and "estimate" in said
+    default = [("bot", r.name) for r in RUNGS for _ in range(200)]
+    assert duration_text(estimate_s(default, 2, 2) or 0) == "2 h 30 min"
+    assert estimate_s(default, 0, 2) is None  # whole matches: no estimate
+
+
+def test_an_elo_error_that_cannot_be_measured_is_explained_under_the_table() -> None:
+    """``± ?`` was printed with nothing to say what it means: a note under the table says the
+    error cannot be measured, and why for that row (a 12-pair run won every time but once:
+    the score interval reaches 100 %)."""
+    row = BenchRow("search", 24, 23, 1, 0, 23 / 24, 0.9, 1.0, 552.0, math.inf, 0.999, 0.0, 0.0, 0)
+    console = Console(width=120, record=True)
+    for table in bench_tables("a bench", "against", [row], 120):
+        console.print(table)
+    assert _row(console.export_text(), "search")[4] == "+552.0 ± ?"
+    (note,) = [note for note in bench_notes([row]) if note.startswith("± ?")]
+    assert "cannot be measured" in note and note.endswith("search: interval reaches 100 %")

@@ -182,7 +182,11 @@ def test_every_frame_of_every_stream_has_its_builder() -> None:
             convert.match_over(end, []),
         ],
         "EnterResponse": [convert.entered("s", 1), convert.seat_offer("t", 0, "classic")],
-        "WatchResponse": [convert.watched(event), convert.watched(convert.match_over_message(end))],
+        "WatchResponse": [
+            convert.watched(event),
+            convert.watched(convert.match_over_message(end)),
+            convert.attached(convert.Spectating(held_back=True, bots=("a", "b", "a", "b"))),
+        ],
     }
     for name, frames in built.items():
         oneof = getattr(pb, name).DESCRIPTOR.oneofs[0]

@@ -90,3 +90,22 @@ def test_the_readmes_test_command_shows_why_tests_skipped_and_ci_runs_it() -> No
     runs = [step.partition("#")[0].split() for step in ci if " -m pytest" in step]
     assert len(runs) >= 2 and all("-rs" in run for run in runs), runs
     assert any(step.startswith(command + " ") or step == command for step in ci)
+
+
+RUNG_LISTS = {
+    "README.md": re.compile(r"each rung of the reference ladder \(([^)]*)\)"),
+    "docs/deal-sets.md": re.compile(r"`arena/tournament/rungs\.py` \(one line each, weakest first:([^)]*)\)"),
+}
+"""Where the docs list the reference ladder's rungs: the README's Commands table (`arena
+bench`'s row) and docs/deal-sets.md."""
+
+
+def test_the_docs_list_the_rungs_arena_bench_plays() -> None:
+    """The README and docs/deal-sets.md listed a Monte-Carlo rung that `arena bench` does not
+    play: each list of rungs is the names of rungs.py's table, in its order."""
+    from chaodipi.arena.tournament.rungs import RUNGS
+
+    for name, pattern in RUNG_LISTS.items():
+        text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
+        (listed,) = pattern.findall(text)
+        assert [word.strip() for word in listed.split(",")] == [r.name for r in RUNGS], name

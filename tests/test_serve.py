@@ -153,7 +153,9 @@ def test_serve_makes_a_spectator_token_only_when_asked(tmp_path: Path) -> None:
     events = list(call)
     channel.close()
     assert token not in out + err
-    assert events[0].HasField("event") and events[-1].HasField("match_over")
+    assert events[0].HasField("attached") and events[1].HasField("event")
+    assert not events[0].attached.held_back and not events[0].attached.bots  # not a tournament's
+    assert events[-1].HasField("match_over")
     assert events[-1].match_over.reason == "played to the end"
 
 

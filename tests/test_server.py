@@ -118,9 +118,9 @@ def test_newest_connection_wins_and_the_clock_keeps_running() -> None:
 
 
 def test_spectators_over_the_wire_and_one_that_never_reads_stalls_nothing() -> None:
-    """Two spectators join before the first move: one reads every public event and its
-    stream ends OK after the match's end; the other never reads, and the match plays on to
-    its end regardless."""
+    """Two spectators join before the first move: one is told it is in (``Attached``), reads
+    every public event and its stream ends OK after the match's end; the other never reads,
+    and the match plays on to its end regardless."""
     calls = []
     received: list[pb.WatchResponse] = []
 
@@ -138,8 +138,9 @@ def test_spectators_over_the_wire_and_one_that_never_reads_stalls_nothing() -> N
     )
     assert results[0].reason == "played to the end"
     assert received[-1].match_over.reason == "played to the end"
-    kinds = {r.event.WhichOneof("payload") for r in received[:-1]}
-    assert {"played", "hand_over"} <= kinds and all(r.event.audience == 15 for r in received[:-1])
+    assert received[0].HasField("attached") and not received[0].attached.held_back
+    kinds = {r.event.WhichOneof("payload") for r in received[1:-1]}
+    assert {"played", "hand_over"} <= kinds and all(r.event.audience == 15 for r in received[1:-1])
     calls[0].cancel()
 
 

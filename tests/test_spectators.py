@@ -53,9 +53,10 @@ def test_a_spectator_from_the_first_move_sees_every_public_event_and_nothing_els
 
 
 def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
-    """A spectator of a table under embargo receives nothing while it plays, not even public
-    plays, nor when the match is over; once the embargo is lifted it gets the whole match's
-    public events, then the end. One who comes later gets all of it at once."""
+    """A spectator of a table under embargo receives nothing while it plays but the
+    ``Attached`` that says so, not even public plays, nor when the match is over; once the
+    embargo is lifted it gets the whole match's public events, then the end. One who comes
+    later gets all of it at once (told nothing is held back)."""
     lifted = trio.Event()
     start = trio.Event()
     early, late = ListPort(peer="early"), ListPort(peer="late")
@@ -67,7 +68,8 @@ def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
         start.set()
         await table.finished.wait()
         await trio.sleep(60)
-        assert early.sent == [] and early.closed is None and table.spectators == {early}
+        assert early.kinds() == ["attached"] and early.of("attached")[0].held_back
+        assert early.closed is None and table.spectators == {early}
         lifted.set()
         await early.wait_closed()
         table.watch(late)
@@ -78,6 +80,7 @@ def test_an_embargo_holds_back_every_event_until_it_is_lifted() -> None:
         assert [e.seq for e in spectator.of("event")] == public
         assert spectator.kinds()[-1] == "match_over"
         assert spectator.closed == (StreamEnd.DONE, "")
+    assert not late.of("attached")[0].held_back
 
 
 def test_a_spectator_of_a_finished_table_gets_the_whole_match_and_its_end_at_once() -> None:
@@ -99,8 +102,9 @@ def test_a_spectator_of_a_finished_table_gets_the_whole_match_and_its_end_at_onc
 
 def test_a_release_closes_what_still_watches_and_turns_away_who_comes_later() -> None:
     """A spectator still held by an embargo when the table is released: its stream is
-    closed as gone, saying why, having had nothing; a Watch after the release is turned
-    away the same way at once."""
+    closed as gone, saying why, having had nothing but the ``Attached`` that said the events
+    are held back; a Watch after the release is turned away the same way at once, told
+    nothing."""
     lifted, start = trio.Event(), trio.Event()
     held, after = ListPort(peer="held"), ListPort(peer="after")
 
@@ -113,7 +117,7 @@ def test_a_release_closes_what_still_watches_and_turns_away_who_comes_later() ->
 
     play_table(config(), during=release, start=start, spectators_after=lifted)
     gone = (StreamEnd.GONE, released_message("t"))
-    assert (held.sent, held.closed) == ([], gone)
+    assert (held.kinds(), held.closed) == (["attached"], gone)
     assert (after.sent, after.closed) == ([], gone)
 
 
@@ -136,14 +140,15 @@ def test_an_embargo_lifted_just_before_the_release_still_delivers_what_it_held()
     play_table(config(), during=lift_and_release, start=start, spectators_after=lifted)
     assert spectator.kinds()[-1] == "match_over" and len(spectator.of("event")) > 10
     assert spectator.closed == (StreamEnd.DONE, "")
-    assert all(kind_of(m) in ("event", "match_over") for m in spectator.sent)
+    assert spectator.kinds()[0] == "attached"
+    assert all(kind_of(m) in ("event", "match_over") for m in spectator.sent[1:])
     assert isinstance(spectator.sent[-1], pb.WatchResponse)
 
 
 def test_a_table_nobody_watches_builds_no_spectator_message(monkeypatch: Any) -> None:
     """A WatchResponse is made only for someone watching: a whole match with no spectator
     converts none (with an embargo too, which holds the table's events, not messages); one
-    spectator who joins gets one per public event and the end."""
+    spectator who joins gets one per public event and the end, after the ``Attached``."""
     made: list[object] = []
 
     def counted(item: Any) -> pb.WatchResponse:
@@ -161,5 +166,37 @@ def test_a_table_nobody_watches_builds_no_spectator_message(monkeypatch: Any) ->
         table.watch(spectator)
 
     play_table(config("classic", seed=2), during=watch)
-    assert len(made) == len(spectator.sent) > 1
+    assert len(made) == len(spectator.sent) - 1 > 1
     assert spectator.kinds()[-1] == "match_over"
+
+
+def test_a_spectator_is_told_first_whether_the_events_are_held_back_and_who_plays() -> None:
+    """A tournament's table knows its bots' names (the operator's, by seat): every spectator's
+    first message, once, is an ``Attached`` with them and with whether an embargo holds the
+    events back now; it carries nothing of the cards. A table not told the names (``arena
+    serve``'s) sends none."""
+    names = ("heuristic", "random", "heuristic", "random")
+    lifted, start = trio.Event(), trio.Event()
+    early, late = ListPort(peer="early"), ListPort(peer="late")
+
+    async def spectate(table: Table, players: list[Player]) -> None:
+        table.watch(early)
+        start.set()
+        await table.finished.wait()
+        lifted.set()
+        await early.wait_closed()
+        table.watch(late)
+
+    play_table(config(bots=names), during=spectate, start=start, spectators_after=lifted)
+    assert [f.name for f in pb.Attached.DESCRIPTOR.fields] == ["held_back", "bots"]
+    for spectator, held_back in ((early, True), (late, False)):
+        assert spectator.kinds().count("attached") == 1 and spectator.kinds()[0] == "attached"
+        told = spectator.of("attached")[0]
+        assert (told.held_back, tuple(told.bots)) == (held_back, names)
+    anonymous = ListPort(peer="anonymous")
+
+    async def watch(table: Table, players: list[Player]) -> None:
+        table.watch(anonymous)
+
+    play_table(config(), during=watch)
+    assert list(anonymous.of("attached")[0].bots) == [] and anonymous.kinds()[0] == "attached"

@@ -209,8 +209,10 @@ def test_arena_run_says_how_to_watch_each_table_and_that_command_watches_it(
 ) -> None:
     """`arena run --spectator-token` prints, as each game's table opens, the `arena watch`
     command for it. Run as printed while the bots wait (they make no move until the test says
-    so), each watcher follows its table to the end: it gets everything once both games of the
-    deal are over, the public lines of that game's stored record."""
+    so), each watcher says as it attaches that the table is a tournament's, whose events come
+    once every game of its deal has ended, and follows its table to the end under the bots'
+    names by seat: it gets everything once both games of the deal are over, the public lines
+    of that game's stored record."""
     gate = tmp_path / "go"
     bot = f"{GATED_BOT} --gate {gate}"
     config = write_config(
@@ -239,7 +241,12 @@ def test_arena_run_says_how_to_watch_each_table_and_that_command_watches_it(
             [*command, *argv[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         assert watcher.stderr is not None
-        assert "arena watch: watching table" in watcher.stderr.readline()  # it is in
+        attached = watcher.stderr.readline()  # it is in, told its deal is still played
+        assert attached.startswith(f"arena watch: watching table {argv[3]} at "), attached
+        assert attached.rstrip().endswith(
+            "this table is a tournament's: its events are shown once every game of its deal "
+            "has ended"
+        ), attached
         watchers.append((argv[3], watcher))
     gate.touch()
     _, rest = run.communicate(timeout=300)
@@ -258,10 +265,14 @@ def test_arena_run_says_how_to_watch_each_table_and_that_command_watches_it(
         out, err = watcher.communicate(timeout=120)
         assert watcher.returncode == 0, err
         public = _public(records[table])
+        names = [bot["name"] for bot in records[table][0]["bots"]]  # by seat
         header = {"type": "header", "format": "chaodipi-record/1", "table": table}
+        header["bots"] = [{"name": name} for name in names]
         printed = out.splitlines()
         assert printed[0].startswith(f"table {table}, live")
-        assert printed[1:-1] == _told([header, *public])
+        seats = " · ".join(f"{seat} {name} (team {seat % 2})" for seat, name in enumerate(names))
+        assert printed[1] == f"seats: {seats}" and set(names) == {"alpha", "beta"}
+        assert printed[2:-1] == _told([header, *public])
         assert "played to the end" in printed[-1]
         flat = " ".join(" ".join(printed).split())
         for line in records[table]:  # every trick, and every hand once it is over

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from chaodipi.engine.presets import PRESETS
 if TYPE_CHECKING:
     from chaodipi.arena.tournament.config import TournamentConfig
 
-__all__ = ["add_command", "bench_command"]
+__all__ = ["add_command", "bench_command", "duration_text", "estimate_s"]
 
 BENCH_EXIT_CODES = """\
 exit codes:
@@ -48,9 +49,21 @@ exit codes:
        deal, or the database holds another run (the line on stderr says why); nothing played
   130  interrupted (Ctrl-C, SIGTERM): the games in flight were dropped; --resume goes on"""
 
+DEALS = 100
+"""``-n``'s default: deals of the set, each played twice per rung."""
+HANDS = 2
+"""``--hands``'s default."""
+JOBS = 2
+"""``-j``'s default: games at once."""
+
 BENCH_EPILOG = """\
 the rungs (chaodipi/arena/tournament/rungs.py), weakest first:
 {rungs}
+
+how long: the default bench is {games} games of {hands} hands ({deals} deals, each twice,
+against each of the {rung_count} rungs), roughly {time} on 2 cores; it says its own estimate
+(the games to play, roughly how long) before it starts. Fewer deals (-n), rungs (--rungs) or
+hands (--hands) make it shorter.
 
 the bot's budget is the time control: --decision-ms per decision and --bank-ms per game,
 the same for every seat; the rungs think at the fixed budgets above (playouts a decision)
@@ -178,6 +191,40 @@ def _problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def estimate_s(games: Iterable[tuple[str, str]], hands: int, concurrency: int) -> float | None:
+    """Roughly how many seconds ``games`` (each its two bots' names) of ``hands`` hands take
+    on a 2-core machine, at each rung's pace (:attr:`chaodipi.arena.tournament.rungs.Rung.hand_s`;
+    a game of two rungs at the mean of theirs); None for whole matches, whose length is not
+    known.
+
+    >>> default = [("bot", r.name) for r in RUNGS for _ in range(2 * 100)]
+    >>> len(default), estimate_s(default, 2, 2) / 3600, estimate_s(default, 2, 1) / 3600
+    (800, 2.5, 5.0)
+    """
+    if not hands:
+        return None
+    paces = {r.name: r.hand_s for r in RUNGS}
+    total = 0.0
+    for bots in games:
+        known = [paces[name] for name in bots if name in paces]
+        total += hands * sum(known) / max(len(known), 1)
+    return total * 2 / min(concurrency, 2)
+
+
+def duration_text(seconds: float) -> str:
+    """A rough duration: to 5 minutes from an hour on, to the minute below.
+
+    >>> duration_text(9000), duration_text(4000), duration_text(2500), duration_text(20)
+    ('2 h 30 min', '1 h 5 min', '42 min', 'under a minute')
+    """
+    if seconds < 60:
+        return "under a minute"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    hours, minutes = divmod(round(seconds / 300) * 5, 60)
+    return f"{hours} h" + (f" {minutes} min" if minutes else "")
+
+
 def bench_command(args: argparse.Namespace) -> int:
     from chaodipi.arena.cli.bench_job import bench_job
     from chaodipi.arena.errors import ConfigError
@@ -215,6 +262,7 @@ def reproduce(args: argparse.Namespace, rungs: tuple[Rung, ...], command: str | 
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     width = max(len(r.name) for r in RUNGS)
+    default = [("bot", r.name) for r in RUNGS for _ in range(2 * DEALS)]
     bench = commands.add_parser(
         "bench",
         help="play a bot against the reference ladder's rungs",
@@ -224,7 +272,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "95 % and LOS from the pairs (given from 10 pairs on), its levels per hand and points "
         "per defended hand.",
         epilog=BENCH_EPILOG.format(
-            rungs="\n".join(f"  {r.name:<{width}}  {r.command}" for r in RUNGS)
+            rungs="\n".join(f"  {r.name:<{width}}  {r.command}" for r in RUNGS),
+            games=len(default),
+            deals=DEALS,
+            rung_count=len(RUNGS),
+            hands=HANDS,
+            time=duration_text(estimate_s(default, HANDS, JOBS) or 0.0),
         )
         + "\n"
         + BENCH_EXIT_CODES,
@@ -274,8 +327,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "--deals",
         type=whole(1),
         metavar="N",
-        default=100,
-        help="how many deals of the set, each played twice per rung (default 100)",
+        default=DEALS,
+        help=f"how many deals of the set, each played twice per rung (default {DEALS})",
     )
     bench.add_argument(
         "--first-deal",
@@ -288,8 +341,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "--hands",
         metavar="N",
         type=whole(0),
-        default=2,
-        help="hands per game; 0 plays whole matches (default 2)",
+        default=HANDS,
+        help=f"hands per game; 0 plays whole matches (default {HANDS})",
     )
     bench.add_argument(
         "--decision-ms",
@@ -310,8 +363,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "--concurrency",
         metavar="N",
         type=whole(1),
-        default=2,
-        help="games at once (default 2)",
+        default=JOBS,
+        help=f"games at once (default {JOBS})",
     )
     bench.add_argument(
         "-d",

@@ -8,6 +8,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -15,21 +16,28 @@ import anyio
 from rich.console import Console
 from rich.table import Table
 
-from chaodipi.arena.cli.bench import reproduce
+from chaodipi.arena.cli.bench import duration_text, estimate_s, reproduce
 from chaodipi.arena.cli.run_job import Tally
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.cells import los_text, score_text, signed_text, unestimated_text
+from chaodipi.arena.report.cells import (
+    los_text,
+    score_text,
+    signed_text,
+    unestimated_text,
+    unmeasured_text,
+)
 from chaodipi.arena.report.stats import MIN_PAIRS
 from chaodipi.arena.report.summary import Column, build_report, fitted_tables
-from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results.rows import GameKey, GameRow, game_label
 from chaodipi.arena.results.stored import stored
 from chaodipi.arena.serving.server import tune_garbage_collector
-from chaodipi.arena.tournament.config import TournamentConfig
+from chaodipi.arena.tournament.config import TournamentConfig, schedule
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
 from chaodipi.arena.tournament.rungs import rung
+from chaodipi.arena.tournament.runs import games_left
 from chaodipi.records import visible
 
 __all__ = ["BenchRow", "bench_job", "bench_rows"]
@@ -137,12 +145,41 @@ def bench_notes(rows: list[BenchRow]) -> list[str]:
     notes = ["score interval, Elo ± 95 % and LOS: from the pairs of games on one deal"]
     if any(math.isinf(row.elo) for row in rows):
         notes.append("±∞: no pair lost (or none won), so no finite Elo")
+    unmeasured = [
+        f"{row.label}: {unmeasured_text(row.score_low, row.score_high)}"
+        for row in rows
+        if row.not_estimated is None and math.isfinite(row.elo) and math.isinf(row.elo_error)
+    ]
+    if unmeasured:
+        notes.append(
+            "± ?: the Elo's error cannot be measured, as its score interval reaches 0 % or "
+            "100 % (where Elo is infinite) or every pair ended alike (no spread): "
+            + "; ".join(unmeasured)
+        )
     if any(row.not_estimated is not None for row in rows):
         notes.append(
             f"— (needs ≥ {MIN_PAIRS} pairs): too few pairs for an interval, Elo or LOS that "
             "means anything (docs/report.md)"
         )
     return notes
+
+
+def estimate_line(jobs: list[tuple[str, TournamentConfig]], resume: bool, ladder: bool) -> str:
+    """What ``arena bench`` says before it starts: the games to play and roughly how long."""
+    config = jobs[0][1]
+    games: list[GameKey] = []
+    for _, job in jobs:
+        left = games_left(job) if resume else None
+        games += schedule(job) if left is None else left
+    hands = _count(config.hands, "hand") if config.hands else "a whole match"
+    line = f"{_count(len(games), 'game')} to play, {hands} each"
+    pairs = [(key.bot_a, key.bot_b) for key in games]
+    seconds = estimate_s(pairs, config.hands, config.concurrency)
+    if seconds is None:
+        return f"{line} (no estimate of the time: whole matches vary in length)"
+    pace = "the rungs' pace" + ("" if ladder else "; a bot slower than they are takes longer")
+    time = duration_text(seconds)
+    return f"{line}: roughly {time} on 2 cores at -j {config.concurrency} ({pace})"
 
 
 def _count(n: int, what: str) -> str:
@@ -153,8 +190,11 @@ def _say(line: str) -> None:
     print(f"arena bench: {visible(line, lines=True)}", file=sys.stderr, flush=True)
 
 
-def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
-    """One run, by the tournament driver on this machine, a line per game on stderr."""
+def _play(
+    config: TournamentConfig, args: argparse.Namespace, on_start: Callable[[], None]
+) -> Outcome:
+    """One run, by the tournament driver on this machine, a line per game on stderr;
+    ``on_start()`` once it has claimed its database and serves, before any game."""
     try:
         rows, _ = stored(config.database)
     except ArenaError:
@@ -173,7 +213,7 @@ def _play(config: TournamentConfig, args: argparse.Namespace) -> Outcome:
             lines.append(tally.line(key))
         print("\n".join(visible(line) for line in lines), file=sys.stderr, flush=True)
 
-    backend = LocalBackend("127.0.0.1:0")
+    backend = LocalBackend("127.0.0.1:0", on_listening=lambda _: on_start())
     return anyio.run(
         lambda: run_tournament(config, backend, resume=args.resume, on_game=on_game),
         backend="asyncio",  # grpc.aio's loop: the table server runs on it
@@ -199,11 +239,18 @@ def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]
     configure_logging(args.log_level)
     tune_garbage_collector()
     why: list[str] = []
+    said: list[str] = []
+
+    def estimate() -> None:  # once, as the first run starts (its database claimed)
+        if not said:
+            said.append(estimate_line(jobs, args.resume, args.ladder))
+            _say(said[0])
+
     for label, config in jobs:
         if label:
             _say(f"{label}, into {config.database}")
         try:
-            outcome = _play(config, args)
+            outcome = _play(config, args, estimate)
         except ArenaError as err:
             return _fail(str(err), err.exit_code)
         if outcome.interrupted:

@@ -4,7 +4,8 @@ show`` prints a record, and the watcher's last line."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 import grpc
@@ -13,14 +14,16 @@ from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.arena.v2.convert import (
     MatchEnd,
+    Spectating,
     event_from_message,
     match_end_from_message,
+    spectating_from_message,
     watch_request,
 )
 from chaodipi.engine.match import Ending
 from chaodipi.records import LiveRecord, Transcript, visible
 
-__all__ = ["ending_text", "open_watch", "refusal", "watch_table"]
+__all__ = ["ending_text", "open_watch", "refusal", "spectating_text", "watch_table"]
 
 
 def open_watch(
@@ -36,33 +39,67 @@ def open_watch(
 
 
 def watch_table(
-    responses: Iterable[pb.WatchResponse], table: str, out: TextIO, width: int = 80
+    responses: Iterable[pb.WatchResponse],
+    table: str,
+    out: TextIO,
+    width: int = 80,
+    on_attach: Callable[[Spectating], None] | None = None,
 ) -> MatchEnd | None:
     """Print a spectator's stream to ``out`` as it comes, in the transcript ``arena show``
-    prints (:class:`chaodipi.records.Transcript`); return how the match ended
-    (``None``: the stream ended first)."""
-    live = LiveRecord(table)
+    prints (:class:`chaodipi.records.Transcript`), under a title naming the seats' bots when
+    the server told them; ``on_attach`` is called with what the server said as it took the
+    spectator in, before anything is printed. Return how the match ended (``None``: the
+    stream ended first)."""
     teller = Transcript(width=width, spectator=True)
-    teller.feed(live.header())  # it names no bots, and the result is not known yet
+    stream = iter(responses)
+    first = next(stream, None)  # once the first message came (not before a refusal)
+    if first is None:
+        return None
+    spectating = Spectating(held_back=False)
+    if first.WhichOneof("response") == "attached":
+        spectating = spectating_from_message(first.attached)
+    else:
+        stream = itertools.chain([first], stream)
+    if on_attach is not None:
+        on_attach(spectating)
+    live = LiveRecord(table, spectating.bots)
+    teller.feed(live.header())  # the result is not known yet
     title = [f"table {table}, live: what every seat sees (each hand's cards at its end)"]
+    if spectating.bots:
+        title += teller.seats()
+    for text in title:
+        print(text, file=out, flush=True)
     end: MatchEnd | None = None
-    for response in responses:
+    for response in stream:
         kind = response.WhichOneof("response")
         if kind == "match_over":
             end, _ = match_end_from_message(response.match_over)
             break
-        if kind != "event":
-            continue  # the first response, Attached: what the table holds back
-        for line in live.lines(event_from_message(response.event)):
-            told = teller.feed(line)
-            for text in title + told:  # the title once something came (not before a refusal)
-                print(text, file=out, flush=True)
-            title = []
-    for text in title + teller.close():
+        if kind == "event":
+            for line in live.lines(event_from_message(response.event)):
+                for text in teller.feed(line):
+                    print(text, file=out, flush=True)
+    for text in teller.close():
         print(text, file=out)
     if end is not None:
         print(ending_text(end), file=out, flush=True)
     return end
+
+
+def spectating_text(table: str, address: str, spectating: Spectating) -> str:
+    """The line ``arena watch`` says as the server takes it in.
+
+    >>> print(spectating_text("gX", "h:1", Spectating(True)))  # doctest: +NORMALIZE_WHITESPACE
+    watching table gX at h:1; this table is a tournament's: its events are shown once every
+    game of its deal has ended
+    """
+    line = f"watching table {visible(table)} at {visible(address)}"
+    if spectating.held_back:
+        line += (
+            "; this table is a tournament's: its events are shown once every game of its deal "
+            "has ended"
+        )
+    return line
 
 
 def ending_text(end: MatchEnd) -> str:

@@ -137,7 +137,8 @@ def add_command(commands: Any) -> None:
         "--resume",
         action="store_true",
         help="continue the tournament stored in the database, or grow it (more deals, another "
-        "bot, another schedule): only the games not stored yet are played",
+        "bot, another schedule): only the games not stored yet are played; with none left, the "
+        "report is printed and nothing is started",
     )
     run.add_argument(
         "--sprt",

@@ -54,6 +54,7 @@ from chaodipi.arena.tournament.config import (
 from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
 from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.arena.tournament.runs import games_left
 from chaodipi.records import visible
 
 __all__ = ["Tally", "finished_line", "run_job"]
@@ -193,6 +194,9 @@ def run_job(args: argparse.Namespace) -> int:
     problem = _ray_problem(args)
     if problem is not None:
         return _fail(problem)
+    if args.resume and games_left(config) == []:  # the report alone: no server, no bar
+        configure_logging(args.log_level)
+        return _finish(args, config, sprt, Outcome(skipped=len(schedule(config))))
     if args.ray is None:
         try:
             check_can_listen(_address(args))
@@ -244,6 +248,14 @@ def run_job(args: argparse.Namespace) -> int:
         return _fail(f"--ray {args.ray}: no Ray cluster there ({err})")
     except ArenaError as err:
         return _fail(str(err), err.exit_code)
+    return _finish(args, config, sprt, outcome)
+
+
+def _finish(
+    args: argparse.Namespace, config: TournamentConfig, sprt: SprtTest | None, outcome: Outcome
+) -> int:
+    """The run's end: the report of what the database holds, and the last line (what was
+    played now, the faults, why the exit code is not 0)."""
     stored = f"{outcome.played} games played now"
     if outcome.void:
         stored += f" (and {outcome.void} void, to play again)"

@@ -4,8 +4,9 @@ A spectator holds the server's operator token (``arena serve --spectator-token``
 --spectator-token``), which it reads from a file (``--token-file PATH``) or the environment
 (``$ARENA_SPECTATOR_TOKEN``), never from the command line: every user of the machine can read a
 command line. It sees the public events only (no hand until the hand is over, when every card
-is shown), printed as they come in the transcript ``arena show`` prints; a table of a
-tournament shows nothing until every game on its deal has ended.
+is shown), printed as they come in the transcript ``arena show`` prints, under the bots' names
+by seat when the server knows them (a tournament's tables); a table of a tournament shows
+nothing until every game on its deal has ended, which it says as it attaches.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ DESCRIPTION = f"""\
 Follow the table TABLE (a name `arena serve` prints, or `arena run --spectator-token` logs) of
 the arena at ADDRESS as it plays: its public events, printed as they come in the transcript
 `arena show` prints (each hand's cards once the hand is over, when they are shown to everyone),
-then the match's result. The spectator token comes from --token-file PATH or
-${SPECTATOR_TOKEN_ENV}, never from the command line, which every user of the machine can read.
-A tournament's table shows nothing until every game on its deal has ended: then its events
-come at once."""
+then the match's result; a tournament's table names the bots of its seats. The spectator
+token comes from --token-file PATH or ${SPECTATOR_TOKEN_ENV}, never from the command line,
+which every user of the machine can read. A tournament's table shows nothing until every game
+on its deal has ended (it says so as it attaches): then its events come at once."""
 
 EXIT_CODES = """\
 exit codes:
@@ -80,7 +81,8 @@ def _read_ca(path: Path) -> bytes:
 def watch_command(args: argparse.Namespace) -> int:
     import grpc
 
-    from chaodipi.arena.cli.live import open_watch, refusal, watch_table
+    from chaodipi.arena.cli.live import open_watch, refusal, spectating_text, watch_table
+    from chaodipi.arena.v2.convert import Spectating
 
     try:
         token = read_spectator_token(args.token_file)
@@ -90,17 +92,17 @@ def watch_command(args: argparse.Namespace) -> int:
         return err.exit_code
     channel, call = open_watch(args.address, args.table, token, root)
     accepted = False
+
+    def attached(spectating: Spectating) -> None:
+        nonlocal accepted
+        accepted = True
+        line = spectating_text(args.table, args.address, spectating)
+        print(f"arena watch: {line}", file=sys.stderr, flush=True)
+
     try:
         call.initial_metadata()  # the server has taken the spectator in, or refused it
         accepted = not call.done()
-        if accepted:
-            print(
-                f"arena watch: watching table {args.table} at {args.address} (a tournament's "
-                "table shows its events once every game on its deal has ended)",
-                file=sys.stderr,
-                flush=True,
-            )
-        end = watch_table(call, args.table, sys.stdout, width=args.width)
+        end = watch_table(call, args.table, sys.stdout, width=args.width, on_attach=attached)
     except grpc.RpcError as err:
         print(f"arena watch: {refusal(err, args.address)}", file=sys.stderr)
         return 1 if accepted else 2

@@ -14,6 +14,7 @@ __all__ = [
     "score_text",
     "signed_text",
     "unestimated_text",
+    "unmeasured_text",
 ]
 
 
@@ -37,16 +38,16 @@ def elo_text(value: float, error: float, interval: tuple[float, float]) -> str:
     if math.isinf(value):
         return f"{signed_text(value, '.1f')} (unbounded)"
     if math.isinf(error):
-        return f"{signed_text(value, '.1f')} ± ?\n({_unmeasured(*interval)})"
+        return f"{signed_text(value, '.1f')} ± ?\n({unmeasured_text(*interval)})"
     return f"{signed_text(value, '.1f')} ± {error:.1f}"
 
 
-def _unmeasured(low: float, high: float) -> str:
+def unmeasured_text(low: float, high: float) -> str:
     """Why an Elo error is unknown, from the score interval it was to come from.
 
-    >>> _unmeasured(0.0, 0.4), _unmeasured(0.7, 1.0), _unmeasured(0.0, 1.0)
+    >>> unmeasured_text(0.0, 0.4), unmeasured_text(0.7, 1.0), unmeasured_text(0.0, 1.0)
     ('interval reaches 0 %', 'interval reaches 100 %', 'interval reaches 0 % and 100 %')
-    >>> _unmeasured(0.2, 0.8)
+    >>> unmeasured_text(0.2, 0.8)
     'no spread'
     """
     reached = [bound for bound, hit in (("0 %", low <= 0), ("100 %", high >= 1)) if hit]

@@ -8,6 +8,10 @@ step on the loop (:meth:`Spectators.join` does not wait), so every public event 
 spectator exactly once, in order, whenever it joins: before the table starts, between forced
 moves, mid-hand, between hands, after the end.
 
+Whoever joins is first told, once, whether the table has an embargo that holds its events
+back now, and the bots' names by seat when the table knows them (``Attached``): nothing of the
+cards.
+
 A table may have an embargo (``after``, an event the tournament sets once every game on the
 table's deal has ended): until then spectators receive nothing; once it is lifted they get
 the history, then the rest live. A spectator who joins a finished table gets the whole history
@@ -23,7 +27,7 @@ import anyio
 
 from chaodipi.arena.serving.port import Port, StreamEnd
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.arena.v2.convert import watched
+from chaodipi.arena.v2.convert import Spectating, attached, watched
 
 __all__ = ["Shown", "Spectators", "Watcher", "released_message"]
 
@@ -48,10 +52,14 @@ def released_message(table: str) -> str:
 
 
 class Spectators:
-    """The spectators of the table named ``table`` (with an embargo when ``after`` is given)."""
+    """The spectators of the table named ``table`` (with an embargo when ``after`` is given;
+    ``bots``: the names of the bots by seat, if known)."""
 
-    def __init__(self, table: str, after: anyio.Event | None = None) -> None:
+    def __init__(
+        self, table: str, after: anyio.Event | None = None, bots: Sequence[str] = ()
+    ) -> None:
         self.table = table
+        self.bots = tuple(bots)
         self.connections: set[Watcher] = set()
         self.released = False
         """Set by :meth:`release`: nobody may watch the table any more."""
@@ -67,14 +75,18 @@ class Spectators:
         self._scope = anyio.CancelScope()
 
     def join(self, connection: Watcher) -> None:
-        """A spectator joins: in one step, it is sent the history (unless an embargo holds it)
-        and from then on gets each public event live; once the match is over (and no embargo
-        holds it back), the end, and its stream closes."""
+        """A spectator joins: in one step, it is told whether an embargo holds the events back
+        and who plays, is sent the history (unless an embargo holds it) and from then on gets
+        each public event live; once the match is over (and no embargo holds it back), the
+        end, and its stream closes."""
         if self.released:
             connection.close(StreamEnd.GONE, released_message(self.table))
             return
-        if not self._embargoed():
-            connection.send_all(self._history())
+        told = attached(Spectating(self._embargoed(), self.bots))
+        if self._embargoed():
+            connection.send_all([told])
+        else:
+            connection.send_all([told, *self._history()])
             if self._over is not None:
                 connection.close()
                 return

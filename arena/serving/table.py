@@ -79,6 +79,9 @@ class TableConfig:
     grace_ms: int = 50
     max_strikes: int = 3
     connect_timeout_s: float = 30.0
+    bots: tuple[str, ...] = ()
+    """The bots' names by seat, as the operator named them, told to spectators; ``()`` when
+    not known (any bot with a ticket may take a seat)."""
 
 
 @dataclass(slots=True)
@@ -193,7 +196,7 @@ class Table:
         self.seats = [
             _Seat(secrets.token_urlsafe(24), bank_s=config.bank_ms / 1000) for _ in range(4)
         ]
-        self.gallery = Spectators(name, spectators_after)
+        self.gallery = Spectators(name, spectators_after, config.bots)
         self.finished = anyio.Event()
         self.result: TableResult | None = None
         self._answers: Mailbox[tuple[int, Port, pb.Answer]] = Mailbox(ANSWERS_WAITING)

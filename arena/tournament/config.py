@@ -46,7 +46,7 @@ import shlex
 import sys
 import tomllib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -79,6 +79,7 @@ __all__ = [
     "parse_config",
     "resume_refusal",
     "schedule",
+    "unplayed",
 ]
 
 BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
@@ -386,6 +387,19 @@ def schedule(config: TournamentConfig) -> list[GameKey]:
         for a, b in config.pairings()
         for swapped in (False, True)
     ]
+
+
+def unplayed(config: TournamentConfig, done: Collection[GameKey]) -> list[GameKey]:
+    """The games of the schedule, in its order, not among ``done`` (the games stored as
+    results, :meth:`chaodipi.arena.results.database.ResultsDB.done`): what a run plays.
+
+    >>> bots = (BotSpec("a", ("x",)), BotSpec("b", ("y",)))
+    >>> config = parse_config({"deals": 1, "bots": {
+    ...     "a": {"command": "x"}, "b": {"command": "y"}}}, Path("."))
+    >>> unplayed(config, {GameKey("a", "b", 1, False)})
+    [GameKey(bot_a='a', bot_b='b', deal=1, swapped=True)]
+    """
+    return [key for key in schedule(config) if key not in done]
 
 
 def _int(data: dict[str, Any], name: str) -> int:

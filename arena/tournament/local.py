@@ -237,6 +237,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         max_strikes=config.max_strikes,
         # the runner decides about late bots (void games); the table only must not start early
         connect_timeout_s=config.connect_timeout + 60.0,
+        bots=tuple(spec.name for spec in specs),  # for spectators
     )
     label = game_label(key)
     table = run.server.start_table(

@@ -23,7 +23,7 @@ from chaodipi.arena.logs import get_logger
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameRow, game_label
 from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial, sprt
-from chaodipi.arena.tournament.config import TournamentConfig, schedule
+from chaodipi.arena.tournament.config import TournamentConfig, schedule, unplayed
 
 __all__ = ["Outcome", "Recorder", "Write", "write_now"]
 
@@ -110,12 +110,11 @@ class Recorder:
         self.outcome = outcome
         self.sprt_test = sprt_test
         self.on_game = on_game
-        games = schedule(config)
-        self.total = len(games)
+        self.total = len(schedule(config))
         self._kept = db.done()
         """Games not to store again: those stored before this run (not void), and every one
         stored by it."""
-        self.pending = [g for g in games if g not in self._kept]
+        self.pending = unplayed(config, self._kept)
         """The games this run plays, in the schedule's order (deal-major)."""
         outcome.skipped = self.total - len(self.pending)
         self.finished = outcome.skipped

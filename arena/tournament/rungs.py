@@ -10,6 +10,11 @@ the search rung's CPU (80 sampled worlds a play) it is no stronger than the heur
 Changing a rung's command changes what a bench result means: say so where the results are
 published.
 
+Each rung also says roughly how long a hand against it takes (``hand_s``), for the estimate
+``arena bench`` prints before it starts: the README's ladder rows (1, 14 and 30 minutes) and
+a default bench of 800 two-hand games in about 2.5 hours on 2 cores put them there, within a
+factor of 1.5.
+
 >>> [rung.name for rung in RUNGS]
 ['random', 'heuristic', 'search40', 'search']
 >>> rung("heuristic").command
@@ -28,13 +33,24 @@ class Rung:
     name: str
     command: str
     """Its command, as ``arena run --bot NAME=COMMAND`` takes it."""
+    hand_s: float
+    """About how many seconds a hand of a game against it takes, wall time, on a 2-core
+    machine playing two games at once (``-j 2``), its opponent a quick bot: a rough figure."""
 
 
 RUNGS: tuple[Rung, ...] = (
-    Rung("random", "python3 -m chaodipi.sample_bots.random_bot"),
-    Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot"),
-    Rung("search40", "python3 -m chaodipi.sample_bots.search_bot --simulations 40 --budget-ms 500"),
-    Rung("search", "python3 -m chaodipi.sample_bots.search_bot --simulations 120 --budget-ms 500"),
+    Rung("random", "python3 -m chaodipi.sample_bots.random_bot", 1.5),
+    Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0),
+    Rung(
+        "search40",
+        "python3 -m chaodipi.sample_bots.search_bot --simulations 40 --budget-ms 500",
+        5.5,
+    ),
+    Rung(
+        "search",
+        "python3 -m chaodipi.sample_bots.search_bot --simulations 120 --budget-ms 500",
+        13.5,
+    ),
 )
 """The ladder, weakest first (``arena bench --ladder`` plays each rung against the one
 before it)."""

@@ -15,14 +15,15 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from chaodipi.arena.errors import ResumeError
+from chaodipi.arena.errors import DatabaseError, ResumeError
 from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.tournament.config import TournamentConfig, resume_refusal
+from chaodipi.arena.results.rows import GameKey
+from chaodipi.arena.tournament.config import TournamentConfig, resume_refusal, unplayed
 
 if TYPE_CHECKING:
     from chaodipi.arena.results.sprt import SprtTest
 
-__all__ = ["claim_run"]
+__all__ = ["claim_run", "games_left"]
 
 
 def claim_run(
@@ -44,3 +45,25 @@ def claim_run(
     else:  # a new file, or one written before runs were recorded
         db.claim(config.fingerprint(), resume=resume)
     db.add_run(config.record(), None if sprt is None else asdict(sprt), resumed=resume)
+
+
+def games_left(config: TournamentConfig) -> list[GameKey] | None:
+    """The games ``--resume`` would play on ``config``'s database, read without writing: None
+    when that is not known before the run claims the file (no database yet, one that cannot
+    be read, one a run before runs were recorded wrote, or one whose stored run this config
+    may not resume: the run says why)."""
+    if not config.database.exists():
+        return None
+    try:
+        db = ResultsDB(config.database, read_only=True)
+    except DatabaseError:
+        return None
+    try:
+        runs = db.runs()
+        if not runs or resume_refusal(runs[-1].config, config) is not None:
+            return None
+        return unplayed(config, db.done())
+    except DatabaseError:
+        return None
+    finally:
+        db.close()

@@ -590,12 +590,22 @@ class WatchRequest(_message.Message):
     def __init__(self, table: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
 
 class WatchResponse(_message.Message):
-    __slots__ = ("event", "match_over")
+    __slots__ = ("event", "match_over", "attached")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
+    ATTACHED_FIELD_NUMBER: _ClassVar[int]
     event: Event
     match_over: MatchOver
-    def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ...) -> None: ...
+    attached: Attached
+    def __init__(self, event: _Optional[_Union[Event, _Mapping]] = ..., match_over: _Optional[_Union[MatchOver, _Mapping]] = ..., attached: _Optional[_Union[Attached, _Mapping]] = ...) -> None: ...
+
+class Attached(_message.Message):
+    __slots__ = ("held_back", "bots")
+    HELD_BACK_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    held_back: bool
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, held_back: _Optional[bool] = ..., bots: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("seq", "hand", "audience", "dealt", "declared", "fried", "passed", "dealer_fixed", "kitty_taken", "took_kitty", "buried_cards", "buried", "redealt", "kitty_turned", "bids_revealed", "trump_fixed", "played", "trick_won", "hand_over", "hand_begun")

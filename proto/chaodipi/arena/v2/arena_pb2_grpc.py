@@ -72,12 +72,13 @@ class ArenaServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """A spectator's view of one table: every public event of its match, from the first,
-        each once and in order (those before the Watch at once, then the rest as they happen;
-        each hand's full deal comes with its HandOver), then a MatchOver; the stream then ends.
-        Needs the server's spectator token. A tournament holds a table's events back until every
-        game on the same deal is over. Watching a table whose match is over gives all of it and
-        the MatchOver at once.
+        """A spectator's view of one table: first an Attached (whether its events are held back,
+        the bots' names), then every public event of its match, from the first, each once and
+        in order (those before the Watch at once, then the rest as they happen; each hand's full
+        deal comes with its HandOver), then a MatchOver; the stream then ends. Needs the server's
+        spectator token. A tournament holds a table's events back until every game on the same
+        deal is over. Watching a table whose match is over gives all of it and the MatchOver at
+        once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -87,10 +87,12 @@ __all__ = [
     "PROTOCOL_VERSION",
     "MatchEnd",
     "OpenDecision",
+    "Spectating",
     "WireError",
     "action_from_message",
     "action_message",
     "answer",
+    "attached",
     "cards_from",
     "check_note",
     "decision",
@@ -111,6 +113,7 @@ __all__ = [
     "seat_offer",
     "snapshot",
     "snapshot_message",
+    "spectating_from_message",
     "strike",
     "unsupported_version",
     "view_from_snapshot",
@@ -825,6 +828,33 @@ def match_end_from_message(message: pb.MatchOver) -> tuple[MatchEnd, tuple[Event
         reward=message.reward,
     )
     return end, tuple(event_from_message(e) for e in message.events)
+
+
+@dataclass(frozen=True, slots=True)
+class Spectating:
+    """What a spectator is told as it is taken in (``Attached``): whether the table's events
+    are held back (a tournament's, until every game on its deal has ended) and the bots' names
+    by seat (``()`` when the server was not told them)."""
+
+    held_back: bool
+    bots: tuple[str, ...] = ()
+
+
+def attached(spectating: Spectating) -> pb.WatchResponse:
+    """A spectator's first message.
+
+    >>> spectating_from_message(attached(Spectating(True, ("a#1", "b#1") * 2)).attached)
+    Spectating(held_back=True, bots=('a#1', 'b#1', 'a#1', 'b#1'))
+    """
+    return pb.WatchResponse(
+        attached=pb.Attached(held_back=spectating.held_back, bots=spectating.bots)
+    )
+
+
+def spectating_from_message(message: pb.Attached) -> Spectating:
+    """An ``Attached`` back as a value (names for 4 seats, else none)."""
+    bots = tuple(message.bots)
+    return Spectating(message.held_back, bots if len(bots) == 4 else ())
 
 
 def watched(item: pb.Event | pb.MatchOver) -> pb.WatchResponse:
