@@ -1,10 +1,12 @@
-"""Testing the sample bots that run as processes (Node, C++) the same way in every language:
-the bot is a command line run as a subprocess; the arena is a real server on asyncio (the other
-seats played by Python bots in threads), or a scripted one (a refusal, a dropped session).
+"""The scenarios every bot kit that runs as a process is tested in (tests/test_kits.py): the
+bot is a command line run as a subprocess; the arena is a real server on asyncio (the other
+seats played by Python bots in threads), or a scripted one (a refusal, a dropped session, a
+dropped seat).
 
 A bot is handed its token or ticket as the arena hands it: in the environment (``ARENA_TOKEN``,
-``ARENA_TICKET``), never on its command line. Every wait here is for an event (the bot entered,
-the seats connected, the process exited); the timeouts only catch a hang."""
+``ARENA_TICKET``), never on its command line, and ``--address`` appended to its command. Every
+wait here is for an event (the bot entered, the seats connected, the process exited); the
+timeouts only catch a hang."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass
+from typing import TypeVar
 
 import anyio
 import grpc
@@ -28,9 +31,13 @@ from chaodipi.engine.match import Ending
 from .server_support import Recording, config, random_bot
 
 TOKEN = "session-token-for-tests-only"
+SEAT_TICKET = "a-ticket"
+"""The ticket a bot is handed for a scripted seat."""
 Done = subprocess.CompletedProcess[str]
 HANG_S = 120.0
 """Far longer than anything here takes: only a hang gets near it."""
+MATCH_S = 600.0
+"""The same for a whole match on a loaded machine."""
 
 
 async def run_process(command: list[str], env: dict[str, str]) -> Done:
@@ -127,8 +134,45 @@ def play_a_session(command: list[str], seats: tuple[int, ...] = (0, 3)) -> Sessi
     return SessionRun(done[0], entered[0], results, list(seats))
 
 
+def run_on_a_seat(command: list[str], address: str, ticket: str) -> Done:
+    """Run ``command`` (``--address`` still to come) on one seat, its ticket in
+    ``ARENA_TICKET``."""
+    env = bot_environment(address, ticket=ticket)
+    full = [*command, "--address", address]
+    return subprocess.run(full, env=env, capture_output=True, text=True, timeout=MATCH_S)
+
+
+def run_with_a_wrong_ticket(command: list[str]) -> Done:
+    """Run ``command`` (``--address`` still to come, the last of its arguments) against a real
+    server with a table, with a ticket for that table the server does not know (in
+    ``ARENA_TICKET``)."""
+    done: list[Done] = []
+
+    async def main() -> None:
+        async with open_server("127.0.0.1:0") as server:
+            # the table waits far longer than a loaded machine takes to start the bot, and
+            # is closed with the server once the bot has gone
+            table = server.start_table(config(connect_timeout_s=600, decision_ms=50, bank_ms=0))
+            wrong = table.ticket(0)[:-3] + "xyz"
+            full = [*command, "--address", server.address]
+            env = bot_environment(server.address, ticket=wrong)
+            with anyio.fail_after(HANG_S):
+                done.append(await run_process(full, env))
+
+    anyio.run(main, backend="asyncio")
+    return done[0]
+
+
+def run_with_a_bad_command_line(command: list[str]) -> Done:
+    """Run ``command`` with a token in its environment and an address nothing listens at: a
+    bot that checks its command line first exits before it connects."""
+    env = bot_environment("127.0.0.1:9", token="a-token")
+    full = [*command, "--address", "127.0.0.1:9"]
+    return subprocess.run(full, env=env, capture_output=True, text=True, timeout=HANG_S)
+
+
 def run_with_a_wrong_token(command: list[str]) -> Done:
-    """Run ``command`` (``--address`` still to come) against a real server that knows a session
+    """Run ``command`` (``--address`` still to come, the last of its arguments) against a real server that knows a session
     token, with a token it does not know (in ``ARENA_TOKEN``)."""
     done: list[Done] = []
 
@@ -212,6 +256,15 @@ def run_against(
         return subprocess.run(full, env=env, capture_output=True, text=True, timeout=HANG_S)
     finally:
         server.stop(grace=None)
+
+
+Scripted = TypeVar("Scripted", bound=arena_pb2_grpc.ArenaServiceServicer)
+
+
+def run_on_a_scripted_seat(arena: Scripted, command: list[str]) -> tuple[Done, Scripted]:
+    """Run ``command`` (``--address`` still to come) with :data:`SEAT_TICKET` against
+    ``arena``, a scripted seat (:class:`RefusingArena`, :class:`DroppingSeatArena`)."""
+    return run_against(arena, command, ticket=SEAT_TICKET), arena
 
 
 def run_against_a_dropping_arena(command: list[str]) -> tuple[Done, DroppingArena]:
@@ -323,13 +376,6 @@ class RefusingArena(arena_pb2_grpc.ArenaServiceServicer):
         yield pb.PlayResponse(match_over=over)
 
 
-def run_against_a_refusing_arena(command: list[str]) -> tuple[Done, RefusingArena]:
-    """Run ``command`` (``--address`` still to come) with a ticket against
-    :class:`RefusingArena`."""
-    arena = RefusingArena()
-    return run_against(arena, [*command, "--seed", "3"], ticket="a-ticket"), arena
-
-
 def check_the_refusals(done: Done, arena: RefusingArena, name: str) -> None:
     """Every kit's one behaviour after a Refused (docs/writing-a-bot.md): the bot answered the
     refused decision again with the safe legal action (the one a Strike plays) marked
@@ -339,7 +385,7 @@ def check_the_refusals(done: Done, arena: RefusingArena, name: str) -> None:
     assert "refused (REFUSAL_CODE_ILLEGAL): scripted" in done.stderr, done.stderr
     assert done.stderr.count("counted as a fallback in the report") == 1, done.stderr
     hello, first, second, third = arena.received
-    assert hello.hello == pb.Hello(ticket="a-ticket", protocol_version=2, bot_name=name)
+    assert hello.hello == pb.Hello(ticket=SEAT_TICKET, protocol_version=2, bot_name=name)
     assert first.answer.decision_id == 7 and not first.answer.fallback, first
     assert list(first.answer.action.play.cards) in (
         [pb.CARD_SPADES_2, pb.CARD_HEARTS_5],
@@ -384,18 +430,11 @@ class DroppingSeatArena(arena_pb2_grpc.ArenaServiceServicer):
         yield pb.PlayResponse(match_over=over)
 
 
-def run_against_a_dropping_seat(command: list[str]) -> tuple[Done, DroppingSeatArena]:
-    """Run ``command`` (``--address`` still to come) with a ticket against
-    :class:`DroppingSeatArena`."""
-    arena = DroppingSeatArena()
-    return run_against(arena, command, ticket="a-ticket"), arena
-
-
 def check_the_reconnect(done: Done, arena: DroppingSeatArena, name: str) -> None:
     """The bot connected again with the same ticket, answered the decision sent again with one
     of its legal plays, and exited 0 at the MatchOver."""
     assert done.returncode == 0, done.stderr
-    hello = pb.Hello(ticket="a-ticket", protocol_version=2, bot_name=name)
+    hello = pb.Hello(ticket=SEAT_TICKET, protocol_version=2, bot_name=name)
     assert arena.hellos == [hello, hello], arena.hellos
     (answer,) = arena.answers
     assert answer.answer.decision_id == 7, answer

@@ -1,19 +1,20 @@
 """The stdio bridge (chaodipi.bot.stdio): a bot that speaks JSON lines plays through it.
 
-The documented 20-line bot (examples/stdio_bot.js, plain Node.js) plays whole matches in every
-preset against a real server, a session's seats on two tables, and a tournament of
-``arena run``. tests/bots/stdio_child.py (Python's standard library only) crashes, hangs or
-writes garbage on demand: each is one line on the bridge's stderr, and the games are the bot's
-forfeits. Its illegal moves are answered again by the bridge with safe ones, marked as
-fallbacks, which the arena counts against it. A dropped session is entered again, a wrong
-ticket is said in one line, and the child never sees the secret."""
+What every kit does, the bridge with the documented 20-line bot (examples/stdio_bot.js, plain
+Node.js) does in tests/test_kits.py: whole matches, a session, refusals, drops, wrong tickets
+and tokens. Here, what is the bridge's own: the example plays a tournament of ``arena run``;
+tests/bots/stdio_child.py (Python's standard library only) crashes, hangs or writes garbage
+on demand: each is one line on the bridge's stderr, and the games are the bot's forfeits. Its
+illegal moves are answered again by the bridge with safe ones, marked as fallbacks, which the
+arena counts against it. The child never sees the secret, and none of its processes outlives
+the bridge."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import shutil
+import shlex
 import signal
 import subprocess
 import sys
@@ -26,41 +27,15 @@ from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.processes import bot_environment
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.bot.child import MAX_LINE, Child, ChildError, message_line
-from chaodipi.engine.match import Ending
-from chaodipi.engine.presets import PRESETS
 
-from .process_bots import (
-    check_the_reconnect,
-    check_the_refusals,
-    check_the_second_enter,
-    check_the_session,
-    play_a_session,
-    run_against_a_dropping_arena,
-    run_against_a_dropping_seat,
-    run_against_a_refusing_arena,
-    run_with_a_wrong_token,
-)
-from .server_support import Recording, config, random_bot, run_tables
+from .kits import STDIO, STDIO_EXAMPLE
+from .process_bots import run_against_a_dropping_arena
 from .test_install import SERVER_ONLY, _without
 from .test_tournament import arena, write_config
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "stdio_bot.js"
 CHILD = Path(__file__).parent / "bots" / "stdio_child.py"
-BRIDGE = [sys.executable, "-m", "chaodipi.bot.stdio"]
-CHILD_CMD = [sys.executable, str(CHILD)]
-
-
-def node() -> str:
-    """The node executable (the example needs no packages). Skipped without it on a
-    developer's machine; in CI (``CI`` set), where Node.js is installed, a failure."""
-    executable = shutil.which("node")
-    if executable is None:
-        message = "`node` is not on PATH: install Node.js >= 18 (apt-get install nodejs)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return executable
+BRIDGE = [*STDIO.bot]
 
 
 def run_bridge(
@@ -73,41 +48,9 @@ def run_bridge(
     return subprocess.run(full, env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_the_node_stdio_bot_plays_a_whole_match_in_every_preset(preset: str) -> None:
-    command = [node(), str(EXAMPLE)]
-    logs: dict[int, str] = {}
-
-    def stdio_bot(address: str, ticket: str, seat: int, recording: Recording) -> None:
-        done = run_bridge(command, address, ticket, "--name", f"stdio-{seat}")
-        logs[seat] = done.stderr
-        if done.returncode != 0:
-            raise RuntimeError(f"the bridge exited with {done.returncode}:\n{done.stderr}")
-
-    table = config(preset, max_hands=None, decision_ms=10_000, bank_ms=60_000)
-    results, recordings = run_tables([table], [[stdio_bot, random_bot, stdio_bot, random_bot]])
-    result = results[0]
-    for seat in range(4):
-        assert recordings[0][seat].error is None, (seat, recordings[0][seat].error)
-    assert result.ending is Ending.PLAYED_OUT and result.forfeited_by is None, result
-    for seat in (0, 2):
-        assert logs[seat].startswith("match over: "), logs[seat]
-        assert logs[seat].count("\n") == 1, logs[seat]  # that line only: no warning
-        stats = result.seats[seat]
-        assert stats.name == f"stdio-{seat}" and stats.decisions > 0, stats
-        assert stats.illegal == 0 and stats.malformed == 0 and stats.strikes == 0, stats
-        assert stats.connects == 1, stats
-
-
-def test_the_node_stdio_bot_plays_its_session_s_seats_on_two_tables() -> None:
-    command = [*BRIDGE, "--name", "stdio-session", "--capacity", "3", "--", node(), str(EXAMPLE)]
-    run = play_a_session(command)
-    check_the_session(run, name="stdio-session", capacity=3)
-
-
 def test_a_tournament_with_the_stdio_bot_is_played_out(tmp_path: Path) -> None:
     """``arena run`` starts the bridge as any command bot (a session, --address appended)."""
-    stdio = f"python3 -m chaodipi.bot.stdio --name stdio -- {node()} {EXAMPLE}"
+    stdio = shlex.join(STDIO.ready().command(name="stdio"))
     config_file = write_config(
         tmp_path / "t.toml",
         deals=2,
@@ -166,14 +109,6 @@ def test_a_child_that_fails_is_one_line_and_forfeits_its_games(tmp_path: Path, h
     assert FAILURES[how] in done.stderr  # the run quotes it
 
 
-def test_a_refused_answer_is_answered_again_by_the_bridge_with_a_safe_one_marked_fallback() -> None:
-    """The one behaviour of every kit after a Refused (tests/process_bots.py): the bridge does
-    not end; it answers the decision again, once, with the safe legal action marked
-    ``fallback``, and says so on stderr."""
-    done, arena = run_against_a_refusing_arena([*BRIDGE, "--name", "scripted", "--", *CHILD_CMD])
-    check_the_refusals(done, arena, name="scripted")
-
-
 def test_a_child_whose_answers_are_refused_plays_on_and_its_fallbacks_are_counted_everywhere(
     tmp_path: Path,
 ) -> None:
@@ -218,20 +153,14 @@ def test_a_child_whose_answers_are_refused_plays_on_and_its_fallbacks_are_counte
     assert any("counted as a fallback in the report" in log for log in logs), logs
 
 
-def test_a_dropped_session_is_entered_again_and_the_child_holds_no_secret(tmp_path: Path) -> None:
+def test_the_child_holds_no_secret_across_a_dropped_session(tmp_path: Path) -> None:
+    """The bridge enters again after the drop (tests/test_kits.py) with the token, which its
+    child never sees."""
     env_file = tmp_path / "env"
     child = ["python3", str(CHILD), "--env", str(env_file)]
-    done, arena_ = run_against_a_dropping_arena([*BRIDGE, "--name", "stdio-session", "--", *child])
-    check_the_second_enter(done, arena_, name="stdio-session", capacity=4)
+    done, _ = run_against_a_dropping_arena([*BRIDGE, "--", *child])
+    assert done.returncode == 0, done.stderr
     assert env_file.read_text().split() == ["ARENA_ADDRESS"]  # no ARENA_TOKEN
-
-
-def test_a_wrong_session_token_is_one_line_and_exit_1() -> None:
-    done = run_with_a_wrong_token([*BRIDGE, "--", "python3", str(CHILD)])
-    assert done.returncode == 1, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "UNAUTHENTICATED" in lines[0], done.stderr
-    assert lines[0].startswith("the arena at 127.0.0.1:") and "refused the session" in lines[0]
 
 
 def test_a_command_that_cannot_start_is_one_line_and_exit_1() -> None:
@@ -279,7 +208,7 @@ def test_the_bot_in_the_docs_is_the_example_tested_here() -> None:
     text = (ROOT / "docs" / "writing-a-bot.md").read_text(encoding="utf-8")
     section = text.split("## Any language: the stdio bridge", 1)[1].split("\n## ", 1)[0]
     block = section.split("```js\n", 1)[1].split("```", 1)[0]
-    assert block == EXAMPLE.read_text(encoding="utf-8")
+    assert block == STDIO_EXAMPLE.read_text(encoding="utf-8")
     assert len(block.splitlines()) == 20
 
 
@@ -290,11 +219,6 @@ def test_the_bridge_runs_on_a_bot_s_install_without_the_server_s_packages() -> N
     done = _without(SERVER_ONLY, code)
     assert done.returncode == 0, done.stderr
     assert "-- COMMAND [ARGS...]" in done.stdout
-
-
-def test_the_bridge_connects_a_dropped_seat_again_with_the_same_child() -> None:
-    done, arena_ = run_against_a_dropping_seat([*BRIDGE, "--name", "stdio-seat", "--", *CHILD_CMD])
-    check_the_reconnect(done, arena_, name="stdio-seat")
 
 
 # -- the child's lines and its processes ------------------------------------------------------
