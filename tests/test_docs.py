@@ -109,3 +109,101 @@ def test_the_docs_list_the_rungs_arena_bench_plays() -> None:
         text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
         (listed,) = pattern.findall(text)
         assert [word.strip() for word in listed.split(",")] == [r.name for r in RUNGS], name
+
+
+THE_TWO_COMMANDS = (
+    "python3 -m pip install -e '.[test]' && python3 -m chaodipi.arena run examples/sample_bots.toml"
+    " --resume",
+    "python3 -m pip install -e '.[test]' && python3 -m pytest -rs",
+)
+
+
+def test_the_readme_opens_with_the_two_commands() -> None:
+    """The README's first block, right under its title and a few lines of what it is, holds
+    the main job and the tests, each exactly as a newcomer pastes it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    head, fence, rest = readme.partition("```sh\n")
+    assert fence and len(head.splitlines()) <= 8, "the commands are not at the top"
+    block = rest.partition("```")[0].splitlines()
+    commands = [line.partition("#")[0].strip() for line in block]
+    assert commands == list(THE_TWO_COMMANDS)
+
+
+BENCH_COMMAND = re.compile(r"`python3 (?:benchmarks/\w+\.py|-m chaodipi\.arena \w+)[^`]*`")
+
+
+def _table_rows(text: str) -> list[str]:
+    """Every body row of every Markdown table (each header and its rule left out)."""
+    lines = text.splitlines()
+    rule = re.compile(r"\|[\s|:-]+\|")
+    return [
+        line
+        for number, line in enumerate(lines)
+        if line.startswith("|")
+        and not rule.fullmatch(line)
+        and not (number + 1 < len(lines) and rule.fullmatch(lines[number + 1]))
+    ]
+
+
+def test_every_figure_of_the_performance_page_names_the_command_that_measures_it() -> None:
+    """docs/performance.md: each row of its tables is a figure and the command that gives it
+    (a ``python3 benchmarks/…`` script or an ``arena`` command), copyable as it stands."""
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    rows = _table_rows(text)
+    assert len(rows) >= 10
+    assert [row for row in rows if not BENCH_COMMAND.search(row)] == []
+    for script in re.findall(r"python3 (benchmarks/\w+\.py)", text):
+        assert (ROOT / script).is_file(), script
+
+
+HISTORY = re.compile(
+    r"\bissue \d+|\bused to\b|\bthe former design\b|\bno longer\b|\bprototype\b"
+    r"|\bbefore (?:this (?:fix|change|branch|design)|the port|sessions|issue)\b|\bNow the\b",
+    re.IGNORECASE,
+)
+
+
+def test_the_docs_say_what_is_not_how_it_came_to_be() -> None:
+    """README.md and docs/*.md describe the design as it is; its history is in git and
+    CHANGELOG.md (which says what changed for bot authors, version by version)."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if match := HISTORY.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {match.group()}")
+    assert found == []
+
+
+def test_the_changelog_keeps_a_changelog_and_names_the_protocol() -> None:
+    """CHANGELOG.md: Unreleased first, then each version, the package's (pyproject.toml)
+    among them, each naming the protocol version its contract speaks."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[([^\]]+)\]", text, re.MULTILINE)
+    assert versions[0] == "Unreleased"
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (version,) = re.findall(r'^version = "([^"]+)"', pyproject, re.MULTILINE)
+    assert version in versions
+    convert = (ROOT / "proto" / "chaodipi" / "arena" / "v2" / "convert.py").read_text("utf-8")
+    (protocol,) = re.findall(r"^PROTOCOL_VERSION = (\d+)", convert, re.MULTILINE)
+    assert f"protocol {protocol}" in text
+    for term in ("FAILED_PRECONDITION", "Answer.fallback", "RESOURCE_EXHAUSTED"):
+        assert term in text, term
+
+
+def test_the_glossary_gives_each_thing_one_word() -> None:
+    """docs/architecture.md's glossary: each term once, with its meaning, its code names and
+    the words not to use for it; it settles the words a newcomer found used for two things."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.partition("\n## Glossary\n")[2].partition("\n## ")[0]
+    rows = [row.split("|")[1:-1] for row in _table_rows(section)]
+    assert len(rows) >= 10 and all(len(cells) == 4 for cells in rows)
+    terms = [re.findall(r"\*\*([^*]+)\*\*", cells[0]) for cells in rows]
+    flat = [term for names in terms for term in names]
+    assert len(flat) == len(set(flat))
+    for names, cells in zip(terms, rows, strict=True):
+        avoided = {w.strip() for w in re.sub(r"\([^)]*\)", "", cells[3]).split(",")}
+        assert not set(names) & avoided, names
+    assert {"game", "hand", "holding", "deal", "packet", "decision", "turn", "seat"} <= set(flat)
+    assert {"instance", "progress", "5-10-K", "reward"} <= set(flat)
+    for confused in ("`Match`", "`TableResult`", "`Player`", "levels_a", "ftk", "won by"):
+        assert confused in section, confused
