@@ -14,10 +14,14 @@ for untrusted bots) reads it even for a moment.
 from __future__ import annotations
 
 import os
+import zlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-__all__ = ["PRIVATE", "open_private", "write_private"]
+from chaodipi.records import dump_lines
+
+__all__ = ["PRIVATE", "open_private", "write_packed_record", "write_private", "write_record"]
 
 PRIVATE = 0o600
 """The mode of every file the arena writes that holds a secret or a game."""
@@ -40,3 +44,17 @@ def write_private(path: Path, data: str | bytes, *, replace: bool = False) -> No
 def open_private(path: Path) -> IO[bytes]:
     """``path`` opened to append bytes to (created if need be), readable by its owner only."""
     return os.fdopen(_descriptor(path, os.O_WRONLY | os.O_APPEND), "ab")
+
+
+def write_record(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
+    """Write a game record as a ``.jsonl`` file a person (or ``arena show``) can open, readable
+    by its owner only (it holds whole deals and the bots' notes); its folder is made, 0700."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(path, dump_lines(lines), replace=True)
+
+
+def write_packed_record(path: Path, blob: bytes) -> None:
+    """Write a stored (zlib-compressed) game record as its ``.jsonl`` file, as it was made
+    (owner only, as :func:`write_record`)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(path, zlib.decompress(blob), replace=True)

@@ -33,11 +33,7 @@ from chaodipi.arena.report.stats import pentanomial_estimate, wilson_interval
 from chaodipi.arena.results.sprt import pentanomial
 from chaodipi.arena.serving.table import forced_action
 from chaodipi.bot import Action, SeatView
-from chaodipi.engine.errors import IllegalAction
-from chaodipi.engine.match import Match
-from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.seats import other_team, team_of
-from chaodipi.engine.view import observe
+from chaodipi.engine import PRESETS, IllegalAction, Match, observe, other_team, team_of
 from chaodipi.sample_bots import heuristic_bot, mc_bot, search_bot
 
 Decide = Callable[[SeatView], Action]

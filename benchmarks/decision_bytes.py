@@ -50,8 +50,7 @@ def v2_sizes(hands: int) -> list[list[int]]:
     """Per hand, each seat's Decision bytes in v2 (as arena/serving/table.py builds them)."""
     from chaodipi.arena.serving.table import forced_action
     from chaodipi.arena.v2 import convert
-    from chaodipi.engine.match import Match
-    from chaodipi.engine.presets import PRESETS
+    from chaodipi.engine import PRESETS, Match
 
     totals = []
     for seed in range(1, hands + 1):

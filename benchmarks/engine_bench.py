@@ -39,12 +39,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chaodipi.engine import DECK, Card, Rank, Suit, Trump
-from chaodipi.engine.match import Match
-from chaodipi.engine.playing import CardPlay
-from chaodipi.engine.presets import PRESETS, Preset
-from chaodipi.engine.rules import CardRules
-from chaodipi.engine.trick import Trick
+from chaodipi.engine import (
+    DECK,
+    PRESETS,
+    Card,
+    CardPlay,
+    CardRules,
+    Match,
+    Preset,
+    Rank,
+    Suit,
+    Trick,
+    Trump,
+)
 
 HAND_SIZE = 25
 RLCARD_SCRIPT = Path(__file__).resolve().parent / "rlcard_doudizhu.py"

@@ -56,15 +56,14 @@ def bench_context(games: int, seed: int) -> object:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from engine_bench import record_games
 
-    from chaodipi.engine.rules import CardRules
+    from chaodipi.engine import CardRules
 
     return record_games(games, random.Random(seed), CardRules())
 
 
 def play(preset_name: str, hands: int, seed: int) -> dict[str, object]:
     """Play ``hands`` whole hands of random players under the preset; count the actions."""
-    from chaodipi.engine.match import Match
-    from chaodipi.engine.presets import PRESETS
+    from chaodipi.engine import PRESETS, Match
 
     preset = PRESETS[preset_name]
     gc.collect()
@@ -169,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.hands < 1:
         print(f"--hands must be at least 1, not {args.hands}", file=sys.stderr)
         return 2
-    from chaodipi.engine.presets import PRESETS
+    from chaodipi.engine import PRESETS
 
     names: list[str] = args.preset or sorted(PRESETS)
     unknown = [name for name in names if name not in PRESETS]

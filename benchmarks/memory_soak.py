@@ -36,7 +36,7 @@ from chaodipi.arena.serving.server import (
 from chaodipi.arena.serving.table import Table, TableConfig
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import PRESETS
 
 REPORT_EVERY = 200
 

@@ -33,12 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from chaodipi.engine.match import Match
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.sampling import DealSampler
-from chaodipi.engine.view import observe
-from chaodipi.rl.env import ChaoDipiEnv
+from chaodipi.engine import PRESETS, DealSampler, Match, Phase, observe
+from chaodipi.rl import ChaoDipiEnv
 
 HERE = Path(__file__).resolve().parent
 

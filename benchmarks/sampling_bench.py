@@ -19,11 +19,7 @@ import random
 import statistics
 import time
 
-from chaodipi.engine.match import Match
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.sampling import DealSampler
-from chaodipi.engine.view import SeatView, observe
+from chaodipi.engine import PRESETS, DealSampler, Match, Phase, SeatView, observe
 
 KANGQI_HAND = "kangqi/扛旗"
 """The kangqi preset's 扛旗 hand (27 cards a seat, no kitty), reached by starting there."""

@@ -43,8 +43,7 @@ from chaodipi.arena.serving.server import open_server, tune_garbage_collector
 from chaodipi.arena.serving.streams import StreamPort
 from chaodipi.arena.serving.table import TableConfig
 from chaodipi.arena.v2 import convert
-from chaodipi.engine.match import Match
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import PRESETS, Match
 
 HERE = Path(__file__).resolve().parent
 ECHO = "/bench.Echo/Echo"

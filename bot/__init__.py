@@ -37,18 +37,19 @@ from chaodipi.bot.errors import SeatError as SeatError
 from chaodipi.bot.errors import SessionError as SessionError
 from chaodipi.bot.seat import MatchResult as MatchResult
 from chaodipi.bot.session import SessionResult as SessionResult
-from chaodipi.engine.actions import Action as Action
-from chaodipi.engine.actions import Bury as Bury
-from chaodipi.engine.actions import Declare as Declare
-from chaodipi.engine.actions import Fry as Fry
-from chaodipi.engine.actions import LegalActions as LegalActions
-from chaodipi.engine.actions import Pass as Pass
-from chaodipi.engine.actions import Play as Play
-from chaodipi.engine.actions import bid_action as bid_action
-from chaodipi.engine.actions import card_action as card_action
-from chaodipi.engine.cards import Card as Card
-from chaodipi.engine.match import Ending as Ending
-from chaodipi.engine.view import SeatView as SeatView
+from chaodipi.bot.token_file import read_token_file as read_token_file
+from chaodipi.engine import Action as Action
+from chaodipi.engine import Bury as Bury
+from chaodipi.engine import Card as Card
+from chaodipi.engine import Declare as Declare
+from chaodipi.engine import Ending as Ending
+from chaodipi.engine import Fry as Fry
+from chaodipi.engine import LegalActions as LegalActions
+from chaodipi.engine import Pass as Pass
+from chaodipi.engine import Play as Play
+from chaodipi.engine import SeatView as SeatView
+from chaodipi.engine import bid_action as bid_action
+from chaodipi.engine import card_action as card_action
 
 __all__ = [
     "Action",
@@ -71,5 +72,6 @@ __all__ = [
     "bid_action",
     "bot_arguments",
     "card_action",
+    "read_token_file",
     "run_bot",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chaodipi.arena.v2.convert import check_note
-from chaodipi.engine.actions import Action
+from chaodipi.engine import Action
 
 __all__ = ["Answer", "action_and_note"]
 

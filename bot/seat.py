@@ -33,9 +33,7 @@ from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.answer import Answer, action_and_note
 from chaodipi.bot.errors import SeatError, status_text, unreachable
 from chaodipi.bot.thinking import Decide, Placement, Thinker
-from chaodipi.engine.actions import Action, Bury, Declare, Fry, LegalActions, Pass, Play
-from chaodipi.engine.follow import follow
-from chaodipi.engine.view import SeatView
+from chaodipi.engine import Action, Bury, Declare, Fry, LegalActions, Pass, Play, SeatView, follow
 
 __all__ = [
     "Decide",

@@ -42,8 +42,7 @@ import time
 from collections.abc import Callable
 
 from chaodipi.bot.answer import Answer
-from chaodipi.engine.actions import Action
-from chaodipi.engine.view import SeatView
+from chaodipi.engine import Action, SeatView
 
 __all__ = ["FAST_S", "MOST_PROBE", "PROBE", "Placement", "Thinker"]
 

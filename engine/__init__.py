@@ -2,27 +2,40 @@
 
 Its public vocabulary is this package's ``__all__`` (``tests/test_exports.py`` keeps it so):
 
-* cards: :class:`Card`, :class:`Suit`, :class:`Rank`, :data:`DECK`, :func:`parse_cards`,
-  :func:`format_cards`, :func:`points_of`;
-* seats and teams: :data:`SEATS`, :func:`team_of`, :func:`partner`, :func:`next_seat`;
-* the rules: :data:`PRESETS`, :func:`preset`, :class:`Preset`, :class:`Trump`, :class:`Phase`;
-* a match: :class:`Match` (``legal_actions``, ``apply``), :class:`Ending`, :class:`HandRecord`;
+* cards: :class:`Card`, :class:`Suit`, :class:`Rank`, :data:`DECK`, :data:`CARDS`,
+  :func:`parse_cards`, :func:`format_cards`, :func:`print_order`, :func:`points_of`;
+* seats and teams: :data:`SEATS`, :func:`team_of`, :func:`partner`, :func:`next_seat`,
+  :func:`same_team`, :func:`other_team`, :func:`opponents`, :func:`team_seats`;
+* the rules: :data:`PRESETS`, :func:`preset`, :class:`Preset` (:class:`CardRules`,
+  :class:`ScoreRules`, :class:`Side`), :class:`Trump`, :data:`TRUMP`, :class:`Phase`;
+* a match: :class:`Match` (``legal_actions``, ``apply``), :class:`Ending`, :class:`HandRecord`,
+  a hand's score (:class:`HandResult`, :func:`score_hand`, :func:`kitty_multiplier`) and the
+  levels it moves (:func:`levels_for`, :func:`level_name`); the deal's auction
+  (:class:`Auction`, :class:`BidRecord`, :data:`KITTY_SIZE`);
 * actions: :class:`Action` = :class:`Pass` | :class:`Declare` | :class:`Fry` | :class:`Bury` |
-  :class:`Play`, :class:`Bid`, :class:`BidKind`, :func:`parse_action`, :func:`bid_action` and
-  :func:`card_action` (which of Declare and Fry, of Bury and Play, a phase wants), and the
-  legal set :class:`LegalActions` (iterate it, test an action with ``in``; its card plays are
-  a :class:`LegalPlays` of :class:`Option`\\ s);
-* what a seat may know: :func:`observe` → :class:`SeatView`, carried forward by the events it
-  sees (:class:`Event`, :class:`EventKind`) with :func:`follow`;
-* the cards a seat cannot see: :func:`infer` → :class:`Knowledge`, and complete deals drawn
-  uniformly among those it allows: :class:`DealSampler`, :func:`sample_deals`,
-  :func:`count_deals`, :class:`Deal`;
+  :class:`Play`, :data:`PASS`, :class:`Bid`, :class:`BidKind`, :func:`parse_action`,
+  :func:`bid_action` and :func:`card_action` (which of Declare and Fry, of Bury and Play, a
+  phase wants), and the legal set :class:`LegalActions` (iterate it, test an action with
+  ``in``; its card plays are a :class:`LegalPlays` of :class:`Option`\\ s);
+* the card play's parts: :class:`CardPlay`, :class:`Trick`, :func:`decompose` (a play's units),
+  :func:`beats_unit`;
+* what happened: :class:`Event` (:class:`EventKind`, its audience, :data:`EVERYONE`) and its
+  :data:`Payload`, one class per kind: :class:`HandBegun`, :class:`Dealt`, :class:`Declared`,
+  :class:`Fried`, :class:`Passed`, :class:`DealerFixed`, :class:`KittyTaken`,
+  :class:`TookKitty`, :class:`BuriedCards`, :class:`Buried`, :class:`Redealt`,
+  :class:`KittyTurned`, :class:`BidsRevealed`, :class:`TrumpFixed`, :class:`Played`,
+  :class:`TrickWon`, :class:`HandOver` (switch on them with ``match`` and ``assert_never``);
+* what a seat may know: :func:`observe` → :class:`SeatView` (:class:`TableTrick`), carried
+  forward by the events it sees with :func:`follow`;
+* the cards a seat cannot see: :func:`infer` → :class:`Knowledge` (:class:`Tally`: what each
+  seat holds and lacks), and complete deals drawn uniformly among those it allows:
+  :class:`DealSampler`, :func:`sample_deals`, :func:`count_deals`, :class:`Deal`;
 * errors, by kind: :class:`ParseError` (:class:`CardParseError`, :class:`ActionParseError`,
   :class:`BidParseError`), :class:`IllegalAction` (:class:`IllegalPlay`),
   :class:`ReplayError`.
 
-The modules hold the rest (trick resolution, throws, scoring, levels, the auction) for those
-who need the rules' parts; their names may change, these do not.
+Other packages import the engine through these names only (``tests/test_layers.py``); its
+modules are its own.
 
 >>> from chaodipi.engine import Match, PRESETS, observe
 >>> match = Match(PRESETS["classic"], seed=1)
@@ -85,28 +98,94 @@ from chaodipi.engine.view import observe as observe
 
 __version__ = "0.1.0"
 
+from chaodipi.engine.actions import PASS as PASS
+from chaodipi.engine.auction import KITTY_SIZE as KITTY_SIZE
+from chaodipi.engine.auction import Auction as Auction
+from chaodipi.engine.bidding import BidRecord as BidRecord
+from chaodipi.engine.cards import CARDS as CARDS
+from chaodipi.engine.cards import print_order as print_order
+from chaodipi.engine.events import EVERYONE as EVERYONE
+from chaodipi.engine.events import BidsRevealed as BidsRevealed
+from chaodipi.engine.events import Buried as Buried
+from chaodipi.engine.events import BuriedCards as BuriedCards
+from chaodipi.engine.events import DealerFixed as DealerFixed
+from chaodipi.engine.events import Dealt as Dealt
+from chaodipi.engine.events import Declared as Declared
+from chaodipi.engine.events import Fried as Fried
+from chaodipi.engine.events import HandBegun as HandBegun
+from chaodipi.engine.events import HandOver as HandOver
+from chaodipi.engine.events import KittyTaken as KittyTaken
+from chaodipi.engine.events import KittyTurned as KittyTurned
+from chaodipi.engine.events import Passed as Passed
+from chaodipi.engine.events import Payload as Payload
+from chaodipi.engine.events import Played as Played
+from chaodipi.engine.events import Redealt as Redealt
+from chaodipi.engine.events import TookKitty as TookKitty
+from chaodipi.engine.events import TrickWon as TrickWon
+from chaodipi.engine.events import TrumpFixed as TrumpFixed
+from chaodipi.engine.knowledge import Tally as Tally
+from chaodipi.engine.levels import level_name as level_name
+from chaodipi.engine.levels import levels_for as levels_for
+from chaodipi.engine.playing import CardPlay as CardPlay
+from chaodipi.engine.rules import CardRules as CardRules
+from chaodipi.engine.rules import ScoreRules as ScoreRules
+from chaodipi.engine.rules import Side as Side
+from chaodipi.engine.scoring import HandResult as HandResult
+from chaodipi.engine.scoring import kitty_multiplier as kitty_multiplier
+from chaodipi.engine.scoring import score_hand as score_hand
+from chaodipi.engine.seats import opponents as opponents
+from chaodipi.engine.seats import other_team as other_team
+from chaodipi.engine.seats import same_team as same_team
+from chaodipi.engine.seats import team_seats as team_seats
+from chaodipi.engine.throws import beats_unit as beats_unit
+from chaodipi.engine.trick import Trick as Trick
+from chaodipi.engine.trump import TRUMP as TRUMP
+from chaodipi.engine.units import decompose as decompose
+from chaodipi.engine.view import TableTrick as TableTrick
+
 __all__ = [
+    "CARDS",
     "DECK",
+    "EVERYONE",
+    "KITTY_SIZE",
+    "PASS",
     "PRESETS",
     "SEATS",
+    "TRUMP",
     "Action",
     "ActionParseError",
+    "Auction",
     "Bid",
     "BidKind",
     "BidParseError",
+    "BidRecord",
+    "BidsRevealed",
+    "Buried",
+    "BuriedCards",
     "Bury",
     "Card",
     "CardParseError",
+    "CardPlay",
+    "CardRules",
     "Deal",
     "DealSampler",
+    "DealerFixed",
+    "Dealt",
     "Declare",
+    "Declared",
     "Ending",
     "Event",
     "EventKind",
+    "Fried",
     "Fry",
+    "HandBegun",
+    "HandOver",
     "HandRecord",
+    "HandResult",
     "IllegalAction",
     "IllegalPlay",
+    "KittyTaken",
+    "KittyTurned",
     "Knowledge",
     "LegalActions",
     "LegalPlays",
@@ -114,27 +193,50 @@ __all__ = [
     "Option",
     "ParseError",
     "Pass",
+    "Passed",
+    "Payload",
     "Phase",
     "Play",
+    "Played",
     "Preset",
     "Rank",
+    "Redealt",
     "ReplayError",
+    "ScoreRules",
     "SeatView",
+    "Side",
     "Suit",
+    "TableTrick",
+    "Tally",
+    "TookKitty",
+    "Trick",
+    "TrickWon",
     "Trump",
+    "TrumpFixed",
+    "beats_unit",
     "bid_action",
     "card_action",
     "count_deals",
+    "decompose",
     "follow",
     "format_cards",
     "infer",
+    "kitty_multiplier",
+    "level_name",
+    "levels_for",
     "next_seat",
     "observe",
+    "opponents",
+    "other_team",
     "parse_action",
     "parse_cards",
     "partner",
     "points_of",
     "preset",
+    "print_order",
+    "same_team",
     "sample_deals",
+    "score_hand",
     "team_of",
+    "team_seats",
 ]

@@ -25,14 +25,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.engine.actions import Action
-from chaodipi.engine.match import Match
-from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.seats import team_of
-from chaodipi.engine.view import SeatView, observe
-from chaodipi.rl.candidates import FEATURES, candidates
-from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
-from chaodipi.rl.env import AGENTS, ChaoDipiEnv
+from chaodipi.engine import PRESETS, Action, Match, SeatView, observe, team_of
+from chaodipi.rl import AGENTS, FEATURES, OBSERVATION_SIZE, ChaoDipiEnv, ViewEncoder, candidates
 
 Array = npt.NDArray[np.float32]
 LIMIT = 32

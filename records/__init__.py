@@ -10,7 +10,7 @@ Its public vocabulary is this package's ``__all__``:
   (one event at a time), :func:`cards_text`, :func:`preset_options`, :func:`now`;
 * reading and writing them: :func:`dump_lines` / :func:`load_lines` (text), :func:`pack` /
   :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`read_file`,
-  :func:`write_file`, :func:`write_packed`, :data:`MAX_RECORD_BYTES`;
+  :data:`MAX_RECORD_BYTES` (the arena writes record files: ``chaodipi.arena.files``);
 * re-playing one through the engine: :func:`replay_record`;
 * its views: the text transcript (:func:`transcript`, :class:`Transcript`, :func:`seat_view`,
   :func:`spectator_view`, :func:`match_transcript`, :func:`spaced`), the HTML viewer
@@ -76,8 +76,6 @@ from chaodipi.records.reading import load_lines as load_lines
 from chaodipi.records.reading import pack as pack
 from chaodipi.records.reading import read_file as read_file
 from chaodipi.records.reading import unpack as unpack
-from chaodipi.records.reading import write_file as write_file
-from chaodipi.records.reading import write_packed as write_packed
 from chaodipi.records.replay import replay_record as replay_record
 from chaodipi.records.text import visible as visible
 from chaodipi.records.transcript import Transcript as Transcript
@@ -148,7 +146,5 @@ __all__ = [
     "transcript",
     "unpack",
     "visible",
-    "write_file",
     "write_html",
-    "write_packed",
 ]

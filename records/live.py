@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chaodipi.engine.events import Event
+from chaodipi.engine import Event
 from chaodipi.records.lines import RECORD_FORMAT, Line, LiveHeader
 from chaodipi.records.making import LineMaker
 

@@ -28,33 +28,38 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, assert_never, cast
 
-from chaodipi.engine.bidding import Bid
-from chaodipi.engine.cards import DECK, Card, Rank, Suit, format_cards
-from chaodipi.engine.events import (
+from chaodipi.engine import (
+    DECK,
     EVERYONE,
+    Bid,
     BidsRevealed,
     Buried,
     BuriedCards,
+    Card,
     DealerFixed,
     Dealt,
     Declared,
+    Ending,
     Event,
     Fried,
     HandBegun,
     HandOver,
     KittyTaken,
     KittyTurned,
+    Match,
     Passed,
+    Phase,
     Played,
+    Preset,
+    Rank,
     Redealt,
+    Suit,
     TookKitty,
     TrickWon,
     TrumpFixed,
+    format_cards,
+    same_team,
 )
-from chaodipi.engine.match import Ending, Match
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.presets import Preset
-from chaodipi.engine.seats import same_team
 from chaodipi.records.lines import (
     RECORD_FORMAT,
     ActionLine,

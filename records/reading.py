@@ -3,7 +3,7 @@ checked against its JSON Schema.
 
 A record travels and rests compressed (:func:`pack`: zlib of its JSON lines, a tenth of the
 text): in a tournament's game result, in the results database's ``records`` table, or as a
-``.jsonl`` file (:func:`write_file`, uncompressed, for people).
+``.jsonl`` file (uncompressed, for people: the arena writes it, ``chaodipi.arena.files``).
 
 A record read from a file or a database may be anyone's: :func:`read_file` and :func:`unpack`
 read at most :data:`MAX_RECORD_BYTES` of it (decompressed a block at a time, so a zlib bomb is
@@ -25,8 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
-from chaodipi.arena.files import write_private
-from chaodipi.engine.errors import ReplayError
+from chaodipi.engine import ReplayError
 from chaodipi.records.lines import RECORD_FORMAT, Line, record_schema
 
 __all__ = [
@@ -37,8 +36,6 @@ __all__ = [
     "pack",
     "read_file",
     "unpack",
-    "write_file",
-    "write_packed",
 ]
 
 MAX_RECORD_BYTES = 64 << 20
@@ -147,21 +144,6 @@ def check_lines(lines: Sequence[Mapping[str, Any]]) -> None:
         if error is not None:
             where = "" if not error.path else f" at {error.json_path[2:]}"
             raise ReplayError(f"line {number} ({line['type']}){where}: {error.message}")
-
-
-def write_file(path: Path, lines: Sequence[Mapping[str, Any]]) -> None:
-    """Write a record as a ``.jsonl`` file a person (or ``arena show``) can open, readable by
-    its owner only (:func:`chaodipi.arena.files.write_private`: it holds whole deals and the
-    bots' notes)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    write_private(path, dump_lines(lines), replace=True)
-
-
-def write_packed(path: Path, blob: bytes) -> None:
-    """Write a stored (compressed) record as its ``.jsonl`` file, as it was made (owner
-    only, as :func:`write_file`)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    write_private(path, zlib.decompress(blob), replace=True)
 
 
 def read_file(path: Path) -> list[Line]:

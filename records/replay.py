@@ -18,10 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chaodipi.engine.actions import parse_action
-from chaodipi.engine.errors import ReplayError
-from chaodipi.engine.match import Ending, Match
-from chaodipi.engine.presets import preset
+from chaodipi.engine import Ending, Match, ReplayError, parse_action, preset
 from chaodipi.records.lines import RECORD_FORMAT, Line
 from chaodipi.records.making import LineMaker, news, preset_options
 

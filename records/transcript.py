@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 from unicodedata import east_asian_width
 
-from chaodipi.engine.cards import parse_cards, print_order
-from chaodipi.engine.match import Match
+from chaodipi.engine import Match, parse_cards, print_order
 from chaodipi.records.lines import (
     ActionLine,
     BuriedLine,

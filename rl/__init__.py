@@ -29,8 +29,10 @@ from chaodipi.rl.encoding import LAYOUT as LAYOUT
 from chaodipi.rl.encoding import OBSERVATION_SIZE as OBSERVATION_SIZE
 from chaodipi.rl.encoding import ViewEncoder as ViewEncoder
 from chaodipi.rl.encoding import split as split
+from chaodipi.rl.env import AGENTS as AGENTS
 
 __all__ = [
+    "AGENTS",
     "FEATURES",
     "LAYOUT",
     "NUM_ACTIONS",

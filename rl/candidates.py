@@ -37,18 +37,18 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.engine.actions import (
+from chaodipi.engine import (
     Action,
     Bury,
+    Card,
     Declare,
     Fry,
     LegalActions,
+    Option,
     Pass,
     Play,
     card_action,
 )
-from chaodipi.engine.cards import Card
-from chaodipi.engine.legal import Option
 
 __all__ = ["FEATURES", "Features", "candidates", "features_of"]
 

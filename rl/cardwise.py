@@ -34,10 +34,20 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.engine.actions import PASS, Action, LegalActions, bid_action, card_action
-from chaodipi.engine.bidding import Bid, BidKind
-from chaodipi.engine.cards import CARDS, Card, Suit, format_cards
-from chaodipi.engine.legal import LegalPlays
+from chaodipi.engine import (
+    CARDS,
+    PASS,
+    Action,
+    Bid,
+    BidKind,
+    Card,
+    LegalActions,
+    LegalPlays,
+    Suit,
+    bid_action,
+    card_action,
+    format_cards,
+)
 
 __all__ = [
     "BID_BASE",

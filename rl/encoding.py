@@ -51,11 +51,13 @@ from typing import Final, assert_never
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.engine.bidding import BidKind
-from chaodipi.engine.events import (
+from chaodipi.engine import (
+    SEATS,
+    BidKind,
     BidsRevealed,
     Buried,
     BuriedCards,
+    CardRules,
     DealerFixed,
     Dealt,
     Declared,
@@ -65,17 +67,18 @@ from chaodipi.engine.events import (
     KittyTaken,
     KittyTurned,
     Passed,
+    Phase,
     Played,
     Redealt,
+    SeatView,
+    Tally,
     TookKitty,
     TrickWon,
     TrumpFixed,
+    other_team,
+    same_team,
+    team_of,
 )
-from chaodipi.engine.knowledge import Tally
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.rules import CardRules
-from chaodipi.engine.seats import SEATS, other_team, same_team, team_of
-from chaodipi.engine.view import SeatView
 
 __all__ = ["LAYOUT", "LIMIT", "OBSERVATION_SIZE", "Vector", "ViewEncoder", "split"]
 

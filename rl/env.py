@@ -43,12 +43,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from chaodipi.engine.actions import Action
-from chaodipi.engine.follow import follow
-from chaodipi.engine.match import Match
-from chaodipi.engine.presets import preset as preset_named
-from chaodipi.engine.seats import team_of
-from chaodipi.engine.view import SeatView, observe
+from chaodipi.engine import Action, Match, SeatView, follow, observe, team_of
+from chaodipi.engine import preset as preset_named
 from chaodipi.records import match_transcript
 from chaodipi.rl.candidates import FEATURES, candidates
 from chaodipi.rl.cardwise import NUM_ACTIONS, CardBuilder

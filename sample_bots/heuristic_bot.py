@@ -20,16 +20,28 @@ import sys
 from collections import Counter
 
 from chaodipi.bot import bot_arguments, run_bot
-from chaodipi.engine.actions import Action, Bury, LegalActions, Pass, Play, bid_action
-from chaodipi.engine.bidding import Bid
-from chaodipi.engine.cards import Card, Suit
-from chaodipi.engine.events import Declared, Fried, KittyTurned
-from chaodipi.engine.knowledge import Knowledge, infer
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.throws import beats_unit
-from chaodipi.engine.trump import TRUMP, Trump
-from chaodipi.engine.units import decompose
-from chaodipi.engine.view import SeatView
+from chaodipi.engine import (
+    TRUMP,
+    Action,
+    Bid,
+    Bury,
+    Card,
+    Declared,
+    Fried,
+    KittyTurned,
+    Knowledge,
+    LegalActions,
+    Pass,
+    Phase,
+    Play,
+    SeatView,
+    Suit,
+    Trump,
+    beats_unit,
+    bid_action,
+    decompose,
+    infer,
+)
 
 __all__ = ["candidates", "card_value", "decide", "guess_trump", "main"]
 

@@ -34,18 +34,23 @@ import time
 from collections.abc import Sequence
 
 from chaodipi.bot import bot_arguments, run_bot
-from chaodipi.engine.actions import Action, Play
-from chaodipi.engine.cards import Card, points_of
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.playing import CardPlay
-from chaodipi.engine.sampling import Deal, DealSampler
-from chaodipi.engine.scoring import kitty_multiplier
-from chaodipi.engine.seats import opponents as seat_opponents
-from chaodipi.engine.seats import partner
-from chaodipi.engine.throws import beats_unit
-from chaodipi.engine.trump import TRUMP
-from chaodipi.engine.units import decompose
-from chaodipi.engine.view import SeatView
+from chaodipi.engine import (
+    TRUMP,
+    Action,
+    Card,
+    CardPlay,
+    Deal,
+    DealSampler,
+    Phase,
+    Play,
+    SeatView,
+    beats_unit,
+    decompose,
+    kitty_multiplier,
+    partner,
+    points_of,
+)
+from chaodipi.engine import opponents as seat_opponents
 from chaodipi.sample_bots import heuristic_bot
 from chaodipi.sample_bots.playout import follow_move
 

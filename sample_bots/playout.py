@@ -39,15 +39,18 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from chaodipi.engine.cards import Card
-from chaodipi.engine.levels import levels_for
-from chaodipi.engine.playing import CardPlay
-from chaodipi.engine.rules import ScoreRules
-from chaodipi.engine.scoring import score_hand
-from chaodipi.engine.seats import partner
-from chaodipi.engine.throws import beats_unit
-from chaodipi.engine.trump import TRUMP, Trump
-from chaodipi.engine.units import decompose
+from chaodipi.engine import (
+    TRUMP,
+    Card,
+    CardPlay,
+    ScoreRules,
+    Trump,
+    beats_unit,
+    decompose,
+    levels_for,
+    partner,
+    score_hand,
+)
 
 __all__ = ["LEAD_NOISE", "bury_cards", "follow_move", "hand_value", "play_move", "play_out"]
 

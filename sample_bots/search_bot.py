@@ -51,16 +51,28 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from chaodipi.bot import bot_arguments, run_bot
-from chaodipi.engine.actions import Action, Bury, Fry, LegalActions, Pass, Play
-from chaodipi.engine.bidding import Bid
-from chaodipi.engine.cards import Card, Suit
-from chaodipi.engine.events import Declared, Fried, KittyTurned
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.playing import CardPlay
-from chaodipi.engine.sampling import Deal, DealSampler
-from chaodipi.engine.trump import TRUMP, Trump
-from chaodipi.engine.units import decompose
-from chaodipi.engine.view import SeatView
+from chaodipi.engine import (
+    TRUMP,
+    Action,
+    Bid,
+    Bury,
+    Card,
+    CardPlay,
+    Deal,
+    DealSampler,
+    Declared,
+    Fried,
+    Fry,
+    KittyTurned,
+    LegalActions,
+    Pass,
+    Phase,
+    Play,
+    SeatView,
+    Suit,
+    Trump,
+    decompose,
+)
 from chaodipi.sample_bots import heuristic_bot
 from chaodipi.sample_bots.playout import bury_cards, hand_value, play_out
 

@@ -1,5 +1,7 @@
-"""The arena's layers point one way (docs/architecture.md, "Layers"): no import cycle between its
-packages and top-level modules, and each imports only the layers below it.
+"""The project's parts and the arena's layers point one way (docs/architecture.md, "Layers"):
+each part of the project imports only the parts below it, and engine, records, bot and rl only
+through their public faces; inside the arena, no import cycle between its packages and top-level
+modules, and each imports only the layers below it.
 
 Every ``import`` in arena/ counts, wherever it is written: at the top of a module, inside a
 function, or under ``TYPE_CHECKING``. A package (``arena/serving/``) is one node, a top-level
@@ -16,19 +18,17 @@ from pathlib import Path
 ARENA = Path(__file__).resolve().parent.parent / "arena"
 PREFIX = "chaodipi.arena."
 
-BASE = {"errors", "files", "logs", "terminal", "signals", "extra", "deals", "v2"}
-"""What everything may import: errors, private files, logging, terminal text, signals, the
-extra's check, the secret deal key, and the contract (``arena/v2``)."""
+BASE = {"errors", "files", "logs", "signals", "extra", "deals", "v2"}
+"""What everything may import: errors, private files, logging, signals, the extra's check, the
+secret deal key, and the contract (``arena/v2``)."""
 
 MAY_IMPORT: dict[str, set[str]] = {
     **{module: BASE for module in BASE},
     "results": BASE,
     "serving": BASE,
-    "viewer": BASE,
-    "records": BASE | {"serving"},
     "report": BASE | {"results"},
-    "tournament": BASE | {"results", "serving", "records"},
-    "cli": BASE | {"results", "serving", "records", "report", "tournament", "viewer"},
+    "tournament": BASE | {"results", "serving"},
+    "cli": BASE | {"results", "serving", "report", "tournament"},
     "__main__": {"cli"},
     "__init__": set(),
 }
@@ -162,3 +162,89 @@ def test_cli_is_on_top_and_report_and_tournament_stand_apart() -> None:
         for upper in ("tournament", "report", "cli"):
             edges = graph.get(lower, {})
             assert upper not in edges, f"{lower} imports {upper}: {edges.get(upper)}"
+
+
+# -- the project's packages ------------------------------------------------------------------
+
+ROOT = ARENA.parent
+FACED = ("engine", "records", "bot", "rl")
+"""The packages others import through their public face only: ``chaodipi.engine``'s names, never
+``chaodipi.engine.cards``'s (tests/test_exports.py keeps each face what its ``__all__`` says)."""
+PROGRAMS = {"chaodipi.bot.stdio"}
+"""Modules that are programs (``python3 -m …``): the arena's ``stdio`` command runs the bridge's."""
+SOURCES = {
+    "engine": "engine",
+    "records": "records",
+    "bot": "bot",
+    "rl": "rl",
+    "sample_bots": "sample_bots",
+    "contract": "proto/chaodipi",
+    "arena": "arena",
+    "benchmarks": "benchmarks",
+    "examples": "examples",
+}
+"""Each part of the project and its folder (the contract's generated modules left out)."""
+PACKAGE_MAY_IMPORT: dict[str, set[str]] = {
+    "engine": set(),
+    "records": {"engine"},
+    "contract": {"engine"},
+    "bot": {"engine", "contract"},
+    "rl": {"engine", "records"},
+    "sample_bots": {"engine", "bot", "contract"},
+    "arena": {"engine", "records", "contract", "bot"},
+    "benchmarks": {"engine", "records", "contract", "bot", "rl", "sample_bots", "arena"},
+    "examples": {"engine", "records", "contract", "bot", "rl", "sample_bots", "arena"},
+}
+"""What each part may import: the engine at the bottom; the record and the contract on it; the
+SDK on the contract; the RL environment on the record; the server on all of these but the RL
+environment; benchmarks and examples on anything."""
+
+
+def _part(name: str) -> str | None:
+    """The project part a module ``chaodipi.…`` belongs to (the contract is ``arena.v2``)."""
+    parts = name.split(".")
+    if parts[0] != "chaodipi" or len(parts) < 2:
+        return None
+    if parts[1] == "arena" and len(parts) > 2 and parts[2] == "v2":
+        return "contract"
+    return parts[1]
+
+
+def _project_imports() -> Iterator[tuple[str, str, str]]:
+    """Each import of another part of the project: (importing part, module imported, file)."""
+    for part, folder in SOURCES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "node_modules" in path.parts or path.name.endswith(("_pb2.py", "_pb2_grpc.py")):
+                continue
+            if part == "arena" and path.relative_to(ARENA).parts[0] == "v2":
+                continue
+            text = path.read_text(encoding="utf-8")
+            for node in ast.walk(ast.parse(text)):
+                names: list[str] = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names = [node.module]
+                for name in names:
+                    target = _part(name)
+                    if target is not None and target != part:
+                        yield part, name, str(path.relative_to(ROOT))
+
+
+def test_other_packages_import_a_package_through_its_face() -> None:
+    """No module outside engine, records, bot or rl imports one of their inner modules."""
+    inner = [
+        f"{where}: {name}"
+        for _, name, where in _project_imports()
+        if _part(name) in FACED and name.count(".") > 1 and name not in PROGRAMS
+    ]
+    assert not inner, "import these through the package's face:\n" + "\n".join(inner)
+
+
+def test_each_part_of_the_project_imports_only_the_parts_below_it() -> None:
+    wrong = [
+        f"{where}: {part} imports {name}"
+        for part, name, where in _project_imports()
+        if _part(name) not in PACKAGE_MAY_IMPORT[part]
+    ]
+    assert not wrong, "\n".join(wrong)

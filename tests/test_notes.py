@@ -11,6 +11,7 @@ import trio
 import trio.testing
 
 from chaodipi.arena.cli.main import main
+from chaodipi.arena.files import write_record
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.arena.serving.record import table_record
@@ -20,7 +21,7 @@ from chaodipi.arena.v2 import convert
 from chaodipi.bot import Answer, run_bot
 from chaodipi.engine.actions import Pass
 from chaodipi.engine.view import SeatView
-from chaodipi.records import pack, read_file, replay_record, transcript, write_file
+from chaodipi.records import pack, read_file, replay_record, transcript
 
 from . import server_support
 from .table_support import ListPort, Player, config, kind_of, legal_of, seat_bots
@@ -191,7 +192,7 @@ def test_every_line_break_in_a_note_or_a_name_keeps_the_record_readable(
     db.release_deal(1)
     db.close()
     path = tmp_path / "game.jsonl"
-    write_file(path, lines)
+    write_record(path, lines)
     for source in ([str(database), "1"], [str(path)]):
         assert main(["show", *source]) == 0, capsys.readouterr().err
         assert capsys.readouterr().out == "\n".join(transcript(lines)) + "\n"

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from chaodipi.records import pack, write_file, write_packed
+from chaodipi.arena.files import write_packed_record, write_record
+from chaodipi.records import pack
 from tests.test_show import _record
 from tests.test_tournament import write_config
 
@@ -33,12 +34,12 @@ def _mode(path: Path) -> str:
 
 def test_a_record_file_is_its_owners_only_under_umask_000(tmp_path: Path, open_umask: None) -> None:
     lines = _record("hefei", seed=2, max_hands=1)
-    write_file(tmp_path / "a.jsonl", lines)
-    write_packed(tmp_path / "b.jsonl", pack(lines))
+    write_record(tmp_path / "a.jsonl", lines)
+    write_packed_record(tmp_path / "b.jsonl", pack(lines))
     old = tmp_path / "c.jsonl"
     old.write_text("{}\n", encoding="utf-8")
     old.chmod(0o644)  # a record written over keeps no other user's access
-    write_file(old, lines)
+    write_record(old, lines)
     for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
         assert _mode(tmp_path / name) == "-rw-------", name
 

@@ -14,11 +14,12 @@ import pytest
 from rich.cells import cell_len
 
 from chaodipi.arena.cli.main import main
+from chaodipi.arena.files import write_record
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import Decision, pack, record_lines, seat_view, spaced, transcript, write_file
+from chaodipi.records import Decision, pack, record_lines, seat_view, spaced, transcript
 
 TRICK = re.compile(r"^ *(\d+)\. (.*)")
 
@@ -255,7 +256,7 @@ def test_show_prints_a_stored_game_by_number_or_name(database: Path, capsys: Any
 def test_show_reads_a_record_file(tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "game.jsonl"
     lines = _record("kangqi", seed=4, max_hands=1)
-    write_file(path, lines)
+    write_record(path, lines)
     assert main(["show", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == transcript(lines)
 
@@ -265,7 +266,7 @@ def test_a_reader_that_goes_away_is_no_error(tmp_path: Path) -> None:
     """`arena show GAME | head`: stdout's reader is gone before the transcript is written;
     the command ends quietly with status 0, no traceback."""
     path = tmp_path / "game.jsonl"
-    write_file(path, _record("classic", seed=4, max_hands=1))
+    write_record(path, _record("classic", seed=4, max_hands=1))
     command = subprocess.Popen(
         [sys.executable, "-m", "chaodipi.arena", "show", str(path)],
         stdout=subprocess.PIPE,

@@ -15,12 +15,13 @@ import pytest
 from chaodipi.arena.cli.live import watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.run_job import finished_line
+from chaodipi.arena.files import write_record
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import Decision, pack, record_lines, visible, write_file
+from chaodipi.records import Decision, pack, record_lines, visible
 from tests.test_show import _row
 
 CLEAR = "\x1b[2J\x1b[H"
@@ -56,7 +57,7 @@ def test_show_prints_a_bots_name_and_notes_visibly(
     tmp_path: Path, capsys: Any, seat: int | None
 ) -> None:
     path = tmp_path / "game.jsonl"
-    write_file(path, _record())
+    write_record(path, _record())
     assert main(["show", str(path), *([] if seat is None else ["--seat", str(seat)])]) == 0
     out = capsys.readouterr().out
     assert _raw(out) == []

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from chaodipi.arena.cli.main import main
+from chaodipi.arena.files import write_record
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.engine.actions import parse_action
@@ -24,7 +25,7 @@ from chaodipi.engine.levels import level_name
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS, preset
 from chaodipi.engine.view import observe
-from chaodipi.records import Decision, pack, record_lines, render_html, write_file, write_html
+from chaodipi.records import Decision, pack, record_lines, render_html, write_html
 
 try:
     from playwright.sync_api import Page, sync_playwright
@@ -357,7 +358,7 @@ def test_show_html_writes_the_page_of_a_record_file_or_a_stored_game(
     where asked; a PATH in no folder is one line and exit code 2."""
     lines = _record("classic", seed=5, hands=2)
     record_file = tmp_path / "game.jsonl"
-    write_file(record_file, lines)
+    write_record(record_file, lines)
     assert main(["show", str(record_file), "--html", str(tmp_path / "a.html")]) == 0
     assert f"wrote {tmp_path / 'a.html'}" in capsys.readouterr().err
     page = (tmp_path / "a.html").read_text(encoding="utf-8")

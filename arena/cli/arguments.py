@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 from chaodipi.arena.errors import AddressError
 from chaodipi.arena.serving.addresses import parse_address
 from chaodipi.arena.tournament.config import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, Key
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import PRESETS
 
 __all__ = [
     "LOG_LEVELS",

@@ -32,7 +32,7 @@ from chaodipi.arena.cli.arguments import (
 )
 from chaodipi.arena.tournament.config import BOT_NAME, BOT_NAME_RULE
 from chaodipi.arena.tournament.rungs import RUNGS, Rung, rung
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import PRESETS
 
 if TYPE_CHECKING:
     from chaodipi.arena.tournament.config import TournamentConfig

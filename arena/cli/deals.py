@@ -21,7 +21,7 @@ from chaodipi.arena.tournament.deal_sets import (
     resolve_deal_set,
     write_document,
 )
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import PRESETS
 
 __all__ = ["add_command"]
 

@@ -20,7 +20,7 @@ from chaodipi.arena.v2.convert import (
     spectating_from_message,
     watch_request,
 )
-from chaodipi.engine.match import Ending
+from chaodipi.engine import Ending
 from chaodipi.records import LiveRecord, Transcript, visible
 
 __all__ = ["ending_text", "open_watch", "refusal", "spectating_text", "watch_table"]

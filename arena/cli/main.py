@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from chaodipi.arena.cli.arguments import ArenaParser, whole
 from chaodipi.arena.cli.selfplay import play_random_match
 from chaodipi.arena.extra import INSTALL_HINT, missing
-from chaodipi.engine.presets import PRESETS, preset
+from chaodipi.engine import PRESETS, preset
 
 
 def _presets(args: argparse.Namespace) -> int:

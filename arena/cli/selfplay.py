@@ -9,9 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from chaodipi.engine.events import Played
-from chaodipi.engine.match import Match
-from chaodipi.engine.presets import Preset
+from chaodipi.engine import Match, Played, Preset
 
 
 @dataclass(frozen=True, slots=True)

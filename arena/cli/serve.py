@@ -38,7 +38,7 @@ from chaodipi.arena.cli.arguments import (
 )
 from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import AddressError, UsageError
-from chaodipi.arena.files import write_private
+from chaodipi.arena.files import write_private, write_record
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.serving.addresses import check_can_listen
 from chaodipi.arena.serving.hosting import host_tables
@@ -49,9 +49,8 @@ from chaodipi.arena.serving.server import (
     tune_garbage_collector,
 )
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
-from chaodipi.engine.match import Ending
-from chaodipi.engine.presets import PRESETS, preset
-from chaodipi.records import visible, write_file
+from chaodipi.engine import PRESETS, Ending, preset
+from chaodipi.records import visible
 
 __all__ = [
     "add_command",
@@ -307,7 +306,7 @@ def _host(
         _publish(lines, args.tickets)
 
     def ended(table: Table) -> None:
-        write_file(_record_path(args.records, table.name), table_record(table))
+        write_record(_record_path(args.records, table.name), table_record(table))
 
     def stopping() -> None:
         print("arena serve: stopping", file=sys.stderr)

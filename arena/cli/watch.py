@@ -20,7 +20,7 @@ from typing import Any
 
 from chaodipi.arena.cli.arguments import whole
 from chaodipi.arena.errors import ArenaError, SetupError, UsageError
-from chaodipi.bot.token_file import read_token_file
+from chaodipi.bot import read_token_file
 
 __all__ = ["SPECTATOR_TOKEN_ENV", "add_command", "read_spectator_token", "watch_command"]
 

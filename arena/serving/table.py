@@ -41,13 +41,20 @@ from chaodipi.arena.serving.spectators import Spectators, Watcher
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.arena.v2.convert import MatchEnd, WireError
-from chaodipi.engine.actions import Action, LegalActions, Pass
-from chaodipi.engine.errors import IllegalAction
-from chaodipi.engine.events import HandOver
-from chaodipi.engine.match import Ending, HandRecord, Match
-from chaodipi.engine.presets import Preset
-from chaodipi.engine.seats import other_team, team_of
-from chaodipi.engine.view import observe
+from chaodipi.engine import (
+    Action,
+    Ending,
+    HandOver,
+    HandRecord,
+    IllegalAction,
+    LegalActions,
+    Match,
+    Pass,
+    Preset,
+    observe,
+    other_team,
+    team_of,
+)
 from chaodipi.records import FORCED, Decision
 
 ANSWERS_WAITING = 16

@@ -59,7 +59,7 @@ from chaodipi.arena.tournament.deal_sets import (
     load_deal_set,
     resolve_deal_set,
 )
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import PRESETS
 
 __all__ = [
     "BOT_NAME",

@@ -36,9 +36,7 @@ from typing import Any
 
 from chaodipi.arena.deals import KEY_BYTES, DealKey
 from chaodipi.arena.errors import DealSetError
-from chaodipi.engine.auction import KITTY_SIZE, Auction
-from chaodipi.engine.cards import DECK, parse_cards
-from chaodipi.engine.presets import PRESETS
+from chaodipi.engine import DECK, KITTY_SIZE, PRESETS, Auction, parse_cards
 from chaodipi.records import cards_text
 
 __all__ = [

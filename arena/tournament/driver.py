@@ -43,6 +43,7 @@ import anyio
 
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import BackendFailed, ConfigError
+from chaodipi.arena.files import write_packed_record
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow, game_label
@@ -62,7 +63,6 @@ from chaodipi.arena.tournament.local import LocalBackend
 from chaodipi.arena.tournament.recorder import Outcome, Recorder, Write, write_now
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.arena.tournament.writer import open_writer
-from chaodipi.records import write_packed
 
 __all__ = [
     "FAILURES_IN_A_ROW",
@@ -194,7 +194,7 @@ class RecordStore:
         self.db.release_deal(deal)
         for game, compressed in held:
             assert self.folder is not None
-            write_packed(self.folder / f"{game_label(game)}.jsonl", compressed)
+            write_packed_record(self.folder / f"{game_label(game)}.jsonl", compressed)
 
 
 def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:

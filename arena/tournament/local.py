@@ -57,9 +57,7 @@ from chaodipi.arena.tournament.backend import (
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.pools import Player, Players
 from chaodipi.arena.tournament.processes import stderr_tail
-from chaodipi.engine.match import Ending
-from chaodipi.engine.presets import PRESETS
-from chaodipi.engine.seats import SEATS, other_team, team_of, team_seats
+from chaodipi.engine import PRESETS, SEATS, Ending, other_team, team_of, team_seats
 from chaodipi.records import pack
 
 __all__ = ["LocalBackend", "play_games"]

@@ -24,10 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from chaodipi.engine.cards import CARDS, Rank, Suit
-from chaodipi.engine.levels import level_name
-from chaodipi.engine.presets import preset
-from chaodipi.engine.trump import Trump
+from chaodipi.engine import CARDS, Rank, Suit, Trump, level_name, preset
 
 __all__ = ["arrangements", "level_names", "render_html", "write_html"]
 

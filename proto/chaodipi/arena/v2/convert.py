@@ -37,50 +37,56 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from chaodipi.arena.v2 import arena_pb2 as pb
-from chaodipi.engine.actions import (
+from chaodipi.engine import (
+    CARDS,
     PASS,
     Action,
-    Bury,
-    Declare,
-    Fry,
-    LegalActions,
-    Pass,
-    Play,
-    bid_action,
-    card_action,
-)
-from chaodipi.engine.bidding import Bid, BidKind, BidRecord
-from chaodipi.engine.cards import CARDS, Card, Rank, Suit
-from chaodipi.engine.events import (
+    Bid,
+    BidKind,
+    BidRecord,
     BidsRevealed,
     Buried,
     BuriedCards,
+    Bury,
+    Card,
     DealerFixed,
     Dealt,
+    Declare,
     Declared,
+    Ending,
     Event,
     Fried,
+    Fry,
     HandBegun,
     HandOver,
+    HandRecord,
+    HandResult,
     KittyTaken,
     KittyTurned,
+    LegalActions,
+    LegalPlays,
+    Option,
+    Pass,
     Passed,
     Payload,
+    Phase,
+    Play,
     Played,
+    Rank,
     Redealt,
+    SeatView,
+    Side,
+    Suit,
+    TableTrick,
     TookKitty,
     TrickWon,
+    Trump,
     TrumpFixed,
+    bid_action,
+    card_action,
+    partner,
+    preset,
 )
-from chaodipi.engine.legal import LegalPlays, Option
-from chaodipi.engine.match import Ending, HandRecord
-from chaodipi.engine.phase import Phase
-from chaodipi.engine.presets import preset
-from chaodipi.engine.rules import Side
-from chaodipi.engine.scoring import HandResult
-from chaodipi.engine.seats import partner
-from chaodipi.engine.trump import Trump
-from chaodipi.engine.view import SeatView, TableTrick
 
 __all__ = [
     "NOTE_MAX_BYTES",
