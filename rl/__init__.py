@@ -29,7 +29,6 @@ from chaodipi.rl.encoding import LAYOUT as LAYOUT
 from chaodipi.rl.encoding import OBSERVATION_SIZE as OBSERVATION_SIZE
 from chaodipi.rl.encoding import ViewEncoder as ViewEncoder
 from chaodipi.rl.encoding import split as split
-from chaodipi.rl.env import AGENTS as AGENTS
 
 __all__ = [
     "AGENTS",
@@ -49,6 +48,6 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "ChaoDipiEnv":  # needs PettingZoo: imported when first named
-        return importlib.import_module("chaodipi.rl.env").ChaoDipiEnv
+    if name in ("AGENTS", "ChaoDipiEnv"):  # need PettingZoo: imported when first named
+        return getattr(importlib.import_module("chaodipi.rl.env"), name)
     raise AttributeError(f"module 'chaodipi.rl' has no attribute {name!r}")

@@ -65,6 +65,8 @@ def _row(key: GameKey) -> GameRow:
 
 
 RUN = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-n", "1", "--hands", "1"]
+GROW = ["-b", f"a={RANDOM}", "-b", f"b={RANDOM}", "-n", "2", "--hands", "1"]
+"""The stored run grown by one deal: a ``--resume`` that has games to play, so writes."""
 
 
 def _database(path: Path) -> Path:
@@ -241,7 +243,7 @@ def _database_commands(path: Path, tmp_path: Path) -> list[list[str]]:
         ["games", db],
         ["show", db, "1"],
         ["show", db, "1", "--html", str(tmp_path / "game.html")],
-        ["run", *RUN, "-d", db, "--resume"],
+        ["run", *GROW, "-d", db, "--resume"],
     ]
 
 
