@@ -8,9 +8,10 @@ Its public vocabulary is this package's ``__all__``:
 * making them: :func:`record_lines` (a match, and how each action was taken:
   :class:`Decision`, :data:`FORCED`; how it ended: :class:`GameEnd`), :class:`LineMaker`
   (one event at a time), :func:`cards_text`, :func:`preset_options`, :func:`now`;
-* reading and writing them: :func:`dump_lines` / :func:`load_lines` (text), :func:`pack` /
-  :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`read_file`,
-  :data:`MAX_RECORD_BYTES` (the arena writes record files: ``chaodipi.arena.files``);
+* reading them: :func:`dump_lines` / :func:`load_lines` (text), :func:`pack` /
+  :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`hands_in`,
+  :func:`read_file`, :data:`MAX_RECORD_BYTES` (the arena writes record files:
+  ``chaodipi.arena.files``);
 * re-playing one through the engine: :func:`replay_record`;
 * its views: the text transcript (:func:`transcript`, :class:`Transcript`, :func:`seat_view`,
   :func:`spectator_view`, :func:`match_transcript`, :func:`spaced`), the HTML viewer
@@ -72,6 +73,7 @@ from chaodipi.records.making import record_lines as record_lines
 from chaodipi.records.reading import MAX_RECORD_BYTES as MAX_RECORD_BYTES
 from chaodipi.records.reading import check_lines as check_lines
 from chaodipi.records.reading import dump_lines as dump_lines
+from chaodipi.records.reading import hands_in as hands_in
 from chaodipi.records.reading import load_lines as load_lines
 from chaodipi.records.reading import pack as pack
 from chaodipi.records.reading import read_file as read_file
@@ -130,6 +132,7 @@ __all__ = [
     "cards_text",
     "check_lines",
     "dump_lines",
+    "hands_in",
     "load_lines",
     "match_transcript",
     "now",

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "check_lines",
     "dump_lines",
+    "hands_in",
     "load_lines",
     "pack",
     "read_file",
@@ -144,6 +145,20 @@ def check_lines(lines: Sequence[Mapping[str, Any]]) -> None:
         if error is not None:
             where = "" if not error.path else f" at {error.json_path[2:]}"
             raise ReplayError(f"line {number} ({line['type']}){where}: {error.message}")
+
+
+def hands_in(lines: Sequence[Line]) -> tuple[int, int]:
+    """How many hands a record holds: those begun (a ``hand`` line each) and those finished
+    (its header's ``result.hands``; 0 for a live record, whose header has no result).
+
+    >>> hands_in([{"type": "header", "format": RECORD_FORMAT, "table": "t1"}])
+    (0, 0)
+    """
+    header = lines[0]
+    finished = 0
+    if header["type"] == "header" and "result" in header:
+        finished = header["result"]["hands"]
+    return sum(1 for line in lines if line["type"] == "hand"), finished
 
 
 def read_file(path: Path) -> list[Line]:

@@ -110,19 +110,17 @@ def load_game(source: Path, game: str | None) -> list[Line]:
 
 def show_command(args: argparse.Namespace) -> int:
     from chaodipi.arena.errors import DatabaseError, UsageError
-    from chaodipi.records import transcript
+    from chaodipi.records import hands_in, transcript
 
     try:
         lines = load_game(args.source, args.game)
     except (UsageError, DatabaseError) as err:
         print(f"arena show: {err}", file=sys.stderr)
         return 2
-    header = lines[0]
-    hands = header["result"]["hands"] if header["type"] == "header" else 0
-    played = {line["hand"] for line in lines if line["type"] == "hand"}
-    if args.hand is not None and args.hand - 1 not in played:
+    begun, finished = hands_in(lines)
+    if args.hand is not None and not 1 <= args.hand <= begun:
         print(
-            f"arena show: the game has no hand {args.hand} (it has {len(played)}, {hands} "
+            f"arena show: the game has no hand {args.hand} (it has {begun}, {finished} "
             "finished)",
             file=sys.stderr,
         )
