@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from chaodipi.arena.report.stats import pentanomial_estimate, wilson_interval
-from chaodipi.arena.results.sprt import pentanomial
-from chaodipi.arena.serving.table import forced_action
+from chaodipi.arena.report import pentanomial_estimate, wilson_interval
+from chaodipi.arena.results import pentanomial
+from chaodipi.arena.serving import forced_action
 from chaodipi.bot import Action, SeatView
 from chaodipi.engine import PRESETS, IllegalAction, Match, observe, other_team, team_of
 from chaodipi.sample_bots import heuristic_bot, mc_bot, search_bot

@@ -30,7 +30,7 @@ import time
 
 import anyio
 
-from chaodipi.arena.serving.mailbox import Mailbox
+from chaodipi.arena.serving import Mailbox
 
 VARIANTS = ("cancel scope", "no deadline", "loop timer", "heap entry")
 DEADLINE_S = 30.0  # never reached: only the cost of setting it up and taking it down

@@ -48,7 +48,7 @@ print(json.dumps(totals))
 
 def v2_sizes(hands: int) -> list[list[int]]:
     """Per hand, each seat's Decision bytes in v2 (as arena/serving/table.py builds them)."""
-    from chaodipi.arena.serving.table import forced_action
+    from chaodipi.arena.serving import forced_action
     from chaodipi.arena.v2 import convert
     from chaodipi.engine import PRESETS, Match
 

@@ -27,13 +27,14 @@ from pathlib import Path
 import anyio
 import grpc
 
-from chaodipi.arena.serving.server import (
+from chaodipi.arena.serving import (
     SERVICE_NAME,
     ArenaServer,
+    Table,
+    TableConfig,
     open_server,
     tune_garbage_collector,
 )
-from chaodipi.arena.serving.table import Table, TableConfig
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.engine import PRESETS

@@ -31,16 +31,20 @@ import anyio
 
 from chaodipi.arena.deals import DealKey
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.results.rows import GameRow
-from chaodipi.arena.tournament.backend import GameResult
-from chaodipi.arena.tournament.config import TournamentConfig, parse_config
-from chaodipi.arena.tournament.driver import run_tournament
-from chaodipi.arena.tournament.local import LocalBackend
-from chaodipi.arena.tournament.ray_backend import RayBackend
-from chaodipi.arena.tournament.ray_cluster import import_ray
-from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
-from chaodipi.arena.tournament.recorder import Outcome, Recorder
+from chaodipi.arena.results import GameRow, ResultsDB
+from chaodipi.arena.tournament import (
+    GameResult,
+    LocalBackend,
+    Outcome,
+    RayBackend,
+    Recorder,
+    Shard,
+    ShardResult,
+    TournamentConfig,
+    import_ray,
+    parse_config,
+    run_tournament,
+)
 
 
 def make_config(folder: Path, args: argparse.Namespace) -> TournamentConfig:

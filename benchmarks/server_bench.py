@@ -38,10 +38,13 @@ import anyio
 import grpc
 
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.serving.mailbox import Mailbox
-from chaodipi.arena.serving.server import open_server, tune_garbage_collector
-from chaodipi.arena.serving.streams import StreamPort
-from chaodipi.arena.serving.table import TableConfig
+from chaodipi.arena.serving import (
+    Mailbox,
+    StreamPort,
+    TableConfig,
+    open_server,
+    tune_garbage_collector,
+)
 from chaodipi.arena.v2 import convert
 from chaodipi.engine import PRESETS, Match
 

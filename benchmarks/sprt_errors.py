@@ -21,8 +21,8 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from chaodipi.arena.report.stats import wilson_interval
-from chaodipi.arena.results.sprt import SprtTest, logistic, pentanomial_with_score, sprt
+from chaodipi.arena.report import wilson_interval
+from chaodipi.arena.results import SprtTest, logistic, pentanomial_with_score, sprt
 
 
 @dataclass(frozen=True, slots=True)

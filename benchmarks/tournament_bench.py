@@ -26,9 +26,8 @@ import anyio
 
 from chaodipi.arena.deals import DealKey
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.tournament.config import TournamentConfig, parse_config
-from chaodipi.arena.tournament.driver import run_tournament
+from chaodipi.arena.results import ResultsDB
+from chaodipi.arena.tournament import TournamentConfig, parse_config, run_tournament
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bot_duel

@@ -11,9 +11,13 @@ module (``arena/errors.py``) another; an import inside one node is not an edge.
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
 PREFIX = "chaodipi.arena."
@@ -248,3 +252,37 @@ def test_each_part_of_the_project_imports_only_the_parts_below_it() -> None:
         if _part(name) not in PACKAGE_MAY_IMPORT[part]
     ]
     assert not wrong, "\n".join(wrong)
+
+
+ARENA_FACED = ("results", "serving", "tournament", "report", "cli")
+"""The arena's packages: outside each, it is imported through its face (``__init__.pyi``)."""
+
+
+def test_the_arenas_packages_are_imported_through_their_faces() -> None:
+    """No module outside an arena package (in arena/, benchmarks/ or examples/) imports one of
+    its modules: ``from chaodipi.arena.results import ResultsDB``, not ``….results.database``."""
+    inner = []
+    for path in sorted(ROOT.glob("*/**/*.py")):
+        part = path.relative_to(ROOT).parts[0]
+        if part not in ("arena", "benchmarks", "examples") or "v2" in path.parts:
+            continue
+        home = path.relative_to(ARENA).parts[0] if part == "arena" else None
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                parts = node.module.split(".")
+                inner_module = parts[:2] == ["chaodipi", "arena"] and len(parts) > 3
+                if inner_module and parts[2] in ARENA_FACED and parts[2] != home:
+                    inner.append(f"{path.relative_to(ROOT)}: {node.module}")
+    assert not inner, "import these through the package's face:\n" + "\n".join(inner)
+
+
+@pytest.mark.parametrize("name", ARENA_FACED)
+def test_every_name_of_an_arena_face_is_there_and_documented(name: str) -> None:
+    """Each name an arena package's ``__init__.pyi`` lists is imported from its module when
+    first used, and a class or function among them has a docstring."""
+    package = importlib.import_module(f"chaodipi.arena.{name}")
+    assert package.__all__, f"chaodipi.arena.{name} has no face"
+    for attribute in package.__all__:
+        value = getattr(package, attribute)
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert inspect.getdoc(value), f"chaodipi.arena.{name}.{attribute} has no docstring"

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from chaodipi.arena.errors import AddressError
-from chaodipi.arena.serving.addresses import parse_address
-from chaodipi.arena.tournament.config import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, Key
+from chaodipi.arena.serving import parse_address
+from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, Key
 from chaodipi.engine import PRESETS
 
 __all__ = [

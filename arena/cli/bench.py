@@ -30,12 +30,11 @@ from chaodipi.arena.cli.arguments import (
     milliseconds,
     whole,
 )
-from chaodipi.arena.tournament.config import BOT_NAME, BOT_NAME_RULE
-from chaodipi.arena.tournament.rungs import RUNGS, Rung, rung
+from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, RUNGS, Rung, rung
 from chaodipi.engine import PRESETS
 
 if TYPE_CHECKING:
-    from chaodipi.arena.tournament.config import TournamentConfig
+    from chaodipi.arena.tournament import TournamentConfig
 
 __all__ = ["add_command", "bench_command", "duration_text", "estimate_s"]
 
@@ -108,7 +107,7 @@ def _ladder_database(database: Path, upper: Rung, lower: Rung) -> Path:
 
 def _jobs(args: argparse.Namespace) -> list[tuple[str, TournamentConfig]]:
     """The runs to play: (what the table's row is called, its config); raises ConfigError."""
-    from chaodipi.arena.tournament.config import load_config
+    from chaodipi.arena.tournament import load_config
 
     keys: dict[str, object] = {
         "preset": args.preset,

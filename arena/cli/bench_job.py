@@ -20,24 +20,28 @@ from chaodipi.arena.cli.bench import duration_text, estimate_s, reproduce
 from chaodipi.arena.cli.run_job import Tally
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.cells import (
+from chaodipi.arena.report import (
+    MIN_PAIRS,
+    Column,
+    build_report,
+    fitted_tables,
     los_text,
     score_text,
     signed_text,
     unestimated_text,
     unmeasured_text,
 )
-from chaodipi.arena.report.stats import MIN_PAIRS
-from chaodipi.arena.report.summary import Column, build_report, fitted_tables
-from chaodipi.arena.results.rows import GameKey, GameRow, game_label
-from chaodipi.arena.results.stored import stored
-from chaodipi.arena.serving.server import tune_garbage_collector
-from chaodipi.arena.tournament.config import TournamentConfig, schedule
-from chaodipi.arena.tournament.driver import run_tournament
-from chaodipi.arena.tournament.local import LocalBackend
-from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.rungs import rung
-from chaodipi.arena.tournament.runs import games_left
+from chaodipi.arena.results import GameKey, GameRow, game_label, stored
+from chaodipi.arena.serving import tune_garbage_collector
+from chaodipi.arena.tournament import (
+    LocalBackend,
+    Outcome,
+    TournamentConfig,
+    games_left,
+    run_tournament,
+    rung,
+    schedule,
+)
 from chaodipi.records import visible
 
 __all__ = ["BenchRow", "bench_job", "bench_rows"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from chaodipi.arena.cli.arguments import output_file, whole
 from chaodipi.arena.deals import DealKey
-from chaodipi.arena.tournament.deal_sets import (
+from chaodipi.arena.tournament import (
     DealSetError,
     export_document,
     load_deal_set,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from chaodipi.arena.results.rows import GameKey, GameRow
+    from chaodipi.arena.results import GameKey, GameRow
 
 __all__ = ["add_command", "find_game"]
 
@@ -125,7 +125,7 @@ def games_command(args: argparse.Namespace) -> int:
     from rich.measure import Measurement
 
     from chaodipi.arena.errors import DatabaseError
-    from chaodipi.arena.results.database import ResultsDB
+    from chaodipi.arena.results import ResultsDB
 
     pairing = None
     if args.pairing is not None:
@@ -166,7 +166,7 @@ def _games_table(
     from rich.table import Table
     from rich.text import Text
 
-    from chaodipi.arena.results.rows import game_label
+    from chaodipi.arena.results import game_label
     from chaodipi.records import visible
 
     table = Table(
@@ -221,7 +221,7 @@ def _games_table(
 
 def find_game(rows: list[GameRow], game: str) -> GameRow | None:
     """The stored game ``game`` names: its number, or its name."""
-    from chaodipi.arena.results.rows import game_label
+    from chaodipi.arena.results import game_label
 
     if game.isdigit():
         return next((row for row in rows if row.id == int(game)), None)

@@ -193,6 +193,8 @@ def _command_in(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``arena`` command with ``argv`` (default: the process's arguments); return its
+    exit code (each command's --help lists its own; 2: a command line it cannot run)."""
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["stdio"]:  # the SDK's bridge: its own arguments, no arena extra needed
         from chaodipi.bot.stdio import main as stdio

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from chaodipi.arena.cli.arguments import output_folder, sprt_hypotheses
 from chaodipi.arena.errors import DatabaseError
-from chaodipi.arena.results.rows import GameRow, StoredRun
-from chaodipi.arena.results.stored import bot_names, stored, stored_sprt
-from chaodipi.arena.tournament.config import KEYS
+from chaodipi.arena.results import GameRow, StoredRun, bot_names, stored, stored_sprt
+from chaodipi.arena.tournament import KEYS
 from chaodipi.records import visible
 
 if TYPE_CHECKING:
-    from chaodipi.arena.report.summary import Report
+    from chaodipi.arena.report import Report
 
 __all__ = ["add_command", "emit", "report_command"]
 
@@ -37,8 +36,7 @@ def emit(
     the void games and problems as they came, and knows its config: neither is repeated."""
     from rich.console import Console
 
-    from chaodipi.arena.report.summary import print_report
-    from chaodipi.arena.report.tables import write_csv
+    from chaodipi.arena.report import print_report, write_csv
 
     config = runs[-1].config if runs else None
     if args.json:
@@ -93,8 +91,8 @@ def _fail(message: str) -> int:
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from chaodipi.arena.report.summary import build_report
-    from chaodipi.arena.results.sprt import SprtTest
+    from chaodipi.arena.report import build_report
+    from chaodipi.arena.results import SprtTest
 
     try:
         rows, runs = stored(args.database)
@@ -114,7 +112,7 @@ def report_command(args: argparse.Namespace) -> int:
     report = build_report(rows, names, sprt=sprt)
     emit(report, rows, runs, args)
     if args.plot is not None:
-        from chaodipi.arena.report.plots import write_plots
+        from chaodipi.arena.report import write_plots
 
         try:
             paths = write_plots(report, args.plot)

@@ -22,7 +22,7 @@ from chaodipi.arena.cli.arguments import (
     time_control,
     whole,
 )
-from chaodipi.arena.tournament.config import KEYS, config_help
+from chaodipi.arena.tournament import KEYS, config_help
 
 __all__ = ["add_command", "run_command"]
 

@@ -37,24 +37,31 @@ from chaodipi.arena.errors import (
     MissingExtraError,
 )
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.report.summary import FAULTS, Report, build_report, print_standings
-from chaodipi.arena.results.rows import GameKey, GameRow, StoredRun, game_label
-from chaodipi.arena.results.sprt import SprtTest
-from chaodipi.arena.results.stored import bot_names, sprt_to_run, stored
-from chaodipi.arena.serving.addresses import check_can_listen
-from chaodipi.arena.serving.server import new_spectator_token, tune_garbage_collector
-from chaodipi.arena.tournament.backend import Backend
-from chaodipi.arena.tournament.config import (
+from chaodipi.arena.report import FAULTS, Report, build_report, print_standings
+from chaodipi.arena.results import (
+    GameKey,
+    GameRow,
+    SprtTest,
+    StoredRun,
+    bot_names,
+    game_label,
+    sprt_to_run,
+    stored,
+)
+from chaodipi.arena.serving import check_can_listen, new_spectator_token, tune_garbage_collector
+from chaodipi.arena.tournament import (
     KEYS,
+    Backend,
     ConfigDeprecation,
+    LocalBackend,
+    Outcome,
     TournamentConfig,
+    games_left,
     load_config,
+    prepare_log_dir,
+    run_tournament,
     schedule,
 )
-from chaodipi.arena.tournament.driver import prepare_log_dir, run_tournament
-from chaodipi.arena.tournament.local import LocalBackend
-from chaodipi.arena.tournament.recorder import Outcome
-from chaodipi.arena.tournament.runs import games_left
 from chaodipi.records import visible
 
 __all__ = ["Tally", "finished_line", "run_job"]
@@ -341,7 +348,7 @@ def _play(
     (written to ``token_path``), each table's name and how to watch it as it opens."""
     backend: Backend
     if args.ray is not None:
-        from chaodipi.arena.tournament.ray_backend import RayBackend
+        from chaodipi.arena.tournament import RayBackend
 
         backend = RayBackend(
             config,
@@ -407,7 +414,7 @@ def _ray_problem(args: argparse.Namespace) -> str | None:
             "--host and --port: with --ray each shard serves its tables on its own node's "
             "loopback; drop them"
         )
-    from chaodipi.arena.tournament.ray_cluster import import_ray, parse_address
+    from chaodipi.arena.tournament import import_ray, parse_address
 
     try:
         parse_address(args.ray)

@@ -40,15 +40,17 @@ from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import AddressError, UsageError
 from chaodipi.arena.files import write_private, write_record
 from chaodipi.arena.logs import configure_logging
-from chaodipi.arena.serving.addresses import check_can_listen
-from chaodipi.arena.serving.hosting import host_tables
-from chaodipi.arena.serving.record import table_record
-from chaodipi.arena.serving.server import (
+from chaodipi.arena.serving import (
     ArenaServer,
+    Table,
+    TableConfig,
+    TableResult,
+    check_can_listen,
+    host_tables,
     new_spectator_token,
+    table_record,
     tune_garbage_collector,
 )
-from chaodipi.arena.serving.table import Table, TableConfig, TableResult
 from chaodipi.engine import PRESETS, Ending, preset
 from chaodipi.records import visible
 

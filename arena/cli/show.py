@@ -66,8 +66,7 @@ def load_game(source: Path, game: str | None) -> list[Line]:
     ``DatabaseError``) says in one line what is wrong."""
     from chaodipi.arena.cli.games import find_game
     from chaodipi.arena.errors import UsageError
-    from chaodipi.arena.results.database import ResultsDB
-    from chaodipi.arena.results.rows import game_label
+    from chaodipi.arena.results import ResultsDB, game_label
     from chaodipi.engine import ReplayError
     from chaodipi.records import check_lines, read_file, unpack
 

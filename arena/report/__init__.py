@@ -1,2 +1,10 @@
 """A tournament's report: the statistics (Elo, LOS, pentanomial pairs, SPRT), the tables and
-their plots (docs/report.md)."""
+their plots (docs/report.md).
+
+Its public face is ``__init__.pyi``: the names other packages import, each imported
+from its module when first used (so that ``arena --help`` loads none of them).
+"""
+
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -28,7 +28,7 @@ from statistics import NormalDist
 import numpy as np
 from scipy.optimize import minimize
 
-from chaodipi.arena.results.sprt import PAIR_SCORES
+from chaodipi.arena.results import PAIR_SCORES
 
 __all__ = [
     "MIN_PAIRS",

@@ -42,9 +42,8 @@ from chaodipi.arena.report.stats import (
     pentanomial_estimate,
     wilson_interval,
 )
-from chaodipi.arena.results.rows import GameRow, game_label
-from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial
-from chaodipi.arena.results.sprt import sprt as sprt_of_counts
+from chaodipi.arena.results import GameRow, SprtResult, SprtTest, game_label, pentanomial
+from chaodipi.arena.results import sprt as sprt_of_counts
 from chaodipi.records import visible
 
 __all__ = [

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.arena.report.summary import BotLine, PairLine, Report
-from chaodipi.arena.results.rows import GameRow, game_label
+from chaodipi.arena.results import GameRow, game_label
 
 __all__ = ["GAME_COLUMNS", "PAIR_COLUMNS", "STANDING_COLUMNS", "csv_cell", "write_csv"]
 

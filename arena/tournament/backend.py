@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from chaodipi.arena.deals import DealSource
-from chaodipi.arena.results.rows import GameKey, GameRow
+from chaodipi.arena.results import GameKey, GameRow
 from chaodipi.arena.tournament.config import TournamentConfig
 
 __all__ = [

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
-from chaodipi.arena.results.rows import GameKey
+from chaodipi.arena.results import GameKey
 from chaodipi.arena.tournament.deal_sets import (
     DealSetError,
     check_covers,

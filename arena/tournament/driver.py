@@ -45,9 +45,7 @@ from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import BackendFailed, ConfigError
 from chaodipi.arena.files import write_packed_record
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.results.rows import GameKey, GameRow, game_label
-from chaodipi.arena.results.sprt import SprtTest
+from chaodipi.arena.results import GameKey, GameRow, ResultsDB, SprtTest, game_label
 from chaodipi.arena.signals import stop_on_signals
 from chaodipi.arena.tournament.backend import (
     Assignment,

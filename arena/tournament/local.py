@@ -41,12 +41,17 @@ import anyio
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.results.rows import GameKey, GameRow, game_label
-from chaodipi.arena.serving.admission import Admission
-from chaodipi.arena.serving.hosting import void_unseated
-from chaodipi.arena.serving.record import table_record
-from chaodipi.arena.serving.server import ArenaServer, open_server
-from chaodipi.arena.serving.table import Table, TableConfig, TableResult
+from chaodipi.arena.results import GameKey, GameRow, game_label
+from chaodipi.arena.serving import (
+    Admission,
+    ArenaServer,
+    Table,
+    TableConfig,
+    TableResult,
+    open_server,
+    table_record,
+    void_unseated,
+)
 from chaodipi.arena.tournament.backend import (
     Assignment,
     BotFailure,

@@ -38,9 +38,7 @@ import anyio.abc
 
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.serving.server import ArenaServer
-from chaodipi.arena.serving.sessions import Door, Session
-from chaodipi.arena.serving.table import Table
+from chaodipi.arena.serving import ArenaServer, Door, Session, Table
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.processes import BotProcess, launch
 

@@ -37,7 +37,7 @@ import anyio
 
 from chaodipi.arena.errors import BackendFailed, ClusterError, ShardError, UsageError
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.results.rows import GameKey
+from chaodipi.arena.results import GameKey
 from chaodipi.arena.tournament.backend import Assignment, OnResult
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.ray_cluster import connect, import_ray

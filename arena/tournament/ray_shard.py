@@ -38,8 +38,8 @@ from typing import TypeVar
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import ShardError
 from chaodipi.arena.logs import configure_logging, get_logger
-from chaodipi.arena.results.rows import GameKey
-from chaodipi.arena.serving.server import open_server, tune_garbage_collector
+from chaodipi.arena.results import GameKey
+from chaodipi.arena.serving import open_server, tune_garbage_collector
 from chaodipi.arena.tournament.backend import GameResult
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.local import play_games

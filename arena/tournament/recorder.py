@@ -20,9 +20,15 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.results.rows import GameRow, game_label
-from chaodipi.arena.results.sprt import SprtResult, SprtTest, pentanomial, sprt
+from chaodipi.arena.results import (
+    GameRow,
+    ResultsDB,
+    SprtResult,
+    SprtTest,
+    game_label,
+    pentanomial,
+    sprt,
+)
 from chaodipi.arena.tournament.config import TournamentConfig, schedule, unplayed
 
 __all__ = ["Outcome", "Recorder", "Write", "write_now"]

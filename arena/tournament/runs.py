@@ -16,12 +16,11 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from chaodipi.arena.errors import DatabaseError, ResumeError
-from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.results.rows import GameKey
+from chaodipi.arena.results import GameKey, ResultsDB
 from chaodipi.arena.tournament.config import TournamentConfig, resume_refusal, unplayed
 
 if TYPE_CHECKING:
-    from chaodipi.arena.results.sprt import SprtTest
+    from chaodipi.arena.results import SprtTest
 
 __all__ = ["claim_run", "games_left"]
 

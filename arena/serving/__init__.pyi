@@ -1,0 +1,43 @@
+"""The public face of ``chaodipi.arena.serving`` (its names, imported when first used)."""
+
+from .addresses import check_can_listen as check_can_listen
+from .addresses import parse_address as parse_address
+from .admission import Admission as Admission
+from .hosting import host_tables as host_tables
+from .hosting import void_unseated as void_unseated
+from .mailbox import Mailbox as Mailbox
+from .record import table_record as table_record
+from .server import SERVICE_NAME as SERVICE_NAME
+from .server import ArenaServer as ArenaServer
+from .server import new_spectator_token as new_spectator_token
+from .server import open_server as open_server
+from .server import tune_garbage_collector as tune_garbage_collector
+from .sessions import Door as Door
+from .sessions import Session as Session
+from .streams import StreamPort as StreamPort
+from .table import Table as Table
+from .table import TableConfig as TableConfig
+from .table import TableResult as TableResult
+from .table import forced_action as forced_action
+
+__all__ = [
+    "SERVICE_NAME",
+    "Admission",
+    "ArenaServer",
+    "Door",
+    "Mailbox",
+    "Session",
+    "StreamPort",
+    "Table",
+    "TableConfig",
+    "TableResult",
+    "check_can_listen",
+    "forced_action",
+    "host_tables",
+    "new_spectator_token",
+    "open_server",
+    "parse_address",
+    "table_record",
+    "tune_garbage_collector",
+    "void_unseated",
+]

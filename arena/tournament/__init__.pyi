@@ -1,0 +1,69 @@
+"""The public face of ``chaodipi.arena.tournament`` (its names, imported when first used)."""
+
+from .backend import Backend as Backend
+from .backend import GameResult as GameResult
+from .config import BOT_NAME as BOT_NAME
+from .config import BOT_NAME_RULE as BOT_NAME_RULE
+from .config import KEYS as KEYS
+from .config import SCHEDULES as SCHEDULES
+from .config import ConfigDeprecation as ConfigDeprecation
+from .config import Key as Key
+from .config import TournamentConfig as TournamentConfig
+from .config import config_help as config_help
+from .config import load_config as load_config
+from .config import parse_config as parse_config
+from .config import schedule as schedule
+from .deal_sets import DealSetError as DealSetError
+from .deal_sets import export_document as export_document
+from .deal_sets import load_deal_set as load_deal_set
+from .deal_sets import resolve_deal_set as resolve_deal_set
+from .deal_sets import write_document as write_document
+from .driver import prepare_log_dir as prepare_log_dir
+from .driver import run_tournament as run_tournament
+from .local import LocalBackend as LocalBackend
+from .ray_backend import RayBackend as RayBackend
+from .ray_cluster import import_ray as import_ray
+from .ray_cluster import parse_address as parse_address
+from .ray_shard import Shard as Shard
+from .ray_shard import ShardResult as ShardResult
+from .recorder import Outcome as Outcome
+from .recorder import Recorder as Recorder
+from .rungs import RUNGS as RUNGS
+from .rungs import Rung as Rung
+from .rungs import rung as rung
+from .runs import games_left as games_left
+
+__all__ = [
+    "BOT_NAME",
+    "BOT_NAME_RULE",
+    "KEYS",
+    "RUNGS",
+    "SCHEDULES",
+    "Backend",
+    "ConfigDeprecation",
+    "DealSetError",
+    "GameResult",
+    "Key",
+    "LocalBackend",
+    "Outcome",
+    "RayBackend",
+    "Recorder",
+    "Rung",
+    "Shard",
+    "ShardResult",
+    "TournamentConfig",
+    "config_help",
+    "export_document",
+    "games_left",
+    "import_ray",
+    "load_config",
+    "load_deal_set",
+    "parse_address",
+    "parse_config",
+    "prepare_log_dir",
+    "resolve_deal_set",
+    "run_tournament",
+    "rung",
+    "schedule",
+    "write_document",
+]
