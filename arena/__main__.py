@@ -1,5 +1,5 @@
 """``python -m chaodipi.arena`` runs the command line."""
 
-from chaodipi.arena.cli import main
+from chaodipi.arena.cli.main import main
 
 raise SystemExit(main())

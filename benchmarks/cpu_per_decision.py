@@ -117,7 +117,7 @@ def _role(tid: int, python_name: str | None) -> str:
 
 def child(deals: int, folder: Path, out: Path) -> None:
     """In the child (the tree to measure on its path): one `arena run`, then its figures."""
-    from chaodipi.arena.cli import main
+    from chaodipi.arena.cli.main import main
     from chaodipi.arena.results import ResultsDB
     from chaodipi.arena.serving import Table
 
