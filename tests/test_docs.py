@@ -207,3 +207,19 @@ def test_the_glossary_gives_each_thing_one_word() -> None:
     assert {"instance", "progress", "5-10-K", "reward"} <= set(flat)
     for confused in ("`Match`", "`TableResult`", "`Player`", "levels_a", "ftk", "won by"):
         assert confused in section, confused
+
+
+def test_the_architecture_page_names_every_module() -> None:
+    """docs/architecture.md's tables name every module of the project's packages (its file
+    name), so a new engineer finds each one there."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    unnamed = [
+        str(path.relative_to(ROOT))
+        for folder in ("engine", "records", "arena", "bot", "rl", "sample_bots")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "node_modules" not in path.parts
+        and path.name != "__init__.py"
+        and not path.name.endswith(("_pb2.py", "_pb2_grpc.py"))
+        and path.name not in text
+    ]
+    assert unnamed == []

@@ -1,4 +1,4 @@
-"""In-process random self-play of whole matches: the stand-in main job until the server exists.
+"""In-process random self-play of whole matches (`arena selfplay`), with no server.
 
 Every action is drawn uniformly from the engine's legal set and applied with full checking, so
 a run is also a smoke test of the rules engine. The same seed plays the same matches.
