@@ -19,7 +19,7 @@ from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import Decision, pack, record_lines, seat_view, spaced, transcript
+from chaodipi.records import Turn, pack, record_lines, seat_view, spaced, transcript
 
 TRICK = re.compile(r"^ *(\d+)\. (.*)")
 
@@ -29,12 +29,12 @@ def _record(preset: str, seed: int, max_hands: int | None = 2) -> list[dict[str,
     rng = random.Random(seed)
     while not match.over:
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    decisions = [
-        Decision(ms=40 + i, note=f"note {i} of seat {seat}" if i % 25 == 0 else "")
+    turns = [
+        Turn(ms=40 + i, note=f"note {i} of seat {seat}" if i % 25 == 0 else "")
         for i, (seat, _) in enumerate(match.actions)
     ]
     bots = ("alpha-with-a-long-name", "beta", "alpha-with-a-long-name", "beta")
-    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+    return list(record_lines(match, turns, bots=bots, date="2026-12-01T14:00:00Z"))
 
 
 def _tricks(text: list[str]) -> list[str]:
