@@ -133,7 +133,7 @@ def _result_text(header: Header) -> str:
     else:
         what = f"team {winner} ({_team_name(header, winner)}) won"
         if result["reward"]:
-            what += f" by {result['reward']}"
+            what += f" (reward {result['reward']})"
         if ending == "forfeit":
             what += " on a forfeit"
     return f"{what}: {result['reason']}; {result['hands']} hands, progress {progress}"

@@ -365,3 +365,18 @@ def test_a_floored_hefei_hand_says_so() -> None:
         if row["type"] == "hand_over" and not row["score"]["floored"]
     ]
     assert all("floored" not in _flat(transcript(lines, hand=row["hand"] + 1)) for row in unfloored)
+
+
+@pytest.mark.parametrize(
+    ("ending", "told"),
+    [("played out", "won (reward 3):"), ("forfeit", "won (reward 3) on a forfeit:")],
+)
+def test_the_result_line_names_the_reward_as_the_viewer_does(ending: str, told: str) -> None:
+    """The number a game's winner earns is its reward (docs/architecture.md's glossary), in the
+    transcript's result line as in the viewer's "won (reward 3)"."""
+    lines = _record("classic", 5)
+    result = lines[0]["result"]
+    result.update(winner=1, reward=3, ending=ending)
+    head = _flat(transcript(lines))
+    assert f"result: team 1 (beta) {told}" in head
+    assert "won by" not in head
