@@ -173,7 +173,7 @@ def test_games_names_each_bot_s_faults_fallbacks_among_them(
     tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When a listed game has faults, a ``faults`` column names each bot with its counts
-    (answers its kit chose for it, ``fallbacks``, beside timeouts), ``—`` for a game without;
+    (answers its kit chose for it, ``fallbacks``, beside strikes), ``—`` for a game without;
     it still fits 80 columns."""
     path = tmp_path / "results.sqlite"
     db = ResultsDB(path)
@@ -187,7 +187,7 @@ def test_games_names_each_bot_s_faults_fallbacks_among_them(
     assert main(["games", str(path)]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert "faults" in next(line for line in rows if line.split()[:2] == ["#", "game"])
-    assert "slow: 1 timeout, 3 fallbacks" in next(r for r in rows if "slow-quick-d1-a" in r)
+    assert "slow: 1 strike, 3 fallbacks" in next(r for r in rows if "slow-quick-d1-a" in r)
     assert "quick: 1 fallback " in next(r for r in rows if "slow-quick-d1-b" in r)
     assert " — " in next(r for r in rows if "slow-quick-d2-a" in r)
 
