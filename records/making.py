@@ -90,14 +90,15 @@ class Turn:
 
     ``asked`` False: the seat had one legal action and the table played it without asking
     (nothing else is then meaningful). Otherwise ``ms`` is the time from the Decision to the
-    accepted answer (or to the timeout), ``timed_out`` that the table played the default,
-    ``strikes`` the seat's strikes after it, ``refused`` the answers refused before the one
-    taken, ``note`` the bot's note on its answer ('' for none), and ``fallback`` that the
-    bot's kit chose the answer for it (the protocol's ``Answer.fallback``)."""
+    accepted answer (or until its clock ran out), ``struck`` that the clock ran out and the
+    table played the default (a strike; the record's ``timeout``), ``strikes`` the seat's
+    strikes after it, ``refused`` the answers refused before the one taken, ``note`` the bot's
+    note on its answer ('' for none), and ``fallback`` that the bot's kit chose the answer for
+    it (the protocol's ``Answer.fallback``)."""
 
     asked: bool = True
     ms: int = 0
-    timed_out: bool = False
+    struck: bool = False
     strikes: int = 0
     refused: int = 0
     note: str = ""
@@ -388,7 +389,7 @@ def _action_line(hand: int, seat: int, action: str, turn: Turn | None) -> Action
         line["asked"] = turn.asked
         if turn.asked:
             line["ms"] = turn.ms
-            line["timeout"] = turn.timed_out
+            line["timeout"] = turn.struck
             line["strikes"] = turn.strikes
             line["refused"] = turn.refused
             line["fallback"] = turn.fallback

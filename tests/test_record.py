@@ -106,7 +106,7 @@ def test_a_failed_throw_is_recorded_with_what_was_attempted() -> None:
 def test_turns_are_recorded_per_action() -> None:
     match = _played("hefei", seed=2, max_hands=1)
     turns = [FORCED] * len(match.actions)
-    turns[0] = Turn(ms=12, timed_out=True, strikes=1, refused=2, note="eval +3")
+    turns[0] = Turn(ms=12, struck=True, strikes=1, refused=2, note="eval +3")
     lines = list(record_lines(match, turns))
     actions = [line for line in lines if line["type"] == "action"]
     assert actions[0] | {"action": "?"} == {

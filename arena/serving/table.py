@@ -477,7 +477,7 @@ class Table:
         self.turns.append(
             Turn(
                 ms=round(used * 1000),
-                timed_out=scope.cancelled_caught,
+                struck=scope.cancelled_caught,
                 strikes=state.stats.strikes,
                 refused=state.stats.illegal + state.stats.malformed - refused_before,
                 note=note,
