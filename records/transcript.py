@@ -219,7 +219,7 @@ class Transcript:
 
     def _turn(self, seat: int) -> str:
         """What to say of how ``seat`` took its last action: time (with ``times``), a
-        timeout, refusals, a fallback (its kit answered for it); its note goes to the notes."""
+        strike, refusals, a fallback (its kit answered for it); its note goes to the notes."""
         action = self._pending.pop(seat, None)
         if action is None or not action.get("asked"):
             return ""
@@ -228,7 +228,7 @@ class Transcript:
         if self.times:
             bits.append(f"{action.get('ms', 0) / 1000:.2f}s")
         if action.get("timeout"):
-            bits.append(f"timeout, strike {action.get('strikes', 0)}")
+            bits.append(f"strike {action.get('strikes', 0)}")
         if action.get("refused"):
             bits.append(f"{action.get('refused')} refused")
         if action.get("fallback"):

@@ -380,3 +380,18 @@ def test_the_result_line_names_the_reward_as_the_viewer_does(ending: str, told: 
     head = _flat(transcript(lines))
     assert f"result: team 1 (beta) {told}" in head
     assert "won by" not in head
+
+
+def test_a_struck_action_says_strike_as_the_report_does() -> None:
+    """An action whose clock ran out is a strike (docs/architecture.md's glossary): the
+    transcript says ``strike 1`` beside it, as the report's faults table says ``strikes``."""
+    match = Match(PRESETS["classic"], seed=5, max_hands=1)
+    rng = random.Random(5)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    turns = [Turn(ms=40) for _ in match.actions]
+    first_play = next(i for i, (_, action) in enumerate(match.actions) if str(action).startswith("play"))
+    turns[first_play] = Turn(ms=1050, struck=True, strikes=1)
+    text = _flat(transcript(list(record_lines(match, turns))))
+    assert "(strike 1)" in text
+    assert "timeout" not in text
