@@ -83,7 +83,7 @@ from chaodipi.engine.phase import Phase
 from chaodipi.engine.presets import Preset
 from chaodipi.engine.rules import CardRules
 from chaodipi.engine.seats import next_seat, partner, same_team
-from chaodipi.engine.trick import Lead, PlayKind, Trick, classify_lead, trump_ftk_in
+from chaodipi.engine.trick import Lead, PlayKind, Trick, classify_lead, trump_five_ten_king_in
 from chaodipi.engine.trump import TRUMP, Trump
 from chaodipi.engine.view import SeatView, TableTrick
 
@@ -500,11 +500,11 @@ class _Reader:
         assert trump is not None
         in_suit = [c for c in cards if trump.suit_of[c] == lead.suit]
         if (
-            lead.is_trump_ftk
+            lead.is_trump_five_ten_king
             and trump.rules.ftk_answer_highest
             and in_suit
             and seat != self.seat
-            and tuple(sorted(cards)) != trump_ftk_in(trump, Counter(cards))
+            and tuple(sorted(cards)) != trump_five_ten_king_in(trump, Counter(cards))
         ):
             # it held no trump 5-10-K, so it answered with its highest trumps
             lowest = min(trump.order[c] for c in in_suit)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from chaodipi.engine.cards import CARDS, Card, Rank, Suit, format_cards
-from chaodipi.engine.trick import Lead, ftk_of, holding, trump_ftk_in
+from chaodipi.engine.trick import Lead, five_ten_king_of, holding, trump_five_ten_king_in
 from chaodipi.engine.trump import TRUMP, Trump
 from chaodipi.engine.units import pairs_of, structure_score
 
@@ -235,26 +235,27 @@ def lead_options(trump: Trump, hand: dict[Card, int]) -> LegalPlays:
     for card, copies in sorted(hand.items()):
         by_suit[suit_of[card]].extend((card,) * copies)
     options = [Option((), tuple(held), 1, len(held)) for held in by_suit if held]
-    for ftk in _mixed_ftks(trump, hand):
-        options.append(Option(ftk, (), 0, 0))
+    for five_ten_king in _mixed_five_ten_kings(trump, hand):
+        options.append(Option(five_ten_king, (), 0, 0))
     return LegalPlays(tuple(options))
 
 
-_HEARTS_FTK = tuple(CARDS[Suit.HEARTS * 13 + r] for r in (Rank.FIVE, Rank.TEN, Rank.KING))
+_HEARTS_FIVE_TEN_KING = tuple(CARDS[Suit.HEARTS * 13 + r] for r in (Rank.FIVE, Rank.TEN, Rank.KING))
 
 
-def _mixed_ftks(trump: Trump, hand: dict[Card, int]) -> list[tuple[Card, ...]]:
+def _mixed_five_ten_kings(trump: Trump, hand: dict[Card, int]) -> list[tuple[Card, ...]]:
     """5-10-Ks whose cards are not of one effective suit (the hearts one with the trump ♥5)."""
     rules = trump.rules
     if not (rules.five_ten_king and rules.red_five and rules.red_five_in_hearts_ftk):
         return []
-    five, ten, king = _HEARTS_FTK
+    five, ten, king = _HEARTS_FIVE_TEN_KING
     if trump.suit_of[five] != TRUMP or trump.suit_of[ten] == TRUMP:
         return []
     found = []
     for copies in (1, 2):
         cards = tuple(sorted((five, ten, king) * copies))
-        if all(hand.get(c, 0) >= copies for c in (five, ten, king)) and ftk_of(trump, cards):
+        held = all(hand.get(c, 0) >= copies for c in (five, ten, king))
+        if held and five_ten_king_of(trump, cards):
             found.append(cards)
     return found
 
@@ -263,8 +264,8 @@ def follow_options(trump: Trump, lead: Lead, hand: dict[Card, int]) -> LegalPlay
     """Legal follows to ``lead`` from ``hand``."""
     n = len(lead.cards)
     held = holding(trump, hand, lead.suit)
-    if lead.is_trump_ftk:
-        own = trump_ftk_in(trump, hand)
+    if lead.is_trump_five_ten_king:
+        own = trump_five_ten_king_in(trump, hand)
         if own is not None:
             return LegalPlays((Option(own, (), 0, 0),))
     if len(held) <= n:
@@ -273,7 +274,7 @@ def follow_options(trump: Trump, lead: Lead, hand: dict[Card, int]) -> LegalPlay
         )
         k = n - len(held)
         return LegalPlays((Option(tuple(held), others, k, k),))
-    if lead.is_trump_ftk and trump.rules.ftk_answer_highest:
+    if lead.is_trump_five_ten_king and trump.rules.ftk_answer_highest:
         order = trump.order
         threshold = sorted((order[c] for c in held), reverse=True)[n - 1]
         top = tuple(c for c in held if order[c] > threshold)

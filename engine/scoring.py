@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from chaodipi.engine.cards import CARDS, Card, Rank, points_of
 from chaodipi.engine.playing import CardPlay
 from chaodipi.engine.rules import HeavenEarth, ScoreRules, Side
-from chaodipi.engine.trick import ftk_of
+from chaodipi.engine.trick import five_ten_king_of
 from chaodipi.engine.trump import RED_FIVE, Trump
 from chaodipi.engine.units import decompose, pairs_of
 
@@ -94,10 +94,10 @@ def kitty_multiplier(trump: Trump, winning: tuple[Card, ...], by_unit: bool) -> 
     return 1 << (longest + 1)
 
 
-def _holds_ftk(trump: Trump, cards: tuple[Card, ...]) -> bool:
+def _holds_five_ten_king(trump: Trump, cards: tuple[Card, ...]) -> bool:
     for suit in range(4):
         three = tuple(CARDS[suit * 13 + r] for r in (Rank.FIVE, Rank.TEN, Rank.KING))
-        if all(c in cards for c in three) and ftk_of(trump, three) is not None:
+        if all(c in cards for c in three) and five_ten_king_of(trump, three) is not None:
             return True
     return False
 
@@ -113,9 +113,9 @@ def heaven_earth_side(
     if mode == HeavenEarth.NONE or (defenders_only and not winner_defends):
         return None
     if mode == HeavenEarth.EXACT:
-        hit = ftk_of(trump, winning) is not None and len(winning) == 3
+        hit = five_ten_king_of(trump, winning) is not None and len(winning) == 3
     else:
-        hit = _holds_ftk(trump, winning)
+        hit = _holds_five_ten_king(trump, winning)
     if not hit:
         return None
     return Side.DEFENDERS if winner_defends else Side.DEALERS

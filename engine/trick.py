@@ -44,12 +44,12 @@ __all__ = [
     "check_holds",
     "check_lead",
     "classify_lead",
-    "ftk_of",
+    "five_ten_king_of",
     "holding",
     "suit_name",
 ]
 
-_FTK_RANKS = (Rank.FIVE, Rank.TEN, Rank.KING)
+_FIVE_TEN_KING_RANKS = (Rank.FIVE, Rank.TEN, Rank.KING)
 
 
 class PlayKind(Enum):
@@ -59,8 +59,8 @@ class PlayKind(Enum):
     PAIR = "pair"
     TRACTOR = "tractor"
     THROW = "throw"  # 甩牌: several units of one suit
-    FTK = "5-10-K"  # same-suit 5, 10, K
-    FTK_PAIRS = "paired 5-10-K"  # 55 1010 KK
+    FIVE_TEN_KING = "5-10-K"  # same-suit 5, 10, K
+    FIVE_TEN_KING_PAIRS = "paired 5-10-K"  # 55 1010 KK
 
 
 def suit_name(suit: int) -> str:
@@ -79,11 +79,11 @@ class Lead:
     fmt: Format
 
     @property
-    def is_trump_ftk(self) -> bool:
-        return self.kind is PlayKind.FTK and self.suit == TRUMP
+    def is_trump_five_ten_king(self) -> bool:
+        return self.kind is PlayKind.FIVE_TEN_KING and self.suit == TRUMP
 
 
-def ftk_of(trump: Trump, cards: Sequence[Card]) -> tuple[int, bool] | None:
+def five_ten_king_of(trump: Trump, cards: Sequence[Card]) -> tuple[int, bool] | None:
     """If the cards are a 5-10-K (or a paired one), its effective suit and whether it is paired.
 
     Same natural suit, ranks exactly {5, 10, K} once each (or twice each), all of one effective
@@ -98,7 +98,7 @@ def ftk_of(trump: Trump, cards: Sequence[Card]) -> tuple[int, bool] | None:
     natural = first // 13
     counts = count_cards(cards)
     copies = len(cards) // 3
-    for rank in _FTK_RANKS:
+    for rank in _FIVE_TEN_KING_RANKS:
         if counts.get(CARDS[natural * 13 + rank], 0) != copies:
             return None
     suits = {trump.suit_of[c] for c in counts}
@@ -121,15 +121,15 @@ def classify_lead(trump: Trump, cards: Sequence[Card]) -> Lead:
     if not cards:
         raise IllegalPlay("a lead needs at least one card")
     ordered = tuple(sorted(cards))
-    ftk = ftk_of(trump, ordered)
-    if ftk is not None:
-        suit, paired = ftk
+    five_ten_king = five_ten_king_of(trump, ordered)
+    if five_ten_king is not None:
+        suit, paired = five_ten_king
         if paired:
             fmt = Format(pairs=3)
             units = tuple(decompose_pairs(trump, ordered))
-            return Lead(ordered, suit, PlayKind.FTK_PAIRS, units, fmt)
+            return Lead(ordered, suit, PlayKind.FIVE_TEN_KING_PAIRS, units, fmt)
         units = tuple(Unit((c,), 0, trump.order[c], trump.order[c]) for c in ordered)
-        return Lead(ordered, suit, PlayKind.FTK, units, Format(singles=3))
+        return Lead(ordered, suit, PlayKind.FIVE_TEN_KING, units, Format(singles=3))
     suits = {trump.suit_of[c] for c in ordered}
     if len(suits) != 1:
         raise IllegalPlay(
@@ -176,12 +176,12 @@ def holding(trump: Trump, hand: dict[Card, int], suit: int) -> list[Card]:
     return [c for c in trump.suit_cards[suit] if hand.get(c) for _ in range(hand[c])]
 
 
-def trump_ftk_in(trump: Trump, hand: dict[Card, int]) -> tuple[Card, ...] | None:
+def trump_five_ten_king_in(trump: Trump, hand: dict[Card, int]) -> tuple[Card, ...] | None:
     """The trump 5-10-K a hand holds, if any (a seat must answer a trump 5-10-K with it)."""
     if trump.suit is None or not trump.rules.five_ten_king:
         return None
-    cards = tuple(CARDS[trump.suit * 13 + r] for r in _FTK_RANKS)
-    if all(hand.get(c) for c in cards) and ftk_of(trump, cards) is not None:
+    cards = tuple(CARDS[trump.suit * 13 + r] for r in _FIVE_TEN_KING_RANKS)
+    if all(hand.get(c) for c in cards) and five_ten_king_of(trump, cards) is not None:
         return tuple(sorted(cards))
     return None
 
@@ -198,8 +198,8 @@ def check_follow(trump: Trump, lead: Lead, hand: dict[Card, int], cards: Sequenc
     held = holding(trump, hand, suit)
     played = [c for c in cards if trump.suit_of[c] == suit]
     name = suit_name(suit)
-    if lead.is_trump_ftk:
-        own = trump_ftk_in(trump, hand)
+    if lead.is_trump_five_ten_king:
+        own = trump_five_ten_king_in(trump, hand)
         if own is not None and tuple(sorted(cards)) != own:
             raise IllegalPlay(f"answer the trump 5-10-K with yours: {format_cards(own)}")
     if len(held) >= n:
@@ -210,7 +210,11 @@ def check_follow(trump: Trump, lead: Lead, hand: dict[Card, int], cards: Sequenc
             )
     elif len(played) != len(held):
         raise IllegalPlay(f"must play all your {name} first: {format_cards(held)}")
-    if lead.is_trump_ftk and trump.rules.ftk_answer_highest and trump_ftk_in(trump, hand) is None:
+    if (
+        lead.is_trump_five_ten_king
+        and trump.rules.ftk_answer_highest
+        and trump_five_ten_king_in(trump, hand) is None
+    ):
         order = trump.order
         want = sorted((order[c] for c in held), reverse=True)[: len(played)]
         if sorted((order[c] for c in played), reverse=True) != want:
@@ -259,7 +263,7 @@ class Trick:
         if self.lead is None:
             self.lead = lead if lead is not None else classify_lead(self.trump, played)
             self.winner = seat
-            self._best = (2 if self.lead.is_trump_ftk else 0, self._key(played))
+            self._best = (2 if self.lead.is_trump_five_ten_king else 0, self._key(played))
         else:
             strength = self._strength(played)
             if strength is not None and strength > self._best:
@@ -269,7 +273,7 @@ class Trick:
 
     def _key(self, cards: tuple[Card, ...]) -> tuple[int, int]:
         assert self.lead is not None
-        if self.lead.kind is PlayKind.FTK:
+        if self.lead.kind is PlayKind.FIVE_TEN_KING:
             return (0, 0)
         return leading_key(self.trump, cards, self.lead.fmt)
 
@@ -279,10 +283,10 @@ class Trick:
         lead = self.lead
         assert lead is not None
         trump = self.trump
-        if lead.kind is PlayKind.FTK:
+        if lead.kind is PlayKind.FIVE_TEN_KING:
             if lead.suit != TRUMP:
-                ftk = ftk_of(trump, cards)
-                if ftk == (TRUMP, False):
+                five_ten_king = five_ten_king_of(trump, cards)
+                if five_ten_king == (TRUMP, False):
                     return (2, (0, 0))
             return None
         suits = {trump.suit_of[c] for c in cards}
@@ -290,7 +294,7 @@ class Trick:
             return None
         suit = suits.pop()
         if suit == lead.suit:
-            if lead.kind in (PlayKind.THROW, PlayKind.FTK_PAIRS):
+            if lead.kind in (PlayKind.THROW, PlayKind.FIVE_TEN_KING_PAIRS):
                 return None
             tier = 0
         elif suit == TRUMP:

@@ -6,7 +6,7 @@ Its public vocabulary is this package's ``__all__``:
   :class:`ActionLine` and the 16 event lines of :data:`EventLine`; :data:`Line` is any),
   :data:`LINE_KINDS`, :data:`RECORD_FORMAT` and the JSON Schema, :func:`record_schema`;
 * making them: :func:`record_lines` (a match, and how each action was taken:
-  :class:`Decision`, :data:`FORCED`; how it ended: :class:`GameEnd`), :class:`LineMaker`
+  :class:`Turn`, :data:`FORCED`; how it ended: :class:`GameEnd`), :class:`LineMaker`
   (one event at a time), :func:`cards_text`, :func:`preset_options`, :func:`now`;
 * reading them: :func:`dump_lines` / :func:`load_lines` (text), :func:`pack` /
   :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`hands_in`,
@@ -63,9 +63,9 @@ from chaodipi.records.lines import TrumpLine as TrumpLine
 from chaodipi.records.lines import record_schema as record_schema
 from chaodipi.records.live import LiveRecord as LiveRecord
 from chaodipi.records.making import FORCED as FORCED
-from chaodipi.records.making import Decision as Decision
 from chaodipi.records.making import GameEnd as GameEnd
 from chaodipi.records.making import LineMaker as LineMaker
+from chaodipi.records.making import Turn as Turn
 from chaodipi.records.making import cards_text as cards_text
 from chaodipi.records.making import now as now
 from chaodipi.records.making import preset_options as preset_options
@@ -103,7 +103,6 @@ __all__ = [
     "DealLine",
     "DealerLine",
     "DealtLine",
-    "Decision",
     "DeclareLine",
     "EventLine",
     "FryLine",
@@ -129,6 +128,7 @@ __all__ = [
     "Transcript",
     "TrickLine",
     "TrumpLine",
+    "Turn",
     "cards_text",
     "check_lines",
     "dump_lines",

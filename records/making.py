@@ -1,7 +1,7 @@
 """Making a game record: the lines of a match, from its log and how each action was taken.
 
 The engine's match gives the events; the arena gives what only it knows (the bots' names, the
-date, how the game ended, each decision's clock): :func:`record_lines` makes the whole record,
+date, how the game ended, each turn's clock): :func:`record_lines` makes the whole record,
 :class:`LineMaker` the lines of events one at a time (a live table's, a seat's). Cards are
 written sorted, as :func:`chaodipi.engine.format_cards` prints them (``♠AK ♥5 LJ BJ``), bids as
 :class:`chaodipi.engine.Bid` prints them, actions as :func:`chaodipi.engine.parse_action`
@@ -73,9 +73,9 @@ from chaodipi.records.lines import (
 
 __all__ = [
     "FORCED",
-    "Decision",
     "GameEnd",
     "LineMaker",
+    "Turn",
     "cards_text",
     "news",
     "now",
@@ -85,19 +85,20 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class Turn:
     """How one action was taken, as the table saw it (what the action alone does not say).
 
     ``asked`` False: the seat had one legal action and the table played it without asking
     (nothing else is then meaningful). Otherwise ``ms`` is the time from the Decision to the
-    accepted answer (or to the timeout), ``timed_out`` that the table played the default,
-    ``strikes`` the seat's strikes after it, ``refused`` the answers refused before the one
-    taken, ``note`` the bot's note on its answer ('' for none), and ``fallback`` that the
-    bot's kit chose the answer for it (the protocol's ``Answer.fallback``)."""
+    accepted answer (or until its clock ran out), ``struck`` that the clock ran out and the
+    table played the default (a strike; the record's ``timeout``), ``strikes`` the seat's
+    strikes after it, ``refused`` the answers refused before the one taken, ``note`` the bot's
+    note on its answer ('' for none), and ``fallback`` that the bot's kit chose the answer for
+    it (the protocol's ``Answer.fallback``)."""
 
     asked: bool = True
     ms: int = 0
-    timed_out: bool = False
+    struck: bool = False
     strikes: int = 0
     refused: int = 0
     note: str = ""
@@ -108,7 +109,7 @@ class Decision:
     again."""
 
 
-FORCED = Decision(asked=False)
+FORCED = Turn(asked=False)
 """An action the table took for a seat with nothing to choose (``replace(FORCED,
 cursor=…)`` notes the log's cursor)."""
 
@@ -382,18 +383,18 @@ class LineMaker:
         }
 
 
-def _action_line(hand: int, seat: int, action: str, decision: Decision | None) -> ActionLine:
+def _action_line(hand: int, seat: int, action: str, turn: Turn | None) -> ActionLine:
     line: ActionLine = {"type": "action", "hand": hand, "seat": seat, "action": action}
-    if decision is not None:
-        line["asked"] = decision.asked
-        if decision.asked:
-            line["ms"] = decision.ms
-            line["timeout"] = decision.timed_out
-            line["strikes"] = decision.strikes
-            line["refused"] = decision.refused
-            line["fallback"] = decision.fallback
-            if decision.note:
-                line["note"] = decision.note
+    if turn is not None:
+        line["asked"] = turn.asked
+        if turn.asked:
+            line["ms"] = turn.ms
+            line["timeout"] = turn.struck
+            line["strikes"] = turn.strikes
+            line["refused"] = turn.refused
+            line["fallback"] = turn.fallback
+            if turn.note:
+                line["note"] = turn.note
     return line
 
 
@@ -443,7 +444,7 @@ def _engine_version() -> str:
 
 def record_lines(
     match: Match,
-    decisions: Sequence[Decision] | None = None,
+    turns: Sequence[Turn] | None = None,
     *,
     bots: Sequence[str] = ("", "", "", ""),
     end: GameEnd | None = None,
@@ -451,25 +452,25 @@ def record_lines(
     about: Mapping[str, Any] | None = None,
 ) -> Iterator[Line]:
     """The record of ``match`` (played or stopped), line by line: the header, then every hand,
-    event and action in order. ``decisions``: one per action of ``match.actions`` (None: the
+    event and action in order. ``turns``: one per action of ``match.actions`` (None: the
     actions carry no clock). ``bots``: the name of each seat's bot; ``end``: how the arena
     ended the game (default: as the match stands); ``date``: when (ISO 8601); ``about``: more
     header fields (``game``, ``deal``, ``table``, ``clock``: ``docs/game-record.md``)."""
     actions = match.actions
-    if decisions is not None and len(decisions) != len(actions):
-        raise ValueError(f"{len(decisions)} decisions for {len(actions)} actions")
+    if turns is not None and len(turns) != len(actions):
+        raise ValueError(f"{len(turns)} turns for {len(actions)} actions")
     if len(bots) != 4:
         raise ValueError(f"a record names 4 bots, one per seat, not {len(bots)}")
     yield _header(match, bots, end, date, about or {})
-    if decisions is not None and all(d.cursor is not None for d in decisions):
-        yield from _from_log(match, decisions)
+    if turns is not None and all(t.cursor is not None for t in turns):
+        yield from _from_log(match, turns)
         return
     shadow = _again(match)
     maker = LineMaker()
     yield from news(shadow, maker, 0)
     for index, (seat, action) in enumerate(actions):
         hand = shadow.number
-        yield _action_line(hand, seat, str(action), None if decisions is None else decisions[index])
+        yield _action_line(hand, seat, str(action), None if turns is None else turns[index])
         cursor = shadow.log.cursor
         shadow.push(seat, action)
         yield from news(shadow, maker, cursor)
@@ -489,21 +490,21 @@ def _again(match: Match) -> Match:
     )
 
 
-def _from_log(match: Match, decisions: Sequence[Decision]) -> Iterator[Line]:
+def _from_log(match: Match, turns: Sequence[Turn]) -> Iterator[Line]:
     """The lines after the header, from ``match``'s log as it is: each action goes after the
-    events up to the cursor its decision noted (the same lines as playing it again)."""
+    events up to the cursor its turn noted (the same lines as playing it again)."""
     maker = LineMaker()
     events = match.log.all_since(0)
     done = 0  # events told so far
     hand = -1  # the hand of the last event told
-    for (seat, action), decision in zip(match.actions, decisions, strict=True):
-        assert decision.cursor is not None
-        upto = decision.cursor
+    for (seat, action), turn in zip(match.actions, turns, strict=True):
+        assert turn.cursor is not None
+        upto = turn.cursor
         yield from (made for event in events[done:upto] for made in maker.lines(event))
         if upto > done:
             hand = events[upto - 1].hand
             done = upto
-        yield _action_line(max(hand, 0), seat, str(action), decision)
+        yield _action_line(max(hand, 0), seat, str(action), turn)
     yield from (made for event in events[done:] for made in maker.lines(event))
 
 

@@ -133,7 +133,7 @@ def _result_text(header: Header) -> str:
     else:
         what = f"team {winner} ({_team_name(header, winner)}) won"
         if result["reward"]:
-            what += f" by {result['reward']}"
+            what += f" (reward {result['reward']})"
         if ending == "forfeit":
             what += " on a forfeit"
     return f"{what}: {result['reason']}; {result['hands']} hands, progress {progress}"
@@ -163,7 +163,7 @@ class Transcript:
     """Turns record lines, in order, into transcript text (``feed`` returns the new text
     lines; ``close`` whatever is still held). ``seat``: tell only what that seat knew (give
     it the lines of :func:`seat_view`); ``hand``: only that hand (numbered from 1, as
-    printed); ``times``: each decision's time beside its play. Event lines alone will do (a
+    printed); ``times``: each turn's time beside its play. Event lines alone will do (a
     live table's, made by :class:`chaodipi.records.making.LineMaker`): each hand then begins
     at its first event. ``spectator``: the lines are a spectator's (:func:`spectator_view`,
     or the public ones of ``arena watch``), so each hand's cards are told at its end."""
@@ -217,9 +217,9 @@ class Transcript:
             return True
         return line["hand"] + 1 == self.only_hand
 
-    def _decision(self, seat: int) -> str:
+    def _turn(self, seat: int) -> str:
         """What to say of how ``seat`` took its last action: time (with ``times``), a
-        timeout, refusals, a fallback (its kit answered for it); its note goes to the notes."""
+        strike, refusals, a fallback (its kit answered for it); its note goes to the notes."""
         action = self._pending.pop(seat, None)
         if action is None or not action.get("asked"):
             return ""
@@ -228,7 +228,7 @@ class Transcript:
         if self.times:
             bits.append(f"{action.get('ms', 0) / 1000:.2f}s")
         if action.get("timeout"):
-            bits.append(f"timeout, strike {action.get('strikes', 0)}")
+            bits.append(f"strike {action.get('strikes', 0)}")
         if action.get("refused"):
             bits.append(f"{action.get('refused')} refused")
         if action.get("fallback"):
@@ -376,16 +376,16 @@ class Transcript:
 
     def _on_declare(self, line: DeclareLine) -> list[str]:
         bid = line["bid"] if line["bid"] is not None else "(hidden)"
-        self._say(f"{self._name(line['seat'])} declares {bid}{self._decision(line['seat'])}")
+        self._say(f"{self._name(line['seat'])} declares {bid}{self._turn(line['seat'])}")
         return []
 
     def _on_fry(self, line: FryLine) -> list[str]:
         bid = line["bid"] if line["bid"] is not None else "(hidden)"
-        self._say(f"{self._name(line['seat'])} fries {bid}{self._decision(line['seat'])}")
+        self._say(f"{self._name(line['seat'])} fries {bid}{self._turn(line['seat'])}")
         return []
 
     def _on_pass(self, line: PassLine) -> list[str]:
-        self._decision(line["seat"])
+        self._turn(line["seat"])
         hand = self._hand
         if hand is None:
             return []
@@ -417,7 +417,7 @@ class Transcript:
         return self._say(f"{line['seat']} takes the kitty")
 
     def _on_bury(self, line: BuryLine) -> list[str]:
-        return self._say(f"{line['seat']} buries {line['cards']}{self._decision(line['seat'])}")
+        return self._say(f"{line['seat']} buries {line['cards']}{self._turn(line['seat'])}")
 
     def _on_buried(self, line: BuriedLine) -> list[str]:
         return self._say(f"{line['seat']} buries 8 cards")
@@ -475,7 +475,7 @@ class Transcript:
             throw = spaced(line["attempted"])
             text += f" (threw {throw}: failed, defenders {line.get('penalty', 0):+d})"
             hand.defenders = line.get("defenders")
-        hand.plays.append(text + self._decision(line["seat"]))
+        hand.plays.append(text + self._turn(line["seat"]))
         return []
 
     def _on_trick(self, line: TrickLine) -> Iterator[str]:

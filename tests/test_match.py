@@ -16,7 +16,7 @@ from chaodipi.engine.hand import HandState, Phase
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
 from chaodipi.records import (
-    Decision,
+    Turn,
     dump_lines,
     load_lines,
     match_transcript,
@@ -193,7 +193,7 @@ def test_the_match_keeps_each_teams_must_play_levels_played() -> None:
     assert seen[team] == {0} and seen[1 - team] == set()
 
 
-def _kangqi_hand_won_with_five_ten_king() -> tuple[Match, list[Decision]]:
+def _kangqi_hand_won_with_five_ten_king() -> tuple[Match, list[Turn]]:
     """The kangqi preset's 扛旗 hand: team 0 (past A, progress 13) deals from seat 0, team 1 is
     at 9 (progress 7). Seat 1 holds every trump (BJ BJ LJ LJ ♥5 ♥5), ♠6 to ♠A twice and
     ♣5 ♣10 ♣K; the other seats hold the rest. Seat 0 leads ♦2, seat 1 trumps it with BJ,
@@ -220,10 +220,10 @@ def _kangqi_hand_won_with_five_ten_king() -> tuple[Match, list[Decision]]:
     assert match.hand.kangqi_hand and match.hand.phase is Phase.PLAY
     leads = [*cards("BJ LJ LJ ♥5 ♥5 ♠AAKKQQJJ1010998877 ♠66")]
     order = {Suit.CLUBS: 0, Suit.HEARTS: 1, Suit.DIAMONDS: 2, Suit.SPADES: 3}
-    decisions: list[Decision] = []
+    turns: list[Turn] = []
 
     def act(seat: int, play: tuple[Card, ...]) -> None:
-        decisions.append(Decision(cursor=match.log.cursor))
+        turns.append(Turn(cursor=match.log.cursor))
         match.apply(seat, Play(play))
 
     act(0, tuple(cards("♦2")))
@@ -248,7 +248,7 @@ def _kangqi_hand_won_with_five_ten_king() -> tuple[Match, list[Decision]]:
                     continue
                 act(seat, (card,))
                 break
-    return match, decisions
+    return match, turns
 
 
 def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> None:
@@ -260,7 +260,7 @@ def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> No
     points and hold off 扛旗 (they need 100); the hand's result, its HandOver event, its record
     line and the transcripts (of the record, and of the match as a spectator saw it) say no
     kitty multiplier and no 上天入地."""
-    match, decisions = _kangqi_hand_won_with_five_ten_king()
+    match, turns = _kangqi_hand_won_with_five_ten_king()
     record = match.records[0]
     last = record.result.last_play
     assert record.result.last_winner == 1 and sorted(last) == sorted(cards("♣5 ♣10 ♣K"))
@@ -270,7 +270,7 @@ def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> No
     over = next(e.payload for e in match.log.all_since(0) if isinstance(e.payload, HandOver))
     assert over.result == record.result and over.kitty == ()
     assert match.heaven_earth_rewards == [0, 0]
-    lines = list(record_lines(match, decisions))
+    lines = list(record_lines(match, turns))
     score = next(line for line in lines if line["type"] == "hand_over")["score"]
     assert (score["kitty_multiplier"], score["heaven_earth"]) == (0, None)
     told = "\n".join(transcript(lines))

@@ -1,4 +1,4 @@
-"""Seating players: no process ever holds two seats of one deal, over whole schedules.
+"""Seating instances: no process ever holds two seats of one deal, over whole schedules.
 
 The pools are driven directly (no processes, no gRPC): games on the schedule's deals are
 seated as the runner seats them, held for a random number of scheduler turns, and let go in
@@ -19,7 +19,7 @@ import trio.testing
 from chaodipi.arena.errors import NoSeat
 from chaodipi.arena.serving.sessions import Door
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig, parse_config, schedule
-from chaodipi.arena.tournament.pools import Player, Players, seats_per_deal
+from chaodipi.arena.tournament.pools import Instance, Instances, seats_per_deal
 from chaodipi.arena.v2 import arena_pb2 as pb
 from tests.table_support import ListPort
 
@@ -63,37 +63,37 @@ def config(bots: int, deals: int, concurrency: int, **bot_keys: object) -> Tourn
 
 async def play_schedule(
     cfg: TournamentConfig, rng: random.Random
-) -> tuple[list[tuple[str, int, str, int]], Players]:
-    """Seat every game of the schedule, ``concurrency`` at a time; return (player, deal, game,
+) -> tuple[list[tuple[str, int, str, int]], Instances]:
+    """Seat every game of the schedule, ``concurrency`` at a time; return (instance, deal, game,
     seat) for every seat given."""
     server = FakeServer()
     given: list[tuple[str, int, str, int]] = []
     bots = {b.name: b for b in cfg.bots}
     limiter = trio.CapacityLimiter(cfg.concurrency)
     async with trio.open_nursery() as nursery:
-        players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+        instances = Instances(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
 
         async def game(number: int, a: str, b: str, deal: int, swapped: int) -> None:
             team0, team1 = (a, b) if not swapped else (b, a)
             specs = [bots[team0 if seat % 2 == 0 else team1] for seat in range(4)]
             async with limiter:
-                seated = await players.seat(deal, specs, wait_s=60)
+                seated = await instances.seat(deal, specs, wait_s=60)
                 table = FakeTable(f"g{number}")
-                for seat, player in enumerate(seated):
-                    given.append((player.name, deal, table.name, seat))
-                    players.hold(player, table, seat, deal, lambda p, c: None)  # type: ignore[arg-type]
+                for seat, instance in enumerate(seated):
+                    given.append((instance.name, deal, table.name, seat))
+                    instances.hold(instance, table, seat, deal, lambda p, c: None)  # type: ignore[arg-type]
                 for _ in range(rng.randrange(1, 30)):
                     await trio.lowlevel.checkpoint()
                 for seat in range(4):
-                    players.let_go(table, seat)  # type: ignore[arg-type]
+                    instances.let_go(table, seat)  # type: ignore[arg-type]
 
         for number, key in enumerate(schedule(cfg)):
             nursery.start_soon(game, number, key.bot_a, key.bot_b, key.deal, key.swapped)
-    return given, players
+    return given, instances
 
 
 def assert_no_process_holds_two_seats_of_a_deal(given: list[tuple[str, int, str, int]]) -> None:
-    seats = Counter((player, deal) for player, deal, _, _ in given)
+    seats = Counter((instance, deal) for instance, deal, _, _ in given)
     twice = {k: n for k, n in seats.items() if n > 1}
     assert not twice, f"processes given two seats of one deal: {twice}"
 
@@ -103,34 +103,34 @@ def test_a_whole_round_robin_never_gives_a_process_two_seats_of_one_deal(
     bots: int, concurrency: int
 ) -> None:
     cfg = config(bots, deals=6, concurrency=concurrency)
-    given, players = trio.run(play_schedule, cfg, random.Random(bots * 100 + concurrency))
+    given, instances = trio.run(play_schedule, cfg, random.Random(bots * 100 + concurrency))
     assert len(given) == 4 * len(schedule(cfg))
     assert_no_process_holds_two_seats_of_a_deal(given)
     # partners are two processes, and the pools were big enough never to replace one
     per_deal = seats_per_deal(cfg)
-    names = {player for player, _, _, _ in given}
+    names = {instance for instance, _, _, _ in given}
     for spec in cfg.bots:
         mine = {n for n in names if n.startswith(f"{spec.name}#")}
         assert len(mine) <= min(per_deal[spec.name], 16)
     if max(per_deal.values()) <= 16:
-        assert all(not p.retired for pool in players._pools.values() for p in pool.players)
+        assert all(not p.retired for pool in instances._pools.values() for p in pool.instances)
 
 
 def test_a_small_pool_replaces_processes_rather_than_reuse_one_on_a_deal() -> None:
     cfg = config(3, deals=5, concurrency=2, processes=2)
-    given, players = trio.run(play_schedule, cfg, random.Random(7))
+    given, instances = trio.run(play_schedule, cfg, random.Random(7))
     assert_no_process_holds_two_seats_of_a_deal(given)
-    retired = [p for pool in players._pools.values() for p in pool.players if p.retired]
+    retired = [p for pool in instances._pools.values() for p in pool.instances if p.retired]
     assert retired, "a pool of 2 for 8 seats per deal must replace processes"
     # a retired process is never seated again: each one's seats all come before it was retired
-    for pool in players._pools.values():
+    for pool in instances._pools.values():
         assert len(pool.live()) <= 2
 
 
 def test_a_fresh_bot_gets_a_new_player_for_every_seat() -> None:
     cfg = config(2, deals=3, concurrency=2, fresh=True)
     given, _ = trio.run(play_schedule, cfg, random.Random(3))
-    names = [player for player, _, _, _ in given]
+    names = [instance for instance, _, _, _ in given]
     assert len(names) == len(set(names)) == 4 * len(schedule(cfg))
 
 
@@ -145,7 +145,7 @@ def test_an_external_bot_with_one_session_cannot_be_seated_and_is_told_why() -> 
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+            instances = Instances(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
             door = next(d for d in server.doors if d.token == "secret-123")
             session = door.session("one")
             session.entered.set()
@@ -154,7 +154,7 @@ def test_an_external_bot_with_one_session_cannot_be_seated_and_is_told_why() -> 
             door.on_enter(session)
             specs = [cfg.bots[0], cfg.bots[1], cfg.bots[0], cfg.bots[1]]
             with pytest.raises(NoSeat) as caught:
-                await players.seat(0, specs, wait_s=cfg.connect_timeout)
+                await instances.seat(0, specs, wait_s=cfg.connect_timeout)
             message = str(caught.value)
             assert caught.value.bot == "theirs"
             assert "external bot 'theirs'" in message
@@ -163,14 +163,14 @@ def test_an_external_bot_with_one_session_cannot_be_seated_and_is_told_why() -> 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
-def test_a_player_that_held_a_deal_is_not_offered_it_again_even_when_idle() -> None:
+def test_an_instance_that_held_a_deal_is_not_offered_it_again_even_when_idle() -> None:
     spec = BotSpec("b", ("x",))
-    player = Player(spec, "b#1")
-    player.deals.add(4)
-    assert not player.can_take(4)
-    assert player.can_take(5)
-    player = replace(player, gone=True)
-    assert not player.can_take(5)
+    instance = Instance(spec, "b#1")
+    instance.deals.add(4)
+    assert not instance.can_take(4)
+    assert instance.can_take(5)
+    instance = replace(instance, gone=True)
+    assert not instance.can_take(5)
 
 
 def _enter(door: Door, instance: str) -> ListPort:
@@ -202,15 +202,15 @@ def test_an_external_sessions_open_seat_goes_to_a_restarted_process_never_to_one
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+            instances = Instances(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
             door = next(d for d in server.doors if d.token == "secret-123")
             streams = {name: _enter(door, name) for name in ("a", "b")}
             theirs = cfg.bots[1]
             specs = [cfg.bots[0], theirs, cfg.bots[0], theirs]
-            seated = await players.seat(1, specs, wait_s=5)
+            seated = await instances.seat(1, specs, wait_s=5)
             table = FakeTable("g1")
-            for seat, player in enumerate(seated):
-                players.hold(player, table, seat, 1, lambda p, c: None)  # type: ignore[arg-type]
+            for seat, instance in enumerate(seated):
+                instances.hold(instance, table, seat, 1, lambda p, c: None)  # type: ignore[arg-type]
             by_stream = {
                 name: next(s for s in (1, 3) if _offered(stream) == [table.ticket(s)])
                 for name, stream in streams.items()
@@ -220,7 +220,7 @@ def test_an_external_sessions_open_seat_goes_to_a_restarted_process_never_to_one
             assert _offered(streams["b"]) == [table.ticket(by_stream["b"])]  # not its deal's twin
             restarted = _enter(door, "a-restarted")
             assert _offered(restarted) == [table.ticket(dead)]
-            assert players.holder(table, dead) is not seated[dead]  # type: ignore[arg-type]
+            assert instances.holder(table, dead) is not seated[dead]  # type: ignore[arg-type]
             again = _enter(door, "a")  # the old instance comes back too late: not offered it
             assert _offered(again) == []
             nursery.cancel_scope.cancel()
@@ -238,14 +238,14 @@ def test_a_session_that_comes_back_first_keeps_its_seat() -> None:
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            players = Players(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
+            instances = Instances(cfg, server, nursery, Path("/nonexistent"))  # type: ignore[arg-type]
             door = next(d for d in server.doors if d.token == "secret-123")
             streams = {name: _enter(door, name) for name in ("a", "b")}
             theirs = cfg.bots[1]
-            seated = await players.seat(1, [cfg.bots[0], theirs, cfg.bots[0], theirs], wait_s=5)
+            seated = await instances.seat(1, [cfg.bots[0], theirs, cfg.bots[0], theirs], wait_s=5)
             table = FakeTable("g1")
-            for seat, player in enumerate(seated):
-                players.hold(player, table, seat, 1, lambda p, c: None)  # type: ignore[arg-type]
+            for seat, instance in enumerate(seated):
+                instances.hold(instance, table, seat, 1, lambda p, c: None)  # type: ignore[arg-type]
             mine = _offered(streams["a"])
             door.leave(streams["a"])  # type: ignore[arg-type]
             back = _enter(door, "a")  # a dropped stream, the same process: its seats again

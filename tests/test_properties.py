@@ -91,13 +91,13 @@ class Deal:
 
 
 def make_deal(
-    seed: int, trump: Trump, dealer: int, paired: bool = False, hearts_ftk: bool = False
+    seed: int, trump: Trump, dealer: int, paired: bool = False, hearts_five_ten_king: bool = False
 ) -> Deal:
     """Shuffle the shoe and deal 25 cards a seat, leaving 8 as the kitty.
 
     A ``paired`` shoe is shuffled two copies at a time (both copies of a kind stay together,
     bar a few swaps), so hands are rich in pairs and tractors, and so are the plays. With
-    ``hearts_ftk`` the dealer, who leads first, is sure to hold ♥5 ♥10 ♥K (a 5-10-K that mixes
+    ``hearts_five_ten_king`` the dealer, who leads first, is sure to hold ♥5 ♥10 ♥K (a 5-10-K that mixes
     the trump ♥5 with hearts under most rules), swapped in from wherever they were dealt.
     """
     rng = random.Random(seed)
@@ -111,7 +111,7 @@ def make_deal(
     else:
         deck = list(DECK)
         rng.shuffle(deck)
-    if hearts_ftk:
+    if hearts_five_ten_king:
         for slot, rank in enumerate((Rank.FIVE, Rank.TEN, Rank.KING)):
             i, j = dealer * HAND_SIZE + slot, deck.index(Card.of(Suit.HEARTS, rank))
             deck[i], deck[j] = deck[j], deck[i]
@@ -131,7 +131,7 @@ deals = st.builds(
     trumps,
     st.integers(0, 3),
     paired=st.booleans(),
-    hearts_ftk=st.booleans(),
+    hearts_five_ten_king=st.booleans(),
 )
 
 
@@ -144,7 +144,7 @@ def random_deal(rng: random.Random) -> Deal:
         trump,
         rng.randrange(4),
         paired=rng.random() < 0.7,
-        hearts_ftk=rng.random() < 0.5,
+        hearts_five_ten_king=rng.random() < 0.5,
     )
 
 
@@ -285,9 +285,9 @@ def candidates(
     yield "empty", ()
     if lead is None:  # 5-10-Ks, mixed or not, whether held or not
         for natural in Suit:
-            ftk = [Card.of(natural, r) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
-            yield "5-10-K", tuple(ftk)
-            yield "5-10-K", tuple(ftk * 2)
+            five_ten_king = [Card.of(natural, r) for r in (Rank.FIVE, Rank.TEN, Rank.KING)]
+            yield "5-10-K", tuple(five_ten_king)
+            yield "5-10-K", tuple(five_ten_king * 2)
 
 
 @dataclass

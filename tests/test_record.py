@@ -19,8 +19,8 @@ from chaodipi.engine.presets import PRESETS
 from chaodipi.records import (
     FORCED,
     RECORD_FORMAT,
-    Decision,
     GameEnd,
+    Turn,
     dump_lines,
     load_lines,
     record_lines,
@@ -50,10 +50,10 @@ def _validator() -> jsonschema.protocols.Validator:
 def test_a_whole_match_of_every_preset_replays_exactly(name: str) -> None:
     match = _played(name, seed=5)
     assert match.over
-    decisions = [
-        Decision(ms=i % 7, strikes=0, note="n" if i % 3 else "") for i in range(len(match.actions))
+    turns = [
+        Turn(ms=i % 7, strikes=0, note="n" if i % 3 else "") for i in range(len(match.actions))
     ]
-    lines = list(record_lines(match, decisions, bots=("a", "b", "a", "b"), date="2026-12-01"))
+    lines = list(record_lines(match, turns, bots=("a", "b", "a", "b"), date="2026-12-01"))
     validator = _validator()
     for line in lines:
         validator.validate(line)
@@ -103,11 +103,11 @@ def test_a_failed_throw_is_recorded_with_what_was_attempted() -> None:
     pytest.fail("no failed throw in 40 random hands")
 
 
-def test_decisions_are_recorded_per_action() -> None:
+def test_turns_are_recorded_per_action() -> None:
     match = _played("hefei", seed=2, max_hands=1)
-    decisions = [FORCED] * len(match.actions)
-    decisions[0] = Decision(ms=12, timed_out=True, strikes=1, refused=2, note="eval +3")
-    lines = list(record_lines(match, decisions))
+    turns = [FORCED] * len(match.actions)
+    turns[0] = Turn(ms=12, struck=True, strikes=1, refused=2, note="eval +3")
+    lines = list(record_lines(match, turns))
     actions = [line for line in lines if line["type"] == "action"]
     assert actions[0] | {"action": "?"} == {
         "type": "action",
@@ -123,17 +123,17 @@ def test_decisions_are_recorded_per_action() -> None:
         "note": "eval +3",
     }
     assert actions[1]["asked"] is False and "ms" not in actions[1]
-    with pytest.raises(ValueError, match="decisions for"):
-        list(record_lines(match, decisions[:-1]))
+    with pytest.raises(ValueError, match="turns for"):
+        list(record_lines(match, turns[:-1]))
 
 
 def test_an_answer_the_bot_s_kit_chose_is_recorded_as_a_fallback() -> None:
     """The action line of a decision answered by the bot's kit (``Answer.fallback``) says
     ``"fallback": true``, valid by the schema; a forced action has no such field."""
     match = _played("classic", seed=3, max_hands=1)
-    decisions = [FORCED] * len(match.actions)
-    decisions[0] = Decision(ms=850, fallback=True)
-    lines = list(record_lines(match, decisions, bots=("slow", "b", "slow", "b")))
+    turns = [FORCED] * len(match.actions)
+    turns[0] = Turn(ms=850, fallback=True)
+    lines = list(record_lines(match, turns, bots=("slow", "b", "slow", "b")))
     schema = record_schema()
     for line in lines:
         jsonschema.validate(line, schema)
@@ -212,13 +212,13 @@ def test_a_record_from_the_log_is_the_record_played_again(name: str) -> None:
     match's own log; it must be the one made by playing the match again."""
     match = Match(PRESETS[name], seed=9, max_hands=3)
     rng = random.Random(9)
-    decisions = []
+    turns = []
     while not match.over:
         cursor = match.log.cursor
         match.apply(match.to_play, match.legal_actions().sample(rng))
-        decisions.append(Decision(ms=len(decisions), cursor=cursor))
-    fast = list(record_lines(match, decisions))
-    again = list(record_lines(match, [Decision(ms=d.ms) for d in decisions]))
+        turns.append(Turn(ms=len(turns), cursor=cursor))
+    fast = list(record_lines(match, turns))
+    again = list(record_lines(match, [Turn(ms=d.ms) for d in turns]))
     assert fast == again and len(fast) > len(match.log)
 
 

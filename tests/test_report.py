@@ -238,14 +238,14 @@ def test_the_worked_example_of_docs_report_md() -> None:
     for shown in (
         "┃ rank ┃ bot   ┃ rating ± 95 % ┃       score % [95 %] ┃ games ┃ score ┃ levels/hand ┃ pts/def. hand ┃",
         "│    1 │ alpha │      +26 ± 77 │ 57.5% [36.4%, 76.2%] │    20 │  11.5 │        1.50 │          40.0 │",
-        "faults: none (no timeouts, fallbacks, illegal moves, crashes or forfeits)",
+        "faults: none (no strikes, fallbacks, illegal moves, crashes or forfeits)",
         "│ alpha vs beta │ 10-7-3 │ 57.5% [39.1%, 75.9%] │ +52.5 ± 138.1 │ 78.8% │ [1, 1, 4, 2, 2] │ +52.5 ± 151.2 │      15% │    0 │",
         "SPRT: continue (elo0 0, elo1 50, α 0.05, β 0.05): LLR 0.30 in (−2.94, 2.94) after 10 pairs",
     ):
         assert shown in text and shown in docs
 
 
-def test_fallbacks_are_a_fault_of_their_own_beside_timeouts() -> None:
+def test_fallbacks_are_a_fault_of_their_own_beside_strikes() -> None:
     """Answers a bot's kit chose for it (``Answer.fallback``) are counted per bot, in its
     side's column, and shown in the faults table and the JSON: a bot that played on its
     SDK's default moves has faults, never "faults: none"."""
@@ -358,7 +358,7 @@ def test_the_report_reads_at_80_and_120_columns(width: int) -> None:
     assert f"│ {LONG[0]} " in faults and f"│ {LONG[1]} " not in faults  # only the bot with a fault
     for header in ("rating ± 95 %", "score % [95 %]", "games", "levels/hand", "pts/def. hand"):
         assert header in standings, header
-    for header in ("timeouts", "fallbacks", "illegal", "crashes", "forfeits"):
+    for header in ("strikes", "fallbacks", "illegal", "crashes", "forfeits"):
         assert header in faults, header
     for header in ("W-L-D", "score % [95 %]", "Elo ± 95 %", "LOS", "Ptnml", "variance", "void"):
         assert header in pairings, header

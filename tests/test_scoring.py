@@ -39,13 +39,13 @@ def test_hefei_kitty_multiplier_by_the_largest_unit() -> None:
 def test_heaven_earth_exact_or_contained() -> None:
     """暗炒 「但是仅同花色的5、10、K这3张牌保(抠)底可以享受奖励…带其他牌…不享受奖励」; 扛旗/明炒
     「抓分方用含有同花色的5、10、K的牌型抠底可以享受奖励」."""
-    ftk, bigger = winning("♣5 ♣10 ♣K"), winning("♣5 ♣10 ♣K ♣A")
-    assert heaven_earth_side(T, HeavenEarth.EXACT, ftk, True, False) == Side.DEFENDERS
-    assert heaven_earth_side(T, HeavenEarth.EXACT, ftk, False, False) == Side.DEALERS  # 保底
+    five_ten_king, bigger = winning("♣5 ♣10 ♣K"), winning("♣5 ♣10 ♣K ♣A")
+    assert heaven_earth_side(T, HeavenEarth.EXACT, five_ten_king, True, False) == Side.DEFENDERS
+    assert heaven_earth_side(T, HeavenEarth.EXACT, five_ten_king, False, False) == Side.DEALERS  # 保底
     assert heaven_earth_side(T, HeavenEarth.EXACT, bigger, True, False) is None
     assert heaven_earth_side(T, HeavenEarth.CONTAINS, bigger, True, True) == Side.DEFENDERS
-    assert heaven_earth_side(T, HeavenEarth.CONTAINS, ftk, False, True) is None  # defenders only
-    assert heaven_earth_side(T, "none", ftk, True, False) is None
+    assert heaven_earth_side(T, HeavenEarth.CONTAINS, five_ten_king, False, True) is None  # defenders only
+    assert heaven_earth_side(T, "none", five_ten_king, True, False) is None
 
 
 def play_out(state: HandState, *plays: tuple[int, str]) -> None:

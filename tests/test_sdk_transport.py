@@ -211,8 +211,8 @@ def test_a_decide_too_late_for_the_guard_is_answered_for_as_a_fallback_said_once
     assert recordings[0][0].error is None, recordings[0][0].error
     seat = result.seats[0]
     assert seat.fallbacks == 3 and seat.strikes == 0 and seat.illegal == 0, seat
-    assert [d.fallback for d in result.decisions].count(True) == 3
-    assert not any(d.fallback and d.timed_out for d in result.decisions)
+    assert [d.fallback for d in result.turns].count(True) == 3
+    assert not any(d.fallback and d.struck for d in result.turns)
     err = capfd.readouterr().err
     assert err.count("counted as a fallback in the report") == 1, err
     line = next(line for line in err.splitlines() if "counted as a fallback" in line)

@@ -19,7 +19,7 @@ from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import Decision, pack, record_lines, seat_view, spaced, transcript
+from chaodipi.records import Turn, pack, record_lines, seat_view, spaced, transcript
 
 TRICK = re.compile(r"^ *(\d+)\. (.*)")
 
@@ -29,12 +29,12 @@ def _record(preset: str, seed: int, max_hands: int | None = 2) -> list[dict[str,
     rng = random.Random(seed)
     while not match.over:
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    decisions = [
-        Decision(ms=40 + i, note=f"note {i} of seat {seat}" if i % 25 == 0 else "")
+    turns = [
+        Turn(ms=40 + i, note=f"note {i} of seat {seat}" if i % 25 == 0 else "")
         for i, (seat, _) in enumerate(match.actions)
     ]
     bots = ("alpha-with-a-long-name", "beta", "alpha-with-a-long-name", "beta")
-    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+    return list(record_lines(match, turns, bots=bots, date="2026-12-01T14:00:00Z"))
 
 
 def _tricks(text: list[str]) -> list[str]:
@@ -173,7 +173,7 @@ def test_games_names_each_bot_s_faults_fallbacks_among_them(
     tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """When a listed game has faults, a ``faults`` column names each bot with its counts
-    (answers its kit chose for it, ``fallbacks``, beside timeouts), ``—`` for a game without;
+    (answers its kit chose for it, ``fallbacks``, beside strikes), ``—`` for a game without;
     it still fits 80 columns."""
     path = tmp_path / "results.sqlite"
     db = ResultsDB(path)
@@ -187,7 +187,7 @@ def test_games_names_each_bot_s_faults_fallbacks_among_them(
     assert main(["games", str(path)]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert "faults" in next(line for line in rows if line.split()[:2] == ["#", "game"])
-    assert "slow: 1 timeout, 3 fallbacks" in next(r for r in rows if "slow-quick-d1-a" in r)
+    assert "slow: 1 strike, 3 fallbacks" in next(r for r in rows if "slow-quick-d1-a" in r)
     assert "quick: 1 fallback " in next(r for r in rows if "slow-quick-d1-b" in r)
     assert " — " in next(r for r in rows if "slow-quick-d2-a" in r)
 
@@ -365,3 +365,33 @@ def test_a_floored_hefei_hand_says_so() -> None:
         if row["type"] == "hand_over" and not row["score"]["floored"]
     ]
     assert all("floored" not in _flat(transcript(lines, hand=row["hand"] + 1)) for row in unfloored)
+
+
+@pytest.mark.parametrize(
+    ("ending", "told"),
+    [("played out", "won (reward 3):"), ("forfeit", "won (reward 3) on a forfeit:")],
+)
+def test_the_result_line_names_the_reward_as_the_viewer_does(ending: str, told: str) -> None:
+    """The number a game's winner earns is its reward (docs/architecture.md's glossary), in the
+    transcript's result line as in the viewer's "won (reward 3)"."""
+    lines = _record("classic", 5)
+    result = lines[0]["result"]
+    result.update(winner=1, reward=3, ending=ending)
+    head = _flat(transcript(lines))
+    assert f"result: team 1 (beta) {told}" in head
+    assert "won by" not in head
+
+
+def test_a_struck_action_says_strike_as_the_report_does() -> None:
+    """An action whose clock ran out is a strike (docs/architecture.md's glossary): the
+    transcript says ``strike 1`` beside it, as the report's faults table says ``strikes``."""
+    match = Match(PRESETS["classic"], seed=5, max_hands=1)
+    rng = random.Random(5)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    turns = [Turn(ms=40) for _ in match.actions]
+    first_play = next(i for i, (_, action) in enumerate(match.actions) if str(action).startswith("play"))
+    turns[first_play] = Turn(ms=1050, struck=True, strikes=1)
+    text = _flat(transcript(list(record_lines(match, turns))))
+    assert "(strike 1)" in text
+    assert "timeout" not in text

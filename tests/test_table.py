@@ -357,4 +357,4 @@ def test_an_answer_marked_fallback_is_counted_as_the_seat_s_fallback_and_recorde
     asked = [line for line in lines if line["type"] == "action" and line["asked"]]
     assert [line["seat"] for line in asked if line["fallback"]] == [0] * seats[0].decisions
     assert all(not line["fallback"] for line in asked if line["seat"] == 2)  # timeouts
-    assert sum(1 for d in result.decisions if d.fallback) == seats[0].decisions
+    assert sum(1 for d in result.turns if d.fallback) == seats[0].decisions

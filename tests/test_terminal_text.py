@@ -21,7 +21,7 @@ from chaodipi.arena.results.rows import GameKey
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import Decision, pack, record_lines, visible
+from chaodipi.records import Turn, pack, record_lines, visible
 from tests.test_show import _row
 
 CLEAR = "\x1b[2J\x1b[H"
@@ -37,9 +37,9 @@ def _record() -> list[dict[str, Any]]:
     rng = random.Random(3)
     while not match.over:
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    decisions = [Decision(ms=40, note=EVIL_NOTE if seat == 0 else "") for seat, _ in match.actions]
+    turns = [Turn(ms=40, note=EVIL_NOTE if seat == 0 else "") for seat, _ in match.actions]
     bots = (EVIL_NAME, "beta", EVIL_NAME, "beta")
-    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+    return list(record_lines(match, turns, bots=bots, date="2026-12-01T14:00:00Z"))
 
 
 def _raw(text: str) -> list[str]:

@@ -246,12 +246,12 @@ def test_hearts_five_ten_king_with_the_red_five() -> None:
     """暗炒/明炒 「红桃为副牌时，红桃5可以形成红桃5、10、K」; 扛旗 「红桃5不可以形成红桃5、10、K」."""
     from .support import KANGQI
 
-    assert lead(trump("J", "♠", ANCHAO), "♥5 ♥10 ♥K").kind.name == "FTK"
-    assert lead(trump("J", "♠", ANCHAO), "♥55 ♥1010 ♥KK").kind.name == "FTK_PAIRS"
+    assert lead(trump("J", "♠", ANCHAO), "♥5 ♥10 ♥K").kind.name == "FIVE_TEN_KING"
+    assert lead(trump("J", "♠", ANCHAO), "♥55 ♥1010 ♥KK").kind.name == "FIVE_TEN_KING_PAIRS"
     with pytest.raises(IllegalPlay, match="mixes suits"):
         lead(trump("J", "♠", KANGQI), "♥5 ♥10 ♥K")
     # with hearts trump it is simply the trump 5-10-K
-    assert lead(trump("J", "♥", KANGQI), "♥5 ♥10 ♥K").is_trump_ftk
+    assert lead(trump("J", "♥", KANGQI), "♥5 ♥10 ♥K").is_trump_five_ten_king
 
 
 def test_level_card_in_a_side_five_ten_king_breaks_it() -> None:
@@ -259,7 +259,7 @@ def test_level_card_in_a_side_five_ten_king_breaks_it() -> None:
     suits; with clubs trump all three are trumps and it is the trump 5-10-K."""
     with pytest.raises(IllegalPlay, match="mixes suits"):
         lead(trump("10", "♠"), "♣5 ♣10 ♣K")
-    assert lead(trump("10", "♣"), "♣5 ♣10 ♣K").is_trump_ftk
+    assert lead(trump("10", "♣"), "♣5 ♣10 ♣K").is_trump_five_ten_king
 
 
 def test_same_suit_five_ten_king_lead_is_never_a_throw() -> None:
@@ -270,5 +270,5 @@ def test_same_suit_five_ten_king_lead_is_never_a_throw() -> None:
 
     from .support import HEFEI
 
-    assert lead(T, "♣5 ♣10 ♣K").kind is PlayKind.FTK
+    assert lead(T, "♣5 ♣10 ♣K").kind is PlayKind.FIVE_TEN_KING
     assert lead(trump("J", "♠", HEFEI), "♣5 ♣10 ♣K").kind is PlayKind.THROW

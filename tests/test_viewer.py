@@ -25,7 +25,7 @@ from chaodipi.engine.levels import level_name
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS, preset
 from chaodipi.engine.view import observe
-from chaodipi.records import Decision, pack, record_lines, render_html, write_html
+from chaodipi.records import Turn, pack, record_lines, render_html, write_html
 
 try:
     from playwright.sync_api import Page, sync_playwright
@@ -55,11 +55,11 @@ def _record(name: str, seed: int, hands: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     while not match.over:
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    decisions = [
-        Decision(ms=10 + i, note=_note(seat, i)) for i, (seat, _) in enumerate(match.actions)
+    turns = [
+        Turn(ms=10 + i, note=_note(seat, i)) for i, (seat, _) in enumerate(match.actions)
     ]
     bots = ("alpha", "beta", "alpha", "beta")
-    return list(record_lines(match, decisions, bots=bots, date="2026-12-01T14:00:00Z"))
+    return list(record_lines(match, turns, bots=bots, date="2026-12-01T14:00:00Z"))
 
 
 def _steps(lines: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any] | None, bool]]:
@@ -324,8 +324,8 @@ def test_an_answer_the_bot_s_kit_chose_is_shown_as_a_fallback(browser: Any, tmp_
     rng = random.Random(6)
     while not match.over:
         match.apply(match.to_play, match.legal_actions().sample(rng))
-    decisions = [Decision(ms=5, fallback=i == 3) for i in range(len(match.actions))]
-    lines = list(record_lines(match, decisions, bots=("alpha", "beta", "alpha", "beta")))
+    turns = [Turn(ms=5, fallback=i == 3) for i in range(len(match.actions))]
+    lines = list(record_lines(match, turns, bots=("alpha", "beta", "alpha", "beta")))
     page, problems = _open(browser, lines, tmp_path / "game.html")
     text = page.evaluate("document.body.innerText")
     assert text.count("fallback (its kit answered for it)") == 1, text

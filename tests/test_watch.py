@@ -18,15 +18,20 @@ import pytest
 import trustme
 from rich.cells import cell_len
 
-from chaodipi.arena.cli.live import open_watch, watch_table
+from chaodipi.arena.cli.live import ending_text, open_watch, watch_table
 from chaodipi.arena.cli.main import main
 from chaodipi.arena.cli.watch import read_spectator_token
 from chaodipi.arena.errors import UsageError
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.record import table_record
-from chaodipi.arena.v2.convert import event_from_message, event_message, match_end_from_message
+from chaodipi.arena.v2.convert import (
+    MatchEnd,
+    event_from_message,
+    event_message,
+    match_end_from_message,
+)
 from chaodipi.bot import run_bot
-from chaodipi.engine import PRESETS, Match
+from chaodipi.engine import PRESETS, Ending, Match
 from chaodipi.records import (
     LiveRecord,
     Transcript,
@@ -356,3 +361,12 @@ def test_a_spectator_is_told_the_kangqi_hand_has_no_level() -> None:
     assert [row for row in printed if row.startswith("── hand")] == [
         "── hand 1 · level none (扛旗) · dealer seat 0 · progress 13 : 7 ──"
     ]
+
+
+def test_the_last_line_names_the_reward_as_the_viewer_does() -> None:
+    """The number the winner earns is its reward (docs/architecture.md's glossary), in
+    ``arena watch``'s last line as in the viewer's "won (reward 3)"."""
+    end = MatchEnd(Ending.FORFEIT, "seat 0 struck out", 0, 4, (5, 2), 1, 3)
+    assert ending_text(end) == (
+        "match over after 4 hands: team 0 (seats 0 and 2) won (reward 3); seat 0 struck out"
+    )

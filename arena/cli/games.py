@@ -3,7 +3,7 @@
 One row per stored game, by number (the order the games were stored: a number never changes,
 and a void game played again keeps its own): its number and name (either names it to ``arena
 show``; the live log of ``arena run`` gives both), the bots by team, the deal, the result, how
-it ended, the hands played, the time it took, each bot's faults (timeouts, fallbacks, illegal
+it ended, the hands played, the time it took, each bot's faults (strikes, fallbacks, illegal
 answers, crashes: a column shown when a listed game has any), and whether its record can be
 shown yet.
 Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either way round),
@@ -39,7 +39,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "number): the number and name to give `arena show DB GAME` (arena run's log line "
         "for the game gives both; neither changes when the run grows), the bots (team of "
         "seats 0+2 first), the deal, the result, how it ended, hands, time, each bot's "
-        "faults when a listed game has any (timeouts, fallbacks: answers its kit chose for it, "
+        "faults when a listed game has any (strikes, fallbacks: answers its kit chose for it, "
         "illegal answers, crashes), and whether its record can be shown yet (a record is "
         "shown once every game on its deal is stored).",
         epilog=GAMES_EXIT_CODES,
@@ -93,13 +93,13 @@ def result_of(row: GameRow) -> str:
 
 
 def faults_of(row: GameRow) -> str:
-    """Each bot's faults in a stored game, ``—`` for none: ``beta: 3 fallbacks, 1 timeout``."""
+    """Each bot's faults in a stored game, ``—`` for none: ``beta: 3 fallbacks, 1 strike``."""
     said = []
     for bot, side in ((row.key.bot_a, "a"), (row.key.bot_b, "b")):
         counts = [
             (getattr(row, f"{column}_{side}"), name)
             for column, name in (
-                ("strikes", "timeout"),
+                ("strikes", "strike"),
                 ("fallbacks", "fallback"),
                 ("illegal", "illegal"),
                 ("crashes", "crash"),

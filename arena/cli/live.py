@@ -107,13 +107,13 @@ def ending_text(end: MatchEnd) -> str:
 
     >>> from chaodipi.engine.match import Ending
     >>> ending_text(MatchEnd(Ending.PLAYED_OUT, "played to the end", 1, 9, (12, 14), None, 2))
-    'match over after 9 hands: team 1 (seats 1 and 3) won, by 2; played to the end'
+    'match over after 9 hands: team 1 (seats 1 and 3) won (reward 2); played to the end'
     """
     if end.winner is None:
         verdict = "drawn" if end.ending is Ending.PLAYED_OUT else "undecided"
     else:
         team = end.winner
-        verdict = f"team {team} (seats {team} and {team + 2}) won, by {end.reward}"
+        verdict = f"team {team} (seats {team} and {team + 2}) won (reward {end.reward})"
     return f"match over after {end.hands} hands: {verdict}; {visible(end.reason)}"
 
 

@@ -292,12 +292,12 @@ FAILING = ("forfeits", "crashes")
 
 
 def _counted(report: Report, kinds: Iterable[str]) -> list[str]:
-    """``bot: 3 illegal, 1 timeouts`` for each bot with any of these fault counts."""
+    """``bot: 3 illegal, 1 strikes`` for each bot with any of these fault counts."""
     said = []
     for bot in report.bots:
-        counts = [(getattr(bot, kind), kind) for kind in kinds]
+        counts = [(getattr(bot, kind), FAULTS[kind]) for kind in kinds]
         if any(n for n, _ in counts):
-            said.append(f"{bot.bot}: " + ", ".join(f"{n} {kind}" for n, kind in counts if n))
+            said.append(f"{bot.bot}: " + ", ".join(f"{n} {name}" for n, name in counts if n))
     return said
 
 
@@ -306,8 +306,8 @@ def faults_said(report: Report) -> str:
     that do are said as the reason for exit code 1): every fault kind counted is said.
 
     >>> from chaodipi.arena.report.summary import FAULTS
-    >>> [kind for kind in FAULTS if kind not in FAILING]
-    ['timeouts', 'fallbacks', 'illegal']
+    >>> [FAULTS[kind] for kind in FAULTS if kind not in FAILING]
+    ['strikes', 'fallbacks', 'illegal']
     """
     said = _counted(report, [kind for kind in FAULTS if kind not in FAILING])
     return f"; faults: {'; '.join(said)}" if said else ""

@@ -3,7 +3,7 @@
 Per pairing: W-L-D, the pentanomial pair counts, the score with its 95 % interval, Elo ± 95 %
 and LOS (all from pairs, since the two games of a duplicate deal are not independent), and the
 variance that pairing removed. Per bot: games, score, win rate with a 95 % Wilson interval over
-its games, a joint maximum-likelihood rating, levels and points per hand, and timeouts,
+its games, a joint maximum-likelihood rating, levels and points per hand, and strikes,
 fallbacks, illegal moves, crashes and forfeits. A void game (a bot never took its seat) is no
 result: it is counted and listed with its reason, and left out of every statistic.
 docs/report.md explains each number.
@@ -436,8 +436,16 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
     return fitted_tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
 
 
-FAULTS = ("timeouts", "fallbacks", "illegal", "crashes", "forfeits")
-"""The fault counts of a bot, as its BotLine names them."""
+FAULTS = {
+    "timeouts": "strikes",
+    "fallbacks": "fallbacks",
+    "illegal": "illegal",
+    "crashes": "crashes",
+    "forfeits": "forfeits",
+}
+"""The fault counts of a bot: each as its BotLine names it (so do ``--json`` and
+``standings.csv``), and as the faults table and ``arena run``'s last line say it (a missed
+deadline is a strike)."""
 
 
 def _faults_tables(report: Report, width: int) -> list[Table]:
@@ -446,7 +454,9 @@ def _faults_tables(report: Report, width: int) -> list[Table]:
     if not faulty:
         return []
     keys = [Column("bot", [b.bot for b in faulty], "left")]
-    counts = [Column(name, [str(getattr(b, name)) for b in faulty]) for name in FAULTS]
+    counts = [
+        Column(said, [str(getattr(b, kind)) for b in faulty]) for kind, said in FAULTS.items()
+    ]
     return fitted_tables("Faults (over the games that are results)", keys, [counts], width)
 
 
@@ -537,7 +547,7 @@ def print_report(report: Report, console: Console, failures: bool = True) -> Non
     faults = _faults_tables(report, width)
     if not faults:
         console.print(
-            "faults: none (no timeouts, fallbacks, illegal moves, crashes or forfeits)",
+            "faults: none (no strikes, fallbacks, illegal moves, crashes or forfeits)",
             highlight=False,
         )
     for table in [*faults, *_pairs_tables(report, width)]:

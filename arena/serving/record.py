@@ -1,7 +1,7 @@
 """The game record of a table whose match has ended: the engine's lines (made by
 :mod:`chaodipi.records`), with what only the table knows: the bots' names, the date, how the
-table ended, each decision's clock and the bots' notes
-(:attr:`chaodipi.arena.serving.table.TableResult.decisions`)."""
+table ended, each turn's clock and the bots' notes
+(:attr:`chaodipi.arena.serving.table.TableResult.turns`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chaodipi.arena.serving.table import Table
-from chaodipi.records import Decision, GameEnd, Line, now, record_lines
+from chaodipi.records import GameEnd, Line, Turn, now, record_lines
 
 __all__ = ["table_record"]
 
@@ -41,7 +41,7 @@ def table_record(
         forfeited_by=result.forfeited_by,
         reward=result.reward,
     )
-    decisions: tuple[Decision, ...] | None = result.decisions
-    if len(result.decisions) != len(table.match.actions):  # the table failed mid-action
-        decisions = None  # the record then says nothing of the clock, rather than a wrong thing
-    return list(record_lines(table.match, decisions, bots=names, end=end, date=now(), about=header))
+    turns: tuple[Turn, ...] | None = result.turns
+    if len(result.turns) != len(table.match.actions):  # the table failed mid-action
+        turns = None  # the record then says nothing of the clock, rather than a wrong thing
+    return list(record_lines(table.match, turns, bots=names, end=end, date=now(), about=header))

@@ -55,7 +55,7 @@ from chaodipi.engine import (
     other_team,
     team_of,
 )
-from chaodipi.records import FORCED, Decision
+from chaodipi.records import FORCED, Turn
 
 ANSWERS_WAITING = 16
 """Answers to the open decision a table holds before it reads them; one more is refused
@@ -136,7 +136,7 @@ class TableResult:
     ending: Ending = Ending.PLAYED_OUT
     hand_records: tuple[HandRecord, ...] = ()
     """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
-    decisions: tuple[Decision, ...] = ()
+    turns: tuple[Turn, ...] = ()
     """How each action of ``match.actions`` was taken (the clock, strikes, the bot's note):
     with the match, the game's record (:mod:`chaodipi.records`)."""
     void: Void | None = None
@@ -224,7 +224,7 @@ class Table:
         self._scope = anyio.CancelScope()
         self.latencies: list[float] = []
         """Seconds from sending each answered decision to receiving its legal answer."""
-        self.decisions: list[Decision] = []
+        self.turns: list[Turn] = []
         """How each action of the match was taken, in order (one per ``match.actions``)."""
         self._log = get_logger(table=name)
 
@@ -444,7 +444,7 @@ class Table:
             if forced is not None:
                 cursor = match.log.cursor
                 match.apply(seat, forced)
-                self.decisions.append(replace(FORCED, cursor=cursor))
+                self.turns.append(replace(FORCED, cursor=cursor))
                 continue
             await self._decide(seat, legal)
         self._finish()
@@ -474,10 +474,10 @@ class Table:
         elif fallback:
             state.stats.fallbacks += 1
             self._log.warning("fallback", seat=seat, fallbacks=state.stats.fallbacks)
-        self.decisions.append(
-            Decision(
+        self.turns.append(
+            Turn(
                 ms=round(used * 1000),
-                timed_out=scope.cancelled_caught,
+                struck=scope.cancelled_caught,
                 strikes=state.stats.strikes,
                 refused=state.stats.illegal + state.stats.malformed - refused_before,
                 note=note,
@@ -669,7 +669,7 @@ class Table:
             reason=reason,
             seats=tuple(s.stats for s in self.seats),
             ending=ending,
-            decisions=tuple(self.decisions),
+            turns=tuple(self.turns),
             void=None if cut is None else cut.void,
         )
         self._log.info(

@@ -4,7 +4,7 @@ Every pairing plays the same deals, and each deal twice with the teams' seats sw
 luck cancels in the pair (``docs/architecture.md``). Deal ``n``'s cards come from the
 tournament's secret key (:mod:`chaodipi.arena.deals`), which the driver
 (:mod:`chaodipi.arena.tournament.driver`) hands over with the games to play. A game starts a table
-on the in-process server and seats four players from the bots' pools of long-lived processes
+on the in-process server and seats four instances from the bots' pools of long-lived processes
 (:mod:`chaodipi.arena.tournament.pools`: a process is never given two seats of one deal). When the
 match ends, :func:`play_games` hands the driver the game's
 :class:`chaodipi.arena.tournament.backend.GameResult` (its row, its record, its bots' failures)
@@ -60,7 +60,7 @@ from chaodipi.arena.tournament.backend import (
     OnResult,
 )
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
-from chaodipi.arena.tournament.pools import Player, Players
+from chaodipi.arena.tournament.pools import Instance, Instances
 from chaodipi.arena.tournament.processes import stderr_tail
 from chaodipi.engine import PRESETS, SEATS, Ending, other_team, team_of, team_seats
 from chaodipi.records import pack
@@ -97,10 +97,10 @@ class _Run:
 
     config: TournamentConfig
     server: ArenaServer
-    players: Players
+    instances: Instances
     deal_key: DealSource
     deals: _Deals
-    instance: str = field(default_factory=lambda: secrets.token_hex(6))
+    run_tag: str = field(default_factory=lambda: secrets.token_hex(6))
     """Tells this call's processes from those of other shards (a process's name is unique only
     in its pools)."""
     on_table: Callable[[str, GameKey], None] | None = None
@@ -115,12 +115,12 @@ class _Game:
     specs: list[BotSpec]
     table: Table
     label: str
-    instance: str
+    run_tag: str
     admission: Admission
     """The server's, which counts the streams it refused for lack of room."""
     refused_before: int = 0
     """The server's refusals when the game began."""
-    players: list[Player | None] = field(default_factory=lambda: [None] * 4)
+    instances: list[Instance | None] = field(default_factory=lambda: [None] * 4)
     void: list[str] = field(default_factory=list)
     """Why the game is not a result, one line per seat whose bot never took it."""
     failures: list[BotFailure] = field(default_factory=list)
@@ -128,11 +128,11 @@ class _Game:
     problems: list[str] = field(default_factory=list)
 
     def unseated(
-        self, seat: int, why: str, stderr: Path | None, player: Player | None = None
+        self, seat: int, why: str, stderr: Path | None, instance: Instance | None = None
     ) -> None:
         """The bot of ``seat`` did not take it (it was never sent its hand): the game is void
         (:meth:`Table.void`), and :meth:`note_unseated`."""
-        self.note_unseated(seat, why, stderr, player)
+        self.note_unseated(seat, why, stderr, instance)
         self.table.void([seat], f"{self.who([seat])} {why}")
 
     def who(self, seats: Sequence[int]) -> str:
@@ -140,16 +140,16 @@ class _Game:
         return ", ".join(f"{self.specs[seat].name} (seat {seat})" for seat in seats)
 
     def note_unseated(
-        self, seat: int, why: str, stderr: Path | None, player: Player | None = None
+        self, seat: int, why: str, stderr: Path | None, instance: Instance | None = None
     ) -> None:
         """Keep why the bot of ``seat`` did not take it, for the game's row: the bot's failure
-        unless the server refused streams for lack of room since the game (or ``player``'s
+        unless the server refused streams for lack of room since the game (or ``instance``'s
         process) began."""
         spec = self.specs[seat]
         tail = None if stderr is None else stderr_tail(stderr)
         since = self.refused_before
-        if player is not None and player.refused_before is not None:
-            since = min(since, player.refused_before)
+        if instance is not None and instance.refused_before is not None:
+            since = min(since, instance.refused_before)
         refused = self.admission.refused - since
         kind = FailureKind.UNSEATED
         if refused > 0:
@@ -160,10 +160,10 @@ class _Game:
             )
         line = f"{spec.name} (seat {seat}, game {self.label}) {why}"
         self.void.append(line if tail is None else f"{line}; its stderr ends:\n{tail}")
-        process = "" if player is None else f"{player.name}@{self.instance}"
+        process = "" if instance is None else f"{instance.name}@{self.run_tag}"
         self.failures.append(BotFailure(spec.name, kind, why, tail, process))
 
-    def player_gone(self, seat: int, player: Player, code: int | None) -> None:
+    def instance_gone(self, seat: int, instance: Instance, code: int | None) -> None:
         """A process holding one of this game's seats exited: if the seat was never sent its
         hand, the game is void; otherwise the process crashed (the seat forfeits), at its
         first decision as later."""
@@ -172,27 +172,27 @@ class _Game:
             return
         if not table.seated(seat):
             why = f"exited before connecting (exit code {code})"
-            self.unseated(seat, why, player.stderr, player)
+            self.unseated(seat, why, instance.stderr, instance)
             return
         self.crashes[team_of(seat)] += 1
         when = "mid-game"
         if table.seats[seat].stats.decisions == 0:
             when = "after it was sent its hand, before its first move was done"
-        tail = None if player.stderr is None else stderr_tail(player.stderr)
+        tail = None if instance.stderr is None else stderr_tail(instance.stderr)
         self.failures.append(
             BotFailure(
-                player.spec.name,
+                instance.spec.name,
                 FailureKind.CRASHED,
-                why=f"{player.name} crashed {when}, exit code {code}",
+                why=f"{instance.name} crashed {when}, exit code {code}",
                 stderr=tail,
-                process=f"{player.name}@{self.instance}",
+                process=f"{instance.name}@{self.run_tag}",
             )
         )
         self.problems.append(
-            f"{player.spec.name} ({player.name}, seat {seat}, game {self.label}) crashed "
+            f"{instance.spec.name} ({instance.name}, seat {seat}, game {self.label}) crashed "
             f"{when}, exit code {code}; its stderr ends:\n{tail or '(no stderr)'}"
         )
-        table.forfeit(seat, f"{player.spec.name} (seat {seat}) crashed, exit code {code}")
+        table.forfeit(seat, f"{instance.spec.name} (seat {seat}) crashed, exit code {code}")
 
     def result(self, row: GameRow) -> GameResult:
         """The game's result for the driver, with its record."""
@@ -214,11 +214,11 @@ async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
     its seat is ended (a fresh one takes its place next time)."""
     void = await void_unseated(game.table, timeout, who=game.who)
     for seat in () if void is None else void.seats:
-        player = game.players[seat]
-        stderr = None if player is None else player.stderr
-        game.note_unseated(seat, f"did not connect within {timeout:g} s", stderr, player)
-        if player is not None and player.process is not None:
-            run.players.retire(player, "it did not connect its seat in time")
+        instance = game.instances[seat]
+        stderr = None if instance is None else instance.stderr
+        game.note_unseated(seat, f"did not connect within {timeout:g} s", stderr, instance)
+        if instance is not None and instance.process is not None:
+            run.instances.retire(instance, "it did not connect its seat in time")
 
 
 async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
@@ -226,9 +226,9 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
     specs = [bots[team0 if team_of(seat) == 0 else team1] for seat in SEATS]
-    seated: list[Player] | NoSeat
+    seated: list[Instance] | NoSeat
     try:
-        seated = await run.players.seat(key.deal, specs, wait_s=config.connect_timeout)
+        seated = await run.instances.seat(key.deal, specs, wait_s=config.connect_timeout)
     except NoSeat as err:
         seated = err
     table_config = TableConfig(
@@ -251,7 +251,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         spectators_after=run.deals.spectators_after(key.deal),
     )
     admission = run.server.admission
-    game = _Game(key, specs, table, label, run.instance, admission, admission.refused)
+    game = _Game(key, specs, table, label, run.run_tag, admission, admission.refused)
     log = get_logger(table=table.name)
     log.info("game_started", game=label)  # the name, for spectators
     if run.on_table is not None:
@@ -261,37 +261,37 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         if isinstance(seated, NoSeat):
             game.unseated([s.name for s in specs].index(seated.bot), str(seated), None)
         else:
-            await _seat_players(run, game, seated)
+            await _seat_instances(run, game, seated)
         async with anyio.create_task_group() as watchers:
             watchers.start_soon(_watch_connect, run, game, config.connect_timeout)
             result = await run.server.wait(table)
             watchers.cancel_scope.cancel()
     finally:
-        for seat, player in enumerate(game.players):
-            if player is not None:
-                run.players.let_go(table, seat)
+        for seat, instance in enumerate(game.instances):
+            if instance is not None:
+                run.instances.let_go(table, seat)
     row = _row(key, team0, result, game, time.perf_counter() - started)
     # the record of a whole match takes tens of milliseconds to make: in a worker thread, so
     # that the tables still playing are not held up meanwhile (the ended match is not touched)
     return await anyio.to_thread.run_sync(game.result, row), table
 
 
-async def _seat_players(run: _Run, game: _Game, players: list[Player]) -> None:
-    """Give each player its seat, then start the processes that do not run yet."""
+async def _seat_instances(run: _Run, game: _Game, instances: list[Instance]) -> None:
+    """Give each instance its seat, then start the processes that do not run yet."""
     table = game.table
-    for seat, player in enumerate(players):
-        game.players[seat] = player
-        get_logger(table=table.name).info("seat_given", seat=seat, session=player.name)
-        run.players.hold(
-            player, table, seat, game.key.deal, functools.partial(game.player_gone, seat)
+    for seat, instance in enumerate(instances):
+        game.instances[seat] = instance
+        get_logger(table=table.name).info("seat_given", seat=seat, session=instance.name)
+        run.instances.hold(
+            instance, table, seat, game.key.deal, functools.partial(game.instance_gone, seat)
         )
-    for seat, player in enumerate(players):
+    for seat, instance in enumerate(instances):
         try:
-            ticket = table.ticket(seat) if player.spec.fresh else None
-            await run.players.start(player, ticket=ticket)
+            ticket = table.ticket(seat) if instance.spec.fresh else None
+            await run.instances.start(instance, ticket=ticket)
         except OSError as err:
-            run.players.retire(player, "it could not be started")
-            game.unseated(seat, f"could not start: {err}", None, player)
+            run.instances.retire(instance, "it could not be started")
+            game.unseated(seat, f"could not start: {err}", None, instance)
             return
 
 
@@ -363,11 +363,11 @@ async def play_games(
     every bot process ends."""
     slots = anyio.Semaphore(config.concurrency)
     async with anyio.create_task_group() as nursery:
-        players = Players(config, server, nursery, log_dir, detach=detach_bots)
+        instances = Instances(config, server, nursery, log_dir, detach=detach_bots)
         run = _Run(
             config,
             server,
-            players,
+            instances,
             deal_key,
             _Deals(Counter(k.deal for k in keys)),
             on_table=on_table,
@@ -391,9 +391,9 @@ async def play_games(
             # every game ended (or the caller stopped): sessions end, processes exit or
             # are killed
             cancelled = anyio.current_effective_deadline() == -float("inf")
-            await players.close(grace=not cancelled)
+            await instances.close(grace=not cancelled)
         nursery.cancel_scope.cancel()  # the process watchers
-    return players.started
+    return instances.started
 
 
 @dataclass(slots=True)

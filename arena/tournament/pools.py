@@ -3,8 +3,8 @@
 **No process ever holds two seats of one deal**: not its partner's seat, not a seat of the
 other game of the duplicate pair, not a seat of another pairing's game on the same deal, not
 even one after the other. So no process can carry a hidden card from one seat to another in
-its memory, and a bot may remember anything it saw. Each :class:`Player` keeps the deals it
-has held a seat of; :meth:`Players.seat` only gives a seat of deal ``d`` to a player that has
+its memory, and a bot may remember anything it saw. Each :class:`Instance` keeps the deals it
+has held a seat of; :meth:`Instances.seat` only gives a seat of deal ``d`` to an instance that has
 never held one, and seats a whole game at once or not at all.
 
 A command bot's pool grows lazily up to its limit (``processes`` in the config; by default the
@@ -20,7 +20,7 @@ session itself gets them back if it returns first. Meanwhile the seat's clock ru
 if no session takes it before its strikes run out does its team forfeit.
 
 A process that dies is replaced when a seat next needs it; the games it held seats in are
-told (:meth:`Player.hold`'s callback): each is void if its seat was never taken, else that seat's
+told (:meth:`Instance.hold`'s callback): each is void if its seat was never taken, else that seat's
 forfeit (:meth:`chaodipi.arena.serving.table.Table.void`).
 """
 
@@ -42,7 +42,7 @@ from chaodipi.arena.serving import ArenaServer, Door, Session, Table
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.processes import BotProcess, launch
 
-__all__ = ["MAX_DEFAULT_PROCESSES", "Player", "Players", "seats_per_deal"]
+__all__ = ["MAX_DEFAULT_PROCESSES", "Instance", "Instances", "seats_per_deal"]
 
 MAX_DEFAULT_PROCESSES = 16
 """The most processes a bot's pool holds unless its config says ``processes``."""
@@ -50,8 +50,8 @@ MAX_DEFAULT_PROCESSES = 16
 EXIT_GRACE_S = 3.0
 """How long processes may take to exit by themselves once the arena wants no more games."""
 
-OnExit = Callable[["Player", int | None], None]
-"""Told when a player holding a seat goes: (the player, its exit code or None)."""
+OnExit = Callable[["Instance", int | None], None]
+"""Told when an instance holding a seat goes: (the instance, its exit code or None)."""
 
 
 def seats_per_deal(config: TournamentConfig) -> Counter[str]:
@@ -66,7 +66,7 @@ def seats_per_deal(config: TournamentConfig) -> Counter[str]:
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """A seat a player holds: the table, the seat, the deal, and whom to tell if it goes."""
+    """A seat an instance holds: the table, the seat, the deal, and whom to tell if it goes."""
 
     table: Table
     seat: int
@@ -75,7 +75,7 @@ class Held:
 
 
 @dataclass(eq=False, slots=True)
-class Player:
+class Instance:
     """One bot process (or one session of an external bot) that plays seats."""
 
     spec: BotSpec
@@ -138,28 +138,28 @@ class Player:
 
 @dataclass(eq=False, slots=True)
 class _Pool:
-    """One bot's players."""
+    """One bot's instances."""
 
     spec: BotSpec
     limit: int
-    players: list[Player] = field(default_factory=list)
+    instances: list[Instance] = field(default_factory=list)
     door: Door | None = None
     """An external bot's door (its token); command processes have a door each."""
     count: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
-    def live(self) -> list[Player]:
-        return [p for p in self.players if not p.gone]
+    def live(self) -> list[Instance]:
+        return [p for p in self.instances if not p.gone]
 
 
 @dataclass(eq=False, slots=True)
 class _Choice:
-    """A seat's player: one there is, or one to start (replacing ``retire`` if set)."""
+    """A seat's instance: one there is, or one to start (replacing ``retire`` if set)."""
 
-    player: Player | None = None
-    retire: Player | None = None
+    instance: Instance | None = None
+    retire: Instance | None = None
 
 
-class Players:
+class Instances:
     """Every bot's pool for one run, on one server: seats games, starts and replaces processes,
     and ends them all at the end (:meth:`close`)."""
 
@@ -181,9 +181,9 @@ class Players:
         self.detach = detach
         self.started = 0
         """Processes started in this run."""
-        self._fresh: set[Player] = set()
-        self._holders: dict[tuple[str, int], Player] = {}
-        self._orphans: list[tuple[Player, Held]] = []
+        self._fresh: set[Instance] = set()
+        self._holders: dict[tuple[str, int], Instance] = {}
+        self._orphans: list[tuple[Instance, Held]] = []
         """Seats whose external session left, waiting for a session that may take them."""
         self._changed = anyio.Event()
         self._seats_per_deal = seats_per_deal(config)
@@ -203,8 +203,8 @@ class Players:
 
     # -- seating ------------------------------------------------------------------------------
 
-    async def seat(self, deal: int, specs: list[BotSpec], *, wait_s: float) -> list[Player]:
-        """Players for the four seats of a game on ``deal`` (``specs[seat]`` is each seat's
+    async def seat(self, deal: int, specs: list[BotSpec], *, wait_s: float) -> list[Instance]:
+        """Instances for the four seats of a game on ``deal`` (``specs[seat]`` is each seat's
         bot), none of which has ever held a seat of that deal. Waits while the pools are busy;
         ``NoSeat`` after ``wait_s`` seconds when an external bot has too few sessions."""
         with anyio.move_on_after(wait_s) as waiting:
@@ -220,7 +220,7 @@ class Players:
         raise NoSeat(missing.name, self._too_few_sessions(missing, deal))
 
     def _choose(self, deal: int, specs: list[BotSpec]) -> list[_Choice] | None:
-        """A player (or a process to start) for every seat, or None if the game must wait."""
+        """An instance (or a process to start) for every seat, or None if the game must wait."""
         choices: list[_Choice] = []
         taken: set[int] = set()
         starting: Counter[str] = Counter()
@@ -258,123 +258,126 @@ class Players:
             choices.append(_Choice(retire=idle[0]))
         return choices
 
-    async def _take(self, deal: int, specs: list[BotSpec], choices: list[_Choice]) -> list[Player]:
-        """Claim the chosen players for the deal (at once, before any await), then start the
+    async def _take(
+        self, deal: int, specs: list[BotSpec], choices: list[_Choice]
+    ) -> list[Instance]:
+        """Claim the chosen instances for the deal (at once, before any await), then start the
         processes the game needs."""
-        players: list[Player] = []
+        instances: list[Instance] = []
         for spec, choice in zip(specs, choices, strict=True):
             if choice.retire is not None:
                 self.retire(choice.retire, "a fresh process takes a deal it has seen")
-            player = choice.player or self._new_player(spec)
-            player.deals.add(deal)
-            player.promised += 1
-            players.append(player)
-        return players
+            instance = choice.instance or self._new_instance(spec)
+            instance.deals.add(deal)
+            instance.promised += 1
+            instances.append(instance)
+        return instances
 
-    def _new_player(self, spec: BotSpec) -> Player:
+    def _new_instance(self, spec: BotSpec) -> Instance:
         pool = self._pools[spec.name]
-        player = Player(spec, f"{spec.name}#{next(pool.count)}")
+        instance = Instance(spec, f"{spec.name}#{next(pool.count)}")
         if spec.fresh:
-            self._fresh.add(player)
+            self._fresh.add(instance)
         else:
-            pool.players.append(player)
+            pool.instances.append(instance)
             token = secrets.token_hex(24)  # handed to the process in its environment only
-            player.session = self.server.open_door(token, player.name).session()
-        return player
+            instance.session = self.server.open_door(token, instance.name).session()
+        return instance
 
     # -- processes ----------------------------------------------------------------------------
 
-    async def start(self, player: Player, *, ticket: str | None = None) -> None:
-        """Start the player's process (a session's, or a fresh one with ``ticket``) unless
+    async def start(self, instance: Instance, *, ticket: str | None = None) -> None:
+        """Start the instance's process (a session's, or a fresh one with ``ticket``) unless
         it runs already; ``OSError`` if it cannot be started."""
-        if player.launched is not None or player.spec.command == ():
-            if player.launched is not None:
-                await player.launched.wait()  # another game is starting it
-                if player.process is None:
-                    raise OSError(f"{player.name} could not be started")
+        if instance.launched is not None or instance.spec.command == ():
+            if instance.launched is not None:
+                await instance.launched.wait()  # another game is starting it
+                if instance.process is None:
+                    raise OSError(f"{instance.name} could not be started")
             return
-        player.launched = anyio.Event()
+        instance.launched = anyio.Event()
         try:
-            await self._launch(player, ticket)
+            await self._launch(instance, ticket)
         finally:
-            player.launched.set()
+            instance.launched.set()
 
-    async def _launch(self, player: Player, ticket: str | None) -> None:
-        player.stderr = self.log_dir / f"{player.name}.stderr"
-        player.refused_before = self.server.admission.refused
+    async def _launch(self, instance: Instance, ticket: str | None) -> None:
+        instance.stderr = self.log_dir / f"{instance.name}.stderr"
+        instance.refused_before = self.server.admission.refused
         token = None
-        if player.session is not None:
-            token = player.session.door.token
-        player.process = await launch(
-            player.spec,
+        if instance.session is not None:
+            token = instance.session.door.token
+        instance.process = await launch(
+            instance.spec,
             address=self.server.address,
             folder=self.config.folder,
-            stderr=player.stderr,
+            stderr=instance.stderr,
             token=token,
             ticket=ticket,
             new_session=self.detach,
         )
         self.started += 1
-        get_logger(session=player.name).info("process_started", pid=player.process.process.pid)
-        self.nursery.start_soon(self._watch, player, player.process)
+        get_logger(session=instance.name).info("process_started", pid=instance.process.process.pid)
+        self.nursery.start_soon(self._watch, instance, instance.process)
 
-    async def _watch(self, player: Player, process: BotProcess) -> None:
+    async def _watch(self, instance: Instance, process: BotProcess) -> None:
         """A process's exit is an event: the games it holds seats in are told."""
         code = await process.process.wait()
-        self._gone(player, code)
+        self._gone(instance, code)
 
-    def _gone(self, player: Player, code: int | None) -> None:
-        if player.gone and not player.holding:
+    def _gone(self, instance: Instance, code: int | None) -> None:
+        if instance.gone and not instance.holding:
             return
-        player.gone = True
-        if not player.retired:
-            get_logger(session=player.name).info(
-                "process_exited", code=code, open_seats=len(player.holding)
+        instance.gone = True
+        if not instance.retired:
+            get_logger(session=instance.name).info(
+                "process_exited", code=code, open_seats=len(instance.holding)
             )
-        for h in list(player.holding.values()):
-            h.on_exit(player, code)
-        if player.session is not None and player.process is not None:
-            self.server.close_door(player.session.door)
+        for h in list(instance.holding.values()):
+            h.on_exit(instance, code)
+        if instance.session is not None and instance.process is not None:
+            self.server.close_door(instance.session.door)
         self._change()
 
-    def retire(self, player: Player, why: str) -> None:
+    def retire(self, instance: Instance, why: str) -> None:
         """End a process: it is given no more seats (a fresh one takes its place when needed)."""
-        if player.retired:
+        if instance.retired:
             return
-        player.retired = player.gone = True
-        get_logger(session=player.name).info("process_retired", why=why, deals=len(player.deals))
-        if player.session is not None:
-            self.server.close_door(player.session.door)
-        if player.process is not None:
-            self.nursery.start_soon(player.process.kill)
+        instance.retired = instance.gone = True
+        log = get_logger(session=instance.name)
+        log.info("process_retired", why=why, deals=len(instance.deals))
+        if instance.session is not None:
+            self.server.close_door(instance.session.door)
+        if instance.process is not None:
+            self.nursery.start_soon(instance.process.kill)
 
-    def hold(self, player: Player, table: Table, seat: int, deal: int, on_exit: OnExit) -> None:
-        """``player`` (chosen by :meth:`seat` for ``deal``) plays ``seat`` of ``table``."""
-        player.promised = max(0, player.promised - 1)
-        player.hold(Held(table, seat, deal, on_exit))
-        self._holders[(table.name, seat)] = player
+    def hold(self, instance: Instance, table: Table, seat: int, deal: int, on_exit: OnExit) -> None:
+        """``instance`` (chosen by :meth:`seat` for ``deal``) plays ``seat`` of ``table``."""
+        instance.promised = max(0, instance.promised - 1)
+        instance.hold(Held(table, seat, deal, on_exit))
+        self._holders[(table.name, seat)] = instance
 
-    def holder(self, table: Table, seat: int) -> Player | None:
+    def holder(self, table: Table, seat: int) -> Instance | None:
         """Who plays ``seat`` of ``table`` now (it may have moved to another session)."""
         return self._holders.get((table.name, seat))
 
     def let_go(self, table: Table, seat: int) -> None:
-        """A seat's game is over: its player may be seated again (a fresh process is ended)."""
-        player = self._holders.pop((table.name, seat), None)
-        if player is None:
+        """A seat's game is over: its instance may be seated again (a fresh process is ended)."""
+        instance = self._holders.pop((table.name, seat), None)
+        if instance is None:
             return
-        player.let_go(table, seat)
-        if player.spec.fresh:
-            player.retired = player.gone = True
-            self._fresh.discard(player)
-            if player.process is not None:
-                self.nursery.start_soon(_end_fresh, player.process)
+        instance.let_go(table, seat)
+        if instance.spec.fresh:
+            instance.retired = instance.gone = True
+            self._fresh.discard(instance)
+            if instance.process is not None:
+                self.nursery.start_soon(_end_fresh, instance.process)
         self._change()
 
     def _external_entered(self, pool: _Pool) -> Callable[[Session], None]:
         def entered(session: Session) -> None:
-            player = Player(pool.spec, session.name, session=session)
-            pool.players.append(player)
+            instance = Instance(pool.spec, session.name, session=session)
+            pool.instances.append(instance)
             get_logger(session=session.name).info("external_session", bot=pool.spec.name)
             self._change()
 
@@ -382,13 +385,13 @@ class Players:
 
     def _external_left(self, pool: _Pool) -> Callable[[Session], None]:
         def left(session: Session) -> None:
-            player = next((p for p in pool.players if p.session is session), None)
-            if player is not None:
-                for held in player.holding.values():
+            instance = next((p for p in pool.instances if p.session is session), None)
+            if instance is not None:
+                for held in instance.holding.values():
                     if held.table.result is None:
-                        self._orphans.append((player, held))
+                        self._orphans.append((instance, held))
                 get_logger(session=session.name).info(
-                    "session_left_seats", open_seats=len(player.holding)
+                    "session_left_seats", open_seats=len(instance.holding)
                 )
             self._change()
 
@@ -398,7 +401,7 @@ class Players:
         """Offer each orphaned seat to a live session of its bot that has held no seat of its
         deal (never two seats of one deal per process); a seat whose own session came back
         stays with it."""
-        waiting: list[tuple[Player, Held]] = []
+        waiting: list[tuple[Instance, Held]] = []
         for owner, held in self._orphans:
             key = (held.table.name, held.seat)
             if held.table.result is not None or self._holders.get(key) is not owner:
@@ -451,10 +454,10 @@ class Players:
         for pool in self._pools.values():
             if pool.door is not None:
                 self.server.close_door(pool.door)
-            for player in pool.players:
-                if player.session is not None and player.process is not None:
-                    self.server.close_door(player.session.door)
-                player.retired = True
+            for instance in pool.instances:
+                if instance.session is not None and instance.process is not None:
+                    self.server.close_door(instance.session.door)
+                instance.retired = True
         with anyio.CancelScope(shield=True):
             with anyio.move_on_after(EXIT_GRACE_S if grace else 0):
                 for process in self._processes():
@@ -464,8 +467,8 @@ class Players:
                     ending.start_soon(process.kill)
 
     def _processes(self) -> list[BotProcess]:
-        players = [p for pool in self._pools.values() for p in pool.players]
-        return [p.process for p in [*players, *self._fresh] if p.process is not None]
+        instances = [p for pool in self._pools.values() for p in pool.instances]
+        return [p.process for p in [*instances, *self._fresh] if p.process is not None]
 
 
 async def _end_fresh(process: BotProcess) -> None:

@@ -274,12 +274,12 @@
     }
   }
 
-  /** How a seat's action was taken: time, timeouts, strikes, refusals, a fallback. */
+  /** How a seat's action was taken: time, a strike and the seat's strikes, refusals, a fallback. */
   function clockText(action) {
     if (action.asked === false) return "forced";
     if (action.ms === undefined) return "";
     let text = action.ms + " ms";
-    if (action.timeout) text += ", timed out";
+    if (action.timeout) text += ", struck";
     if (action.strikes) text += ", strikes " + action.strikes;
     if (action.refused) text += ", " + action.refused + " refused";
     if (action.fallback) text += ", fallback (its kit answered for it)";
