@@ -76,7 +76,16 @@ from chaodipi.engine import (
 from chaodipi.sample_bots import heuristic_bot
 from chaodipi.sample_bots.playout import bury_cards, hand_value, play_out
 
-__all__ = ["DEFAULT_CAP_MS", "DEFAULT_SIMULATIONS", "Budget", "Spent", "decide", "main"]
+__all__ = [
+    "DEFAULT_CAP_MS",
+    "DEFAULT_SIMULATIONS",
+    "Budget",
+    "Problem",
+    "Spent",
+    "decide",
+    "main",
+    "problem",
+]
 
 CONFIDENCE = 1.0
 """Standard errors of the paired differences by which a candidate must beat the heuristic's
@@ -111,6 +120,23 @@ class Spent:
 
     searches: int = 0
     playouts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A decision as the search sees it: the ``choices`` it weighs (the heuristic's first),
+    ``judge(choice, world, dice)``, the value for the seat's team of the hand played out from
+    that world after that choice (levels, the points as a tie-break:
+    :func:`~chaodipi.sample_bots.playout.hand_value`), and ``draw(rng)``, a world consistent
+    with everything the seat saw (:class:`chaodipi.engine.DealSampler`)."""
+
+    choices: Sequence[Action]
+    judge: Callable[[Action, Deal, int], float]
+    draw: Callable[[random.Random], Deal]
+
+
+def _unjudged(action: Action, deal: Deal, dice: int) -> float:
+    raise AssertionError("a problem with one choice is never judged")
 
 
 def _halving(
@@ -221,25 +247,24 @@ def _play_candidates(view: SeatView, legal: LegalActions, trump: Trump) -> list[
     return found[:MAX_PLAYS]
 
 
-def _search_play(
-    view: SeatView, legal: LegalActions, rng: random.Random, budget: Budget, spent: Spent | None
-) -> Action:
+def _play_problem(view: SeatView, legal: LegalActions) -> Problem | None:
     sampler = DealSampler(view)
     trump = sampler.knowledge.trump
     assert trump is not None
-    choices = _play_candidates(view, legal, trump)
-    if len(choices) == 1 or not sampler.count:
-        return Play(choices[0])
+    choices: list[Action] = [Play(cards) for cards in _play_candidates(view, legal, trump)]
+    if not sampler.count:
+        return Problem(choices[:1], _unjudged, sampler.sample)
     seat, rules = view.seat, view.preset.score
     fry_penalty = sampler.knowledge.fry_penalty
 
-    def judge(cards: tuple[Card, ...], deal: Deal, dice: int) -> float:
+    def judge(action: Action, deal: Deal, dice: int) -> float:
+        assert isinstance(action, Play)
         state = sampler.card_play(deal)
-        state.push(seat, cards)
+        state.push(seat, action.cards)
         play_out(state, random.Random(dice))
         return hand_value(state, deal.kitty, fry_penalty, rules, seat)
 
-    return Play(_halving(choices, judge, sampler.sample, budget, rng, spent))
+    return Problem(choices, judge, sampler.sample)
 
 
 # -- burying --------------------------------------------------------------------------------
@@ -267,25 +292,26 @@ def _bury_candidates(view: SeatView, trump: Trump) -> list[tuple[Card, ...]]:
     return list(found)[:MAX_BURIES]
 
 
-def _search_bury(view: SeatView, rng: random.Random, budget: Budget, spent: Spent | None) -> Action:
+def _bury_problem(view: SeatView) -> Problem:
     trump = heuristic_bot.guess_trump(view)
-    choices = _bury_candidates(view, trump)
+    choices: list[Action] = [Bury(cards) for cards in _bury_candidates(view, trump)]
     sampler = DealSampler(view)
     dealer = view.dealer
-    if len(choices) == 1 or not sampler.count or dealer is None:
-        return Bury(choices[0])
+    if not sampler.count or dealer is None:
+        return Problem(choices[:1], _unjudged, sampler.sample)
     seat, rules = view.seat, view.preset.score
     fry_penalty = sampler.knowledge.fry_penalty
 
-    def judge(cards: tuple[Card, ...], deal: Deal, dice: int) -> float:
+    def judge(action: Action, deal: Deal, dice: int) -> float:
+        assert isinstance(action, Bury)
         hands = [list(h) for h in deal.hands]
-        for card in cards:
+        for card in action.cards:
             hands[seat].remove(card)
         state = CardPlay(trump, hands, dealer)
         play_out(state, random.Random(dice))
-        return hand_value(state, cards, fry_penalty, rules, seat)
+        return hand_value(state, action.cards, fry_penalty, rules, seat)
 
-    return Bury(_halving(choices, judge, sampler.sample, budget, rng, spent))
+    return Problem(choices, judge, sampler.sample)
 
 
 # -- frying ---------------------------------------------------------------------------------
@@ -303,17 +329,15 @@ def _bid_in_force(view: SeatView) -> Bid | None:
     return found
 
 
-def _search_fry(
-    view: SeatView, legal: LegalActions, rng: random.Random, budget: Budget, spent: Spent | None
-) -> Action:
+def _fry_problem(view: SeatView, legal: LegalActions) -> Problem | None:
     preferred = heuristic_bot.decide(view)
     in_force = _bid_in_force(view)
     dealer = view.dealer
     if view.preset.bid.hidden or in_force is None or dealer is None or not legal.can_pass:
-        return preferred
+        return None
     sampler = DealSampler(view)
     if not sampler.count:
-        return preferred
+        return Problem([preferred], _unjudged, sampler.sample)
     by_suit: dict[object, Action] = {}
     for bid in legal.bids:
         by_suit.setdefault(bid.suit, Fry(bid))
@@ -340,10 +364,25 @@ def _search_fry(
         play_out(state, random.Random(dice))
         return hand_value(state, kitty, fry_penalty, rules, seat)
 
-    return _halving(choices, judge, sampler.sample, budget, rng, spent)
+    return Problem(choices, judge, sampler.sample)
 
 
 # -- the bot --------------------------------------------------------------------------------
+
+
+def problem(view: SeatView) -> Problem | None:
+    """The search's problem at ``view``'s decision: the choices it weighs (the heuristic's
+    first) and how it judges one in a world; ``None`` where it does not search (declaring,
+    frying while bids are hidden: the heuristic's rule decides)."""
+    legal = view.legal
+    assert legal is not None
+    if legal.phase is Phase.PLAY:
+        return _play_problem(view, legal)
+    if legal.phase is Phase.BURY:
+        return _bury_problem(view)
+    if legal.phase is Phase.FRY and legal.bids:
+        return _fry_problem(view, legal)
+    return None
 
 
 def decide(
@@ -353,16 +392,10 @@ def decide(
     spent: Spent | None = None,
 ) -> Action:
     """The search's move for ``view`` within ``budget`` (its playouts added to ``spent``)."""
-    budget = budget or Budget()
-    legal = view.legal
-    assert legal is not None
-    if legal.phase is Phase.PLAY:
-        return _search_play(view, legal, rng, budget, spent)
-    if legal.phase is Phase.BURY:
-        return _search_bury(view, rng, budget, spent)
-    if legal.phase is Phase.FRY and legal.bids:
-        return _search_fry(view, legal, rng, budget, spent)
-    return heuristic_bot.decide(view)
+    found = problem(view)
+    if found is None:
+        return heuristic_bot.decide(view)
+    return _halving(found.choices, found.judge, found.draw, budget or Budget(), rng, spent)
 
 
 def main(argv: list[str] | None = None) -> int:

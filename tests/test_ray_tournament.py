@@ -188,12 +188,13 @@ def start(*args: str) -> subprocess.Popen[str]:
 
 
 def rows(database: Path) -> list[tuple[object, ...]]:
-    """Every stored game, every column but the timings, in key order."""
+    """Every stored game, every column but the timings and the game's number (the order it
+    was stored in, which the backends' scheduling decides), in key order."""
     db = sqlite3.connect(database)
     try:
         cursor = db.execute("SELECT * FROM games ORDER BY bot_a, bot_b, deal, swapped")
         names = [column[0] for column in cursor.description]
-        keep = [i for i, name in enumerate(names) if name not in ("seconds", "finished_at")]
+        keep = [i for i, name in enumerate(names) if name not in ("seconds", "finished_at", "id")]
         return [tuple(row[i] for i in keep) for row in cursor]
     finally:
         db.close()
