@@ -12,7 +12,8 @@ Its public vocabulary is this package's ``__all__``:
   :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`hands_in`,
   :func:`read_file`, :data:`MAX_RECORD_BYTES` (the arena writes record files:
   ``chaodipi.arena.files``);
-* re-playing one through the engine: :func:`replay_record`;
+* re-playing one through the engine: :func:`replay_record`, :func:`replay_steps` (the match
+  before each action);
 * its views: the text transcript (:func:`transcript`, :class:`Transcript`, :func:`seat_view`,
   :func:`spectator_view`, :func:`match_transcript`, :func:`spaced`), the HTML viewer
   (:func:`render_html`, :func:`write_html`), a spectator's live record of a table
@@ -79,6 +80,7 @@ from chaodipi.records.reading import pack as pack
 from chaodipi.records.reading import read_file as read_file
 from chaodipi.records.reading import unpack as unpack
 from chaodipi.records.replay import replay_record as replay_record
+from chaodipi.records.replay import replay_steps as replay_steps
 from chaodipi.records.text import visible as visible
 from chaodipi.records.transcript import Transcript as Transcript
 from chaodipi.records.transcript import match_transcript as match_transcript
@@ -143,6 +145,7 @@ __all__ = [
     "record_schema",
     "render_html",
     "replay_record",
+    "replay_steps",
     "seat_view",
     "spaced",
     "spectator_view",

@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from chaodipi.engine import Ending, Match, ReplayError, parse_action, preset
@@ -33,6 +33,32 @@ def replay_record(lines: Sequence[Mapping[str, Any]]) -> Match:
     """Play a record's actions through the engine again, each checked, and compare every line
     the engine makes with the record's; :class:`ReplayError` at the first difference. Returns
     the match as the record leaves it."""
+    steps = replay_steps(lines)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            final: Match = done.value
+            return final
+
+
+def replay_steps(
+    lines: Sequence[Mapping[str, Any]],
+) -> Generator[tuple[Match, Mapping[str, Any]], None, Match]:
+    """Re-play a record as :func:`replay_record` does, yielding before each action the match
+    as it stands then (one object, moved on once the consumer asks for the next step) and the
+    action's line; returns the match as the record leaves it.
+
+    >>> import random
+    >>> from chaodipi.engine import PRESETS, Match
+    >>> from chaodipi.records.making import record_lines
+    >>> match, rng = Match(PRESETS["classic"], seed=2, max_hands=1), random.Random(2)
+    >>> while not match.over:
+    ...     match.apply(match.to_play, match.legal_actions().sample(rng))
+    >>> steps = [(m.to_play, line["seat"]) for m, line in replay_steps(list(record_lines(match)))]
+    >>> len(steps) == len(match.actions) and all(a == b for a, b in steps)
+    True
+    """
     if not lines or lines[0].get("format") != RECORD_FORMAT:
         raise ReplayError(f"not a {RECORD_FORMAT} record")
     header = lines[0]
@@ -64,6 +90,7 @@ def replay_record(lines: Sequence[Mapping[str, Any]]) -> Match:
         if match.over:
             raise ReplayError(f"line {position + 1}: an action after the match's end")
         hand, cursor = match.number, match.log.cursor
+        yield match, line
         try:
             action = parse_action(str(line["action"]), match.hand.level, rules.card)
             match.apply(int(line["seat"]), action)

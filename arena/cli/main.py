@@ -119,6 +119,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "chaodipi.arena.cli.show",
         "print one game's transcript (from a results database or a record file)",
     ),
+    "review": (
+        "chaodipi.arena.cli.review",
+        "judge each decision of a game (or a tournament's bots) from what its seat knew",
+    ),
     "watch": ("chaodipi.arena.cli.watch", "follow a live table in the terminal, as a spectator"),
     "deals": ("chaodipi.arena.cli.deals", "write a public deal set, or print one"),
     "bench": ("chaodipi.arena.cli.bench", "play a bot against the reference ladder's rungs"),

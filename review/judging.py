@@ -1,0 +1,170 @@
+"""Judging one decision from what its seat knew: the candidates, their values, the cost.
+
+A decision is judged as the search bot judges its own
+(:func:`chaodipi.sample_bots.search_bot.problem`): worlds drawn uniformly among the deals
+consistent with the seat's view (never the real hidden hands), each candidate played out in
+each world by a policy that sees only its own cards, the hand scored for the seat's team in
+levels, with the points as a tie-break (:func:`chaodipi.sample_bots.playout.hand_value`).
+Every candidate meets the same worlds and the same playout dice (common random numbers), so a
+cost is a mean of paired differences and its standard error is that of the differences.
+
+Separately, *hindsight*: each candidate played out on the real deal (the same dice), the best
+move had every card been open. It never enters a cost; it says how often a bot's choices fit
+cards it could not see (:mod:`chaodipi.review.quality`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from chaodipi.engine import Action, Bury, Deal, Phase, Play, SeatView
+from chaodipi.sample_bots.search_bot import problem
+
+__all__ = [
+    "MARKS",
+    "Candidate",
+    "Judged",
+    "PhaseName",
+    "judge",
+    "mark_of",
+    "normal",
+    "phase_of",
+]
+
+PhaseName = Literal["bidding", "burying", "leading", "following"]
+"""The phases a review splits decisions by: bidding and frying, burying, leading a trick,
+following to one."""
+
+MARKS: tuple[tuple[str, str, float], ...] = (
+    ("??", "blunder", 0.5),
+    ("?", "mistake", 0.25),
+    ("?!", "inaccuracy", 0.1),
+)
+"""A decision's mark, its name, and the least cost (in levels) that earns it; each needs the
+cost to be more than :data:`NOISE` standard errors, so that noise never earns one."""
+NOISE = 2.0
+"""Standard errors a cost must exceed to be marked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One move the reviewer weighed: its mean ``value`` for the seat's team over the worlds,
+    the standard ``error`` of its difference from the best candidate's (0 for the best), and
+    its value on the real deal (``hindsight``)."""
+
+    action: Action
+    value: float
+    error: float
+    hindsight: float
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A decision judged: the ``candidates`` (best first), the move ``chosen``, its ``cost``
+    (the best value less the chosen's, at least 0) with its standard ``error``, its
+    :data:`MARKS` mark ('' for none), the ``worlds`` each candidate met, and the move best in
+    ``hindsight``."""
+
+    candidates: tuple[Candidate, ...]
+    chosen: Action
+    cost: float
+    error: float
+    mark: str
+    worlds: int
+    hindsight: Action
+
+    @property
+    def best(self) -> Action:
+        """The reviewer's move: the candidate with the best value."""
+        return self.candidates[0].action
+
+
+def phase_of(view: SeatView) -> PhaseName:
+    """The phase a decision belongs to, as a review splits them."""
+    match view.phase:
+        case Phase.DECLARE | Phase.FRY:
+            return "bidding"
+        case Phase.BURY:
+            return "burying"
+        case Phase.PLAY:
+            return "leading" if view.trick is None or not view.trick.plays else "following"
+        case Phase.OVER:
+            raise ValueError("no decision is taken once the hand is over")
+
+
+def mark_of(cost: float, error: float) -> str:
+    """The mark a cost earns (``''``: none).
+
+    >>> mark_of(0.6, 0.1), mark_of(0.6, 0.4), mark_of(0.3, 0.05), mark_of(0.05, 0.0)
+    ('??', '', '?', '')
+    """
+    for mark, _, least in MARKS:
+        if cost >= least and cost > NOISE * error:
+            return mark
+    return ""
+
+
+def judge(view: SeatView, chosen: Action, real: Deal, simulations: int, seed: str) -> Judged | None:
+    """``chosen`` at ``view``'s decision, judged with about ``simulations`` playouts from the
+    seat's own information (and as many on the ``real`` deal, for hindsight); ``None`` when the
+    reviewer has nothing to weigh it against (declaring, frying while bids are hidden: the
+    search does not judge those; or one legal move). The same ``seed`` gives the same verdict
+    on any machine."""
+    found = problem(view)
+    chosen = normal(chosen)
+    choices: list[Action] = list(dict.fromkeys(normal(c) for c in found.choices)) if found else []
+    if found is None or choices == [chosen]:
+        return None
+    if chosen not in choices:
+        choices.append(chosen)
+    worlds = max(4, simulations // len(choices))
+    rng = random.Random(seed)
+    values: list[list[float]] = [[] for _ in choices]
+    seen: list[list[float]] = [[] for _ in choices]
+    for _ in range(worlds):
+        world, dice = found.draw(rng), rng.getrandbits(32)
+        for i, choice in enumerate(choices):
+            values[i].append(found.judge(choice, world, dice))
+            seen[i].append(found.judge(choice, real, dice))
+    means = [statistics.fmean(v) for v in values]
+    order = sorted(range(len(choices)), key=lambda i: -means[i])
+    top = order[0]
+    candidates = tuple(
+        Candidate(choices[i], means[i], _error(values[top], values[i]), statistics.fmean(seen[i]))
+        for i in order
+    )
+    mine = choices.index(chosen)
+    cost = means[top] - means[mine]
+    error = _error(values[top], values[mine])
+    hindsight = max(range(len(choices)), key=lambda i: statistics.fmean(seen[i]))
+    return Judged(candidates, chosen, cost, error, mark_of(cost, error), worlds, choices[hindsight])
+
+
+def normal(action: Action) -> Action:
+    """``action`` with its cards in code order, so that two spellings of one move are equal.
+
+    >>> from chaodipi.engine import Card, Play
+    >>> king, five = Card.parse("♠K"), Card.parse("♠5")
+    >>> normal(Play((king, five))) == normal(Play((five, king)))
+    True
+    """
+    match action:
+        case Play(cards=cards):
+            return Play(tuple(sorted(cards)))
+        case Bury(cards=cards):
+            return Bury(tuple(sorted(cards)))
+        case _:
+            return action
+
+
+def _error(best: Sequence[float], other: Sequence[float]) -> float:
+    """The standard error of the mean paired difference ``best - other``."""
+    if best is other:
+        return 0.0
+    diffs = [a - b for a, b in zip(best, other, strict=True)]
+    return statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf

@@ -1,0 +1,100 @@
+"""A bot's decision quality over reviewed games: the mean cost per decision with its 95 %
+interval, the marks, how often it chose the reviewer's move, split by phase; and how often its
+choices fit the cards it could not see.
+
+The cost is the reviewer's: worlds consistent with the seat's information, played out by the
+search bot's playout policy. It ranks decisions by that policy's judgement, which is not the
+game's optimum (PIMC's limits: information given away or hidden is valued at nothing).
+
+*Hindsight agreement*: over the decisions where the move best with every card open differs
+from the move best on the seat's own information, how often the bot chose the former. An
+honest bot has no reason to prefer it; one that keeps choosing the hindsight move over many
+such decisions plays as if it saw hidden cards. It is a sign, not a proof: a bot with a good
+read of the bidding chooses it more often too, and a few dozen decisions are noise.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from chaodipi.review.game import GameReview
+from chaodipi.review.judging import PhaseName
+
+__all__ = ["PHASES", "BotQuality", "Figure", "quality"]
+
+PHASES: tuple[PhaseName, ...] = ("bidding", "burying", "leading", "following")
+"""The phases, in the order of a hand."""
+
+
+@dataclass(slots=True)
+class Figure:
+    """Decisions judged in one phase (or all): their costs, marks, and agreements."""
+
+    costs: list[float] = field(default_factory=list)
+    marks: dict[str, int] = field(default_factory=dict)
+    agreed: int = 0
+    """Decisions where the bot chose the reviewer's move."""
+    divergent: int = 0
+    """Decisions where the hindsight move was not the reviewer's."""
+    fitted: int = 0
+    """Of those, the decisions where the bot chose the hindsight move."""
+
+    @property
+    def count(self) -> int:
+        """Decisions judged."""
+        return len(self.costs)
+
+    @property
+    def mean_cost(self) -> float:
+        """The mean cost per decision (levels); NaN with none."""
+        return statistics.fmean(self.costs) if self.costs else math.nan
+
+    @property
+    def interval(self) -> float:
+        """The half-width of the mean cost's 95 % interval (normal; inf under two)."""
+        if len(self.costs) < 2:
+            return math.inf
+        return 1.96 * statistics.stdev(self.costs) / math.sqrt(len(self.costs))
+
+    def rate(self, mark: str) -> float:
+        """The share of decisions that earned ``mark``."""
+        return self.marks.get(mark, 0) / self.count if self.count else math.nan
+
+
+@dataclass(slots=True)
+class BotQuality:
+    """One bot's figures: over every decision (``all``) and per phase."""
+
+    bot: str
+    all: Figure = field(default_factory=Figure)
+    phases: dict[PhaseName, Figure] = field(default_factory=lambda: {p: Figure() for p in PHASES})
+    unjudged: int = 0
+    """Decisions the reviewer does not judge (declaring, hidden frying)."""
+
+
+def quality(reviews: Iterable[GameReview]) -> dict[str, BotQuality]:
+    """Each bot's figures over ``reviews``, by bot name ("seat N" where the record names
+    none)."""
+    bots: dict[str, BotQuality] = {}
+    for review in reviews:
+        for decision in review.decisions:
+            name = decision.bot or f"seat {decision.seat}"
+            figures = bots.setdefault(name, BotQuality(name))
+            judged = decision.judged
+            if judged is None:
+                figures.unjudged += 1
+                continue
+            for figure in (figures.all, figures.phases[decision.phase]):
+                figure.costs.append(judged.cost)
+                if judged.mark:
+                    figure.marks[judged.mark] = figure.marks.get(judged.mark, 0) + 1
+                figure.agreed += judged.chosen == judged.best
+                if judged.hindsight != judged.best:
+                    figure.divergent += 1
+                    figure.fitted += judged.chosen == judged.hindsight
+    return bots
+
+
