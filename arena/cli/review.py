@@ -184,7 +184,8 @@ def _review_games(args: argparse.Namespace) -> int:
     if not games:
         raise UsageError(f"{args.source} holds no game with a record to review")
     if args.games is not None and args.games < len(games):
-        games = sorted(random.Random(args.seed).sample(games, args.games), key=lambda g: g[0].id or 0)
+        drawn = random.Random(args.seed).sample(games, args.games)
+        games = sorted(drawn, key=lambda game: game[0].id or 0)
     reviews = []
     for number, (row, blob) in enumerate(games, start=1):
         label = game_label(row.key)
