@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-PACKAGES = ["chaodipi.engine", "chaodipi.records", "chaodipi.bot"]
+PACKAGES = ["chaodipi.engine", "chaodipi.records", "chaodipi.bot", "chaodipi.review"]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

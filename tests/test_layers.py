@@ -171,7 +171,7 @@ def test_cli_is_on_top_and_report_and_tournament_stand_apart() -> None:
 # -- the project's packages ------------------------------------------------------------------
 
 ROOT = ARENA.parent
-FACED = ("engine", "records", "bot", "rl")
+FACED = ("engine", "records", "bot", "rl", "review")
 """The packages others import through their public face only: ``chaodipi.engine``'s names, never
 ``chaodipi.engine.cards``'s (tests/test_exports.py keeps each face what its ``__all__`` says)."""
 PROGRAMS = {"chaodipi.bot.stdio"}
@@ -181,6 +181,7 @@ SOURCES = {
     "records": "records",
     "bot": "bot",
     "rl": "rl",
+    "review": "review",
     "sample_bots": "sample_bots",
     "contract": "proto/chaodipi",
     "arena": "arena",
@@ -195,13 +196,15 @@ PACKAGE_MAY_IMPORT: dict[str, set[str]] = {
     "bot": {"engine", "contract"},
     "rl": {"engine", "records"},
     "sample_bots": {"engine", "bot", "contract"},
-    "arena": {"engine", "records", "contract", "bot"},
-    "benchmarks": {"engine", "records", "contract", "bot", "rl", "sample_bots", "arena"},
-    "examples": {"engine", "records", "contract", "bot", "rl", "sample_bots", "arena"},
+    "review": {"engine", "records", "sample_bots"},
+    "arena": {"engine", "records", "contract", "bot", "review"},
+    "benchmarks": {"engine", "records", "contract", "bot", "rl", "sample_bots", "review", "arena"},
+    "examples": {"engine", "records", "contract", "bot", "rl", "sample_bots", "review", "arena"},
 }
 """What each part may import: the engine at the bottom; the record and the contract on it; the
 SDK on the contract; the RL environment on the record; the server on all of these but the RL
-environment; benchmarks and examples on anything."""
+environment; the reviewer on the record and the sample bots' search; benchmarks and examples on
+anything."""
 
 
 def _part(name: str) -> str | None:

@@ -222,13 +222,15 @@ def game_text(review: GameReview, width: int = 80) -> list[str]:
     from chaodipi.records import visible
 
     header = review.header
-    out = [
+    title = (
         f"review of {visible(str(header.get('game') or 'the game'))} · preset "
-        f"{header.get('preset')} · {review.simulations} playouts a decision, seed "
-        f"{review.seed}",
-        "values in levels for the seat's team (points/80 a tie-break), ± one standard error;",
+        f"{header.get('preset')} · {review.simulations} playouts a decision, seed {review.seed}"
+    )
+    out = textwrap.wrap(title, width) + textwrap.wrap(
+        "values in levels for the seat's team (points/80 a tie-break), ± one standard error; "
         "?! inaccuracy, ? mistake, ?? blunder",
-    ]
+        width,
+    )
     hand = None
     unjudged = 0
     for decision in review.decisions:

@@ -1,0 +1,201 @@
+"""``arena review``: a planted bad move is marked with the better move; a decision's review
+never reads a card its seat could not see; the same review for any number of workers; the
+command's output and its one-line errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chaodipi.arena.files import write_record
+from chaodipi.engine import (
+    PRESETS,
+    Match,
+    Phase,
+    Play,
+    TrickWon,
+    observe,
+    same_team,
+)
+from chaodipi.records import record_lines
+from chaodipi.review import judge, review_game
+from chaodipi.review.game import _real_deal  # the one place a review reads the real deal
+from chaodipi.sample_bots import heuristic_bot
+
+
+def _heuristic_move(match: Match) -> Any:
+    return heuristic_bot.decide(observe(match, match.to_play))
+
+
+def _planted_game(seed: int) -> tuple[Match, int, int] | None:
+    """A one-hand classic game of four heuristic bots in which one seat of the dealers' team,
+    last to a trick the defenders win, throws a K it could have kept (another card of the suit
+    led, worth nothing, was legal): the defenders take 10 points more. Returns the match, the
+    planted action's number (from 1) and its seat, or None when no such trick came."""
+    match = Match(PRESETS["classic"], seed=seed, max_hands=1)
+    planted: tuple[int, int] | None = None
+    while not match.over:
+        seat = match.to_play
+        view = observe(match, seat)
+        move = _heuristic_move(match)
+        hand = match.hand
+        trick = view.trick
+        if (
+            planted is None
+            and view.phase is Phase.PLAY
+            and trick is not None
+            and len(trick.plays) == 3
+            and hand.dealer is not None
+            and same_team(seat, hand.dealer)
+        ):
+            legal = view.legal
+            assert legal is not None
+            singles = [a for a in legal if isinstance(a, Play) and len(a.cards) == 1]
+            kings = [a for a in singles if a.cards[0].points == 10 and str(a.cards[0])[-1] == "K"]
+            blanks = [a for a in singles if a.cards[0].points == 0]
+            if kings and blanks and kings[0] != move:
+                trial = copy.deepcopy(match)
+                trial.apply(seat, kings[0])
+                won = [e.payload for e in trial.log.all_since(match.log.cursor)]
+                winner = next((p.seat for p in won if isinstance(p, TrickWon)), None)
+                if winner is not None and not same_team(winner, seat):
+                    planted = (len(match.actions) + 1, seat)
+                    move = kings[0]
+        match.apply(seat, move)
+    return None if planted is None else (match, *planted)
+
+
+def test_a_point_card_thrown_to_the_defenders_is_marked_with_the_better_move() -> None:
+    """Position: four heuristic bots, classic; a dealer-side seat, last to a trick the
+    defenders win, plays its K where a card worth nothing of the suit led was legal. Verdict:
+    the review marks that decision (cost more than two standard errors, at least an
+    inaccuracy) and its better move is a card worth no points."""
+    found = next(p for p in map(_planted_game, range(40)) if p is not None)
+    match, number, seat = found
+    lines = list(record_lines(match, bots=("h", "h", "h", "h")))
+    review = review_game(lines, seats=(seat,), hand=0, simulations=200, seed=3)
+    decision = next(d for d in review.decisions if d.number == number)
+    judged = decision.judged
+    assert judged is not None and decision.phase == "following"
+    assert judged.mark in ("?!", "?", "??"), (judged.cost, judged.error)
+    assert judged.cost > 2 * judged.error
+    assert isinstance(judged.best, Play) and sum(c.points for c in judged.best.cards) == 0
+
+
+def _some_decision(preset: str, seed: int) -> tuple[Match, int]:
+    """A match at a seat's card-play decision with a choice, some tricks in."""
+    match = Match(PRESETS[preset], seed=seed, max_hands=1)
+    rng = random.Random(seed)
+    while not match.over:
+        seat = match.to_play
+        view = observe(match, seat)
+        if view.phase is Phase.PLAY and view.tricks_done >= 3 and match.legal_actions().count() > 2:
+            return match, seat
+        match.apply(seat, _heuristic_move(match) if rng.random() < 0.8 else match.legal_actions().sample(rng))
+    raise AssertionError("no decision found")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_no_hidden_card_reaches_a_decisions_review(preset: str) -> None:
+    """Swap two cards between the hands of two other seats (cards the seat cannot see): the
+    seat's view is unchanged, and so is every value of the review of its decision, given the
+    seed; only the hindsight values (all cards open) may move."""
+    match, seat = _some_decision(preset, seed=5)
+    others = [s for s in range(4) if s != seat]
+    hands = match.hand.play.hands  # type: ignore[union-attr]
+    a, b = others[0], others[1]
+    card_a = next(c for c, n in hands[a].items() if n and c not in hands[b])
+    card_b = next(c for c, n in hands[b].items() if n and c not in hands[a] and c != card_a)
+    swapped = copy.deepcopy(match)
+    moved = swapped.hand.play.hands  # type: ignore[union-attr]
+    for holder, give, take in ((a, card_a, card_b), (b, card_b, card_a)):
+        moved[holder][give] -= 1
+        if not moved[holder][give]:
+            del moved[holder][give]
+        moved[holder][take] = moved[holder].get(take, 0) + 1
+    assert _real_deal(swapped) != _real_deal(match)
+    view, view_swapped = observe(match, seat), observe(swapped, seat)
+    assert view == view_swapped
+    chosen = _heuristic_move(match)
+    first = judge(view, chosen, _real_deal(match), 40, "leak")
+    second = judge(view_swapped, chosen, _real_deal(swapped), 40, "leak")
+    assert first is not None and second is not None
+    own = [(c.action, c.value, c.error) for c in first.candidates]
+    assert own == [(c.action, c.value, c.error) for c in second.candidates]
+    assert (first.cost, first.error, first.mark) == (second.cost, second.error, second.mark)
+
+
+def test_the_review_is_the_same_for_any_number_of_workers() -> None:
+    match = Match(PRESETS["hefei"], seed=8, max_hands=1)
+    while not match.over:
+        match.apply(match.to_play, _heuristic_move(match))
+    lines = list(record_lines(match))
+    one = review_game(lines, seats=(0, 3), simulations=12, seed=2, workers=1)
+    two = review_game(lines, seats=(0, 3), simulations=12, seed=2, workers=2)
+    assert one.decisions == two.decisions
+    assert {d.seat for d in one.decisions} == {0, 3}
+    assert any(d.judged is not None and d.phase == "leading" for d in one.decisions)
+
+
+def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+    )
+
+
+def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
+    match = Match(PRESETS["kangqi"], seed=3, max_hands=1)
+    while not match.over:
+        match.apply(match.to_play, _heuristic_move(match))
+    path = tmp_path / "game.jsonl"
+    write_record(path, list(record_lines(match, bots=("alpha", "beta", "alpha", "beta"))))
+    text = _arena("review", str(path), "--seat", "2", "--simulations", "8", "-j", "1", cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    printed = text.stdout.splitlines()
+    assert printed[0].startswith("review of the game · preset kangqi · 8 playouts")
+    assert all(len(row) <= 80 for row in printed)
+    assert any(row.startswith("#") and "seat 2 alpha" in row for row in printed)
+    assert printed[-1].endswith("not (declaring, hidden frying)")
+    done = _arena("review", str(path), "--hand", "1", "--simulations", "8", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    review = json.loads(done.stdout)
+    assert review["preset"] == "kangqi" and review["simulations"] == 8
+    judged = [d for d in review["decisions"] if d["judged"]]
+    assert judged and {d["seat"] for d in review["decisions"]} == {0, 1, 2, 3}
+    for decision in judged:
+        values = [c["value"] for c in decision["candidates"]]
+        assert values == sorted(values, reverse=True)
+        assert decision["best"] == decision["candidates"][0]["action"]
+        chosen = next(c for c in decision["candidates"] if c["action"] == decision["chosen"])
+        assert decision["cost"] == pytest.approx(values[0] - chosen["value"], abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["nowhere.jsonl"], "arena review: cannot read nowhere.jsonl"),
+        (["game.jsonl", "3"], "is a record file, which holds one game: give no GAME"),
+        (["game.jsonl", "--games", "2"], "--games reviews a database's games: give no GAME"),
+        (["game.jsonl", "--simulations", "1"], "--simulations: must be a whole number"),
+    ],
+)
+def test_a_bad_review_command_is_one_line(tmp_path: Path, args: list[str], says: str) -> None:
+    match = Match(PRESETS["classic"], seed=1, max_hands=1)
+    rng = random.Random(1)
+    while not match.over:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    write_record(tmp_path / "game.jsonl", list(record_lines(match)))
+    done = _arena("review", *args, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and says in done.stderr, done.stderr
