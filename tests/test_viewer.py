@@ -392,8 +392,8 @@ def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
-    # the record, the arrangements, the level names, where to start, the viewer
-    assert page.count("<script") == 5
+    # the record, the arrangements, the trumps, the level names, where to start, the viewer
+    assert page.count("<script") == 6
 
 
 def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:
