@@ -395,3 +395,50 @@ def test_a_struck_action_says_strike_as_the_report_does() -> None:
     text = _flat(transcript(list(record_lines(match, turns))))
     assert "(strike 1)" in text
     assert "timeout" not in text
+
+
+def test_games_html_writes_an_index_linking_a_page_per_game(
+    database: Path, tmp_path: Path, capsys: Any
+) -> None:
+    """``arena games DB --html DIR``: DIR/index.html lists every game as ``arena games`` does
+    (number, name, bots, result), each game with a record linked to its own page beside it,
+    DIR/GAME.html (the page ``arena show --html`` writes); the game whose record is held back
+    is listed, unlinked."""
+    folder = tmp_path / "pages" / "t1"
+    assert main(["games", str(database), "--html", str(folder)]) == 0
+    assert f"wrote {folder / 'index.html'} (4 games, 3 pages)" in capsys.readouterr().err
+    index = (folder / "index.html").read_text(encoding="utf-8")
+    links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', index)
+    names = ["alpha-beta-d1-a", "alpha-beta-d1-b", "alpha-gamma-d2-a"]
+    assert links == [(f"{name}.html", name) for name in names]
+    for name in names:
+        page = (folder / f"{name}.html").read_text(encoding="utf-8")
+        assert page.startswith("<!DOCTYPE html>") and "chaodipi arena show --html" in page
+    assert "alpha-gamma-d3-a (no record)" in index and not (folder / "alpha-gamma-d3-a.html").exists()
+    rows = re.findall(r"<tr><td>(\d+)</td><td>.*?</td><td>([^<]*)</td><td>([^<]*)</td>", index)
+    assert rows == [("1", "alpha v beta", "alpha won"), ("2", "beta v alpha", "draw"),
+                    ("3", "alpha v gamma", "gamma won"), ("4", "alpha v gamma", "—")]  # fmt: skip
+
+
+def test_games_html_into_a_folder_it_cannot_write_is_one_line(
+    database: Path, tmp_path: Path, capsys: Any
+) -> None:
+    """A DIR inside a file is refused by the argument; a DIR that cannot be made (under
+    /proc) is one line naming it; exit 2 for both."""
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SystemExit) as exit_:
+        main(["games", str(database), "--html", str(tmp_path / "file" / "pages")])
+    assert exit_.value.code == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "argument --html" in said[0] and "is a file" in said[0], said
+    assert main(["games", str(database), "--html", "/proc/chaodipi-pages"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("arena games: cannot write /proc/chaodipi-pages")
+
+
+def test_report_tells_how_to_browse_the_games(database: Path, capsys: Any) -> None:
+    """``arena report`` (text) ends with one line naming ``arena games DB --html DIR``."""
+    assert main(["report", str(database)]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[-1] == (f"To browse the games: arena games {database} --html DIR writes "
+                       "DIR/index.html, linking a page per game")  # fmt: skip

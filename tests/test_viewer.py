@@ -19,6 +19,7 @@ from chaodipi.arena.cli.main import main
 from chaodipi.arena.files import write_record
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.rows import GameKey, GameRow
+from chaodipi.engine import CARDS, Rank, Suit, Trump
 from chaodipi.engine.actions import parse_action
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.levels import level_name
@@ -392,8 +393,8 @@ def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
-    # the record, the arrangements, the level names, where to start, the viewer
-    assert page.count("<script") == 5
+    # the record, the arrangements, the trumps, the level names, where to start, the viewer
+    assert page.count("<script") == 6
 
 
 def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:
@@ -417,3 +418,332 @@ def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:
     page.keyboard.press("End")
     assert "floored" not in page.inner_text("#hand-over")
     assert problems == []
+
+
+# -- a viewer people enjoy: a phone, the trumps, the seat to play, the score, playing through --
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+DESK = {"viewport": {"width": 1280, "height": 800}}
+SHOTS = os.environ.get("VIEWER_SHOTS")  # a folder to keep the screenshots in, to look at
+
+
+def _shot(page: Page, tmp_path: Path, name: str, *, full: bool = False) -> None:
+    path = Path(SHOTS or tmp_path) / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full)
+    assert path.stat().st_size > 10_000
+
+
+def _open_in(browser: Any, lines: list[dict[str, Any]], path: Path, context: dict[str, Any],
+             hash_: str = "") -> tuple[Page, list[str]]:  # fmt: skip
+    write_html(lines, path)
+    page = browser.new_context(**context).new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"error: {error}"))
+    page.goto(path.as_uri() + hash_)
+    return page, problems
+
+
+def _step_of(lines: list[dict[str, Any]], wanted: Any) -> int:
+    """The viewer's step number (from 0) holding the first line ``wanted(line)`` is true of."""
+    step = -1
+    for line in lines[1:]:
+        if line["type"] in ("action", "hand"):
+            step += 1
+        if wanted(line):
+            return step
+    raise AssertionError("no such line")
+
+
+def _trumps(lines: list[dict[str, Any]], hand: int) -> set[int]:
+    """The engine's trump cards of hand ``hand`` of a record."""
+    fixed = next(line for line in lines if line["type"] == "trump" and line["hand"] == hand)
+    rules = preset(lines[0]["preset"]).card
+    level = None if fixed["level"] is None else Rank.parse(fixed["level"])
+    suit = None if fixed["suit"] is None else Suit.parse(fixed["suit"])
+    trump = Trump(level, suit, rules)
+    return {int(card) for card in CARDS if trump.is_trump(card)}
+
+
+SEAT0_BOTTOMS = """() => {
+  const bottoms = [];
+  for (let i = 0; i < chaodipiViewer.steps; i++) {
+    chaodipiViewer.go(i);
+    bottoms.push(document.querySelector('.seat[data-seat="0"]').getBoundingClientRect().bottom);
+  }
+  return bottoms;
+}"""
+
+
+def test_a_phone_sees_the_page_at_its_width_and_a_desk_keeps_seat_0_in_sight(
+    browser: Any, tmp_path: Path
+) -> None:
+    """At 390×844 (a phone, touch) the page is never wider than the screen, at any step of a
+    hand; at 1280×800 seat 0 stays above the fold at every step of a whole hand, and a last
+    trick of eight cards a seat (the record's four last plays made eight cards each: the page
+    only shows them) stays on the table."""
+    lines = _record("classic", seed=5, hands=1)
+    page, problems = _open_in(browser, lines, tmp_path / "game.html", PHONE)
+    widths = page.evaluate("""() => {
+      const widths = [];
+      for (let i = 0; i < chaodipiViewer.steps; i += 7) {
+        chaodipiViewer.go(i);
+        widths.push(document.documentElement.scrollWidth);
+      }
+      return widths;
+    }""")
+    assert max(widths) <= 390, widths
+    page.evaluate("chaodipiViewer.go(60)")
+    _shot(page, tmp_path, "phone-mid-hand")
+    _shot(page, tmp_path, "phone-mid-hand-full", full=True)
+    assert problems == []
+
+    last = max(line["trick"] for line in lines if line["type"] == "play")
+    eight = ["♠10 ♠10 ♠J ♠J ♠Q ♠Q ♠K ♠K", "♦3 ♦3 ♦4 ♦5 ♦6 ♦7 ♦8 ♦9",
+             "♣10 ♣10 ♣J ♣J ♣Q ♣Q ♣K ♣K", "♥3 ♥3 ♥4 ♥6 ♥7 ♥8 ♥9 ♥10"]  # fmt: skip
+    for line in lines:
+        if line["type"] == "play" and line["trick"] == last:
+            line["cards"] = eight[line["seat"]]
+    page, problems = _open_in(browser, lines, tmp_path / "eight.html", DESK)
+    bottoms = page.evaluate(SEAT0_BOTTOMS)
+    assert max(bottoms) <= 800, max(bottoms)
+    page.keyboard.press("End")
+    placed = page.evaluate("""() => {
+      const table = document.getElementById('table').getBoundingClientRect();
+      const cards = Array.from(document.querySelectorAll('.spot .card'), (c) => c.getBoundingClientRect());
+      return {cards: cards.length, outside: cards.filter((c) => c.left < table.left || c.right > table.right
+        || c.top < table.top || c.bottom > table.bottom).length};
+    }""")
+    assert placed == {"cards": 32, "outside": 0}
+    _shot(page, tmp_path, "desk-eight-card-trick")
+    page, _ = _open_in(browser, lines, tmp_path / "eight.html", PHONE)
+    page.keyboard.press("End")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    _shot(page, tmp_path, "phone-eight-card-trick", full=True)
+    assert problems == []
+
+
+def test_the_trumps_are_marked_and_named_and_a_trick_won_by_a_trump_says_so(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Classic, seed 5, hand 1: ♥ trump at level 2. In the card play the cards marked as
+    trumps, in every hand, the trick and the kitty, are exactly the engine's trumps (♥5, the
+    jokers, every 2, every ♥); the trump line names them; a trick in which a trump beat a
+    side suit led says so ("♠2 (trump) beats ♦Q")."""
+    lines = _record("classic", seed=5, hands=1)
+    trumps = _trumps(lines, 0)
+    page, problems = _open_in(browser, lines, tmp_path / "game.html", DESK)
+    step = _step_of(lines, lambda line: line["type"] == "trick" and line["trick"] == 3)
+    page.evaluate(f"chaodipiViewer.go({step})")
+    marks = page.evaluate("""() => Array.from(document.querySelectorAll('.card[data-card]'),
+      (c) => [Number(c.dataset.card), c.classList.contains('trump')])""")
+    assert len(marks) > 60
+    assert all(marked == (card in trumps) for card, marked in marks), marks
+    assert any(marked for _, marked in marks) and not all(marked for _, marked in marks)
+    assert ("trump\t♥, level 2: trumps are ♥5, the jokers, every 2 (the level) and every ♥ "
+            "(the trump suit)") in page.inner_text("#status")  # fmt: skip
+    _shot(page, tmp_path, "desk-trumps")
+
+    plays: dict[int, list[tuple[int, list[int]]]] = {}
+    trumped = None
+    for line in lines:
+        if line["type"] == "play" and line["hand"] == 0:
+            plays.setdefault(line["trick"], []).append((line["seat"], parse_cards(line["cards"])))
+        if line["type"] == "trick" and line["hand"] == 0:
+            (_, led), won = plays[line["trick"]][0], dict(plays[line["trick"]])[line["seat"]]
+            if not any(int(c) in trumps for c in led) and all(int(c) in trumps for c in won):
+                trumped = (line, led, won)
+                break
+    assert trumped is not None, "a trick won by a trump over a side suit"
+    line, led, won = trumped
+    page.evaluate(f"chaodipiViewer.go({_step_of(lines, lambda x: x is line)})")
+    caption = page.inner_text("#trick-caption")
+    assert f"{' '.join(map(str, won))} (trump) beats {' '.join(map(str, led))}" in caption, caption
+    _shot(page, tmp_path, "desk-trumped-trick")
+    assert problems == []
+
+
+def test_the_seat_to_play_is_marked_apart_from_the_seat_that_acted(
+    browser: Any, tmp_path: Path
+) -> None:
+    """At each step the seat to act next (the engine's ``to_play``) has the to-play mark and
+    its badge, and no other seat; the seat that acted last keeps its own mark; at a hand's end
+    nobody is to play."""
+    lines = _record("classic", seed=5, hands=1)
+    header = lines[0]
+    match = Match(preset(header["preset"]), header["seed"], header["max_hands"])
+    page, problems = _open_in(browser, lines, tmp_path / "game.html", DESK)
+    read = """() => ({
+      toPlay: Array.from(document.querySelectorAll('.seat.to-play'), (s) => Number(s.dataset.seat)),
+      badges: Array.from(document.querySelectorAll('.seat .turn:not([hidden])'),
+        (b) => Number(b.closest('.seat').dataset.seat)),
+      acting: Array.from(document.querySelectorAll('.seat.acting'), (s) => Number(s.dataset.seat)),
+    })"""
+    apart = 0
+    for number, (action, _) in enumerate(_steps(lines)):
+        if action is not None:
+            match.apply(action["seat"], parse_action(action["action"], match.hand.level))
+        page.evaluate(f"chaodipiViewer.go({number})")
+        shown = page.evaluate(read)
+        expected = [] if match.over else [match.to_play]
+        assert shown["toPlay"] == expected and shown["badges"] == expected, (number, shown)
+        assert shown["acting"] == ([] if action is None else [action["seat"]])
+        apart += shown["acting"] != shown["toPlay"]
+        if number == 40:
+            _shot(page, tmp_path, "desk-to-play")
+    assert apart > 50
+    assert problems == []
+
+
+def test_a_hands_score_adds_up_to_the_defenders_total(browser: Any, tmp_path: Path) -> None:
+    """At each hand's end of whole matches the score's parts (tricks, the kitty × its
+    multiplier when dug, throws, fries, red fives) sum to the defenders' total the page says
+    beside it, and the status row says the same total; a floored sum says so."""
+    sums = 0
+    for name, seed in (("classic", 5), ("anchao", 4), ("hefei", 1)):
+        lines = _whole_record(name, seed)
+        page, problems = _open_in(browser, lines, tmp_path / f"{name}.html", DESK)
+        for over in (line for line in lines if line["type"] == "hand_over"):
+            page.evaluate(f"chaodipiViewer.go({_step_of(lines, lambda x, o=over: x is o)})")
+            said = page.inner_text("#hand-over")
+            assert f"the defenders have {over['total']}\n" in said
+            found = re.search(r"^(tricks .*?) (=|<) (-?\d+)", said, re.M)
+            assert found is not None, said
+            parts = found.group(1).split(" + ")
+            total = 0
+            for part in parts:
+                kitty = re.fullmatch(r"kitty (\d+) × (\d+)", part)
+                total += int(kitty[1]) * int(kitty[2]) if kitty else int(part.rsplit(" ", 1)[1])
+            if found.group(2) == "<":
+                assert total < 0 and over["total"] == 0 and "; floored at 0" in said
+            else:
+                assert total == int(found.group(3)) == over["total"], said
+            status = page.inner_text("#status")
+            assert f": {over['total']} points, the hand's score" in status, status
+            sums += 1
+            if sums == 2:
+                _shot(page, tmp_path, "desk-hand-over")
+        assert problems == []
+    assert sums >= 6
+
+
+def test_the_address_holds_the_hand_step_and_seat(browser: Any, tmp_path: Path) -> None:
+    """``#hand=2&step=31&seat=2`` opens hand 2's 31st step in seat 2's view; moving, and
+    changing the view, rewrite the hash; a hash changed by hand is followed."""
+    lines = _record("classic", seed=5, hands=2)
+    second = _step_of(lines, lambda line: line["type"] == "hand" and line["hand"] == 1)
+    page, problems = _open_in(browser, lines, tmp_path / "game.html", DESK, "#hand=2&step=31&seat=2")
+    assert page.evaluate("document.body.dataset.step") == str(second + 30)
+    assert page.evaluate("document.body.dataset.view") == "2"
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("location.hash") == "#hand=2&step=32&seat=2"
+    page.keyboard.press("a")
+    assert page.evaluate("location.hash") == "#hand=2&step=32"
+    page.keyboard.press("Home")
+    assert page.evaluate("location.hash") == "#hand=1&step=1"
+    page.evaluate("location.hash = '#hand=1&step=5&seat=1'")
+    page.wait_for_function("document.body.dataset.step === '4'")
+    assert page.evaluate("document.body.dataset.view") == "1"
+    assert problems == []
+
+
+def test_autoplay_the_scrubber_and_a_swipe_move_the_steps(browser: Any, tmp_path: Path) -> None:
+    """Play advances a step per tick of the speed chosen (the page's clock driven by the test:
+    no waiting on time), Space pauses it; the range input goes to any step by keyboard and by a
+    tap; a swipe left across the table on a touch screen is the next step."""
+    lines = _record("classic", seed=5, hands=1)
+    write_html(lines, tmp_path / "game.html")
+    page = browser.new_context(**DESK).new_page()
+    page.clock.install()
+    page.goto((tmp_path / "game.html").as_uri())
+    step = lambda: int(page.evaluate("document.body.dataset.step"))  # noqa: E731
+    page.click("#play")
+    assert page.inner_text("#play") == "❚❚ pause"
+    page.clock.run_for(3000)  # 1 s a step
+    assert step() == 3
+    page.select_option("#speed", "100")
+    page.clock.run_for(1000)
+    assert step() == 13
+    page.keyboard.press("Escape")
+    page.locator("body").focus()
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press(" ")
+    assert page.inner_text("#play") == "▶ play"
+    page.clock.run_for(5000)
+    assert step() == 13
+    page.focus("#scrub")
+    page.keyboard.press("ArrowRight")
+    assert step() == 14 and page.evaluate("document.getElementById('scrub').value") == "14"
+    page.keyboard.press("End")  # the range input's own End: its last step
+    assert step() == page.evaluate("chaodipiViewer.steps") - 1
+
+    phone = browser.new_context(**PHONE).new_page()
+    phone.goto((tmp_path / "game.html").as_uri())
+    box = phone.locator("#scrub").bounding_box()
+    phone.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    steps = phone.evaluate("chaodipiViewer.steps")
+    assert abs(int(phone.evaluate("document.body.dataset.step")) - steps / 2) < steps / 10
+    at = int(phone.evaluate("document.body.dataset.step"))
+    table = phone.locator("#table").bounding_box()
+    cdp = phone.context.new_cdp_session(phone)
+    y = table["y"] + 100
+    for kind, x in (("touchStart", 300), ("touchMove", 200), ("touchEnd", 100)):
+        points = [] if kind == "touchEnd" else [{"x": x, "y": y}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+    phone.wait_for_function(f"document.body.dataset.step === '{at + 1}'")
+    phone.tap("#next")
+    assert int(phone.evaluate("document.body.dataset.step")) == at + 2
+
+
+def test_this_hands_tricks_and_the_graph_of_the_defenders_points(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The table of this hand's tricks has a row per trick completed so far (its cards, the
+    winner, the points: the record's); a click on one goes to it. The graph's points are the
+    defenders' points the record states, ending at the hand's total."""
+    lines = _record("classic", seed=5, hands=1)
+    page, problems = _open_in(browser, lines, tmp_path / "game.html", DESK)
+    tricks = [line for line in lines if line["type"] == "trick"]
+    page.evaluate(f"chaodipiViewer.go({_step_of(lines, lambda x: x is tricks[5])})")
+    rows = page.locator("#tricks tbody tr")
+    assert rows.count() == 6
+    cells = rows.nth(5).locator("td").all_inner_texts()
+    assert cells[0] == "6" and f"seat {tricks[5]['seat']} (" in cells[5]
+    assert cells[6:] == [str(tricks[5]["points"]), str(tricks[5]["defenders"])]
+    page.keyboard.press("End")
+    assert rows.count() == len(tricks)
+    _shot(page, tmp_path, "desk-tricks-and-graph", full=True)
+    rows.nth(2).click()
+    assert page.evaluate("document.body.dataset.step") == str(_step_of(lines, lambda x: x is tricks[2]))
+    page.keyboard.press("End")
+    points = json.loads(page.evaluate("document.getElementById('points').dataset.points"))
+    over = next(line for line in lines if line["type"] == "hand_over")
+    stated = [line["defenders"] for line in lines if line["type"] in ("trick", "play") and "defenders" in line]
+    assert points[-1] == over["total"] and set(stated) <= set(points)
+    assert page.locator("#points polyline").count() == 1
+    assert problems == []
+
+
+def test_the_games_index_links_every_game_one_click_away(browser: Any, tmp_path: Path) -> None:
+    """``arena games DB --html DIR``: a click on a game in DIR/index.html opens its page."""
+    database = tmp_path / "results.sqlite"
+    db = ResultsDB(database)
+    for deal in (1, 2):
+        key = GameKey("alpha", "beta", deal, False)
+        db.add(GameRow(key, score_a=1.0, hands=1, levels_a=3, levels_b=0, defended_a=1,
+                       points_a=80, defended_b=1, points_b=40, strikes_a=0, strikes_b=0,
+                       illegal_a=0, illegal_b=0, crashes_a=0, crashes_b=0, forfeit=None,
+                       reason="played to the end", errors="", seconds=1.0, void=None))  # fmt: skip
+        db.add_record(key, pack(_record("classic", seed=deal, hands=1)))
+        db.release_deal(deal)
+    db.close()
+    assert main(["games", str(database), "--html", str(tmp_path / "pages")]) == 0
+    for context, name in ((DESK, "desk"), (PHONE, "phone")):
+        page = browser.new_context(**context).new_page()
+        page.goto((tmp_path / "pages" / "index.html").as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") <= context["viewport"]["width"]
+        _shot(page, tmp_path, f"{name}-index")
+        assert page.locator("a").all_inner_texts() == ["alpha-beta-d1-a", "alpha-beta-d2-a"]
+        page.click("text=alpha-beta-d2-a")
+        page.wait_for_function("document.body.dataset.step === '0'")
+        assert page.url.endswith("/pages/alpha-beta-d2-a.html#hand=1&step=1")
+        assert "alpha vs beta" in page.inner_text("#title")

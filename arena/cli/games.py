@@ -7,7 +7,9 @@ it ended, the hands played, the time it took, each bot's faults (strikes, fallba
 answers, crashes: a column shown when a listed game has any), and whether its record can be
 shown yet.
 Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either way round),
-``--forfeits``, ``--voids``. Heavy modules are imported only when the command runs.
+``--forfeits``, ``--voids``. ``--html DIR`` writes the listed games as browsable pages instead:
+``DIR/index.html``, the list, each game linking to its own page ``DIR/GAME.html`` (the page
+``arena show --html`` writes). Heavy modules are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -17,17 +19,20 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chaodipi.arena.cli.arguments import output_folder
+
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from chaodipi.arena.results import GameKey, GameRow
+    from chaodipi.arena.results import GameKey, GameRow, ResultsDB
 
 __all__ = ["add_command", "find_game"]
 
 GAMES_EXIT_CODES = """\
 exit codes:
-  0    listed (perhaps no game matched)
-  2    no such database, or a bad argument (the line on stderr says why)"""
+  0    listed (perhaps no game matched), or the pages written
+  2    no such database, a folder --html cannot write in, or a bad argument (the line on
+       stderr says why)"""
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -55,6 +60,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     games.add_argument("--forfeits", action="store_true", help="only games a team forfeited")
     games.add_argument(
         "--voids", action="store_true", help="only void games (a bot never took its seat)"
+    )
+    games.add_argument(
+        "--html",
+        type=output_folder,
+        metavar="DIR",
+        help="write the listed games instead as pages to browse: DIR/index.html lists them "
+        "(number, name, bots, result), each linking to its own page DIR/GAME.html, the page "
+        "arena show --html writes (docs/seeing-a-game.md); DIR is made if new (default: none)",
     )
     games.set_defaults(run=games_command)
 
@@ -139,12 +152,14 @@ def games_command(args: argparse.Namespace) -> int:
         try:
             rows = sorted(db.rows(), key=lambda row: row.id or 0)
             recorded = db.recorded()
+            listed = [row for row in rows if _matches(row, args, pairing)]
+            if args.html is not None:
+                return _write_pages(args, db, listed, recorded)
         finally:
             db.close()
     except DatabaseError as err:
         print(f"arena games: {err}", file=sys.stderr)
         return 2
-    listed = [row for row in rows if _matches(row, args, pairing)]
     console = Console(highlight=False)
     table = _games_table(args.database, listed, recorded, narrow=False)
     if Measurement.get(console, console.options, table).maximum > console.width:
@@ -217,6 +232,93 @@ def _games_table(
         )
         table.add_row(*(Text(visible(cell)) for cell in cells))  # bots' names: no markup
     return table
+
+
+def _write_pages(
+    args: argparse.Namespace, db: ResultsDB, listed: list[GameRow], recorded: set[GameKey]
+) -> int:
+    """``--html DIR``: each listed game with a record as its page, ``DIR/GAME.html``, and
+    ``DIR/index.html`` listing every listed game, linking those."""
+    import html
+
+    from chaodipi.arena.results import game_label
+    from chaodipi.engine import ReplayError
+    from chaodipi.records import check_lines, unpack, visible, write_html
+
+    folder: Path = args.html
+    cells: list[tuple[str, ...]] = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for row in listed:
+            label = game_label(row.key)  # bots' names are letters, digits and _.+-: a file name
+            blob = db.record(row.key) if row.key in recorded else None
+            page = None
+            if blob is not None:
+                try:
+                    lines = unpack(blob)
+                    check_lines(lines)
+                except ReplayError:
+                    lines = None
+                if lines is not None:
+                    page = f"{label}.html"
+                    write_html(lines, folder / page)
+            first, second = teams_of(row.key)
+            name = html.escape(visible(label))
+            cells.append((
+                str(row.id),
+                f'<a href="{html.escape(page)}">{name}</a>' if page else f"{name} (no record)",
+                html.escape(visible(f"{first} v {second}")),
+                html.escape(visible(result_of(row))),
+                ending_of(row),
+                str(row.hands),
+            ))  # fmt: skip
+        index = folder / "index.html"
+        index.write_text(_index_page(html.escape(visible(str(args.database))), cells), "utf-8")
+    except OSError as err:
+        where = err.filename if err.filename is not None else folder
+        print(f"arena games: cannot write {where}: {err.strerror}", file=sys.stderr)
+        return 2
+    written = sum("<a " in cell[1] for cell in cells)
+    print(f"arena games: wrote {index} ({len(cells)} games, {written} pages)", file=sys.stderr)
+    return 0
+
+
+def _index_page(database: str, cells: list[tuple[str, ...]]) -> str:
+    """The page listing a tournament's games (``cells``: each row's cells, HTML already)."""
+    head = ("#", "game", "0+2 v 1+3", "result", "ending", "hands")
+    rows = "\n".join(
+        "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in cells
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="chaodipi arena games --html">
+<title>Games in {database}</title>
+<style>
+body {{ margin: 0; padding: 12px 16px; font: 14px/1.4 system-ui, "Noto Sans", sans-serif;
+  background: #eef0ea; color: #1d1d1d; }}
+h1 {{ font-size: 18px; margin: 0 0 8px; overflow-wrap: anywhere; }}
+.box {{ overflow-x: auto; background: #fff; border: 1px solid #d6d9d0; border-radius: 10px; }}
+table {{ border-collapse: collapse; width: 100%; }}
+th {{ text-align: left; font-weight: 500; color: #6b6b6b; }}
+th, td {{ padding: 4px 8px; border-bottom: 1px solid #f0f1ec; white-space: nowrap; }}
+a {{ color: #17543a; font-weight: 600; }}
+</style>
+</head>
+<body>
+<h1>Games in {database}</h1>
+<p>{len(cells)} games; each name opens its game, step by step.</p>
+<div class="box"><table>
+<thead><tr>{"".join(f"<th>{name}</th>" for name in head)}</tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table></div>
+</body>
+</html>
+"""
 
 
 def find_game(rows: list[GameRow], game: str) -> GameRow | None:

@@ -111,6 +111,11 @@ def report_command(args: argparse.Namespace) -> int:
         sprt = None
     report = build_report(rows, names, sprt=sprt)
     emit(report, rows, runs, args)
+    if not args.json:
+        print(
+            f"To browse the games: arena games {visible(str(args.database))} --html DIR writes "
+            "DIR/index.html, linking a page per game"
+        )
     if args.plot is not None:
         from chaodipi.arena.report import write_plots
 

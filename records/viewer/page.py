@@ -6,7 +6,8 @@ type="application/json">`` element; the script reads the record and lets a perso
 it (docs/game-record.md, "Looking at a game"). Beside the record goes one thing the engine
 knows and the record does not say: how a player arranges a hand once trump is fixed (which
 cards are trumps, in which order: the red five, the level cards, the jokers), per hand, so the
-page shows each hand exactly as :func:`chaodipi.engine.view.observe` arranges it; and each
+page shows each hand exactly as :func:`chaodipi.engine.view.observe` arranges it; which cards
+are trumps in each hand, and the words saying so (:func:`trumps`); and each
 place a team's progress may reach, named as the engine names it (:func:`level_names`). The
 script re-derives no rule: the rest it reads from the record.
 
@@ -26,9 +27,9 @@ from typing import Any
 
 from chaodipi.engine import CARDS, Rank, Suit, Trump, level_name, preset
 
-__all__ = ["arrangements", "level_names", "render_html", "write_html"]
+__all__ = ["arrangements", "level_names", "render_html", "trumps", "write_html"]
 
-_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|LEVELS|START)\*/")
+_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|TRUMPS|LEVELS|START)\*/")
 
 
 def _asset(name: str) -> str:
@@ -43,6 +44,23 @@ def _embedded_json(value: object) -> str:
     return text.replace("<", "\\u003c")
 
 
+def _trumps_of(lines: Sequence[Mapping[str, Any]]) -> dict[int, Trump]:
+    """Each hand's trump, as the engine sees it, for each hand whose card play began; empty
+    when the header's preset is not one this engine knows."""
+    try:
+        rules = preset(str(lines[0].get("preset"))).card
+    except ValueError:
+        return {}
+    found: dict[int, Trump] = {}
+    for line in lines:
+        if line.get("type") != "trump":
+            continue
+        level = None if line.get("level") is None else Rank.parse(str(line["level"]))
+        suit = None if line.get("suit") is None else Suit.parse(str(line["suit"]))
+        found[int(line["hand"])] = Trump(level, suit, rules)
+    return found
+
+
 def arrangements(lines: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
     """For each hand whose card play began: each card code's place in a hand arranged as the
     engine arranges it (by effective suit, trumps last, low to high). Empty when the header's
@@ -55,23 +73,40 @@ def arrangements(lines: Sequence[Mapping[str, Any]]) -> dict[int, list[int]]:
     >>> [str(c) for c in sorted(parse_cards("BJ ♠A ♥5 ♥2 ♠2 ♣3"), key=place.__getitem__)]
     ['♣3', '♠A', '♥2', '♠2', 'BJ', '♥5']
     """
-    try:
-        rules = preset(str(lines[0].get("preset"))).card
-    except ValueError:
-        return {}
     places: dict[int, list[int]] = {}
-    for line in lines:
-        if line.get("type") != "trump":
-            continue
-        level = None if line.get("level") is None else Rank.parse(str(line["level"]))
-        suit = None if line.get("suit") is None else Suit.parse(str(line["suit"]))
-        trump = Trump(level, suit, rules)
+    for hand, trump in _trumps_of(lines).items():
         arranged = trump.sort(list(CARDS))
         place = [0] * len(CARDS)
         for index, card in enumerate(arranged):
             place[card] = index
-        places[int(line["hand"])] = place
+        places[hand] = place
     return places
+
+
+def trumps(lines: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
+    """For each hand whose card play began: its trump cards (``cards``, their codes, as the
+    engine decides them) and the words naming them (``says``), the preset's extra trumps (the
+    ♥5) included. Empty when the header's preset is not one this engine knows.
+
+    >>> said = trumps([{"type": "header", "preset": "classic"},
+    ...                {"type": "trump", "hand": 0, "level": "2", "suit": "♦", "dealer": 0}])[0]
+    >>> said["says"], len(said["cards"])
+    ('♥5, the jokers, every 2 (the level) and every ♦ (the trump suit)', 19)
+    """
+    said: dict[int, dict[str, Any]] = {}
+    for hand, trump in _trumps_of(lines).items():
+        names = []
+        if trump.rules.red_five:
+            names.append("♥5")  # the red five, above the big joker
+        names.append("the jokers")
+        if trump.level is not None:
+            names.append(f"every {trump.level} (the level)")
+        if trump.suit is not None:
+            names.append(f"every {trump.suit} (the trump suit)")
+        says = ", ".join(names[:-1]) + " and " + names[-1]
+        cards = [int(card) for card in CARDS if trump.is_trump(card)]
+        said[hand] = {"cards": cards, "says": says}
+    return said
 
 
 def level_names(lines: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -107,6 +142,7 @@ def render_html(
         "SCRIPT": _asset("viewer.js"),
         "RECORD": _embedded_json(list(lines)),
         "ARRANGEMENTS": _embedded_json(arrangements(lines)),
+        "TRUMPS": _embedded_json(trumps(lines)),
         "LEVELS": _embedded_json(level_names(lines)),
     }
     # one pass: what is put in (a note saying /*SCRIPT*/, say) is never read again

@@ -4,11 +4,14 @@
 // first action. Every state is computed once, up front, by reading the record's lines in
 // order, so stepping back is as cheap as stepping forward. The page knows no rule: what the
 // rules decide it reads from the record (who won a trick, its points, the defenders' points so
-// far, each hand's level and trump, the score) or from what the engine put beside it (how a
-// hand is arranged once trump is fixed, each team's level by name).
+// far, each hand's level and trump, the score, who acts next) or from what the engine put
+// beside it (how a hand is arranged once trump is fixed, which cards are trumps, each team's
+// level by name).
 //
-// Keys: ← → a step, Page Up / Page Down a hand, Home / End the first and last step,
-// A all hands, 0-3 what that seat saw.
+// Keys: ← → a step, Page Up / Page Down a hand, Home / End the first and last step, Space
+// play / pause, A all hands, 0-3 what that seat saw. On a touch screen a swipe across the table
+// steps. The address's hash holds where one is (#hand=4&step=31&seat=2: hand and step within
+// it from 1, the seat whose view; no seat: all hands), so a link opens there.
 "use strict";
 
 (function () {
@@ -70,6 +73,7 @@
 
   const record = JSON.parse(document.getElementById("record").textContent);
   const arrangements = JSON.parse(document.getElementById("arrangements").textContent);
+  const trumpFacts = JSON.parse(document.getElementById("trumps").textContent);
   const levelNames = JSON.parse(document.getElementById("levels").textContent);
   const header = record[0];
   const names = [0, 1, 2, 3].map((seat) => {
@@ -208,17 +212,38 @@
 
   const steps = groupSteps(record.slice(1));
   const states = [];
+  const tricksOf = {}; // hand number → its completed tricks: {number, plays, winner, points, defenders, step}
   {
     let state = freshHand({ hand: 0, level: null, dealer: null, progress: [0, 0] });
     for (const step of steps) {
       state = copyState(state);
-      for (const line of step.lines) state = apply(state, line);
+      for (const line of step.lines) {
+        state = apply(state, line);
+        if (line.type === "trick") {
+          (tricksOf[state.number] ||= []).push({ ...state.trick, defenders: state.defenders, step: states.length });
+        }
+      }
       if (step.action) state.said[step.action.seat] = { step: states.length, action: step.action };
       states.push(state);
     }
   }
   const handStarts = steps.map((step, i) => (step.lines.length && step.lines[0].type === "hand" ? i : -1))
     .filter((i) => i >= 0);
+  const beginsHand = (i) => steps[i] && steps[i].lines.length > 0 && steps[i].lines[0].type === "hand";
+
+  /** The seat to act next after step ``i``, as the record's next action line says: none at
+   * the last step, at a hand's end, or when the next step begins a hand. */
+  function toPlay(i) {
+    const next = steps[i + 1];
+    if (!next || beginsHand(i + 1) || states[i].over) return null;
+    return next.action ? next.action.seat : null;
+  }
+
+  /** The trump cards of the hand of ``state`` (the engine's list), once its trump is fixed. */
+  function trumpsOf(state) {
+    const facts = state.trump && trumpFacts[state.number];
+    return facts ? new Set(facts.cards) : null;
+  }
 
   // -- what a view shows -------------------------------------------------------------------
 
@@ -303,10 +328,15 @@
     return node;
   };
 
-  function cardNode(card) {
+  /** A card; ``trumps`` (a set of codes, or null before the trump is fixed) marks a trump. */
+  function cardNode(card, trumps) {
     const node = el("span", "card");
     node.dataset.card = String(card);
     node.title = cardName(card);
+    if (trumps && trumps.has(card)) {
+      node.classList.add("trump");
+      node.title += " (trump)";
+    }
     if (isJoker(card)) {
       node.classList.add("joker", card === BIG_JOKER ? "red" : "black");
       node.append(el("span", "rank", card === BIG_JOKER ? "BJ" : "LJ"), el("span", "suit", "★"));
@@ -317,9 +347,9 @@
     return node;
   }
 
-  function cardsNode(cards, className) {
+  function cardsNode(cards, className, trumps) {
     const node = el("div", "cards " + (className || ""));
-    for (const card of cards) node.append(cardNode(card));
+    for (const card of cards) node.append(cardNode(card, trumps));
     return node;
   }
 
@@ -357,19 +387,23 @@
 
   function drawSeat(seat, state) {
     const box = document.querySelector('.seat[data-seat="' + seat + '"]');
+    const trumps = trumpsOf(state);
     box.classList.toggle("acting", !!steps[at].action && steps[at].action.seat === seat);
+    box.classList.toggle("to-play", toPlay(at) === seat);
+    box.querySelector(".turn").hidden = toPlay(at) !== seat;
     box.classList.toggle("viewer", view === seat);
     const dealer = state.dealer === seat ? " · dealer" : "";
     box.querySelector(".name").textContent = seatName(seat) + " · team " + teamOf(seat) + dealer;
     const hand = sortHand(state.hands[seat], state.trump && arrangements[state.number]);
-    const shown = view === "all" || view === seat ? cardsNode(hand, "hand") : backsNode(hand.length);
+    const shown = view === "all" || view === seat ? cardsNode(hand, "hand", trumps) : backsNode(hand.length);
     shown.classList.add("hand");
     box.querySelector(".hand").replaceWith(shown);
     box.querySelector(".count").textContent = hand.length + " cards";
+    box.classList.toggle("over", !!state.over); // the hand is played out: "as dealt" in its place
     const dealt = box.querySelector(".dealt");
     dealt.replaceChildren();
     if (state.over) { // the hand is over and every card shown: the hand as it was dealt
-      dealt.append(el("span", "label", "as dealt"), cardsNode(sortHand(parseCards(state.over.dealt[seat]), arrangements[state.number])));
+      dealt.append(el("span", "label", "as dealt"), cardsNode(sortHand(parseCards(state.over.dealt[seat]), arrangements[state.number]), "", trumps));
     }
     const said = state.said[seat];
     const bubble = box.querySelector(".said");
@@ -384,14 +418,26 @@
     }
   }
 
+  /** Why a complete trick went to its winner, when a trump beat the suit led (the trumps
+   * are the engine's list; the winner is the record's): "♠2 (trump) beats ♦Q". */
+  function whyWon(trick, trumps) {
+    if (trick.winner === null || !trumps || !trick.plays.length) return "";
+    const led = trick.plays[0];
+    const won = trick.plays.find((p) => p.seat === trick.winner);
+    const allTrump = (cards) => cards.length > 0 && cards.every((c) => trumps.has(c));
+    if (!won || won === led || allTrump(led.cards) || !allTrump(won.cards)) return "";
+    return won.cards.map(cardName).join(" ") + " (trump) beats " + led.cards.map(cardName).join(" ");
+  }
+
   function drawTrick(state) {
+    const trumps = trumpsOf(state);
     for (let seat = 0; seat < 4; seat++) {
       const spot = document.querySelector('.spot[data-seat="' + seat + '"]');
       spot.replaceChildren();
       spot.classList.toggle("winner", !!state.trick && state.trick.winner === seat);
       const play = state.trick && state.trick.plays.find((p) => p.seat === seat);
       if (play) {
-        spot.append(cardsNode(play.cards, "played"));
+        spot.append(cardsNode(play.cards, "played", trumps));
         if (play.attempted) spot.append(el("div", "failed", "tried " + play.attempted.map(cardName).join(" ")));
       }
     }
@@ -400,23 +446,46 @@
     if (trick) {
       caption = "trick " + trick.number;
       if (trick.winner !== null) caption += ": " + seatName(trick.winner) + " wins " + trick.points + " points";
+      const why = whyWon(trick, trumps);
+      if (why) caption += "; " + why;
     }
     $("trick-caption").textContent = caption;
   }
 
+  /** The parts of a scored hand (the record's ``score``) summed to its total, as a sum:
+   * "tricks 370 + kitty 30 × 2 + throws 20 = 430" (the floor said when it applied); the
+   * kitty's points said when the defenders did not dig it. */
+  function scoreSum(over) {
+    const s = over.score || {};
+    const parts = ["tricks " + s.trick_points];
+    if (s.kitty_multiplier) parts.push("kitty " + s.kitty_points + " × " + s.kitty_multiplier);
+    if (s.throw_penalty) parts.push("throws " + s.throw_penalty);
+    if (s.fry_penalty) parts.push("fries " + s.fry_penalty);
+    if (s.red_five) parts.push("red fives " + s.red_five);
+    // 001 §4.1: parts summing below 0 are floored at 0 in presets with the floor
+    let text = parts.join(" + ") + (s.floored ? " < 0; floored at 0" : " = " + over.total);
+    if (!s.kitty_multiplier && s.kitty_points) text += "; the kitty's " + s.kitty_points + " not dug";
+    return text;
+  }
+
   function drawStatus(state) {
+    const trumps = state.trump && trumpFacts[state.number];
     const trump = state.trump
-      ? (state.trump.suit === null ? "no-trump" : SUITS[state.trump.suit]) + ", level " + (state.trump.level === null ? "none" : RANKS[state.trump.level])
+      ? (state.trump.suit === null ? "no-trump" : SUITS[state.trump.suit]) + ", level " + (state.trump.level === null ? "none" : RANKS[state.trump.level]) +
+        (trumps ? ": trumps are " + trumps.says : "")
       : "not yet fixed (level " + (state.level === null ? "—" : RANKS[state.level]) + ")";
     const defenders = state.dealer === null ? null : 1 - teamOf(state.dealer);
+    const running = state.over
+      ? state.over.total + " points, the hand's score (below)"
+      : (state.defenders === null ? "—" : state.defenders) + " points" +
+        (state.penalties ? " (" + (state.penalties > 0 ? "+" : "") + state.penalties + " from throws)" : "") +
+        " in " + state.tricksDone + " tricks";
     const rows = [
       ["hand", (state.number + 1) + " of " + handStarts.length],
       ["step", (at + 1) + " of " + steps.length],
       ["dealer", state.dealer === null ? "not yet known" : seatName(state.dealer)],
       ["trump", trump],
-      ["defenders", defenders === null ? "—" : "team " + defenders + ": " + (state.defenders === null ? "—" : state.defenders) + " points" +
-        (state.penalties ? " (" + (state.penalties > 0 ? "+" : "") + state.penalties + " from throws)" : "") +
-        " in " + state.tricksDone + " tricks"],
+      ["defenders", defenders === null ? "—" : "team " + defenders + ": " + running],
       ["team 0 (seats 0, 2)", "level " + levelName(state.progress[0])],
       ["team 1 (seats 1, 3)", "level " + levelName(state.progress[1])],
     ];
@@ -431,7 +500,7 @@
     const kitty = $("kitty");
     kitty.replaceChildren(el("span", "label", "kitty"));
     if (state.kitty.length && kittyKnown) {
-      kitty.append(cardsNode(sortHand(state.kitty, state.trump && arrangements[state.number]), "kitty-cards"));
+      kitty.append(cardsNode(sortHand(state.kitty, state.trump && arrangements[state.number]), "kitty-cards", trumpsOf(state)));
     }
     else if (state.kitty.length) kitty.append(backsNode(state.kitty.length));
     else if (state.kittyHeldBy !== null) kitty.append(el("span", "muted", "in the hand of " + seatName(state.kittyHeldBy)));
@@ -439,16 +508,12 @@
     const over = $("hand-over");
     over.hidden = !state.over;
     if (state.over) {
-      const s = state.over.score || {};
+      const tricks = (tricksOf[state.number] || []).length;
       over.replaceChildren(
         el("strong", "", "Hand " + (state.number + 1) + " scored: the defenders have " + state.over.total),
+        el("div", "sum", scoreSum(state.over) + "; " + tricks + " tricks played"),
         el("div", "", state.over.note),
-        el("div", "muted", "tricks " + s.trick_points +
-          (s.kitty_multiplier ? ", kitty " + s.kitty_points + " ×" + s.kitty_multiplier : "") +
-          (s.throw_penalty ? ", throws " + s.throw_penalty : "") + (s.fry_penalty ? ", fries " + s.fry_penalty : "") +
-          (s.red_five ? ", red fives " + s.red_five : "") +
-          (s.floored ? "; floored at 0" : "") + // 001 §4.1: the parts sum below 0
-          "; next dealer " + seatName(state.over.next_dealer)),
+        el("div", "muted", "next dealer " + seatName(state.over.next_dealer)),
       );
     }
   }
@@ -477,25 +542,146 @@
       item.addEventListener("click", () => go(i));
       list.append(item);
     });
-    if (current) current.scrollIntoView({ block: "nearest" });
+    if (current) { // the list scrolls to it, never the page (a phone's table stays in sight)
+      const box = list.getBoundingClientRect(), item = current.getBoundingClientRect();
+      if (item.top < box.top) list.scrollTop += item.top - box.top;
+      else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
+    }
+  }
+
+  /** This hand's tricks so far, a row each (click one to go to the step that completed it). */
+  function drawTricks(state) {
+    const body = $("tricks").querySelector("tbody");
+    body.replaceChildren();
+    const trumps = trumpsOf(state);
+    for (const trick of tricksOf[state.number] || []) {
+      if (trick.step > at) break;
+      const row = el("tr");
+      row.dataset.step = String(trick.step);
+      if (trick.step === at) row.classList.add("current");
+      row.append(el("td", "", String(trick.number)));
+      for (let seat = 0; seat < 4; seat++) {
+        const cell = el("td");
+        const play = trick.plays.find((p) => p.seat === seat);
+        if (play) {
+          cell.append(cardsNode(play.cards, "small", trumps));
+          if (play === trick.plays[0]) cell.classList.add("led");
+        }
+        row.append(cell);
+      }
+      row.append(el("td", "", seatName(trick.winner)), el("td", "", String(trick.points)),
+        el("td", "", trick.defenders === null ? "—" : String(trick.defenders)));
+      row.addEventListener("click", () => go(trick.step));
+      body.append(row);
+    }
+  }
+
+  /** The defenders' points at each step of this hand, as the record states them (the
+   * running total from the card play on, the scored total at the hand's end): a line, the
+   * current step marked. */
+  function drawGraph(state) {
+    const svg = $("points");
+    const NS = svg.namespaceURI; // the SVG namespace, as the page parsed it
+    const node = (tag, attributes) => {
+      const made = document.createElementNS(NS, tag);
+      for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, String(value));
+      return made;
+    };
+    const first = handStarts.filter((i) => i <= at).pop() ?? 0;
+    const last = (handStarts.find((i) => i > at) ?? steps.length) - 1;
+    const points = [];
+    for (let i = first; i <= last; i++) {
+      const value = states[i].over ? states[i].over.total : states[i].defenders;
+      if (value !== null && value !== undefined) points.push([i, value]);
+    }
+    svg.replaceChildren();
+    svg.dataset.points = JSON.stringify(points.map(([, v]) => v));
+    const width = 600, height = 160, pad = 14;
+    const values = points.map(([, v]) => v);
+    const low = Math.min(0, ...values), high = Math.max(40, ...values);
+    const x = (i) => pad + (width - 2 * pad) * (last > first ? (i - first) / (last - first) : 0);
+    const y = (v) => height - pad - (height - 2 * pad) * (v - low) / (high - low);
+    svg.append(node("line", { x1: pad, x2: width - pad, y1: y(0), y2: y(0), class: "axis" }));
+    const label = node("text", { x: pad, y: pad - 2, class: "label" });
+    label.textContent = String(high);
+    svg.append(label);
+    if (points.length) {
+      svg.append(node("polyline", {
+        points: points.map(([i, v]) => x(i).toFixed(1) + "," + y(v).toFixed(1)).join(" "),
+        class: "line",
+      }));
+    }
+    svg.append(node("line", { x1: x(at), x2: x(at), y1: pad, y2: height - pad, class: "now" }));
+    const now = points.find(([i]) => i === at);
+    if (now) svg.append(node("circle", { cx: x(now[0]), cy: y(now[1]), r: 4, class: "dot" }));
   }
 
   function draw() {
     const state = states[at];
     document.body.dataset.step = String(at);
     document.body.dataset.view = String(view);
+    document.body.dataset.toPlay = toPlay(at) === null ? "" : String(toPlay(at));
     for (let seat = 0; seat < 4; seat++) drawSeat(seat, state);
     drawTrick(state);
     drawStatus(state);
     drawLog();
+    drawTricks(state);
+    drawGraph(state);
     $("prev").disabled = at === 0;
     $("next").disabled = at === steps.length - 1;
     $("where").textContent = "step " + (at + 1) + " / " + steps.length;
+    $("scrub").value = String(at);
+    writeHash();
   }
 
   function go(step) {
     at = Math.max(0, Math.min(steps.length - 1, step));
     draw();
+  }
+
+  // -- where one is, in the address: #hand=4&step=31&seat=2 -------------------------------
+
+  function writeHash() {
+    const first = handStarts.filter((i) => i <= at).pop() ?? 0;
+    const hand = handStarts.indexOf(first) + 1;
+    const hash = "#hand=" + hand + "&step=" + (at - first + 1) + (view === "all" ? "" : "&seat=" + view);
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  /** Go where the address's hash says, if it says: true when it did. */
+  function readHash() {
+    const said = new URLSearchParams(location.hash.replace(/^#/, ""));
+    if (!said.has("hand") && !said.has("step") && !said.has("seat")) return false;
+    const seat = said.get("seat");
+    view = seat !== null && /^[0-3]$/.test(seat) ? Number(seat) : "all";
+    $("view").value = String(view);
+    const hand = Math.max(1, Math.min(handStarts.length, Number(said.get("hand")) || 1));
+    const first = handStarts[hand - 1] ?? 0;
+    const end = (handStarts[hand] ?? steps.length) - 1;
+    go(Math.min(end, first + Math.max(1, Number(said.get("step")) || 1) - 1));
+    return true;
+  }
+
+  // -- playing the steps one after another ---------------------------------------------------
+
+  let timer = null;
+
+  function setPlaying(playing) {
+    if (timer !== null) { clearTimeout(timer); timer = null; }
+    $("play").textContent = playing ? "❚❚ pause" : "▶ play";
+    $("play").setAttribute("aria-pressed", String(playing));
+    document.body.dataset.playing = String(playing);
+    if (playing) tick();
+  }
+
+  function tick() {
+    timer = setTimeout(() => {
+      timer = null;
+      if (at >= steps.length - 1) { setPlaying(false); return; }
+      go(at + 1);
+      if (at >= steps.length - 1) setPlaying(false);
+      else tick();
+    }, Number($("speed").value));
   }
 
   /** The first step of the next (``direction`` 1) or this or the previous (-1) hand. */
@@ -518,8 +704,27 @@
   $("next-hand").addEventListener("click", () => go(handStep(1)));
   $("last").addEventListener("click", () => go(steps.length - 1));
   $("view").addEventListener("change", (event) => setView(event.target.value));
+  $("play").addEventListener("click", () => setPlaying(timer === null));
+  $("speed").addEventListener("change", () => { if (timer !== null) setPlaying(true); });
+  $("scrub").max = String(steps.length - 1);
+  $("scrub").addEventListener("input", (event) => go(Number(event.target.value)));
+  window.addEventListener("hashchange", readHash);
+  { // a swipe across the table: left for the next step, right for the one before
+    let from = null;
+    $("table").addEventListener("touchstart", (event) => {
+      from = event.touches.length === 1 ? { x: event.touches[0].clientX, y: event.touches[0].clientY } : null;
+    }, { passive: true });
+    $("table").addEventListener("touchend", (event) => {
+      if (!from) return;
+      const dx = event.changedTouches[0].clientX - from.x, dy = event.changedTouches[0].clientY - from.y;
+      from = null;
+      if (Math.abs(dx) > 40 && Math.abs(dx) > 2 * Math.abs(dy)) go(at + (dx < 0 ? 1 : -1));
+    });
+  }
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) return;
+    const tag = event.target.tagName;
+    if (tag === "SELECT" || tag === "INPUT" || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === " " && tag === "BUTTON") return; // the button's own Space
     const keys = {
       ArrowRight: () => go(at + 1),
       ArrowLeft: () => go(at - 1),
@@ -528,6 +733,7 @@
       Home: () => go(0),
       End: () => go(steps.length - 1),
       a: () => setView("all"),
+      " ": () => setPlaying(timer === null),
       0: () => setView(0), 1: () => setView(1), 2: () => setView(2), 3: () => setView(3),
     };
     const action = keys[event.key];
@@ -542,8 +748,10 @@
 
   drawHeader();
   const start = JSON.parse(document.getElementById("start").textContent);
-  view = start.view === "all" ? "all" : Number(start.view);
-  $("view").value = String(view);
-  go(handStarts[start.hand] ?? 0);
-  window.chaodipiViewer = { steps: steps.length, go, setView, parseCards };
+  if (!readHash()) {
+    view = start.view === "all" ? "all" : Number(start.view);
+    $("view").value = String(view);
+    go(handStarts[start.hand] ?? 0);
+  }
+  window.chaodipiViewer = { steps: steps.length, go, setView, setPlaying, parseCards };
 })();
