@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from chaodipi.engine import Action
 from chaodipi.review.game import GameReview
-from chaodipi.review.judging import PhaseName
+from chaodipi.review.judging import Candidate, Judged, PhaseName
 
 __all__ = ["PHASES", "BotQuality", "Figure", "quality"]
 
+TIE = 1e-9
+"""Values closer than this are equal."""
 PHASES: tuple[PhaseName, ...] = ("bidding", "burying", "leading", "following")
 """The phases, in the order of a hand."""
 
@@ -36,11 +39,13 @@ class Figure:
     costs: list[float] = field(default_factory=list)
     marks: dict[str, int] = field(default_factory=dict)
     agreed: int = 0
-    """Decisions where the bot chose the reviewer's move."""
+    """Decisions where the bot chose a move of the best value (the reviewer's, or one as
+    good)."""
     divergent: int = 0
-    """Decisions where the hindsight move was not the reviewer's."""
+    """Decisions where no move best with every card open was best on the seat's own
+    information."""
     fitted: int = 0
-    """Of those, the decisions where the bot chose the hindsight move."""
+    """Of those, the decisions where the bot chose a move best with every card open."""
 
     @property
     def count(self) -> int:
@@ -91,10 +96,19 @@ def quality(reviews: Iterable[GameReview]) -> dict[str, BotQuality]:
                 figure.costs.append(judged.cost)
                 if judged.mark:
                     figure.marks[judged.mark] = figure.marks.get(judged.mark, 0) + 1
-                figure.agreed += judged.chosen == judged.best
-                if judged.hindsight != judged.best:
+                best = _tops(judged, lambda c: c.value)
+                open_best = _tops(judged, lambda c: c.hindsight)
+                figure.agreed += judged.chosen in best
+                if not best & open_best:
                     figure.divergent += 1
-                    figure.fitted += judged.chosen == judged.hindsight
+                    figure.fitted += judged.chosen in open_best
     return bots
+
+
+def _tops(judged: Judged, value: Callable[[Candidate], float]) -> set[Action]:
+    """The candidates of the best ``value`` (ties all count: a decided hand values every
+    move alike)."""
+    top = max(value(c) for c in judged.candidates)
+    return {c.action for c in judged.candidates if value(c) >= top - TIE}
 
 

@@ -199,3 +199,47 @@ def test_a_bad_review_command_is_one_line(tmp_path: Path, args: list[str], says:
     done = _arena("review", *args, cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and says in done.stderr, done.stderr
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results database of two 1-hand games, random against heuristic, records released."""
+    folder = tmp_path_factory.mktemp("review")
+    done = _arena(
+        "run", "-b", "random=python3 -m chaodipi.sample_bots.random_bot",
+        "-b", "heuristic=python3 -m chaodipi.sample_bots.heuristic_bot",
+        "-n", "1", "--hands", "1", "-d", str(folder / "results.sqlite"),
+        cwd=folder,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return folder / "results.sqlite"
+
+
+def test_a_tournaments_bots_decision_quality(database: Path) -> None:
+    """`arena review DB`: every game reviewed, a row per bot and phase with its decisions,
+    its mean cost and interval, its mark rates and its share of the reviewer's moves; the
+    hindsight agreement; the JSON holds each game's review and each bot's figures."""
+    text = _arena("review", str(database), "--simulations", "6", cwd=database.parent)
+    assert text.returncode == 0, text.stderr
+    printed = text.stdout
+    assert "Decision quality (2 games, 6 playouts a decision)" in printed
+    assert "random" in printed and "heuristic" in printed
+    assert "hindsight agreement (a sign of seeing hidden cards, not a proof):" in printed
+    done = _arena("review", str(database), "--games", "1", "--simulations", "6", "--json",
+                  cwd=database.parent)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert len(found["games"]) == 1 and set(found["bots"]) == {"random", "heuristic"}
+    for figures in found["bots"].values():
+        judged = sum(f["decisions"] for f in figures["phases"].values())
+        assert judged == figures["all"]["decisions"] > 0
+
+
+@pytest.mark.ray
+def test_a_review_on_ray_is_the_review_without_it(database: Path) -> None:
+    """`--ray local` reviews each game in a task of a cluster started here: the same JSON."""
+    args = ["review", str(database), "--simulations", "4", "--json"]
+    here = _arena(*args, cwd=database.parent)
+    there = _arena(*args, "--ray", "local", cwd=database.parent)
+    assert here.returncode == 0 and there.returncode == 0, there.stderr[-2000:]
+    assert json.loads(there.stdout) == json.loads(here.stdout)

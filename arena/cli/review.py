@@ -90,6 +90,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         default=os.cpu_count() or 1,
         help="processes judging decisions (default: one per core)",
     )
+    review.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="with a database and no GAME: review the games on a Ray cluster, a game a task "
+        "(auto: the cluster `ray start` runs here, or $RAY_ADDRESS; local: start one here; "
+        "HOST:PORT: the head's GCS; docs/running-on-ray.md; needs the ray extra); the same "
+        "review as without it",
+    )
     review.add_argument("--json", action="store_true", help="print the review as JSON")
     review.add_argument(
         "--width", type=whole(40), default=80, help="the terminal's width (default 80)"
@@ -99,18 +107,19 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 def review_command(args: argparse.Namespace) -> int:
     from chaodipi.arena.cli.show import load_game
-    from chaodipi.arena.errors import DatabaseError, UsageError
+    from chaodipi.arena.errors import ArenaError, UsageError
     from chaodipi.engine import ReplayError
 
     try:
         if args.game is None and _is_database(args.source):
             return _review_games(args)
-        if args.games is not None:
-            raise UsageError("--games reviews a database's games: give no GAME")
+        if args.games is not None or args.ray is not None:
+            flag = "--games" if args.games is not None else "--ray"
+            raise UsageError(f"{flag} reviews a database's games: give no GAME")
         lines = load_game(args.source, args.game)
-    except (UsageError, DatabaseError) as err:
+    except ArenaError as err:
         print(f"arena review: {err}", file=sys.stderr)
-        return 2
+        return err.exit_code
     try:
         review = _review(args, lines)
     except ReplayError as err:
@@ -186,15 +195,25 @@ def _review_games(args: argparse.Namespace) -> int:
     if args.games is not None and args.games < len(games):
         drawn = random.Random(args.seed).sample(games, args.games)
         games = sorted(drawn, key=lambda game: game[0].id or 0)
-    reviews = []
-    for number, (row, blob) in enumerate(games, start=1):
-        label = game_label(row.key)
+    records = []
+    for row, blob in games:
         try:
             lines = unpack(blob)
             check_lines(lines)
-            reviews.append(_review(args, lines, f"game {number}/{len(games)} {label}"))
         except ReplayError as err:
+            label = game_label(row.key)
             raise UsageError(f"game {label}'s stored record is damaged: {err}") from None
+        records.append((game_label(row.key), lines))
+    try:
+        if args.ray is not None:
+            reviews = _review_on_ray(args, [lines for _, lines in records])
+        else:
+            reviews = [
+                _review(args, lines, f"game {number}/{len(records)} {label}")
+                for number, (label, lines) in enumerate(records, start=1)
+            ]
+    except ReplayError as err:
+        raise UsageError(f"a stored record does not re-play: {err}") from None
     figures = quality(reviews)
     if args.json:
         print(
@@ -211,6 +230,44 @@ def _review_games(args: argparse.Namespace) -> int:
     for text in quality_text(figures, len(reviews), args.simulations, args.width):
         print(text)
     return 0
+
+
+def _review_on_ray(args: argparse.Namespace, records: list[Any]) -> list[GameReview]:
+    """Each game reviewed by a task of its own on a Ray cluster, in the order given."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from chaodipi.arena.errors import UsageError
+    from chaodipi.arena.tournament import connect, import_ray, parse_address
+    from chaodipi.review import review_game
+
+    try:
+        address = parse_address(args.ray)
+    except ValueError as err:
+        raise UsageError(f"--ray: {err}") from None
+    ray = import_ray()
+    task = ray.remote(num_cpus=1)(review_game)
+    console = Console(stderr=True)
+    with connect(address), Progress(
+        TextColumn("games"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    ) as progress:
+        bar = progress.add_task("games", total=len(records))
+        seats = range(4) if args.seat is None else (args.seat,)
+        hand = None if args.hand is None else args.hand - 1
+        pending = [
+            task.remote(lines, seats=seats, hand=hand, simulations=args.simulations, seed=args.seed)
+            for lines in records
+        ]
+        waiting = list(pending)
+        while waiting:
+            done, waiting = ray.wait(waiting, num_returns=1)
+            progress.advance(bar, len(done))
+        return list(ray.get(pending))
 
 
 # -- printing -------------------------------------------------------------------------------
@@ -243,8 +300,8 @@ def game_text(review: GameReview, width: int = 80) -> list[str]:
             out += ["", f"── hand {hand + 1} ──"]
         who = f"seat {decision.seat}" + (f" {visible(decision.bot)}" if decision.bot else "")
         verdict = f"{judged.mark} " if judged.mark else ""
-        if judged.chosen == judged.best:
-            said = f"{verdict}the reviewer's move"
+        if judged.cost <= 1e-9:
+            said = f"{verdict}a best move"
         else:
             said = (
                 f"{verdict}cost {judged.cost:.2f} ± {judged.error:.2f}; better "
@@ -308,9 +365,12 @@ def quality_text(
         all_ = figures[name].all
         if all_.divergent:
             rate = f"{all_.fitted / all_.divergent:.1%}"
-            out.append(
-                f"  {visible(name)}: chose the all-cards-open move in {all_.fitted} of "
-                f"{all_.divergent} decisions where it was not the reviewer's ({rate})"
+            out += textwrap.wrap(
+                f"{visible(name)}: chose the all-cards-open move in {all_.fitted} of "
+                f"{all_.divergent} decisions where it was not the reviewer's ({rate})",
+                width,
+                initial_indent="  ",
+                subsequent_indent="    ",
             )
         else:
             out.append(f"  {visible(name)}: no decision where the two differed")

@@ -22,6 +22,7 @@ from .driver import prepare_log_dir as prepare_log_dir
 from .driver import run_tournament as run_tournament
 from .local import LocalBackend as LocalBackend
 from .ray_backend import RayBackend as RayBackend
+from .ray_cluster import connect as connect
 from .ray_cluster import import_ray as import_ray
 from .ray_cluster import parse_address as parse_address
 from .ray_shard import Shard as Shard
@@ -53,6 +54,7 @@ __all__ = [
     "ShardResult",
     "TournamentConfig",
     "config_help",
+    "connect",
     "export_document",
     "games_left",
     "import_ray",
