@@ -243,3 +243,18 @@ def test_a_review_on_ray_is_the_review_without_it(database: Path) -> None:
     there = _arena(*args, "--ray", "local", cwd=database.parent)
     assert here.returncode == 0 and there.returncode == 0, there.stderr[-2000:]
     assert json.loads(there.stdout) == json.loads(here.stdout)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_game_of_every_preset_is_reviewed(preset: str) -> None:
+    """A heuristic game of each preset: the decisions of the card play and the bury are
+    judged, each with the bot's move among the candidates and a cost of at least 0."""
+    match = Match(PRESETS[preset], seed=6, max_hands=1)
+    while not match.over:
+        match.apply(match.to_play, _heuristic_move(match))
+    review = review_game(list(record_lines(match)), simulations=4, seed=1)
+    phases = {d.phase for d in review.decisions if d.judged is not None}
+    assert {"leading", "following", "burying"} <= phases, phases
+    for judged in review.judged:
+        assert judged.chosen in [c.action for c in judged.candidates]
+        assert judged.cost >= 0 and judged.worlds >= 4
