@@ -1,8 +1,8 @@
 """A game record as one HTML page that needs nothing else: no network, no server.
 
-The page (``page.html``) holds its style (``viewer.css``), its script (``viewer.js``, small
-hand-written JavaScript, no build step) and the record itself, as JSON in a ``<script
-type="application/json">`` element; the script reads the record and lets a person step through
+The page (``page.html``) holds its style (``viewer.css``), its script (:data:`SCRIPTS`, small
+hand-written JavaScript files inlined in order into one function, no build step) and the record
+itself, as JSON in a ``<script type="application/json">`` element; the script reads the record and lets a person step through
 it (docs/game-record.md, "Looking at a game"). Beside the record goes one thing the engine
 knows and the record does not say: how a player arranges a hand once trump is fixed (which
 cards are trumps, in which order: the red five, the level cards, the jokers), per hand, so the
@@ -30,6 +30,13 @@ from chaodipi.engine import CARDS, Rank, Suit, Trump, level_name, preset
 __all__ = ["arrangements", "level_names", "render_html", "trumps", "write_html"]
 
 _PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|TRUMPS|LEVELS|START)\*/")
+
+
+SCRIPTS = ("cards.js", "steps.js", "table.js", "graphs.js", "playback.js")
+"""The viewer's script, a file per idea, in the order the page runs them (one scope: a file
+uses what those before it define): the cards; the record read into steps and lines put in
+words; drawing the table, the status and the hand's steps and tricks; the hand's graphs;
+moving through the steps (the hash, playing, the keys) and where the page opens."""
 
 
 def _asset(name: str) -> str:
@@ -139,7 +146,7 @@ def render_html(
     parts = {
         "START": _embedded_json(start),
         "STYLE": _asset("viewer.css"),
-        "SCRIPT": _asset("viewer.js"),
+        "SCRIPT": "\n".join(_asset(name) for name in SCRIPTS),
         "RECORD": _embedded_json(list(lines)),
         "ARRANGEMENTS": _embedded_json(arrangements(lines)),
         "TRUMPS": _embedded_json(trumps(lines)),
