@@ -17,6 +17,8 @@ function draw() {
   drawLog();
   drawTricks(state);
   drawGraph(state);
+  drawReview(state);
+  drawValues(state);
   $("prev").disabled = at === 0;
   $("next").disabled = at === steps.length - 1;
   $("where").textContent = "step " + (at + 1) + " / " + steps.length;

@@ -165,6 +165,12 @@ const tricksOf = {}; // hand number → its completed tricks: {number, plays, wi
     states.push(state);
   }
 }
+/** Each action's step, by the action's number in the game (from 1, counting every action
+ * line in order: the number a review gives a decision). */
+const stepOfAction = {};
+steps.forEach((step, i) => {
+  if (step.action) stepOfAction[Object.keys(stepOfAction).length + 1] = i;
+});
 const handStarts = steps.map((step, i) => (step.lines.length && step.lines[0].type === "hand" ? i : -1))
   .filter((i) => i >= 0);
 const beginsHand = (i) => steps[i] && steps[i].lines.length > 0 && steps[i].lines[0].type === "hand";

@@ -167,6 +167,8 @@ function drawLog() {
     if (step.action) {
       const clock = clockText(step.action);
       item.append(el("span", "clock", clock));
+      const mark = reviewMark(i);
+      if (mark) item.append(mark);
     }
     for (const line of visible) item.append(el("div", "line " + line.type, describe(line)));
     if (step.action && step.action.note && (view === "all" || view === step.action.seat)) {
