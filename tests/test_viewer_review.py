@@ -8,7 +8,6 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +68,6 @@ def _open(browser: Any, path: Path, context: dict[str, Any]) -> tuple[Any, list[
     return page, problems
 
 
-def _fixed(value: float) -> str:
-    """``value`` to two decimals as JavaScript's ``toFixed(2)`` writes it (halves away from 0)."""
-    return str(Decimal(value).quantize(Decimal("0.01"), ROUND_HALF_UP))
-
-
 def _move(action: str) -> str:
     return action.removeprefix("play ")
 
@@ -124,7 +118,7 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
         page.evaluate(f"chaodipiViewer.go({step_of[decision['number']]})")
         shown = page.evaluate(READ_REVIEW)
         assert not shown["hidden"]
-        cost = f"{decision['mark']} cost {_fixed(decision['cost'])} ± {_fixed(decision['error'])}"
+        cost = f"{decision['mark']} cost {decision['cost']:.2f} ± {decision['error']:.2f}"
         assert cost in shown["text"], (cost, shown["text"])
         assert f"better: {_move(decision['best'])}" in shown["text"]
         assert shown["logMark"] == decision["mark"]
@@ -133,7 +127,7 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
             _move(c["action"]) for c in decision["candidates"]
         ]
         values = [float(r["cells"][1].replace("−", "-")) for r in rows]
-        assert values == [float(_fixed(c["value"])) for c in decision["candidates"]]
+        assert values == [float(f"{c['value']:.2f}") for c in decision["candidates"]]
         assert values == sorted(values, reverse=True)
         assert [r["cells"][0] for r in rows if r["chosen"]] == [
             f"{_move(decision['chosen'])} ← chosen"

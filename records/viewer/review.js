@@ -29,13 +29,21 @@ function moveCards(action) {
  * candidate's value for the acting seat's team, negated for team 1. */
 const teamValue = (d) => (teamOf(d.seat) === 0 ? 1 : -1) * d.candidates[0].value;
 
+/** ``value`` to two decimals as arena review's text writes it: as ``toFixed`` does, but an
+ * exact tie goes to the even digit (1.625 is "1.62"), so the page and the text say the same. */
+function fixed(value) {
+  if (!/^\d+\.\d\d50*$/.test(Math.abs(value).toFixed(20))) return value.toFixed(2);
+  const down = Math.trunc(Math.abs(value) * 100); // a tie's lower neighbour, in hundredths
+  return (value < 0 ? "-" : "") + ((down % 2 === 0 ? down : down + 1) / 100).toFixed(2);
+}
+
 /** A value with its sign: "+0.25", "−1.50". */
-const signed = (value) => (value < 0 ? "−" : "+") + Math.abs(value).toFixed(2);
+const signed = (value) => (value < 0 ? "−" : "+") + fixed(Math.abs(value));
 
 /** A judged decision's verdict in words: "?? cost 0.62 ± 0.10", "the reviewer's move". */
 function verdictText(d) {
   if (d.chosen === d.best) return "the reviewer's move";
-  return (d.mark ? d.mark + " " : "") + "cost " + d.cost.toFixed(2) + " ± " + d.error.toFixed(2) +
+  return (d.mark ? d.mark + " " : "") + "cost " + fixed(d.cost) + " ± " + fixed(d.error) +
     (d.mark ? "" : " (within the noise)");
 }
 
@@ -93,7 +101,7 @@ function drawReview(state) {
   for (const c of d.candidates) {
     const row = el("tr", c.action === d.chosen ? "chosen" : "");
     row.append(el("td", "", moveText(c.action) + (c.action === d.chosen ? " ← chosen" : "")),
-      el("td", "num", signed(c.value)), el("td", "num", c.error.toFixed(2)));
+      el("td", "num", signed(c.value)), el("td", "num", fixed(c.error)));
     table.append(row);
   }
   box.append(table);
