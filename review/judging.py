@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chaodipi.engine import Action, Bury, Deal, Phase, Play, SeatView
-from chaodipi.sample_bots.search_bot import problem
 
 __all__ = [
     "MARKS",
@@ -115,6 +114,8 @@ def judge(view: SeatView, chosen: Action, real: Deal, simulations: int, seed: st
     reviewer has nothing to weigh it against (declaring, frying while bids are hidden: the
     search does not judge those; or one legal move). The same ``seed`` gives the same verdict
     on any machine."""
+    from chaodipi.sample_bots.search_bot import problem  # the SDK's gRPC: only when judging
+
     found = problem(view)
     chosen = normal(chosen)
     choices: list[Action] = list(dict.fromkeys(normal(c) for c in found.choices)) if found else []

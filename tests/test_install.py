@@ -247,7 +247,9 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
     for name in STARTER:
         assert f"chaodipi/sample_bots/starter/{name}" in names, name
     assert "chaodipi/records/record.schema.json" in names  # the game record's (record_schema())
-    for asset in ("page.html", "viewer.css", "viewer.js"):  # the viewer's (arena show --html)
+    from chaodipi.records.viewer.page import SCRIPTS
+
+    for asset in ("page.html", "viewer.css", *SCRIPTS):  # the viewer's (arena show --html)
         assert f"chaodipi/records/viewer/{asset}" in names, asset
     for preset in PRESETS:  # the standard deal sets (arena run --deals-file standard)
         assert f"chaodipi/arena/tournament/standard_deals/{preset}.json.gz" in names, preset

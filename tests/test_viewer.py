@@ -365,6 +365,10 @@ def test_show_html_writes_the_page_of_a_record_file_or_a_stored_game(
     page = (tmp_path / "a.html").read_text(encoding="utf-8")
     assert _embedded(page, "record") == lines
     assert _embedded(page, "start") == {"view": "all", "hand": 0}
+    review = {"decisions": [{"bot": "</script><b>x</b><!--", "candidates": []}]}
+    page = render_html(lines, review=review)  # a review's bot names cannot end the script either
+    assert _embedded(page, "review") == review and _embedded(page, "record") == lines
+    assert "</script><b>" not in page
 
     database = tmp_path / "results.sqlite"
     key = GameKey("alpha", "beta", 1, False)
@@ -393,8 +397,9 @@ def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
-    # the record, the arrangements, the trumps, the level names, where to start, the viewer
-    assert page.count("<script") == 6
+    # the record, the arrangements, the trumps, the level names, the review, where to start,
+    # the viewer
+    assert page.count("<script") == 7
 
 
 def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import os
 import random
 import sys
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from chaodipi.arena.cli.arguments import whole
 if TYPE_CHECKING:
     from chaodipi.review import BotQuality, GameReview
 
-__all__ = ["add_command"]
+__all__ = ["add_budget", "add_command", "reviewed"]
 
 REVIEW_EXIT_CODES = """\
 exit codes:
@@ -49,9 +50,28 @@ it chose the former (a bot that sees hidden cards does it often; it is a sign, n
 The values are the reviewer's judgement with its playout policy, not the game's optimum."""
 
 
-def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_budget(parser: argparse.ArgumentParser) -> None:
+    """A review's budget, seed and workers (``arena review``, ``arena show --review``)."""
     from chaodipi.review import DEFAULT_SIMULATIONS
 
+    parser.add_argument(
+        "--simulations",
+        type=whole(2),
+        default=DEFAULT_SIMULATIONS,
+        help=f"playouts a decision is judged with (default {DEFAULT_SIMULATIONS}, as the "
+        "search bot's; as many again for hindsight)",
+    )
+    parser.add_argument("--seed", type=whole(0), default=1, help="the review's seed (default 1)")
+    parser.add_argument(
+        "-j",
+        "--workers",
+        type=whole(1),
+        default=os.cpu_count() or 1,
+        help="processes judging decisions (default: one per core)",
+    )
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     review = commands.add_parser(
         "review",
         help="judge each decision of a game (or a tournament's bots) from what its seat knew",
@@ -75,21 +95,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         metavar="K",
         help="with a database and no GAME: review K games drawn by --seed (default: all)",
     )
-    review.add_argument(
-        "--simulations",
-        type=whole(2),
-        default=DEFAULT_SIMULATIONS,
-        help=f"playouts a decision is judged with (default {DEFAULT_SIMULATIONS}, as the "
-        "search bot's; as many again for hindsight)",
-    )
-    review.add_argument("--seed", type=whole(0), default=1, help="the review's seed (default 1)")
-    review.add_argument(
-        "-j",
-        "--workers",
-        type=whole(1),
-        default=os.cpu_count() or 1,
-        help="processes judging decisions (default: one per core)",
-    )
+    add_budget(review)
     review.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -146,6 +152,26 @@ def _is_database(source: Path) -> bool:
 
 
 def _review(args: argparse.Namespace, lines: Any, label: str = "decisions") -> GameReview:
+    return reviewed(
+        args,
+        lines,
+        seats=range(4) if args.seat is None else (args.seat,),
+        hand=None if args.hand is None else args.hand - 1,
+        label=label,
+    )
+
+
+def reviewed(
+    args: argparse.Namespace,
+    lines: Any,
+    *,
+    seats: Iterable[int] = range(4),
+    hand: int | None = None,
+    label: str = "decisions",
+) -> GameReview:
+    """The review of the ``seats``' decisions (in ``hand``, from 0, when given) of the record
+    ``lines``, with the budget of ``args`` (:func:`add_budget`), a progress bar on stderr when
+    it is a terminal."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -167,8 +193,8 @@ def _review(args: argparse.Namespace, lines: Any, label: str = "decisions") -> G
 
         return review_game(
             lines,
-            seats=range(4) if args.seat is None else (args.seat,),
-            hand=None if args.hand is None else args.hand - 1,
+            seats=seats,
+            hand=hand,
             simulations=args.simulations,
             seed=args.seed,
             workers=args.workers,

@@ -3,7 +3,9 @@
 SOURCE is a results database (then GAME names the game: its number in ``arena games``, or its
 name such as ``alpha-beta-d3-a``) or a game record file (``.jsonl``, as ``arena serve
 --records`` and the ``replays`` folder hold). ``--seat N`` tells only what seat N knew,
-``--hand K`` only hand K (from 1). Heavy modules are imported only when the command runs.
+``--hand K`` only hand K (from 1); ``--html PATH`` writes the game as one page to step
+through, and ``--review`` puts the game's review (``arena review``'s, every seat) in it. Heavy
+modules are imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chaodipi.arena.cli.arguments import output_file, whole
+from chaodipi.arena.cli.review import add_budget
 
 if TYPE_CHECKING:
     from chaodipi.records import Line
@@ -57,6 +60,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="write the game instead as one self-contained HTML page to step through "
         "(docs/seeing-a-game.md), opening at --hand in --seat's view (default: none)",
     )
+    show.add_argument(
+        "--review",
+        action="store_true",
+        help="with --html: review every decision of the game (as arena review does, every "
+        "seat) and show each one's verdict beside its step, and the value of the position "
+        "through each hand (default: no review)",
+    )
+    add_budget(show)
     show.set_defaults(run=show_command)
 
 
@@ -116,6 +127,12 @@ def show_command(args: argparse.Namespace) -> int:
     except (UsageError, DatabaseError) as err:
         print(f"arena show: {err}", file=sys.stderr)
         return 2
+    if args.review and args.html is None:
+        print(
+            "arena show: --review goes with --html (arena review prints a review as text)",
+            file=sys.stderr,
+        )
+        return 2
     begun, finished = hands_in(lines)
     if args.hand is not None and not 1 <= args.hand <= begun:
         print(
@@ -127,8 +144,19 @@ def show_command(args: argparse.Namespace) -> int:
     if args.html is not None:
         from chaodipi.records import write_html
 
+        review = None
+        if args.review:
+            from chaodipi.arena.cli.review import reviewed
+            from chaodipi.engine import ReplayError
+            from chaodipi.review import review_json
+
+            try:
+                review = review_json(reviewed(args, lines))
+            except ReplayError as err:
+                print(f"arena show: the record does not re-play: {err}", file=sys.stderr)
+                return 2
         try:
-            write_html(lines, args.html, seat=args.seat, hand=args.hand)
+            write_html(lines, args.html, seat=args.seat, hand=args.hand, review=review)
         except OSError as err:
             print(f"arena show: cannot write {args.html}: {err.strerror}", file=sys.stderr)
             return 2

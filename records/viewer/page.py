@@ -1,19 +1,22 @@
 """A game record as one HTML page that needs nothing else: no network, no server.
 
-The page (``page.html``) holds its style (``viewer.css``), its script (``viewer.js``, small
-hand-written JavaScript, no build step) and the record itself, as JSON in a ``<script
-type="application/json">`` element; the script reads the record and lets a person step through
-it (docs/game-record.md, "Looking at a game"). Beside the record goes one thing the engine
-knows and the record does not say: how a player arranges a hand once trump is fixed (which
-cards are trumps, in which order: the red five, the level cards, the jokers), per hand, so the
-page shows each hand exactly as :func:`chaodipi.engine.view.observe` arranges it; which cards
-are trumps in each hand, and the words saying so (:func:`trumps`); and each
-place a team's progress may reach, named as the engine names it (:func:`level_names`). The
-script re-derives no rule: the rest it reads from the record.
+The page (``page.html``) holds its style (``viewer.css``), its script (:data:`SCRIPTS`, small
+hand-written JavaScript files inlined in order into one function, no build step) and the record
+itself, as JSON in a ``<script type="application/json">`` element; the script reads the record
+and lets a person step through it (docs/game-record.md, "Looking at a game"). Beside the record
+goes one thing the engine knows and the record does not say: how a player arranges a hand once
+trump is fixed (which cards are trumps, in which order: the red five, the level cards, the
+jokers), per hand, so the page shows each hand exactly as :func:`chaodipi.engine.view.observe`
+arranges it; which cards are trumps in each hand, and the words saying so (:func:`trumps`); and
+each place a team's progress may reach, named as the engine names it (:func:`level_names`). The
+script re-derives no rule: the rest it reads from the record. A page may also hold the game's
+review (``arena show --html --review``: :func:`chaodipi.review.review_json`'s JSON, embedded
+as the record is), shown beside each step and as a graph of each hand.
 
->>> page = render_html([{"type": "header", "format": "chaodipi-record/1", "note": "</script>"}])
->>> page.startswith("<!DOCTYPE html>"), '"</script>"' in page, '"\\\\u003c/script>"' in page
-(True, False, True)
+>>> page = render_html([{"type": "header", "format": "chaodipi-record/1", "note": "</script>"}],
+...                    review={"decisions": [{"bot": "</script><!--"}]})
+>>> page.startswith("<!DOCTYPE html>"), '"</script>' in page, page.count('"\\\\u003c/script>')
+(True, False, 2)
 """
 
 from __future__ import annotations
@@ -29,7 +32,15 @@ from chaodipi.engine import CARDS, Rank, Suit, Trump, level_name, preset
 
 __all__ = ["arrangements", "level_names", "render_html", "trumps", "write_html"]
 
-_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|TRUMPS|LEVELS|START)\*/")
+_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|TRUMPS|LEVELS|START|REVIEW)\*/")
+
+
+SCRIPTS = ("cards.js", "steps.js", "review.js", "table.js", "graphs.js", "playback.js")
+"""The viewer's script, a file per idea, in the order the page runs them, in one scope (each
+file's top-level code runs in turn; the drawing begins once all are read): the cards; the
+record read into steps and lines put in words; the review beside a step; drawing the table,
+the status and the hand's steps and tricks; the hand's graphs; moving through the steps (the
+hash, playing, the keys) and where the page opens."""
 
 
 def _asset(name: str) -> str:
@@ -128,22 +139,29 @@ def level_names(lines: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def render_html(
-    lines: Sequence[Mapping[str, Any]], *, seat: int | None = None, hand: int | None = None
+    lines: Sequence[Mapping[str, Any]],
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> str:
     """The page showing the record ``lines`` (its header first, as
     :func:`chaodipi.records.load_lines` returns them). It opens at the start of hand
     ``hand`` (numbered from 1, as printed; default the first) in what ``seat`` saw (default:
     all hands). The page holds the whole record whatever it opens with: a reader may switch
-    to any seat's view, or all hands."""
+    to any seat's view, or all hands. With ``review`` (the game's review as
+    :func:`chaodipi.review.review_json` writes it) the page shows each decision's verdict
+    beside its step and the value of the position through each hand."""
     start = {"view": "all" if seat is None else seat, "hand": 0 if hand is None else hand - 1}
     parts = {
         "START": _embedded_json(start),
         "STYLE": _asset("viewer.css"),
-        "SCRIPT": _asset("viewer.js"),
+        "SCRIPT": "\n".join(_asset(name) for name in SCRIPTS),
         "RECORD": _embedded_json(list(lines)),
         "ARRANGEMENTS": _embedded_json(arrangements(lines)),
         "TRUMPS": _embedded_json(trumps(lines)),
         "LEVELS": _embedded_json(level_names(lines)),
+        "REVIEW": _embedded_json(None if review is None else dict(review)),
     }
     # one pass: what is put in (a note saying /*SCRIPT*/, say) is never read again
     return _PLACEHOLDER.sub(lambda found: parts[found.group(1)], _asset("page.html"))
@@ -155,7 +173,8 @@ def write_html(
     *,
     seat: int | None = None,
     hand: int | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write the page of the record ``lines`` to ``path`` (made or replaced); ``seat`` and
-    ``hand`` as for :func:`render_html`."""
-    path.write_text(render_html(lines, seat=seat, hand=hand), encoding="utf-8")
+    """Write the page of the record ``lines`` to ``path`` (made or replaced); ``seat``,
+    ``hand`` and ``review`` as for :func:`render_html`."""
+    path.write_text(render_html(lines, seat=seat, hand=hand, review=review), encoding="utf-8")
