@@ -33,7 +33,7 @@ function drawSeat(seat, state) {
   const shown = view === "all" || view === seat ? cardsNode(hand, "hand", trumps) : backsNode(hand.length);
   shown.classList.add("hand");
   box.querySelector(".hand").replaceWith(shown);
-  box.querySelector(".count").textContent = hand.length + " cards";
+  box.querySelector(".count").textContent = hand.length + (hand.length === 1 ? " card" : " cards");
   box.classList.toggle("over", !!state.over); // the hand is played out: "as dealt" in its place
   const dealt = box.querySelector(".dealt");
   dealt.replaceChildren();
