@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from chaodipi.arena.cli.arguments import whole
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from chaodipi.review import BotQuality, GameReview
 
 __all__ = ["add_budget", "add_command", "reviewed"]
@@ -172,20 +174,9 @@ def reviewed(
     """The review of the ``seats``' decisions (in ``hand``, from 0, when given) of the record
     ``lines``, with the budget of ``args`` (:func:`add_budget`), a progress bar on stderr when
     it is a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
     from chaodipi.review import review_game
 
-    console = Console(stderr=True)
-    with Progress(
-        TextColumn(label),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal,
-    ) as progress:
+    with _progress(label) as progress:
         task = progress.add_task(label)
 
         def advance(done: int, total: int) -> None:
@@ -260,8 +251,6 @@ def _review_games(args: argparse.Namespace) -> int:
 
 def _review_on_ray(args: argparse.Namespace, records: list[Any]) -> list[GameReview]:
     """Each game reviewed by a task of its own on a Ray cluster, in the order given."""
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from chaodipi.arena.errors import UsageError
     from chaodipi.arena.tournament import connect, import_ray, parse_address
@@ -273,15 +262,7 @@ def _review_on_ray(args: argparse.Namespace, records: list[Any]) -> list[GameRev
         raise UsageError(f"--ray: {err}") from None
     ray = import_ray()
     task = ray.remote(num_cpus=1)(review_game)
-    console = Console(stderr=True)
-    with connect(address), Progress(
-        TextColumn("games"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal,
-    ) as progress:
+    with connect(address), _progress("games") as progress:
         bar = progress.add_task("games", total=len(records))
         seats = range(4) if args.seat is None else (args.seat,)
         hand = None if args.hand is None else args.hand - 1
@@ -294,6 +275,22 @@ def _review_on_ray(args: argparse.Namespace, records: list[Any]) -> list[GameRev
             done, waiting = ray.wait(waiting, num_returns=1)
             progress.advance(bar, len(done))
         return list(ray.get(pending))
+
+
+def _progress(label: str) -> Progress:
+    """A progress bar on stderr, shown only when it is a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
 
 
 # -- printing -------------------------------------------------------------------------------
