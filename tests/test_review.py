@@ -163,7 +163,8 @@ def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
     text = _arena("review", str(path), "--seat", "2", "--simulations", "8", "-j", "1", cwd=tmp_path)
     assert text.returncode == 0, text.stderr
     printed = text.stdout.splitlines()
-    assert printed[0].startswith("review of the game · preset kangqi · 8 playouts")
+    assert printed[0] == "review of the game · preset kangqi"
+    assert printed[1].startswith("8 playouts a decision, seed 1; values in levels")
     assert all(len(row) <= 80 for row in printed)
     assert any(row.startswith("#") and "seat 2 alpha" in row for row in printed)
     assert printed[-1].endswith("not (declaring, hidden frying)")

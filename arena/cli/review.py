@@ -302,13 +302,12 @@ def game_text(review: GameReview, width: int = 80) -> list[str]:
     from chaodipi.records import visible
 
     header = review.header
-    title = (
-        f"review of {visible(str(header.get('game') or 'the game'))} · preset "
-        f"{header.get('preset')} · {review.simulations} playouts a decision, seed {review.seed}"
-    )
+    game = visible(str(header.get("game") or "the game"))
+    title = f"review of {game} · preset {header.get('preset')}"
     out = textwrap.wrap(title, width) + textwrap.wrap(
-        "values in levels for the seat's team (points/80 a tie-break), ± one standard error; "
-        "?! inaccuracy, ? mistake, ?? blunder",
+        f"{review.simulations} playouts a decision, seed {review.seed}; values in levels for "
+        "the seat's team (points/80 a tie-break), ± one standard error; ?! inaccuracy, "
+        "? mistake, ?? blunder",
         width,
     )
     hand = None
