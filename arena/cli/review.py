@@ -104,7 +104,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         help="with a database and no GAME: review the games on a Ray cluster, a game a task "
         "(auto: the cluster `ray start` runs here, or $RAY_ADDRESS; local: start one here; "
         "HOST:PORT: the head's GCS; docs/running-on-ray.md; needs the ray extra); the same "
-        "review as without it",
+        "review as without it (default: none, the games are reviewed on this machine)",
     )
     review.add_argument("--json", action="store_true", help="print the review as JSON")
     review.add_argument(
