@@ -1,5 +1,7 @@
 """Doctests of chaodipi.rl run when the ``rl`` extra is installed; without it they are not
-collected (tests/test_rl_*.py say so as skips)."""
+collected (tests/test_rl_*.py say so as skips). The trainer (dmc.py) needs torch besides."""
+
+import importlib.util
 
 try:
     import gymnasium  # noqa: F401
@@ -7,3 +9,5 @@ try:
     import pettingzoo  # noqa: F401
 except ImportError:
     collect_ignore_glob = ["*.py"]
+else:
+    collect_ignore = [] if importlib.util.find_spec("torch") else ["dmc.py"]
