@@ -9,14 +9,16 @@ play whole self-play hands in-process (:class:`~chaodipi.engine.Match` and
 :func:`~chaodipi.engine.observe`), ε-greedy over the candidates, and label every decision with
 the hand's outcome for the acting seat's team (:func:`hand_target`). The learner regresses Q
 on those labels (MSE, Adam) and copies its weights into a shared-memory model the actors read
-before each hand. Every ``--eval-minutes`` it plays duplicate deals against the random and the
-heuristic bot, and it writes ``DIR/model.pt`` (``--resume`` starts from it) and one JSON line
-per report to ``DIR/log.jsonl``.
+before each hand. Every ``--eval-minutes`` it plays duplicate deals against the bots named by
+``--against`` (by default the random bot and ``chaodipi.sample_bots.heuristic_bot``, named as a
+module: rl imports nothing above engine and records), and it writes ``DIR/model.pt``
+(``--resume`` starts from it) and one JSON line per report to ``DIR/log.jsonl``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import queue
 import random
@@ -159,18 +161,28 @@ def duel(agent: Decide, other: Decide, preset: str, deals: int) -> list[float]:
     return values
 
 
-def evaluate(net: QNet, preset: str, deals: int) -> dict[str, float]:
-    """Score % (hands won, half a tie) and mean target against the random and heuristic bots."""
-    from chaodipi.sample_bots import heuristic_bot
+def opponent(name: str) -> tuple[str, Decide]:
+    """An evaluation opponent: ``random`` (uniform over the legal actions), or the dotted name
+    of a module with a ``decide(view)`` function (``chaodipi.sample_bots.heuristic_bot``)."""
+    if name == "random":
+        rng = random.Random(0)
 
-    rng = random.Random(0)
+        def random_bot(view: SeatView) -> Action:
+            assert view.legal is not None
+            return view.legal.sample(rng)
 
-    def random_bot(view: SeatView) -> Action:
-        assert view.legal is not None
-        return view.legal.sample(rng)
+        return "random", random_bot
+    decide = getattr(importlib.import_module(name), "decide", None)
+    if not callable(decide):
+        raise ValueError(f"--against {name}: the module has no decide(view) function")
+    return name.rsplit(".", 1)[-1].removesuffix("_bot"), decide
 
+
+def evaluate(net: QNet, preset: str, deals: int,
+             opponents: list[tuple[str, Decide]]) -> dict[str, float]:
+    """Score % (hands won, half a tie) and mean :func:`hand_target` against each opponent."""
     figures: dict[str, float] = {}
-    for name, bot in (("random", random_bot), ("heuristic", heuristic_bot.decide)):
+    for name, bot in opponents:
         policy = DmcPolicy(net, random.Random(1))
         values = duel(policy.decide, bot, preset, deals)
         won = sum(v > 0 for v in values) + sum(v == 0 for v in values) / 2
@@ -297,7 +309,7 @@ def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Opti
                                         progress.seconds + elapsed), args.preset)
     if evaluate_too:
         net.eval()
-        figures = evaluate(net, args.preset, args.eval_deals)
+        figures = evaluate(net, args.preset, args.eval_deals, args.opponents)
         net.train()
         emit({"minutes": round(elapsed / 60, 2), "hands": progress.hands, "eval": figures})
 
@@ -315,8 +327,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-minutes", type=float, default=3.0)
     parser.add_argument("--eval-deals", type=int, default=25, help="duplicate deals (× 2)")
     parser.add_argument("--report-seconds", type=float, default=30.0)
+    parser.add_argument("--against", action="append", metavar="BOT",
+                        help="evaluation opponent: random, or a module with decide(view)"
+                        " (repeatable; default: random and chaodipi.sample_bots.heuristic_bot)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    try:
+        args.opponents = [opponent(name) for name in
+                          args.against or ["random", "chaodipi.sample_bots.heuristic_bot"]]
+    except ImportError as error:
+        parser.error(f"--against: {error}")
+    except ValueError as error:
+        parser.error(str(error))
     if args.actors < 1:
         parser.error(f"--actors {args.actors}: at least one actor")
     if args.resume and not (args.out / "model.pt").is_file():
