@@ -197,7 +197,7 @@ class Progress:
     samples: int = 0
     steps: int = 0
     seconds: float = 0.0
-    """Training time before this run (so a resumed run's clock continues)."""
+    """Training time, over every run that continued this checkpoint."""
 
 
 def save(path: Path, net: QNet, optimizer: torch.optim.Optimizer, progress: Progress,
@@ -249,6 +249,7 @@ def train(args: argparse.Namespace, emit: Callable[[dict[str, Any]], None]) -> P
     buffer: list[Sample] = []
     buffered = 0
     start = time.perf_counter()
+    origin = start - progress.seconds  # the clock of the checkpoint's whole training
     deadline = start + 60 * args.minutes
     next_report = start + args.report_seconds
     next_eval = start + 60 * args.eval_minutes
@@ -287,7 +288,7 @@ def train(args: argparse.Namespace, emit: Callable[[dict[str, Any]], None]) -> P
                 last_hands, last_time, losses = progress.hands, now, []
                 next_report = now + args.report_seconds
             if now >= next_eval:
-                _checkpoint(args, net, optimizer, progress, start, checkpoint, emit,
+                _checkpoint(args, net, optimizer, progress, origin, checkpoint, emit,
                             evaluate_too=True)
                 next_eval = time.perf_counter() + 60 * args.eval_minutes
     finally:
@@ -296,22 +297,22 @@ def train(args: argparse.Namespace, emit: Callable[[dict[str, Any]], None]) -> P
             actor.join(timeout=10)
             if actor.is_alive():
                 actor.terminate()
-    _checkpoint(args, net, optimizer, progress, start, checkpoint, emit,
+    _checkpoint(args, net, optimizer, progress, origin, checkpoint, emit,
                 evaluate_too=args.eval_deals > 0)
     return progress
 
 
 def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Optimizer,
-                progress: Progress, start: float, path: Path,
+                progress: Progress, origin: float, path: Path,
                 emit: Callable[[dict[str, Any]], None], evaluate_too: bool) -> None:
-    elapsed = time.perf_counter() - start
-    save(path, net, optimizer, Progress(progress.hands, progress.samples, progress.steps,
-                                        progress.seconds + elapsed), args.preset)
+    progress.seconds = time.perf_counter() - origin
+    save(path, net, optimizer, progress, args.preset)
     if evaluate_too:
         net.eval()
         figures = evaluate(net, args.preset, args.eval_deals, args.opponents)
         net.train()
-        emit({"minutes": round(elapsed / 60, 2), "hands": progress.hands, "eval": figures})
+        emit({"minutes": round(progress.seconds / 60, 2), "hands": progress.hands,
+              "eval": figures})
 
 
 def main(argv: list[str] | None = None) -> int:
