@@ -264,14 +264,16 @@ def train(args: argparse.Namespace, emit: Callable[[dict[str, Any]], None]) -> P
             buffered += len(sample[2])
             progress.hands += 1
             progress.samples += len(sample[2])
-            while buffered >= args.batch:  # each sample learnt from once, as DouZero does
-                states, rows, targets = (torch.from_numpy(np.concatenate(part))
-                                         for part in zip(*buffer, strict=True))
-                buffer, buffered = [], 0
-                for first in range(0, len(targets), args.batch):
+            if buffered >= args.batch:  # each sample learnt from once, as DouZero does
+                states, rows, targets = (np.concatenate(part) for part in zip(*buffer, strict=True))
+                whole = len(targets) - len(targets) % args.batch
+                buffer = [(states[whole:], rows[whole:], targets[whole:])]
+                buffered = len(targets) - whole
+                for first in range(0, whole, args.batch):
                     batch = slice(first, first + args.batch)
-                    loss = nn.functional.mse_loss(net(states[batch], rows[batch]),
-                                                  targets[batch])
+                    loss = nn.functional.mse_loss(
+                        net(torch.from_numpy(states[batch]), torch.from_numpy(rows[batch])),
+                        torch.from_numpy(targets[batch]))
                     optimizer.zero_grad()
                     loss.backward()  # type: ignore[no-untyped-call]
                     nn.utils.clip_grad_norm_(net.parameters(), 40.0)
