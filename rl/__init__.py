@@ -8,6 +8,8 @@ docs/rl-environment.md).
 * :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
   (:class:`CardBuilder`);
 * :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
+* :mod:`chaodipi.rl.dmc`: Deep Monte-Carlo self-play training on torch (not imported here;
+  ``python3 -m chaodipi.rl.dmc``, docs/rl-training-spike.md);
 
 The encodings need numpy only (a bot playing through the SDK needs no PettingZoo); the
 environment is imported when first named.
