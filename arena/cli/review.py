@@ -114,12 +114,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
 
 
 def review_command(args: argparse.Namespace) -> int:
-    from chaodipi.arena.cli.show import load_game
+    from chaodipi.arena.cli.show import is_database, load_game
     from chaodipi.arena.errors import ArenaError, UsageError
     from chaodipi.engine import ReplayError
 
     try:
-        if args.game is None and _is_database(args.source):
+        if args.game is None and is_database(args.source):
             return _review_games(args)
         if args.games is not None or args.ray is not None:
             flag = "--games" if args.games is not None else "--ray"
@@ -141,16 +141,6 @@ def review_command(args: argparse.Namespace) -> int:
     for text in game_text(review, args.width):
         print(text)
     return 0
-
-
-def _is_database(source: Path) -> bool:
-    from chaodipi.arena.cli.show import SQLITE_MAGIC
-
-    try:
-        with source.open("rb") as start:
-            return start.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError:
-        return False  # load_game says why, in one line
 
 
 def _review(args: argparse.Namespace, lines: Any, label: str = "decisions") -> GameReview:
@@ -194,10 +184,10 @@ def reviewed(
 
 
 def _review_games(args: argparse.Namespace) -> int:
+    from chaodipi.arena.cli.show import stored_lines
     from chaodipi.arena.errors import UsageError
     from chaodipi.arena.results import ResultsDB, game_label
     from chaodipi.engine import ReplayError
-    from chaodipi.records import check_lines, unpack
     from chaodipi.review import quality, review_json
 
     db = ResultsDB(args.source, read_only=True)
@@ -214,13 +204,8 @@ def _review_games(args: argparse.Namespace) -> int:
         games = sorted(drawn, key=lambda game: game[0].id or 0)
     records = []
     for row, blob in games:
-        try:
-            lines = unpack(blob)
-            check_lines(lines)
-        except ReplayError as err:
-            label = game_label(row.key)
-            raise UsageError(f"game {label}'s stored record is damaged: {err}") from None
-        records.append((game_label(row.key), lines))
+        label = game_label(row.key)
+        records.append((label, stored_lines(label, blob)))
     try:
         if args.ray is not None:
             reviews = _review_on_ray(args, [lines for _, lines in records])

@@ -21,7 +21,7 @@ from chaodipi.arena.cli.review import add_budget
 if TYPE_CHECKING:
     from chaodipi.records import Line
 
-__all__ = ["add_command", "load_game"]
+__all__ = ["add_command", "is_database", "load_game", "stored_lines"]
 
 SHOW_EXIT_CODES = """\
 exit codes:
@@ -71,6 +71,33 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     show.set_defaults(run=show_command)
 
 
+def is_database(source: Path) -> bool:
+    """Whether ``source`` is a SQLite file (a results database) rather than a record file;
+    :class:`chaodipi.arena.errors.UsageError` when it cannot be read."""
+    from chaodipi.arena.errors import UsageError
+
+    try:
+        with source.open("rb") as start:
+            return start.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError as err:
+        raise UsageError(f"cannot read {source}: {err.strerror}") from None
+
+
+def stored_lines(label: str, blob: bytes) -> list[Line]:
+    """A stored record's lines, unpacked and checked; ``UsageError`` naming game ``label``
+    when it is damaged."""
+    from chaodipi.arena.errors import UsageError
+    from chaodipi.engine import ReplayError
+    from chaodipi.records import check_lines, unpack
+
+    try:
+        lines = unpack(blob)
+        check_lines(lines)
+    except ReplayError as err:
+        raise UsageError(f"game {label}'s stored record is damaged: {err}") from None
+    return lines
+
+
 def load_game(source: Path, game: str | None) -> list[Line]:
     """A game's record lines from a results database (``game``: its number or name in
     ``arena games``) or a record file; a :class:`chaodipi.arena.errors.UsageError` (or
@@ -79,14 +106,9 @@ def load_game(source: Path, game: str | None) -> list[Line]:
     from chaodipi.arena.errors import UsageError
     from chaodipi.arena.results import ResultsDB, game_label
     from chaodipi.engine import ReplayError
-    from chaodipi.records import check_lines, read_file, unpack
+    from chaodipi.records import read_file
 
-    try:
-        with source.open("rb") as start:
-            is_database = start.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
-    except OSError as err:
-        raise UsageError(f"cannot read {source}: {err.strerror}") from None
-    if not is_database:
+    if not is_database(source):
         if game is not None:
             raise UsageError(f"{source} is a record file, which holds one game: give no GAME")
         try:
@@ -110,12 +132,7 @@ def load_game(source: Path, game: str | None) -> list[Line]:
             "is shown once every game on its deal is stored, or once the run has ended), or an "
             "older arena stored it"
         )
-    try:
-        lines = unpack(blob)
-        check_lines(lines)
-    except ReplayError as err:
-        raise UsageError(f"game {label}'s stored record is damaged: {err}") from None
-    return lines
+    return stored_lines(label, blob)
 
 
 def show_command(args: argparse.Namespace) -> int:
