@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 import sys
 from collections import Counter
@@ -164,12 +163,11 @@ def _follow(knowledge: Knowledge, legal: LegalActions) -> tuple[Card, ...]:
     on_table = trick.points
     best: tuple[float, tuple[Card, ...]] | None = None
     for cards in candidates(legal, trump):
-        after = copy.deepcopy(trick)
-        after.add(me, cards)
-        ours = after.winner in (me, partner)
+        winner = me if trick.would_win(cards) else trick.winner
+        ours = winner in (me, partner)
         points = on_table + sum(c.points for c in cards)
         cost = sum(card_value(trump, c) for c in cards)
-        if ours and (after.winner == partner or last):
+        if ours and (winner == partner or last):
             score = points * 3 - cost * 0.2  # feed the partner, or a sure win
         elif ours:
             score = points * 1.5 - cost * 0.5  # winning for now; others still to play
