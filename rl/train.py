@@ -1,0 +1,326 @@
+"""Deep Monte-Carlo training (DouZero's recipe, four seats in two teams), on CPU processes or
+a Ray cluster.
+
+    python3 -m chaodipi.rl.train --preset classic --minutes 60 --out model/
+
+One :class:`~chaodipi.rl.qnet.QNet` scores Q(observation, candidate) over the list form for
+every seat (the observation says which side the seat is on). Actors play whole hands
+in-process (:mod:`chaodipi.rl.selfplay`: ``--stage imitate``, ``versus`` or ``self``) and label
+every decision with the hand's outcome for the acting seat's team. The learner regresses Q on
+those outcomes (MSE) and, on the teacher's decisions, adds DQfD's large-margin loss (the
+teacher's choice above every other candidate by ``--margin``), then hands its weights to the
+actors. Every ``--eval-minutes`` it plays duplicate deals against the ``--against`` bots, writes
+``OUT/model.pt`` (``--resume`` continues it, in any stage) and ``OUT/model.npz`` (the numpy
+model :mod:`chaodipi.rl.policy` plays without torch), and logs one JSON line to stdout and
+``OUT/log.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.multiprocessing as mp
+from torch import nn
+
+from chaodipi.engine import PRESETS
+from chaodipi.rl.qnet import HIDDEN, QNet, export
+from chaodipi.rl.selfplay import Decide, Greedy, Hand, Stage, bot, duel, play_hand
+
+__all__ = ["Progress", "load", "loss_of", "main", "train"]
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class Progress:
+    hands: int = 0
+    samples: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    """Training time, over every run that continued this checkpoint."""
+
+
+def loss_of(net: QNet, hands: list[Hand], margin: float, weight: float) -> torch.Tensor:
+    """MSE of Q on the chosen candidates against their hands' outcomes, plus ``weight`` times
+    the large-margin loss on the teacher's decisions: max over the candidates of (Q + margin
+    for every candidate but the teacher's) less Q of the teacher's."""
+    states = torch.from_numpy(np.concatenate([h.states for h in hands]))
+    rows = torch.from_numpy(np.concatenate([h.rows for h in hands]).astype(np.float32))
+    owner_parts, chosen_parts, first_decision, first_row = [], [], 0, 0
+    for hand in hands:
+        owner_parts.append(hand.owner + first_decision)
+        chosen_parts.append(hand.chosen + first_row)
+        first_decision += len(hand.states)
+        first_row += len(hand.rows)
+    owner = torch.from_numpy(np.concatenate(owner_parts))
+    chosen = torch.from_numpy(np.concatenate(chosen_parts))
+    targets = torch.from_numpy(np.concatenate([h.targets for h in hands]))
+    q = net.rows(states, owner, rows)
+    q_chosen = q[chosen]
+    loss = nn.functional.mse_loss(q_chosen, targets)
+    demo = torch.from_numpy(np.concatenate([h.demo for h in hands]))
+    if weight > 0 and bool(demo.any()):
+        raised = q + margin
+        raised[chosen] = q_chosen
+        top = torch.full((len(states),), -torch.inf).scatter_reduce(
+            0, owner, raised, reduce="amax")
+        loss = loss + weight * (top - q_chosen)[demo].mean()
+    return loss
+
+
+def _actor(index: int, shared: QNet, args: argparse.Namespace, seed: int,
+           out: Any, stop: Any) -> None:
+    torch.set_num_threads(1)
+    net = QNet(shared.hidden)
+    rng = random.Random(f"{seed}/{index}")
+    teacher = bot(args.teacher)[1] if args.stage is not Stage.SELF else None
+    hand = 0
+    while not stop.is_set():
+        net.load_state_dict(shared.state_dict())
+        sample = play_hand(net, args.stage, teacher, args.preset,
+                           f"train/{seed}/{index}/{hand}", rng, args.epsilon)
+        hand += 1
+        while not stop.is_set():
+            try:
+                out.put(sample, timeout=0.5)
+                break
+            except queue.Full:
+                continue
+    out.cancel_join_thread()
+
+
+class Processes:
+    """``--actors`` spawned processes on this machine, reading the learner's weights from a
+    shared-memory copy before each hand."""
+
+    def __init__(self, net: QNet, args: argparse.Namespace, seed: int) -> None:
+        self.shared = QNet(net.hidden)
+        self.shared.load_state_dict(net.state_dict())
+        self.shared.share_memory()
+        ctx = mp.get_context("spawn")
+        self.hands: Any = ctx.Queue(maxsize=64)
+        self.stop = ctx.Event()
+        self.actors = [ctx.Process(target=_actor, daemon=True,
+                                   args=(i, self.shared, args, seed, self.hands, self.stop))
+                       for i in range(args.actors)]
+        for actor in self.actors:
+            actor.start()
+
+    def publish(self, net: QNet) -> None:
+        self.shared.load_state_dict(net.state_dict())
+
+    def collect(self, timeout: float) -> Iterator[Hand]:
+        try:
+            yield self.hands.get(timeout=timeout)
+        except queue.Empty:
+            return
+
+    def close(self) -> None:
+        self.stop.set()
+        for actor in self.actors:
+            actor.join(timeout=10)
+            if actor.is_alive():
+                actor.terminate()
+
+
+def train(args: argparse.Namespace, emit: Emit) -> Progress:
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    out: Path = args.out
+    checkpoint = out / "model.pt"
+    net = QNet(tuple(args.hidden))
+    progress = Progress()
+    saved: dict[str, Any] | None = None
+    if args.resume:
+        net, saved = load(checkpoint)
+        net.train()
+        progress = Progress(**saved["progress"])
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
+    if saved is not None and saved.get("stage") == args.stage.value:
+        optimizer.load_state_dict(saved["optimizer"])
+    seed = args.seed + progress.hands
+    if args.ray is not None:
+        from chaodipi.rl.ray_actors import RayActors
+
+        actors: Processes | RayActors = RayActors(net, args, seed)
+    else:
+        actors = Processes(net, args, seed)
+    pending: list[Hand] = []
+    start = time.perf_counter()
+    origin = start - progress.seconds  # the clock of the checkpoint's whole training
+    deadline = start + 60 * args.minutes
+    next_report = start + args.report_seconds
+    next_eval = start + 60 * args.eval_minutes
+    last_hands, last_time, losses = progress.hands, start, []
+    try:
+        while time.perf_counter() < deadline:
+            for hand in actors.collect(timeout=1.0):
+                pending.append(hand)
+                progress.hands += 1
+                progress.samples += len(hand.targets)
+            if sum(len(h.targets) for h in pending) >= args.batch:
+                loss = loss_of(net, pending, args.margin, args.imitation_weight)
+                optimizer.zero_grad()
+                loss.backward()  # type: ignore[no-untyped-call]
+                nn.utils.clip_grad_norm_(net.parameters(), 40.0)
+                optimizer.step()
+                losses.append(loss.item())
+                progress.steps += 1
+                pending = []
+                actors.publish(net)
+            now = time.perf_counter()
+            if now >= next_report:
+                emit({"minutes": round((now - origin) / 60, 2), "hands": progress.hands,
+                      "hands_per_s": round((progress.hands - last_hands) / (now - last_time), 2),
+                      "samples": progress.samples, "steps": progress.steps,
+                      "loss": round(float(np.mean(losses)), 4) if losses else None})
+                last_hands, last_time, losses = progress.hands, now, []
+                next_report = now + args.report_seconds
+            if now >= next_eval:
+                _checkpoint(args, net, optimizer, progress, origin, emit, evaluate_too=True)
+                next_eval = time.perf_counter() + 60 * args.eval_minutes
+    finally:
+        actors.close()
+    _checkpoint(args, net, optimizer, progress, origin, emit,
+                evaluate_too=args.eval_deals > 0)
+    return progress
+
+
+def evaluate(net: QNet, preset: str, deals: int,
+             opponents: list[tuple[str, Decide]]) -> dict[str, float]:
+    """Score % (hands won, half a tie) and mean hand target against each opponent, greedy, on
+    ``deals`` duplicate deals (each played twice, the network as each team)."""
+    figures: dict[str, float] = {}
+    for name, other in opponents:
+        values = duel(lambda: Greedy(net, random.Random(1)).decide, other, preset, deals)
+        won = sum(v > 0 for v in values) + sum(v == 0 for v in values) / 2
+        figures[f"score_vs_{name}"] = round(100 * won / len(values), 1)
+        figures[f"margin_vs_{name}"] = round(float(np.mean(values)), 3)
+    return figures
+
+
+def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Optimizer,
+                progress: Progress, origin: float, emit: Emit, evaluate_too: bool) -> None:
+    progress.seconds = time.perf_counter() - origin
+    path = args.out / "model.pt"
+    tmp = path.with_suffix(".tmp")
+    torch.save({"model": net.state_dict(), "optimizer": optimizer.state_dict(),
+                "hidden": list(net.hidden), "preset": args.preset, "stage": args.stage.value,
+                "progress": vars(progress)}, tmp)
+    tmp.replace(path)
+    export(net, args.out / "model.npz", {
+        "preset": args.preset, "hands": progress.hands,
+        "minutes": round(progress.seconds / 60, 1), "seed": args.seed,
+        "stage": args.stage.value, "command": " ".join(["python3 -m chaodipi.rl.train",
+                                                         *args.argv])})
+    if evaluate_too:
+        net.eval()
+        figures = evaluate(net, args.preset, args.eval_deals, args.opponents)
+        net.train()
+        emit({"minutes": round(progress.seconds / 60, 2), "hands": progress.hands,
+              "eval": figures})
+
+
+def load(path: Path) -> tuple[QNet, dict[str, Any]]:
+    """A checkpoint's network and the whole saved dictionary."""
+    saved: dict[str, Any] = torch.load(path, weights_only=True)
+    net = QNet(tuple(saved["hidden"]))
+    net.load_state_dict(saved["model"])
+    net.eval()
+    return net, saved
+
+
+def parser() -> argparse.ArgumentParser:
+    parse = argparse.ArgumentParser(
+        prog="python3 -m chaodipi.rl.train",
+        description="Train a Q(observation, action) network by Deep Monte-Carlo on CPU "
+        "(docs/rl-environment.md, \"Training\").")
+    add = parse.add_argument
+    add("--preset", default="classic", choices=sorted(PRESETS), help="(default: classic)")
+    add("--minutes", type=float, default=15.0, help="training time (default: 15)")
+    add("--out", type=Path, required=True,
+        help="folder for model.pt (torch checkpoint), model.npz (numpy model), log.jsonl")
+    add("--resume", action="store_true",
+        help="continue OUT/model.pt (its weights, hands and time; any stage)")
+    add("--stage", type=Stage, default=Stage.SELF, choices=list(Stage),
+        metavar="{imitate,versus,self}",
+        help="who plays the hands learnt from: every seat the teacher (imitate), the network"
+        " against the teacher (versus), or the network everywhere (self) (default: self)")
+    add("--teacher", default="chaodipi.sample_bots.heuristic_bot", metavar="BOT",
+        help="the teacher of the imitate and versus stages: random, or a module with"
+        " decide(view) (default: chaodipi.sample_bots.heuristic_bot)")
+    add("--actors", type=int, default=1, help="self-play processes (default: 1)")
+    add("--ray", metavar="ADDRESS", default=None,
+        help="run the actors as Ray actors on a cluster (auto, or HOST:PORT); the learner"
+        " stays in this process (default: processes on this machine)")
+    add("--epsilon", type=float, default=0.05,
+        help="exploration: a uniformly drawn candidate instead (default: 0.05)")
+    add("--margin", type=float, default=0.5,
+        help="the large-margin loss's margin on the teacher's decisions (default: 0.5)")
+    add("--imitation-weight", type=float, default=1.0,
+        help="the large-margin loss's weight; 0 turns it off (default: 1)")
+    add("--lr", type=float, default=3e-4, help="Adam's learning rate (default: 0.0003)")
+    add("--batch", type=int, default=512,
+        help="decisions per learner step, whole hands (default: 512)")
+    add("--hidden", type=int, nargs="+", default=list(HIDDEN),
+        help="hidden layer sizes of a new network (default: 512 256 256)")
+    add("--eval-minutes", type=float, default=5.0,
+        help="minutes between evaluations and checkpoints (default: 5)")
+    add("--eval-deals", type=int, default=50,
+        help="duplicate deals per evaluation, each played twice; 0: none at the end"
+        " (default: 50)")
+    add("--report-seconds", type=float, default=30.0,
+        help="seconds between log lines (default: 30)")
+    add("--against", action="append", metavar="BOT",
+        help="evaluation opponent: random, or a module with decide(view) (repeatable;"
+        " default: random and chaodipi.sample_bots.heuristic_bot)")
+    add("--seed", type=int, default=0, help="seeds deals and exploration (default: 0)")
+    return parse
+
+
+def main(argv: list[str] | None = None) -> int:
+    parse = parser()
+    args = parse.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args.opponents = [bot(name) for name in
+                          args.against or ["random", "chaodipi.sample_bots.heuristic_bot"]]
+        if args.stage is not Stage.SELF:
+            bot(args.teacher)
+    except ValueError as error:
+        parse.error(str(error))
+    if args.actors < 1:
+        parse.error(f"--actors {args.actors}: at least one actor")
+    if args.resume and not (args.out / "model.pt").is_file():
+        parse.error(f"--resume: no checkpoint at {args.out / 'model.pt'}")
+    if args.ray is not None:
+        from chaodipi.rl.ray_actors import check_ray
+
+        check_ray(parse)
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = args.out / "log.jsonl"
+
+    def emit(entry: dict[str, Any]) -> None:
+        line = json.dumps(entry)
+        print(line, flush=True)
+        with log.open("a") as file:
+            file.write(line + "\n")
+
+    progress = train(args, emit)
+    emit({"done": vars(progress)})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
