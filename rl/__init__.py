@@ -8,8 +8,9 @@ docs/rl-environment.md).
 * :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
   (:class:`CardBuilder`);
 * :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
-* :mod:`chaodipi.rl.dmc`: Deep Monte-Carlo self-play training on torch (not imported here;
-  ``python3 -m chaodipi.rl.dmc``, docs/rl-training-spike.md);
+* :mod:`chaodipi.rl.train`: the Deep Monte-Carlo trainer on torch (``python3 -m
+  chaodipi.rl.train``; with :mod:`~chaodipi.rl.qnet`, :mod:`~chaodipi.rl.selfplay` and
+  :mod:`~chaodipi.rl.ray_actors`, not imported here: they need torch);
 
 The encodings need numpy only (a bot playing through the SDK needs no PettingZoo); the
 environment is imported when first named.

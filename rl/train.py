@@ -79,17 +79,18 @@ def loss_of(net: QNet, hands: list[Hand], margin: float, weight: float) -> torch
     return loss
 
 
-def _actor(index: int, shared: QNet, args: argparse.Namespace, seed: int,
+def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: int,
            out: Any, stop: Any) -> None:
     torch.set_num_threads(1)
+    stage, teacher_name, preset, epsilon = plan
     net = QNet(shared.hidden)
     rng = random.Random(f"{seed}/{index}")
-    teacher = bot(args.teacher)[1] if args.stage is not Stage.SELF else None
+    teacher = bot(teacher_name)[1] if stage is not Stage.SELF else None
     hand = 0
     while not stop.is_set():
         net.load_state_dict(shared.state_dict())
-        sample = play_hand(net, args.stage, teacher, args.preset,
-                           f"train/{seed}/{index}/{hand}", rng, args.epsilon)
+        sample = play_hand(net, stage, teacher, preset, f"train/{seed}/{index}/{hand}", rng,
+                           epsilon)
         hand += 1
         while not stop.is_set():
             try:
@@ -111,8 +112,9 @@ class Processes:
         ctx = mp.get_context("spawn")
         self.hands: Any = ctx.Queue(maxsize=64)
         self.stop = ctx.Event()
+        plan = (args.stage, args.teacher, args.preset, args.epsilon)
         self.actors = [ctx.Process(target=_actor, daemon=True,
-                                   args=(i, self.shared, args, seed, self.hands, self.stop))
+                                   args=(i, self.shared, plan, seed, self.hands, self.stop))
                        for i in range(args.actors)]
         for actor in self.actors:
             actor.start()
@@ -163,8 +165,9 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
     next_report = start + args.report_seconds
     next_eval = start + 60 * args.eval_minutes
     last_hands, last_time, losses = progress.hands, start, []
+    stop_at = progress.hands + args.hands if args.hands is not None else None
     try:
-        while time.perf_counter() < deadline:
+        while time.perf_counter() < deadline and (stop_at is None or progress.hands < stop_at):
             for hand in actors.collect(timeout=1.0):
                 pending.append(hand)
                 progress.hands += 1
@@ -249,6 +252,8 @@ def parser() -> argparse.ArgumentParser:
     add = parse.add_argument
     add("--preset", default="classic", choices=sorted(PRESETS), help="(default: classic)")
     add("--minutes", type=float, default=15.0, help="training time (default: 15)")
+    add("--hands", type=int, default=None,
+        help="stop after this many more hands, or at --minutes (default: at --minutes)")
     add("--out", type=Path, required=True,
         help="folder for model.pt (torch checkpoint), model.npz (numpy model), log.jsonl")
     add("--resume", action="store_true",
@@ -307,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.ray is not None:
         from chaodipi.rl.ray_actors import check_ray
 
-        check_ray(parse)
+        check_ray(parse, args.ray)
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "log.jsonl"
 

@@ -1,5 +1,5 @@
-"""The Deep Monte-Carlo trainer (chaodipi.rl.dmc): a tiny run with one actor writes a
-checkpoint that loads and plays a whole hand of legal moves from seat views."""
+"""The Deep Monte-Carlo trainer (chaodipi.rl.train): a short run on processes and on Ray
+writes a checkpoint and a numpy model, resumes, and its losses and labels say what they mean."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.rl_support import need_rl
@@ -17,41 +18,110 @@ torch = pytest.importorskip("torch")
 from chaodipi.engine.match import HandRecord, Match  # noqa: E402
 from chaodipi.engine.presets import PRESETS  # noqa: E402
 from chaodipi.engine.view import observe  # noqa: E402
-from chaodipi.rl import dmc  # noqa: E402
+from chaodipi.rl import features_of, train  # noqa: E402
+from chaodipi.rl.qnet import QNet  # noqa: E402
+from chaodipi.rl.selfplay import Greedy, Hand, Stage, hand_target, play_hand  # noqa: E402
+from chaodipi.sample_bots import heuristic_bot  # noqa: E402
+
+SHORT = ["--minutes", "30", "--hands", "12", "--batch", "64", "--eval-deals", "1", "--report-seconds", "1",
+         "--hidden", "32", "--against", "random"]
 
 
-def test_a_tiny_run_writes_a_checkpoint_that_loads_and_plays_legal_moves(
+def _log(folder: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
+
+
+def test_a_short_run_writes_a_checkpoint_that_resumes_and_plays_legal_moves(
     tmp_path: Path,
 ) -> None:
-    code = dmc.main(["--minutes", "0.1", "--out", str(tmp_path), "--actors", "1",
-                     "--batch", "64", "--eval-deals", "1", "--report-seconds", "1"])
-    assert code == 0
-    entries = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
-    assert "eval" in entries[-2] and set(entries[-2]["eval"]) == {
-        "score_vs_random", "margin_vs_random", "score_vs_heuristic", "margin_vs_heuristic"}
-    net, saved = dmc.load(tmp_path / "model.pt")
-    assert saved["preset"] == "classic" and saved["progress"]["hands"] == entries[-1]["done"]["hands"]
+    assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "imitate"]) == 0
+    first = _log(tmp_path)[-1]["done"]
+    assert isinstance(first, dict) and first["hands"] > 0 and first["steps"] > 0
+    assert (tmp_path / "model.npz").is_file()
+    assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "versus", "--resume"]) == 0
+    second = _log(tmp_path)[-1]["done"]
+    assert isinstance(second, dict)
+    assert second["hands"] > first["hands"] and second["seconds"] > first["seconds"]
+    net, saved = train.load(tmp_path / "model.pt")
+    assert saved["stage"] == "versus" and saved["progress"] == second
 
-    policy = dmc.DmcPolicy(net, random.Random(0))
+    greedy = Greedy(net, random.Random(0))
     match = Match(PRESETS["classic"], seed=7, max_hands=1)
-    moves = 0
     while not match.over:
-        seat = match.to_play
-        view = observe(match, seat)
-        action = policy.decide(view)
+        view = observe(match, match.to_play)
+        action = greedy.decide(view)
         assert view.legal is not None and action in view.legal
-        match.apply(seat, action)
-        moves += 1
-    assert moves > 100 and len(match.records) == 1
+        match.apply(match.to_play, action)
+    assert len(match.records) == 1
 
 
-def test_a_hand_target_is_zero_sum_between_the_teams() -> None:
-    policy = dmc.DmcPolicy(dmc.QNet((8,)), random.Random(0), epsilon=1.0)
-    states, rows, targets = dmc.play_hand(policy, "classic", 3)
-    assert len(states) == len(rows) == len(targets) > 0
+@pytest.mark.ray
+def test_a_short_run_on_ray_trains_and_resumes(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    assert train.main([*SHORT, "--out", str(tmp_path), "--ray", "local"]) == 0
+    assert train.main([*SHORT, "--out", str(tmp_path), "--ray", "local", "--resume"]) == 0
+    done = [e["done"] for e in _log(tmp_path) if "done" in e]
+    assert len(done) == 2 and done[1]["hands"] > done[0]["hands"] > 0  # type: ignore[index]
+
+
+def test_in_the_imitate_stage_every_demonstration_is_the_teacher_s_choice() -> None:
+    hand = play_hand(QNet((8,)), Stage.IMITATE, heuristic_bot.decide, "classic", 3,
+                     random.Random(0), epsilon=0.0)
+    assert hand.demo.all() and len(hand.targets) > 50
+    again = Match(PRESETS["classic"], seed=3, max_hands=1)
+    decision = 0
+    while not again.over:
+        view = observe(again, again.to_play)
+        assert view.legal is not None
+        action = heuristic_bot.decide(view)
+        if view.legal.count() > 1:
+            assert (hand.rows[hand.chosen[decision]] == features_of(action)).all()
+            decision += 1
+        again.apply(again.to_play, action)
+    assert decision == len(hand.targets)
+
+
+def test_the_large_margin_loss_is_zero_only_when_the_teacher_s_choice_leads_by_the_margin(
+) -> None:
+    net = QNet((4,))
+    hand = play_hand(net, Stage.IMITATE, heuristic_bot.decide, "classic", 5,
+                     random.Random(1), epsilon=0.0)
+    one = Hand(hand.states[:1], hand.rows[hand.owner == 0], hand.owner[hand.owner == 0],
+               hand.chosen[:1], hand.demo[:1], hand.targets[:1])
+    assert len(one.rows) > 1
+    with torch.no_grad():
+        q = net.rows(torch.from_numpy(one.states), torch.from_numpy(one.owner),
+                     torch.from_numpy(one.rows.astype(np.float32)))
+    mse = float((q[0] - float(one.targets[0])) ** 2)
+    rest = q[1:].max().item()
+    gap = rest + 0.5 - q[0].item()
+    with torch.no_grad():
+        loss = train.loss_of(net, [one], margin=0.5, weight=1.0).item()
+        plain = train.loss_of(net, [one], margin=0.5, weight=0.0).item()
+    assert plain == pytest.approx(mse, rel=1e-5)
+    assert loss == pytest.approx(mse + max(gap, 0.0), rel=1e-5)
+
+
+def test_a_hand_target_is_zero_sum_between_the_teams_and_shared_by_partners() -> None:
     record = _one_hand()
-    assert dmc.hand_target(record, 0) == -dmc.hand_target(record, 1)
-    assert dmc.hand_target(record, 0) == dmc.hand_target(record, 2)
+    assert hand_target(record, 0) == -hand_target(record, 1)
+    assert hand_target(record, 0) == hand_target(record, 2)
+
+
+@pytest.mark.parametrize(("flags", "says"), [
+    (["--actors", "0"], "--actors 0: at least one actor"),
+    (["--resume"], "--resume: no checkpoint at"),
+    (["--against", "no.such.module"], "no.such.module: no such module"),
+    (["--stage", "imitate", "--teacher", "json"], "json: the module has no decide(view)"),
+    (["--ray", "10.0.0.5"], "--ray '10.0.0.5': give auto, local or HOST:PORT"),
+])
+def test_a_bad_flag_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], says: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        train.main(["--out", str(tmp_path / "out"), *flags])
+    assert exit_.value.code == 2
+    assert says in capsys.readouterr().err.splitlines()[-1]
 
 
 def _one_hand() -> HandRecord:
