@@ -8,12 +8,14 @@ docs/rl-environment.md).
 * :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
   (:class:`CardBuilder`);
 * :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
+* :mod:`chaodipi.rl.policy`: a trained Q(s, a) model's file (:func:`save_model`,
+  :func:`load_model`) and its greedy player (:class:`QPolicy`), numpy only;
 * :mod:`chaodipi.rl.train`: the Deep Monte-Carlo trainer on torch (``python3 -m
   chaodipi.rl.train``; with :mod:`~chaodipi.rl.qnet`, :mod:`~chaodipi.rl.selfplay` and
   :mod:`~chaodipi.rl.ray_actors`, not imported here: they need torch);
 
-The encodings need numpy only (a bot playing through the SDK needs no PettingZoo); the
-environment is imported when first named.
+The encodings and the policy need numpy only (a bot playing through the SDK needs no
+PettingZoo); the environment is imported when first named.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ from chaodipi.rl.encoding import LAYOUT as LAYOUT
 from chaodipi.rl.encoding import OBSERVATION_SIZE as OBSERVATION_SIZE
 from chaodipi.rl.encoding import ViewEncoder as ViewEncoder
 from chaodipi.rl.encoding import split as split
+from chaodipi.rl.policy import QModel as QModel
+from chaodipi.rl.policy import QPolicy as QPolicy
+from chaodipi.rl.policy import load_model as load_model
+from chaodipi.rl.policy import save_model as save_model
 
 __all__ = [
     "AGENTS",
@@ -41,10 +47,14 @@ __all__ = [
     "OBSERVATION_SIZE",
     "CardBuilder",
     "ChaoDipiEnv",
+    "QModel",
+    "QPolicy",
     "ViewEncoder",
     "action_name",
     "candidates",
     "features_of",
+    "load_model",
+    "save_model",
     "spell",
     "split",
 ]

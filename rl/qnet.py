@@ -18,6 +18,7 @@ from torch import nn
 
 from chaodipi.rl.candidates import FEATURES
 from chaodipi.rl.encoding import OBSERVATION_SIZE
+from chaodipi.rl.policy import save_model
 
 __all__ = ["HIDDEN", "QNet", "export", "weights"]
 
@@ -67,7 +68,6 @@ def weights(net: QNet) -> list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
 
 
 def export(net: QNet, path: Path, meta: dict[str, Any]) -> None:
-    """Write the numpy model file :class:`chaodipi.rl.policy.QPolicy` plays."""
-    from chaodipi.rl.policy import save_model
-
-    save_model(path, weights(net), meta)
+    """Write the numpy model file :class:`chaodipi.rl.policy.QPolicy` plays (float16: about
+    1 MB for the default sizes); ``meta`` needs ``preset`` and ``limit``."""
+    save_model(path, weights(net), meta, dtype=np.float16)

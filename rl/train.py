@@ -35,7 +35,7 @@ from torch import nn
 
 from chaodipi.engine import PRESETS
 from chaodipi.rl.qnet import HIDDEN, QNet, export
-from chaodipi.rl.selfplay import Decide, Greedy, Hand, Stage, bot, duel, play_hand
+from chaodipi.rl.selfplay import LIMIT, Decide, Greedy, Hand, Stage, bot, duel, play_hand
 
 __all__ = ["Progress", "load", "loss_of", "main", "train"]
 
@@ -223,7 +223,7 @@ def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Opti
                 "progress": vars(progress)}, tmp)
     tmp.replace(path)
     export(net, args.out / "model.npz", {
-        "preset": args.preset, "hands": progress.hands,
+        "preset": args.preset, "limit": LIMIT, "hands": progress.hands,
         "minutes": round(progress.seconds / 60, 1), "seed": args.seed,
         "stage": args.stage.value, "command": " ".join(["python3 -m chaodipi.rl.train",
                                                          *args.argv])})

@@ -195,14 +195,15 @@ PACKAGE_MAY_IMPORT: dict[str, set[str]] = {
     "contract": {"engine"},
     "bot": {"engine", "contract"},
     "rl": {"engine", "records"},
-    "sample_bots": {"engine", "bot", "contract"},
+    "sample_bots": {"engine", "bot", "contract", "rl"},
     "review": {"engine", "records", "sample_bots"},
     "arena": {"engine", "records", "contract", "bot", "review"},
     "benchmarks": {"engine", "records", "contract", "bot", "rl", "sample_bots", "review", "arena"},
     "examples": {"engine", "records", "contract", "bot", "rl", "sample_bots", "review", "arena"},
 }
 """What each part may import: the engine at the bottom; the record and the contract on it; the
-SDK on the contract; the RL environment on the record; the server on all of these but the RL
+SDK on the contract; the RL environment on the record; the sample bots on the SDK and the RL
+environment's encodings (the DMC bot plays a trained model); the server on all of these but the RL
 environment; the reviewer on the record and the sample bots' search; benchmarks and examples on
 anything."""
 

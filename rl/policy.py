@@ -1,0 +1,244 @@
+"""A trained Q(s, a) model as numpy arrays: its file (:func:`save_model`, :func:`load_model`)
+and its greedy player (:class:`QPolicy`), with numpy alone (no torch: a bot plays a model
+without the training dependency).
+
+The model is an MLP over one candidate at a time: its input is the seat's observation
+(:class:`~chaodipi.rl.encoding.ViewEncoder`, :data:`OBSERVATION_SIZE` floats) followed by the
+candidate's features (:func:`~chaodipi.rl.candidates.features_of`, :data:`FEATURES`), then
+``Linear`` layers with a ReLU between two, the last giving one number, Q. Its file is an
+``.npz`` archive:
+
+========  ===============================================================================
+entry     what
+========  ===============================================================================
+``W0``…   each layer's weight, shaped ``(out, in)`` as torch's ``nn.Linear.weight``
+``b0``…   each layer's bias, ``(out,)``; float16 or float32 (played in float32)
+``meta``  a JSON object: ``format`` (:data:`FORMAT`), ``version`` (:data:`VERSION`),
+          ``observation_size``, ``features``, ``hidden`` (the hidden layers' widths),
+          ``limit`` (candidates scored a decision) and ``preset``; anything else the
+          trainer gives (its command, seed, minutes, hands) is kept as it is
+========  ===============================================================================
+
+>>> import random, tempfile
+>>> from pathlib import Path
+>>> from chaodipi.engine import Match, PRESETS, observe
+>>> gen = np.random.default_rng(0)
+>>> sizes = [OBSERVATION_SIZE + FEATURES, 16, 1]
+>>> weights = [(gen.normal(size=(o, i)) / i**0.5, np.zeros(o)) for i, o in zip(sizes, sizes[1:])]
+>>> path = Path(tempfile.mkdtemp()) / "tiny.npz"
+>>> save_model(path, weights, {"preset": "classic", "limit": 32, "seed": 7})
+>>> model = load_model(path)
+>>> model.hidden, model.limit, model.meta["seed"]
+((16,), 32, 7)
+>>> match = Match(PRESETS["classic"], seed=1)
+>>> policy = QPolicy(model, random.Random(0))
+>>> policy.decide(observe(match, match.to_play)) in match.legal_actions()
+True
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from chaodipi.engine import Action, SeatView
+from chaodipi.rl.candidates import FEATURES, candidates
+from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
+
+__all__ = ["FORMAT", "VERSION", "QModel", "QPolicy", "load_model", "save_model"]
+
+FORMAT: Final = "chaodipi-q-mlp"
+"""The ``format`` a model file's ``meta`` names."""
+VERSION: Final = 1
+"""The version of that format this module reads and writes."""
+DTYPES: Final = (np.float16, np.float32)
+"""The dtypes a model file's arrays may have."""
+REQUIRED: Final = ("format", "version", "observation_size", "features", "hidden", "limit",
+                   "preset")
+"""The keys every model file's ``meta`` has."""
+
+Array = npt.NDArray[np.float32]
+Layer = tuple[npt.NDArray[Any], npt.NDArray[Any]]
+"""One ``Linear`` layer: its weight ``(out, in)`` and its bias ``(out,)``."""
+
+
+def _check_layers(layers: Sequence[Layer], where: str) -> tuple[int, ...]:
+    """The hidden widths of ``layers``, or a ValueError naming the first thing wrong."""
+    if not layers:
+        raise ValueError(f"{where}: no layers")
+    width = OBSERVATION_SIZE + FEATURES
+    for i, (weight, bias) in enumerate(layers):
+        last = i == len(layers) - 1
+        for name, array in ((f"W{i}", weight), (f"b{i}", bias)):
+            if array.dtype.type not in DTYPES:
+                raise ValueError(f"{where}: {name} is {array.dtype}, not float16 or float32")
+        if weight.ndim != 2 or weight.shape[1] != width or (last and weight.shape[0] != 1):
+            out = "1" if last else "out"
+            raise ValueError(
+                f"{where}: W{i} is shaped {weight.shape}, not ({out}, {width})"
+            )
+        if bias.shape != (weight.shape[0],):
+            raise ValueError(f"{where}: b{i} is shaped {bias.shape}, not ({weight.shape[0]},)")
+        if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+            raise ValueError(f"{where}: layer {i} holds a NaN or an infinity")
+        width = weight.shape[0]
+    return tuple(int(weight.shape[0]) for weight, _ in layers[:-1])
+
+
+def save_model(
+    path: Path | str,
+    weights: Sequence[Layer],
+    meta: Mapping[str, Any],
+    dtype: type[np.float16] | type[np.float32] = np.float32,
+) -> None:
+    """Write a model file: ``weights`` as ``(W, b)`` per layer, first to last, ``W`` shaped
+    ``(out, in)`` (torch's ``layer.weight.detach().numpy()``), stored as ``dtype``; ``meta``
+    has at least ``preset`` and ``limit`` and is JSON. ``format``, ``version``,
+    ``observation_size``, ``features`` and ``hidden`` are written from this encoding and the
+    weights. A ValueError names anything wrong, before anything is written."""
+    layers = [(np.asarray(w).astype(dtype), np.asarray(b).astype(dtype)) for w, b in weights]
+    hidden = _check_layers(layers, "save_model")
+    for key in ("preset", "limit"):
+        if key not in meta:
+            raise ValueError(f"save_model: meta has no {key!r}")
+    whole = {**meta, "format": FORMAT, "version": VERSION, "observation_size": OBSERVATION_SIZE,
+             "features": FEATURES, "hidden": list(hidden)}
+    _check_meta(whole, "save_model")
+    try:
+        text = json.dumps(whole, ensure_ascii=False, sort_keys=True)
+    except TypeError as error:
+        raise ValueError(f"save_model: meta is not JSON: {error}") from None
+    arrays = {f"{kind}{i}": array for i, layer in enumerate(layers)
+              for kind, array in zip("Wb", layer, strict=True)}
+    target = Path(path)
+    with target.open("wb") as file:
+        np.savez_compressed(file, allow_pickle=False, meta=np.array(text), **arrays)
+
+
+def _check_meta(meta: Mapping[str, Any], where: str) -> None:
+    missing = [key for key in REQUIRED if key not in meta]
+    if missing:
+        raise ValueError(f"{where}: meta has no {missing[0]!r}")
+    if meta["format"] != FORMAT:
+        raise ValueError(f"{where}: format {meta['format']!r}, not {FORMAT!r}")
+    if meta["version"] != VERSION:
+        raise ValueError(f"{where}: format version {meta['version']!r}; this reads {VERSION}")
+    for key, ours in (("observation_size", OBSERVATION_SIZE), ("features", FEATURES)):
+        if meta[key] != ours:
+            raise ValueError(
+                f"{where}: trained with {key} {meta[key]!r}, this encoding's is {ours}"
+                " (train it again with this version)"
+            )
+    limit = meta["limit"]
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ValueError(f"{where}: limit {limit!r} is not a positive integer")
+    hidden = meta["hidden"]
+    if not isinstance(hidden, list) or not all(
+        isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden
+    ):
+        raise ValueError(f"{where}: hidden {hidden!r} is not a list of positive widths")
+
+
+@dataclass(frozen=True)
+class QModel:
+    """A model read by :func:`load_model`: ``q`` scores candidates, in float32."""
+
+    layers: tuple[tuple[Array, Array], ...]
+    """Each layer's weight transposed, ``(in, out)``, and bias, float32."""
+    meta: dict[str, Any]
+    """The file's ``meta`` (training command, seed, minutes... as the trainer wrote them)."""
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        """The hidden layers' widths."""
+        return tuple(int(weight.shape[1]) for weight, _ in self.layers[:-1])
+
+    @property
+    def limit(self) -> int:
+        """Candidates it was trained to score a decision (:func:`candidates`' ``limit``)."""
+        return int(self.meta["limit"])
+
+    def q(self, states: npt.NDArray[Any], features: npt.NDArray[Any]) -> Array:
+        """Q of each row: ``states`` ``(n, OBSERVATION_SIZE)``, or one observation
+        ``(OBSERVATION_SIZE,)`` shared by every row, and ``features`` ``(n, FEATURES)``."""
+        first, bias = self.layers[0]
+        rows = features.astype(np.float32) @ first[OBSERVATION_SIZE:]
+        x = rows + states.astype(np.float32) @ first[:OBSERVATION_SIZE] + bias
+        for weight, bias in self.layers[1:]:
+            x = np.maximum(x, 0, out=x) @ weight + bias
+        return x[:, 0]
+
+
+def load_model(path: Path | str) -> QModel:
+    """Read and check a model file; a ValueError names what is wrong with it."""
+    where = str(path)
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ValueError(f"{where}: no such file") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ValueError(f"{where}: not a model file (an .npz archive): {error}") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"{where}: not a model file (an .npz archive): one array")
+    with archive:
+        try:
+            entries = {name: archive[name] for name in archive.files}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+            raise ValueError(f"{where}: an entry cannot be read: {error}") from None
+    if "meta" not in entries:
+        raise ValueError(f"{where}: no 'meta' entry (not a model file of this format)")
+    try:
+        meta = json.loads(str(entries.pop("meta")))
+    except ValueError as error:
+        raise ValueError(f"{where}: meta is not JSON: {error}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{where}: meta is not a JSON object")
+    _check_meta(meta, where)
+    count = len(meta["hidden"]) + 1
+    names = [f"{kind}{i}" for i in range(count) for kind in "Wb"]
+    missing = [name for name in names if name not in entries]
+    if missing:
+        raise ValueError(f"{where}: no {missing[0]!r} entry (hidden {meta['hidden']})")
+    unknown = sorted(set(entries) - set(names))
+    if unknown:
+        raise ValueError(f"{where}: an entry {unknown[0]!r} this format does not have")
+    layers = [(entries[f"W{i}"], entries[f"b{i}"]) for i in range(count)]
+    hidden = _check_layers(layers, where)
+    if list(hidden) != meta["hidden"]:
+        raise ValueError(f"{where}: the layers' widths {list(hidden)} are not hidden "
+                         f"{meta['hidden']}")
+    played = tuple(
+        (np.ascontiguousarray(w.astype(np.float32).T), b.astype(np.float32)) for w, b in layers
+    )
+    return QModel(played, meta)
+
+
+class QPolicy:
+    """Plays a :class:`QModel` greedily from seat views: the candidate of highest Q among
+    ``candidates(view.legal, rng, limit)`` (the model's ``limit`` unless given); a decision
+    with one candidate plays it unscored. It keeps an encoder per seat, so use one per game
+    (``run_bot(new_game=...)``); the model may be shared."""
+
+    def __init__(self, model: QModel, rng: random.Random, limit: int | None = None) -> None:
+        self.model, self.rng = model, rng
+        self.limit = model.limit if limit is None else limit
+        self.encoders = [ViewEncoder(seat) for seat in range(4)]
+
+    def decide(self, view: SeatView) -> Action:
+        """The action to play from ``view`` (a view with its legal actions)."""
+        if view.legal is None:
+            raise ValueError(f"seat {view.seat} has nothing to decide: its view has no legal set")
+        actions, features = candidates(view.legal, self.rng, self.limit)
+        if len(actions) == 1:
+            return actions[0]
+        state = self.encoders[view.seat].encode(view)
+        return actions[int(np.argmax(self.model.q(state, features)))]
+

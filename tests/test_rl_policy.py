@@ -1,0 +1,221 @@
+"""A trained model's file and its player (chaodipi.rl.policy): what save_model writes
+load_model reads back and scores as torch's ``nn.Linear`` layers would; a broken or mismatched
+file is refused with one line naming what is wrong; QPolicy plays the candidate of highest Q,
+legally, in every preset."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.rl_support import need_rl
+
+need_rl()
+
+import numpy as np  # noqa: E402
+
+from chaodipi.engine import PRESETS, Match, observe  # noqa: E402
+from chaodipi.rl import (  # noqa: E402
+    FEATURES,
+    OBSERVATION_SIZE,
+    QPolicy,
+    ViewEncoder,
+    candidates,
+    load_model,
+    save_model,
+)
+
+INPUT = OBSERVATION_SIZE + FEATURES
+META = {"preset": "classic", "limit": 16, "seed": 3, "command": "python3 -m chaodipi.rl.train"}
+
+
+def random_weights(hidden: tuple[int, ...], seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    gen = np.random.default_rng(seed)
+    sizes = [INPUT, *hidden, 1]
+    return [(gen.normal(size=(o, i)) / i**0.5, gen.normal(size=o) * 0.1)
+            for i, o in itertools.pairwise(sizes)]
+
+
+def forward(weights: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+    """The MLP in float64, the plain way: Linear, ReLU, ..., Linear."""
+    for i, (w, b) in enumerate(weights):
+        x = x @ w.T.astype(np.float64) + b
+        if i < len(weights) - 1:
+            x = np.maximum(x, 0)
+    return x[:, 0]
+
+
+def inputs(n: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    gen = np.random.default_rng(seed)
+    return gen.random((n, OBSERVATION_SIZE)).astype(np.float32), gen.integers(
+        0, 3, (n, FEATURES)).astype(np.int8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_a_saved_model_loads_back_and_scores_as_the_mlp(tmp_path: Path, dtype: Any) -> None:
+    weights = random_weights((32, 8))
+    save_model(tmp_path / "m.npz", weights, META, dtype=dtype)
+    model = load_model(tmp_path / "m.npz")
+    assert model.hidden == (32, 8) and model.limit == 16
+    assert model.meta["seed"] == 3 and model.meta["command"] == META["command"]
+    assert model.meta["observation_size"] == OBSERVATION_SIZE and model.meta["hidden"] == [32, 8]
+    stored = [(w.astype(dtype), b.astype(dtype)) for w, b in weights]
+    states, rows = inputs(20)
+    expected = forward(stored, np.concatenate([states, rows], axis=1).astype(np.float64))
+    assert model.q(states, rows) == pytest.approx(expected, rel=1e-4, abs=1e-4)
+    # one observation shared by every candidate gives each row's Q as the full rows do
+    shared = np.repeat(states[:1], 20, axis=0)
+    assert model.q(states[0], rows) == pytest.approx(model.q(shared, rows), rel=1e-5, abs=1e-5)
+
+
+def test_the_weights_are_torchs_linear_weights(tmp_path: Path) -> None:
+    """``W`` is ``nn.Linear.weight`` (out, in): the trainer saves its layers as they are."""
+    torch = pytest.importorskip("torch")
+    net = torch.nn.Sequential(torch.nn.Linear(INPUT, 24), torch.nn.ReLU(),
+                              torch.nn.Linear(24, 1))
+    layers = [net[0], net[2]]
+    weights = [(layer.weight.detach().numpy(), layer.bias.detach().numpy()) for layer in layers]
+    save_model(tmp_path / "t.npz", weights, META)
+    states, rows = inputs(10)
+    with torch.no_grad():
+        ours = net(torch.from_numpy(np.concatenate([states, rows.astype(np.float32)], 1)))
+    assert load_model(tmp_path / "t.npz").q(states, rows) == pytest.approx(
+        ours.squeeze(1).numpy(), rel=1e-5, abs=1e-5)
+
+
+def write(path: Path, arrays: dict[str, Any], meta: dict[str, Any] | str | None) -> Path:
+    if meta is not None:
+        arrays = {**arrays, "meta": np.array(meta if isinstance(meta, str) else json.dumps(meta))}
+    np.savez(path, **arrays)
+    return path
+
+
+def good() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A valid model file's arrays and meta, one hidden layer of 4."""
+    arrays: dict[str, Any] = {"W0": np.zeros((4, INPUT), np.float32), "b0": np.zeros(4, np.float32),
+                              "W1": np.zeros((1, 4), np.float32), "b1": np.zeros(1, np.float32)}
+    meta = {"format": "chaodipi-q-mlp", "version": 1, "observation_size": OBSERVATION_SIZE,
+            "features": FEATURES, "hidden": [4], "limit": 8, "preset": "classic"}
+    return arrays, meta
+
+
+def broken(change: str) -> tuple[dict[str, Any], dict[str, Any] | str | None]:
+    arrays, meta = good()
+    match change:
+        case "observation size":
+            return arrays, {**meta, "observation_size": OBSERVATION_SIZE - 1}
+        case "features":
+            return arrays, {**meta, "features": FEATURES + 1}
+        case "format":
+            return arrays, {**meta, "format": "douzero"}
+        case "version":
+            return arrays, {**meta, "version": 2}
+        case "no limit":
+            return arrays, {k: v for k, v in meta.items() if k != "limit"}
+        case "no meta":
+            return arrays, None
+        case "meta not JSON":
+            return arrays, "{hidden: 4"
+        case "no W1":
+            return {k: v for k, v in arrays.items() if k != "W1"}, meta
+        case "W0 shape":
+            return {**arrays, "W0": np.zeros((4, INPUT - 1), np.float32)}, meta
+        case "b1 shape":
+            return {**arrays, "b1": np.zeros(2, np.float32)}, meta
+        case "hidden":
+            return arrays, {**meta, "hidden": [5]}
+        case "dtype":
+            return {**arrays, "W1": np.zeros((1, 4), np.float64)}, meta
+        case "nan":
+            return {**arrays, "b0": np.full(4, np.nan, np.float32)}, meta
+        case "extra":
+            return {**arrays, "W9": np.zeros(1, np.float32)}, meta
+    raise AssertionError(change)
+
+
+REFUSED = {
+    "observation size": f"trained with observation_size {OBSERVATION_SIZE - 1}, this encoding's is {OBSERVATION_SIZE}",
+    "features": f"trained with features {FEATURES + 1}, this encoding's is {FEATURES}",
+    "format": "format 'douzero', not 'chaodipi-q-mlp'",
+    "version": "format version 2; this reads 1",
+    "no limit": "meta has no 'limit'",
+    "no meta": "no 'meta' entry",
+    "meta not JSON": "meta is not JSON",
+    "no W1": "no 'W1' entry",
+    "W0 shape": f"W0 is shaped (4, {INPUT - 1}), not (out, {INPUT})",
+    "b1 shape": "b1 is shaped (2,), not (1,)",
+    "hidden": "the layers' widths [4] are not hidden [5]",
+    "dtype": "W1 is float64, not float16 or float32",
+    "nan": "layer 0 holds a NaN or an infinity",
+    "extra": "an entry 'W9' this format does not have",
+}
+
+
+def test_a_good_file_loads(tmp_path: Path) -> None:
+    arrays, meta = good()
+    assert load_model(write(tmp_path / "m.npz", arrays, meta)).hidden == (4,)
+
+
+@pytest.mark.parametrize("change", sorted(REFUSED))
+def test_a_broken_model_file_is_refused_in_one_line(tmp_path: Path, change: str) -> None:
+    path = write(tmp_path / "m.npz", *broken(change))
+    with pytest.raises(ValueError) as raised:
+        load_model(path)
+    said = str(raised.value)
+    assert said.startswith(f"{path}: ") and "\n" not in said, said
+    assert REFUSED[change] in said, said
+
+
+def test_what_is_not_a_model_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    text = tmp_path / "notes.npz"
+    text.write_text("not an archive\n", encoding="utf-8")
+    one = tmp_path / "one.npy"
+    np.save(one, np.zeros(3))
+    for path, said in ((text, "not a model file (an .npz archive)"),
+                       (one, "not a model file (an .npz archive): one array"),
+                       (tmp_path / "absent.npz", "no such file")):
+        with pytest.raises(ValueError) as raised:
+            load_model(path)
+        assert str(raised.value).startswith(f"{path}: {said}"), raised.value
+        assert "\n" not in str(raised.value)
+
+
+def test_save_model_refuses_what_load_model_would(tmp_path: Path) -> None:
+    weights = random_weights((8,))
+    with pytest.raises(ValueError, match="save_model: W1 is shaped \\(2, 8\\), not \\(1, 8\\)"):
+        save_model(tmp_path / "m.npz", [weights[0], (np.zeros((2, 8)), np.zeros(2))], META)
+    with pytest.raises(ValueError, match="save_model: meta has no 'limit'"):
+        save_model(tmp_path / "m.npz", weights, {"preset": "classic"})
+    with pytest.raises(ValueError, match="save_model: meta is not JSON"):
+        save_model(tmp_path / "m.npz", weights, {**META, "when": object()})
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_policy_plays_the_candidate_of_highest_q_legally(tmp_path: Path, preset: str) -> None:
+    save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)
+    model = load_model(tmp_path / "m.npz")
+    policy = QPolicy(model, random.Random(9))
+    drawn = random.Random(9)  # the same draws of candidates, in step with the policy's
+    encoders = [ViewEncoder(seat) for seat in range(4)]
+    match = Match(PRESETS[preset], seed=4, max_hands=1)
+    scored = 0
+    while not match.over:
+        view = observe(match, match.to_play)
+        assert view.legal is not None
+        action = policy.decide(view)
+        actions, features = candidates(view.legal, drawn, model.limit)
+        state = encoders[view.seat].encode(view)
+        if len(actions) > 1:
+            assert action == actions[int(np.argmax(model.q(state, features)))]
+            scored += 1
+        else:
+            assert action == actions[0]
+        assert action in view.legal
+        match.apply(view.seat, action)
+    assert scored > 10
