@@ -1,5 +1,6 @@
 """Doctests of chaodipi.rl run when the ``rl`` extra is installed; without it they are not
-collected (tests/test_rl_*.py say so as skips). The trainer (train.py, qnet.py, selfplay.py, ray_actors.py) needs torch besides."""
+collected (tests/test_rl_*.py say so as skips). The trainer (train.py, qnet.py, selfplay.py,
+ray_actors.py) needs torch besides."""
 
 import importlib.util
 
@@ -10,4 +11,5 @@ try:
 except ImportError:
     collect_ignore_glob = ["*.py"]
 else:
-    collect_ignore = [] if importlib.util.find_spec("torch") else ["train.py", "qnet.py", "selfplay.py", "ray_actors.py"]
+    TORCH = ["train.py", "qnet.py", "selfplay.py", "ray_actors.py"]
+    collect_ignore = [] if importlib.util.find_spec("torch") else TORCH

@@ -9,6 +9,8 @@ network were a plain MLP over their concatenation.
 
 from __future__ import annotations
 
+import itertools
+
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ class QNet(nn.Module):
         self.state_in = nn.Linear(OBSERVATION_SIZE, hidden[0])
         self.action_in = nn.Linear(FEATURES, hidden[0], bias=False)
         layers: list[nn.Module] = [nn.ReLU()]
-        for width, size in zip(hidden, hidden[1:], strict=False):
+        for width, size in itertools.pairwise(hidden):
             layers += [nn.Linear(width, size), nn.ReLU()]
         layers.append(nn.Linear(hidden[-1], 1))
         self.body = nn.Sequential(*layers)

@@ -128,7 +128,7 @@ def play_hand(net: QNet, stage: Stage, teacher: Decide | None, preset: str, seed
         else:
             index = best(net, state, features)
         others = [i for i in range(len(actions)) if i != index]
-        picked = [index] + rng.sample(others, min(KEPT - 1, len(others)))
+        picked = [index, *rng.sample(others, min(KEPT - 1, len(others)))]
         states.append(state)
         rows.append(features[picked])
         seats.append(seat)
