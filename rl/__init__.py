@@ -8,6 +8,8 @@ docs/rl-environment.md).
 * :mod:`chaodipi.rl.cardwise`: the ``Discrete`` action ids, plays built card by card
   (:class:`CardBuilder`);
 * :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
+* :mod:`chaodipi.rl.state`: the full state for centralized critics and oracle training
+  (``ChaoDipiEnv.state()``), never an observation;
 
 The encodings need numpy only (a bot playing through the SDK needs no PettingZoo); the
 environment is imported when first named.
