@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chaodipi.engine.actions import Action, LegalActions, Play, phase_error
-from chaodipi.engine.auction import KITTY_SIZE, MAX_REDEALS, Auction, EventSink
+from chaodipi.engine.auction import KITTY_SIZE, MAX_REDEALS, Auction
 from chaodipi.engine.bidding import BidRecord
 from chaodipi.engine.cards import Card, Rank
 from chaodipi.engine.errors import IllegalAction
@@ -49,16 +49,20 @@ from chaodipi.engine.trump import Trump
 __all__ = ["KITTY_SIZE", "MAX_REDEALS", "HandState", "LegalActions", "Phase"]
 
 
-def _recorder(log: EventLog, number: int) -> EventSink:
+class _Recorder:
     """Where the auction of hand ``number`` records: into ``log``. It holds the log, not the
     hand: a recorder holding the hand would make hand and auction a reference cycle, and every
     finished hand (its tricks, its cards) would stay in memory until a full pass of the garbage
-    collector."""
+    collector. A class, not a closure, so that a hand (and a match) pickles and copies."""
 
-    def record(payload: Payload, audience: frozenset[int]) -> None:
-        log.record(number, payload, audience)
+    __slots__ = ("log", "number")
 
-    return record
+    def __init__(self, log: EventLog, number: int) -> None:
+        self.log = log
+        self.number = number
+
+    def __call__(self, payload: Payload, audience: frozenset[int]) -> None:
+        self.log.record(self.number, payload, audience)
 
 
 @dataclass(slots=True)
@@ -110,7 +114,7 @@ class HandState:
             seed,
             level,
             dealer,
-            record=_recorder(state.log, number),
+            record=_Recorder(state.log, number),
             first_hand=first_hand,
             kangqi_hand=kangqi_hand,
             deck=deck,

@@ -13,6 +13,8 @@ docs/rl-environment.md).
 * :mod:`chaodipi.rl.train`: the Deep Monte-Carlo trainer on torch (``python3 -m
   chaodipi.rl.train``; with :mod:`~chaodipi.rl.qnet`, :mod:`~chaodipi.rl.selfplay` and
   :mod:`~chaodipi.rl.ray_actors`, not imported here: they need torch);
+* :mod:`chaodipi.rl.state`: the full state for centralized critics and oracle training
+  (``ChaoDipiEnv.state()``), never an observation;
 
 The encodings and the policy need numpy only (a bot playing through the SDK needs no
 PettingZoo); the environment is imported when first named.

@@ -18,7 +18,8 @@ of six from twenty-five, 177,100), so :func:`candidates` lists every legal actio
 are at most ``limit`` of them, and otherwise ``limit`` distinct ones drawn at random (each
 legal action equally likely to be among them when the legal set's options do not overlap),
 from the ``random.Random`` given: reproducible, and over many draws every legal action can
-come up.
+come up. ``include=`` lists a given legal action in any case (a bot's choice to imitate, or an
+opponent's to take: :func:`listing`).
 
 >>> import random
 >>> from chaodipi.engine import Match, PRESETS
@@ -50,7 +51,7 @@ from chaodipi.engine import (
     card_action,
 )
 
-__all__ = ["FEATURES", "Features", "candidates", "features_of"]
+__all__ = ["FEATURES", "Features", "candidates", "features_of", "listing"]
 
 Features = npt.NDArray[np.int8]
 
@@ -82,12 +83,15 @@ def features_of(action: Action, out: Features | None = None) -> Features:
 
 
 def candidates(
-    legal: LegalActions, rng: random.Random, limit: int = 128
+    legal: LegalActions, rng: random.Random, limit: int = 128, include: Action | None = None
 ) -> tuple[list[Action], Features]:
     """The actions to choose among (all of them, or ``limit`` drawn when there are more) and
-    their features, one row each."""
+    their features, one row each; with ``include`` (a legal action: a bot's choice to imitate)
+    that action is listed in any case (:func:`listing`)."""
     if limit < 1:
         raise ValueError(f"limit {limit}: list at least one candidate")
+    if include is not None and include not in legal:
+        raise ValueError(f"{include} is not legal here: include= names a legal action")
     if legal.count() <= limit:
         actions = list(legal)
     elif legal.cards is None:  # more bids than the limit: a few of them
@@ -105,7 +109,19 @@ def candidates(
             if cards not in seen:
                 seen.add(cards)
                 actions.append(card_action(legal.phase, cards))
+    if include is not None:
+        actions, _ = listing(actions, include, limit)
     return actions, _table(actions)
+
+
+def listing(actions: list[Action], action: Action, limit: int) -> tuple[list[Action], int]:
+    """``actions`` with ``action`` among them, and its index: the same list when it is
+    listed; else with it added at the end, in place of the last one when ``limit`` are listed
+    (the last drawn, so the others keep their order and their places)."""
+    if action in actions:
+        return actions, actions.index(action)
+    listed = [*actions[: limit - 1], action] if len(actions) >= limit else [*actions, action]
+    return listed, len(listed) - 1
 
 
 class _Sampler:

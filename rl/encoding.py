@@ -156,6 +156,12 @@ class ViewEncoder:
         self._tally: Tally | None = None
         """What the hand's events said so far (made afresh for each hand)."""
 
+    def __reduce__(self) -> tuple[type[ViewEncoder], tuple[int]]:
+        """An encoder pickles (and copies) as a fresh one for its seat: what it learnt it reads
+        again from the next view's events (its segments are views into one array, which a
+        pickle would part)."""
+        return (ViewEncoder, (self.seat,))
+
     def _reset(self, rules: CardRules) -> Tally:
         # what the events of this hand taught, kept in place in a vector that each encoding
         # starts from: the played, kitty, voids and bids segments

@@ -11,6 +11,12 @@ zeros unless it is to act. Two forms of action (``action_form``):
   (:mod:`chaodipi.rl.candidates`) come as the observation's ``candidates`` (``limit`` × 70;
   rows past the legal ones are zero and masked).
 
+Any legal engine action can be taken, in either form: ``step_action(action)`` (an opponent's,
+a bot's), and ``candidate_index(action)`` lists one among the candidates (a choice to imitate).
+``state()`` is the full state (every seat's cards, the kitty: :mod:`chaodipi.rl.state`) for
+centralized critics and oracle training, never part of an observation. The environment pickles
+and copies, and its copy goes on as it would have.
+
 Rewards, given to every agent when a hand ends (its team's):
 ``level_weight × (its team's progress change) + points_weight × (points it took) / 100``, where
 the points are the defenders' total after floors for the defending team and 0 for the
@@ -46,15 +52,18 @@ from pettingzoo import AECEnv
 from chaodipi.engine import Action, Match, SeatView, follow, observe, team_of
 from chaodipi.engine import preset as preset_named
 from chaodipi.records import match_transcript
-from chaodipi.rl.candidates import FEATURES, candidates
+from chaodipi.rl.candidates import FEATURES, candidates, features_of, listing
 from chaodipi.rl.cardwise import NUM_ACTIONS, CardBuilder
 from chaodipi.rl.encoding import LAYOUT, LIMIT, OBSERVATION_SIZE, Vector, ViewEncoder
+from chaodipi.rl.state import STATE_SIZE, full_state
 
 __all__ = ["AGENTS", "ChaoDipiEnv", "env"]
 
 AGENTS: Final = tuple(f"player_{seat}" for seat in range(4))
 
 ActionForm = Literal["cards", "list"]
+RESET_OPTIONS: Final = ("progress", "dealer")
+"""The keys ``reset(options=...)`` takes."""
 
 
 class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
@@ -106,7 +115,13 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             observation["candidates"] = spaces.Box(0, 2, (limit, FEATURES), np.int8)
         self.observation_spaces = {a: spaces.Dict(observation) for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(width) for a in AGENTS}
-        self._rng: random.Random | None = None
+        self.state_space = spaces.Box(-LIMIT, LIMIT, (STATE_SIZE,), np.float32)
+        """The space of :meth:`state`."""
+        self._deals: random.Random | None = None
+        """The seeds of the matches: from the seed alone."""
+        self._draws = random.Random()
+        """The list form's draws of candidates: a generator of their own, so that what a policy
+        chooses never moves the next deal."""
         self.match = Match(self.preset, 0, max_hands=max_hands)
 
     # -- the spaces ---------------------------------------------------------------------------
@@ -123,11 +138,18 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
         """A new match, dealt from ``seed`` (``None``: the next one of the seed given last, or
         a fresh random one). ``options`` may start it elsewhere than at the first hand:
         ``progress`` (each team's place, ``circuit * 13 + level``) and ``dealer`` (the seat
-        dealing the first hand); other keys are ignored."""
-        if seed is not None or self._rng is None:
-            self._rng = random.Random(seed)
-        start: dict[str, Any] = {}
+        dealing the first hand); another key is refused. The list form draws its candidates
+        from a generator of its own, seeded from ``seed`` too: the deals never depend on what
+        was chosen."""
         options = options or {}
+        unknown = [key for key in options if key not in RESET_OPTIONS]
+        if unknown:
+            accepted = " or ".join(repr(key) for key in RESET_OPTIONS)
+            raise ValueError(f"reset option {unknown[0]!r} is not one: use {accepted}")
+        if seed is not None or self._deals is None:
+            self._deals = random.Random(seed)
+            self._draws = random.Random(None if seed is None else f"candidates/{seed}")
+        start: dict[str, Any] = {}
         if "progress" in options:
             progress = [int(p) for p in options["progress"]]
             if len(progress) != 2 or min(progress) < 0:
@@ -138,7 +160,7 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
                 raise ValueError(f"dealer {options['dealer']!r}: a seat, 0 to 3")
             start["dealer"] = int(options["dealer"])
         self.match = Match(
-            self.preset, self._rng.getrandbits(64), max_hands=self.max_hands, **start
+            self.preset, self._deals.getrandbits(64), max_hands=self.max_hands, **start
         )
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -163,8 +185,7 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
         if self.action_form == "cards":
             self._builder = CardBuilder(legal)
         else:
-            assert self._rng is not None
-            self._candidates = candidates(legal, self._rng, self.limit)
+            self._candidates = candidates(legal, self._draws, self.limit)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -173,9 +194,34 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             return
         if action is None:
             raise ValueError(f"{agent} is to act: step it an action id, not None")
+        self._take(agent, self._choose(int(action)))
+
+    def step_action(self, action: Action) -> None:
+        """Step the agent to act with an engine action: any legal one, in either form (an
+        opponent's choice, a bot's: a whole play is one step, and in the list form it need not
+        be among the candidates). A play half built card by card is refused."""
+        agent = self.agent_selection
+        if self.match.over:
+            raise ValueError(f"{agent} is done: step it None")
+        self._check(agent, action)
+        if self._builder is not None and self._builder.picked.any():
+            raise ValueError(f"{agent} is building a play card by card: finish it with step()")
+        self._take(agent, action)
+
+    def _check(self, agent: str, action: Action) -> None:
+        """Refuse, in one line, an action the agent to act may not take."""
+        if action not in self._legal:
+            reason = "not among its legal actions"
+            try:
+                self.match.hand.check(AGENTS.index(agent), action)
+            except ValueError as error:  # the engine's IllegalAction: why
+                reason = str(error)
+            raise ValueError(f"{action} is not legal for {agent} now: {reason}")
+
+    def _take(self, agent: str, chosen: Action | None) -> None:
+        """The step of ``agent``: ``chosen`` (``None``: a play still being built)."""
         self._cumulative_rewards[agent] = 0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        chosen = self._choose(int(action))
         if chosen is not None:
             self._apply(AGENTS.index(agent), chosen)
         self._accumulate_rewards()
@@ -290,6 +336,30 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
         if self._candidates is None:
             raise ValueError("no candidates: the list form lists them while an agent is to act")
         return list(self._candidates[0])
+
+    def candidate_index(self, action: Action) -> int:
+        """The index of ``action``, a legal action of the agent to act, among its candidates
+        (the list form), listing it when the draw did not: in place of the last drawn when
+        ``limit`` are listed (:func:`~chaodipi.rl.candidates.listing`). Its observation then
+        shows it: a bot's choice a learner imitates is always a candidate."""
+        if self._candidates is None:
+            raise ValueError("no candidates: the list form lists them while an agent is to act")
+        self._check(self.agent_selection, action)
+        actions, features = self._candidates
+        listed, index = listing(actions, action, self.limit)
+        if listed is not actions:
+            table = np.zeros((len(listed), FEATURES), np.int8)
+            table[:index] = features[:index]
+            table[index] = features_of(action)
+            self._candidates = (listed, table)
+        return index
+
+    def state(self, seat: int | None = None) -> Vector:
+        """The full state, for centralized critics and oracle training: every seat's cards,
+        the kitty, the undealt cards, every bid (:mod:`chaodipi.rl.state`, its space
+        :attr:`state_space`), seats absolute or relative to ``seat``. Never an observation:
+        a policy that acts must not read it."""
+        return full_state(self.match, seat)
 
     def render(self) -> str | None:
         """The match so far as a spectator at the table sees it, as ``arena show`` tells a

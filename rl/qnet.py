@@ -10,7 +10,6 @@ network were a plain MLP over their concatenation.
 from __future__ import annotations
 
 import itertools
-
 from pathlib import Path
 from typing import Any
 

@@ -51,9 +51,17 @@ class _Started(ChaoDipiEnv):
         super().reset(seed, self.start)
 
 
+class _Probed(ChaoDipiEnv):
+    """An environment that takes api_test's probe of reset's arguments, ``options={"options":
+    1}``, as no options (an unknown option is refused)."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed, None if options == {"options": 1} else options)
+
+
 def _make(preset: str, **kwargs: Any) -> ChaoDipiEnv:
     name, start = reset_options(preset)
-    return _Started(start, preset=name, **kwargs) if start else ChaoDipiEnv(name, **kwargs)
+    return _Started(start, preset=name, **kwargs) if start else _Probed(name, **kwargs)
 
 
 def _only_expected_warnings(caught: list[warnings.WarningMessage]) -> None:
@@ -191,6 +199,7 @@ def test_the_documented_layout_is_the_encoders() -> None:
     from chaodipi.rl.encoding import LAYOUT, OBSERVATION_SIZE
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "rl-environment.md").read_text()
+    text = text.split("## Observations", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `(\w+)` \| (\d+)(?:×(\d+))? \|", text, re.M)
     sizes = {name: int(a) * int(b or 1) for name, a, b in rows if name in LAYOUT}
     assert sizes == {name: part.stop - part.start for name, part in LAYOUT.items()}
@@ -233,3 +242,66 @@ def test_render_says_level_2_and_spades_and_the_kitty_the_bury_and_a_hidden_bid(
         assert "seat 1 declares (hidden)" in flat and "bids shown: 1 ♠2" in flat, text
     else:
         assert "seat 1 declares ♠2" in flat, text
+
+
+def test_reset_refuses_an_unknown_option_in_one_line_naming_it_and_the_options() -> None:
+    env = ChaoDipiEnv("kangqi")
+    message = r"^reset option 'progres' is not one: use 'progress' or 'dealer'$"
+    with pytest.raises(ValueError, match=message):
+        env.reset(seed=1, options={"progres": [13, 0], "dealer": 0})
+    env.reset(seed=1, options={"progress": [13, 0], "dealer": 0})
+    assert env.match.hand.kangqi_hand
+
+
+def _play(env: ChaoDipiEnv, rng: np.random.Generator, steps: int) -> list[Any]:
+    """``steps`` random allowed actions (fewer if the match ends), and what each agent saw."""
+    seen: list[Any] = []
+    for _ in range(steps):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        observation, reward, termination, truncation, _ = env.last()
+        seen.append((agent, reward, termination, truncation, env.rewards.copy()))
+        seen.extend(env.observe(a) for a in AGENTS)
+        if termination or truncation:
+            env.step(None)
+            continue
+        allowed = np.flatnonzero(observation["action_mask"])
+        env.step(int(allowed[rng.integers(len(allowed))]))
+    return seen
+
+
+def _same(first: list[Any], second: list[Any]) -> None:
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
+        if isinstance(a, dict):
+            assert a.keys() == b.keys()
+            for key in a:
+                np.testing.assert_array_equal(a[key], b[key])
+        else:
+            assert a == b
+
+
+@pytest.mark.parametrize("form", ["cards", "list"])
+@pytest.mark.parametrize("copy_with", ["pickle", "deepcopy"])
+def test_the_environment_pickles_and_its_copy_goes_on_as_it_would_have(
+    form: str, copy_with: str
+) -> None:
+    """Copied mid-hand (mid-play, in the cards form mid-build), the copy and the original given
+    the same actions see the same observations, masks, candidates and rewards, through the
+    next hand and a reset without a seed (the deal's generator is copied too)."""
+    import copy
+    import pickle
+
+    env = ChaoDipiEnv("hefei", max_hands=2, action_form=form, points_weight=1.0)  # type: ignore[arg-type]
+    env.reset(seed=5)
+    _play(env, np.random.default_rng(0), 150)
+    twin = pickle.loads(pickle.dumps(env)) if copy_with == "pickle" else copy.deepcopy(env)
+    assert twin.match.actions == env.match.actions
+    for steps in (400, 2000):  # past the end of the match; then a new one, unseeded
+        rng = np.random.default_rng(steps)
+        _same(_play(env, rng, steps), _play(twin, np.random.default_rng(steps), steps))
+        np.testing.assert_array_equal(env.state(), twin.state())
+        env.reset()
+        twin.reset()
+    assert env.match.seed == twin.match.seed
