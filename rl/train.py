@@ -51,10 +51,12 @@ class Progress:
     """Training time, over every run that continued this checkpoint."""
 
 
-def loss_of(net: QNet, hands: list[Hand], margin: float, weight: float) -> torch.Tensor:
+def loss_of(net: QNet, hands: list[Hand], margin: float,
+            weight: float) -> tuple[torch.Tensor, float | None]:
     """MSE of Q on the chosen candidates against their hands' outcomes, plus ``weight`` times
     the large-margin loss on the teacher's decisions: max over the candidates of (Q + margin
-    for every candidate but the teacher's) less Q of the teacher's."""
+    for every candidate but the teacher's) less Q of the teacher's. Beside it, the share of
+    the teacher's decisions where the teacher's choice has the highest Q (None without any)."""
     states = torch.from_numpy(np.concatenate([h.states for h in hands]))
     rows = torch.from_numpy(np.concatenate([h.rows for h in hands]).astype(np.float32))
     owner_parts, chosen_parts, first_decision, first_row = [], [], 0, 0
@@ -70,13 +72,19 @@ def loss_of(net: QNet, hands: list[Hand], margin: float, weight: float) -> torch
     q_chosen = q[chosen]
     loss = nn.functional.mse_loss(q_chosen, targets)
     demo = torch.from_numpy(np.concatenate([h.demo for h in hands]))
-    if weight > 0 and bool(demo.any()):
+    if not bool(demo.any()):
+        return loss, None
+    with torch.no_grad():
+        best = torch.full((len(states),), -torch.inf).scatter_reduce(
+            0, owner, q, reduce="amax")
+        agreement = float((q_chosen >= best)[demo].float().mean())
+    if weight > 0:
         raised = q + margin
         raised[chosen] = q_chosen
         top = torch.full((len(states),), -torch.inf).scatter_reduce(
             0, owner, raised, reduce="amax")
         loss = loss + weight * (top - q_chosen)[demo].mean()
-    return loss
+    return loss, agreement
 
 
 def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: int,
@@ -164,7 +172,9 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
     deadline = start + 60 * args.minutes
     next_report = start + args.report_seconds
     next_eval = start + 60 * args.eval_minutes
-    last_hands, last_time, losses = progress.hands, start, []
+    last_hands, last_time = progress.hands, start
+    losses: list[float] = []
+    agreements: list[float] = []
     stop_at = progress.hands + args.hands if args.hands is not None else None
     try:
         while time.perf_counter() < deadline and (stop_at is None or progress.hands < stop_at):
@@ -173,12 +183,14 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
                 progress.hands += 1
                 progress.samples += len(hand.targets)
             if sum(len(h.targets) for h in pending) >= args.batch:
-                loss = loss_of(net, pending, args.margin, args.imitation_weight)
+                loss, agreement = loss_of(net, pending, args.margin, args.imitation_weight)
                 optimizer.zero_grad()
                 loss.backward()  # type: ignore[no-untyped-call]
                 nn.utils.clip_grad_norm_(net.parameters(), 40.0)
                 optimizer.step()
                 losses.append(loss.item())
+                if agreement is not None:
+                    agreements.append(agreement)
                 progress.steps += 1
                 pending = []
                 actors.publish(net)
@@ -187,8 +199,9 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
                 emit({"minutes": round((now - origin) / 60, 2), "hands": progress.hands,
                       "hands_per_s": round((progress.hands - last_hands) / (now - last_time), 2),
                       "samples": progress.samples, "steps": progress.steps,
-                      "loss": round(float(np.mean(losses)), 4) if losses else None})
-                last_hands, last_time, losses = progress.hands, now, []
+                      "loss": round(float(np.mean(losses)), 4) if losses else None,
+                      "agreement": round(float(np.mean(agreements)), 3) if agreements else None})
+                last_hands, last_time, losses, agreements = progress.hands, now, [], []
                 next_report = now + args.report_seconds
             if now >= next_eval:
                 _checkpoint(args, net, optimizer, progress, origin, emit, evaluate_too=True)

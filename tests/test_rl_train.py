@@ -96,10 +96,11 @@ def test_the_large_margin_loss_is_zero_only_when_the_teacher_s_choice_leads_by_t
     rest = q[1:].max().item()
     gap = rest + 0.5 - q[0].item()
     with torch.no_grad():
-        loss = train.loss_of(net, [one], margin=0.5, weight=1.0).item()
-        plain = train.loss_of(net, [one], margin=0.5, weight=0.0).item()
+        loss, agreement = train.loss_of(net, [one], margin=0.5, weight=1.0)
+        plain = train.loss_of(net, [one], margin=0.5, weight=0.0)[0].item()
     assert plain == pytest.approx(mse, rel=1e-5)
-    assert loss == pytest.approx(mse + max(gap, 0.0), rel=1e-5)
+    assert loss.item() == pytest.approx(mse + max(gap, 0.0), rel=1e-5)
+    assert agreement == (1.0 if q[0].item() >= rest else 0.0)
 
 
 def test_a_hand_target_is_zero_sum_between_the_teams_and_shared_by_partners() -> None:
