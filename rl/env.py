@@ -291,6 +291,19 @@ class ChaoDipiEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
             raise ValueError("no candidates: the list form lists them while an agent is to act")
         return list(self._candidates[0])
 
+    def play(self, action: Action) -> None:
+        """The selected agent plays ``action``, any action of its legal set (a bot's choice,
+        among the candidates or not, in either form): ``step`` by action rather than by id."""
+        agent = self.agent_selection
+        if self.match.over:
+            raise ValueError("the match is over: nobody is to act")
+        if action not in self._legal:
+            raise ValueError(f"{action} is not a legal action of {agent}")
+        self._cumulative_rewards[agent] = 0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._apply(AGENTS.index(agent), action)
+        self._accumulate_rewards()
+
     def render(self) -> str | None:
         """The match so far as a spectator at the table sees it, as ``arena show`` tells a
         record (:func:`chaodipi.records.match_transcript`)."""
