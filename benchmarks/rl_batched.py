@@ -28,9 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.rl.batched import BatchedEnv
-from chaodipi.rl.env import ChaoDipiEnv
-from chaodipi.rl.single import SingleSeatEnv
+from chaodipi.rl import BatchedEnv, ChaoDipiEnv, SingleSeatEnv
 
 Counts = dict[str, float]
 

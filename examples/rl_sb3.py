@@ -20,22 +20,23 @@ import argparse
 import statistics
 import sys
 import time
+from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
 
-from chaodipi.rl.single import Opponent, SingleSeatEnv
+from chaodipi.rl import SingleSeatEnv
 from chaodipi.sample_bots.heuristic_bot import decide as heuristic
 
-BOTS: dict[str, Opponent] = {"random": "random", "heuristic": heuristic}
+BOTS: dict[str, Any] = {"random": "random", "heuristic": heuristic}
 
 
-def bot_named(name: str) -> Opponent:
+def bot_named(name: str) -> Any:
     """``random``, ``heuristic``, or a module name (SingleSeatEnv reads it)."""
     return BOTS.get(name, name)
 
 
-def evaluate(model: MaskablePPO, against: Opponent, preset: str, limit: int,
+def evaluate(model: MaskablePPO, against: Any, preset: str, limit: int,
              deals: int) -> list[float]:
     """Each deal twice, the learner's team at seats 0 and 2, then 1 and 3: its level margin
     each hand (its climb less the other team's)."""
