@@ -15,6 +15,9 @@ docs/rl-environment.md).
   :mod:`~chaodipi.rl.ray_actors`, not imported here: they need torch);
 * :mod:`chaodipi.rl.state`: the full state for centralized critics and oracle training
   (``ChaoDipiEnv.state()``), never an observation;
+* :mod:`chaodipi.rl.single`: one learner against bots, a Gymnasium environment
+  (:class:`SingleSeatEnv`);
+* :mod:`chaodipi.rl.batched`: many environments stepped together (:class:`BatchedEnv`);
 
 The encodings and the policy need numpy only (a bot playing through the SDK needs no
 PettingZoo); the environment is imported when first named.
@@ -47,10 +50,12 @@ __all__ = [
     "LAYOUT",
     "NUM_ACTIONS",
     "OBSERVATION_SIZE",
+    "BatchedEnv",
     "CardBuilder",
     "ChaoDipiEnv",
     "QModel",
     "QPolicy",
+    "SingleSeatEnv",
     "ViewEncoder",
     "action_name",
     "candidates",
@@ -62,7 +67,12 @@ __all__ = [
 ]
 
 
+_LAZY = {"AGENTS": "env", "ChaoDipiEnv": "env", "SingleSeatEnv": "single",
+         "BatchedEnv": "batched"}
+"""Names that need PettingZoo and gymnasium: imported from their module when first named."""
+
+
 def __getattr__(name: str) -> Any:
-    if name in ("AGENTS", "ChaoDipiEnv"):  # need PettingZoo: imported when first named
-        return getattr(importlib.import_module("chaodipi.rl.env"), name)
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"chaodipi.rl.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'chaodipi.rl' has no attribute {name!r}")
