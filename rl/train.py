@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import queue
 import random
 import sys
@@ -37,7 +38,7 @@ from chaodipi.engine import PRESETS
 from chaodipi.rl.qnet import HIDDEN, QNet, export
 from chaodipi.rl.selfplay import LIMIT, Decide, Greedy, Hand, Stage, bot, duel, play_hand
 
-__all__ = ["Progress", "load", "loss_of", "main", "train"]
+__all__ = ["Progress", "elo", "load", "loss_of", "main", "train"]
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -221,9 +222,22 @@ def evaluate(net: QNet, preset: str, deals: int,
     for name, other in opponents:
         values = duel(lambda: Greedy(net, random.Random(1)).decide, other, preset, deals)
         won = sum(v > 0 for v in values) + sum(v == 0 for v in values) / 2
-        figures[f"score_vs_{name}"] = round(100 * won / len(values), 1)
+        score = won / len(values)
+        figures[f"score_vs_{name}"] = round(100 * score, 1)
+        figures[f"elo_vs_{name}"] = elo(score)
         figures[f"margin_vs_{name}"] = round(float(np.mean(values)), 3)
     return figures
+
+
+def elo(score: float) -> float:
+    """The Elo difference a score (0 to 1) stands for, ±800 at a score of 0 or 1.
+
+    >>> elo(0.5), elo(0.75), elo(0.0)
+    (0.0, 190.8, -800.0)
+    """
+    if score <= 0 or score >= 1:
+        return -800.0 if score <= 0 else 800.0
+    return round(max(-800.0, min(800.0, 400 * math.log10(score / (1 - score)))), 1)
 
 
 def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Optimizer,

@@ -37,6 +37,9 @@ def test_a_short_run_writes_a_checkpoint_that_resumes_and_plays_legal_moves(
     assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "imitate"]) == 0
     first = _log(tmp_path)[-1]["done"]
     assert isinstance(first, dict) and first["hands"] > 0 and first["steps"] > 0
+    figures = _log(tmp_path)[-2]["eval"]
+    assert isinstance(figures, dict)
+    assert set(figures) == {"score_vs_random", "elo_vs_random", "margin_vs_random"}
     assert (tmp_path / "model.npz").is_file()
     assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "versus", "--resume"]) == 0
     second = _log(tmp_path)[-1]["done"]
