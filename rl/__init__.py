@@ -15,6 +15,8 @@ docs/rl-environment.md).
   :mod:`~chaodipi.rl.ray_actors`, not imported here: they need torch);
 * :mod:`chaodipi.rl.state`: the full state for centralized critics and oracle training
   (``ChaoDipiEnv.state()``), never an observation;
+* :mod:`chaodipi.rl.bots`: the bots an environment or the trainer plays against, by callable
+  or by name (:func:`resolve_bot`, :class:`RandomBot`);
 * :mod:`chaodipi.rl.single`: one learner against bots, a Gymnasium environment
   (:class:`SingleSeatEnv`);
 * :mod:`chaodipi.rl.batched`: many environments stepped together (:class:`BatchedEnv`);
@@ -28,6 +30,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from chaodipi.rl.bots import RandomBot as RandomBot
+from chaodipi.rl.bots import resolve_bot as resolve_bot
 from chaodipi.rl.candidates import FEATURES as FEATURES
 from chaodipi.rl.candidates import candidates as candidates
 from chaodipi.rl.candidates import features_of as features_of
@@ -55,12 +59,14 @@ __all__ = [
     "ChaoDipiEnv",
     "QModel",
     "QPolicy",
+    "RandomBot",
     "SingleSeatEnv",
     "ViewEncoder",
     "action_name",
     "candidates",
     "features_of",
     "load_model",
+    "resolve_bot",
     "save_model",
     "spell",
     "split",

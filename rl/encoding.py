@@ -46,6 +46,7 @@ scalars     8      own team's progress ÷ 13, the other's ÷ 13, defenders' poin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final, assert_never
 
 import numpy as np
@@ -80,7 +81,7 @@ from chaodipi.engine import (
     team_of,
 )
 
-__all__ = ["LAYOUT", "LIMIT", "OBSERVATION_SIZE", "Vector", "ViewEncoder", "split"]
+__all__ = ["LAYOUT", "LIMIT", "OBSERVATION_SIZE", "Vector", "ViewEncoder", "layout_of", "split"]
 
 Vector = npt.NDArray[np.float32]
 
@@ -105,16 +106,17 @@ _SEGMENTS: Final = (
 )
 
 
-def _layout() -> dict[str, slice]:
+def layout_of(segments: Iterable[tuple[str, int]]) -> dict[str, slice]:
+    """Each named segment's slice of a vector made of ``segments`` in order."""
     layout: dict[str, slice] = {}
     start = 0
-    for name, size in _SEGMENTS:
+    for name, size in segments:
         layout[name] = slice(start, start + size)
         start += size
     return layout
 
 
-LAYOUT: Final = _layout()
+LAYOUT: Final = layout_of(_SEGMENTS)
 """Each segment's slice of the vector."""
 _HAND, _BUILDING, _PLAYED, _TRICK, _KITTY, _UNSEEN, _VOIDS, _BIDS = (
     LAYOUT[n].start for n in ("hand", "building", "played", "trick", "kitty", "unseen", "voids",

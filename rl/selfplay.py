@@ -17,7 +17,6 @@ seat's team (:func:`hand_target`).
 from __future__ import annotations
 
 import enum
-import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ import numpy.typing as npt
 import torch
 
 from chaodipi.engine import PRESETS, Action, HandRecord, Match, SeatView, observe, team_of
+from chaodipi.rl.bots import Decide, bot_name, resolve_bot
 from chaodipi.rl.candidates import FEATURES, candidates, features_of
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
 from chaodipi.rl.qnet import QNet
@@ -41,7 +41,6 @@ KEPT = 8
 POINTS_PER_LEVEL = 80
 """The points that weigh as much as one level in a target (the tie-break)."""
 
-Decide = Callable[[SeatView], Action]
 F32 = npt.NDArray[np.float32]
 
 
@@ -180,22 +179,5 @@ def duel(agent: Callable[[], Decide], other: Decide, preset: str, deals: int) ->
 
 
 def bot(name: str) -> tuple[str, Decide]:
-    """A bot by name: ``random`` (uniform over the legal actions), or the dotted name of a
-    module with a ``decide(view)`` function (``chaodipi.sample_bots.heuristic_bot``; rl
-    imports nothing above engine and records, so a bot is named, not imported)."""
-    if name == "random":
-        rng = random.Random(0)
-
-        def random_bot(view: SeatView) -> Action:
-            assert view.legal is not None
-            return view.legal.sample(rng)
-
-        return "random", random_bot
-    try:
-        module = importlib.import_module(name)
-    except ImportError as error:
-        raise ValueError(f"{name}: no such module ({error})") from None
-    decide = getattr(module, "decide", None)
-    if not callable(decide):
-        raise ValueError(f"{name}: the module has no decide(view) function")
-    return name.rsplit(".", 1)[-1].removesuffix("_bot"), decide
+    """A bot by name (:func:`~chaodipi.rl.bots.resolve_bot`) and its short name."""
+    return bot_name(name), resolve_bot(name)

@@ -37,9 +37,8 @@ True
 
 from __future__ import annotations
 
-import importlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeAlias
 
 import gymnasium
@@ -48,49 +47,12 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from chaodipi.engine import Action, SeatView
+from chaodipi.rl.bots import Opponent, resolve_bot
 from chaodipi.rl.env import AGENTS, ChaoDipiEnv
 
-__all__ = ["Decide", "Opponent", "RandomBot", "SingleSeatEnv", "resolve_bot"]
+__all__ = ["SingleSeatEnv"]
 
-Decide: TypeAlias = Callable[[SeatView], Action]
-"""A bot: the action it plays from a seat's view (whose ``legal`` is set)."""
-Opponent: TypeAlias = Decide | str
-"""A bot, or a name: ``"random"`` or a module with ``decide(view)``."""
 Observation: TypeAlias = dict[str, npt.NDArray[Any]]
-
-
-class RandomBot:
-    """Uniform over the legal actions, from its own generator (``seed`` reseeds it)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def seed(self, seed: int) -> None:
-        self.rng.seed(seed)
-
-    def __call__(self, view: SeatView) -> Action:
-        if view.legal is None:
-            raise ValueError(f"seat {view.seat} is not to act: its view has no legal actions")
-        return view.legal.sample(self.rng)
-
-
-def resolve_bot(spec: Opponent) -> Decide:
-    """The bot ``spec`` names (a callable is its own bot)."""
-    if not isinstance(spec, str):
-        if not callable(spec):
-            raise ValueError(f"opponent {spec!r}: give a decide(view) callable or a name")
-        return spec
-    if spec == "random":
-        return RandomBot()
-    try:
-        module = importlib.import_module(spec)
-    except ImportError as error:
-        raise ValueError(f"opponent {spec!r}: no such module ({error})") from None
-    decide = getattr(module, "decide", None)
-    if not callable(decide):
-        raise ValueError(f"opponent {spec!r}: the module has no decide(view) function")
-    bot: Decide = decide
-    return bot
 
 
 class SingleSeatEnv(gymnasium.Env[Observation, np.int64]):
@@ -125,9 +87,13 @@ class SingleSeatEnv(gymnasium.Env[Observation, np.int64]):
                 raise ValueError(
                     f"opponent: name a bot for each other seat {others}, got {sorted(opponent)}"
                 )
-            self.bots = {s: resolve_bot(opponent[s]) for s in others}
+            specs = {s: opponent[s] for s in others}
         else:
-            self.bots = {s: resolve_bot(opponent) for s in others}
+            specs = dict.fromkeys(others, opponent)
+        try:
+            self.bots = {s: resolve_bot(spec) for s, spec in specs.items()}
+        except ValueError as error:
+            raise ValueError(f"opponent {error}") from None
         self.strict = strict
         self.render_mode = self.aec.render_mode
         self.observation_space = self.aec.observation_space(AGENTS[seat])

@@ -52,7 +52,7 @@ from typing import Final
 import numpy as np
 
 from chaodipi.engine import Match, Phase, team_of
-from chaodipi.rl.encoding import LIMIT, Vector
+from chaodipi.rl.encoding import LIMIT, Vector, layout_of
 
 __all__ = ["STATE_LAYOUT", "STATE_SIZE", "full_state", "split_state"]
 
@@ -74,16 +74,7 @@ _SEGMENTS: Final = (
 )
 
 
-def _layout() -> dict[str, slice]:
-    layout: dict[str, slice] = {}
-    start = 0
-    for name, size in _SEGMENTS:
-        layout[name] = slice(start, start + size)
-        start += size
-    return layout
-
-
-STATE_LAYOUT: Final = _layout()
+STATE_LAYOUT: Final = layout_of(_SEGMENTS)
 """Each segment's slice of the state vector."""
 STATE_SIZE: Final = sum(size for _, size in _SEGMENTS)
 """The state vector's length."""

@@ -25,8 +25,9 @@ import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from chaodipi.engine import Action, HandRecord, Play, SeatView, team_of  # noqa: E402
+from chaodipi.rl.bots import RandomBot  # noqa: E402
 from chaodipi.rl.env import ChaoDipiEnv  # noqa: E402
-from chaodipi.rl.single import RandomBot, SingleSeatEnv  # noqa: E402
+from chaodipi.rl.single import SingleSeatEnv  # noqa: E402
 from chaodipi.sample_bots.heuristic_bot import decide as heuristic  # noqa: E402
 
 HEURISTIC = "chaodipi.sample_bots.heuristic_bot"

@@ -115,8 +115,8 @@ def test_a_hand_target_is_zero_sum_between_the_teams_and_shared_by_partners() ->
 @pytest.mark.parametrize(("flags", "says"), [
     (["--actors", "0"], "--actors 0: at least one actor"),
     (["--resume"], "--resume: no checkpoint at"),
-    (["--against", "no.such.module"], "no.such.module: no such module"),
-    (["--stage", "imitate", "--teacher", "json"], "json: the module has no decide(view)"),
+    (["--against", "no.such.module"], "'no.such.module': no such module"),
+    (["--stage", "imitate", "--teacher", "json"], "'json': the module has no decide(view)"),
     (["--ray", "10.0.0.5"], "--ray '10.0.0.5': give auto, local or HOST:PORT"),
 ])
 def test_a_bad_flag_is_one_line_naming_it(
