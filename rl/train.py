@@ -22,6 +22,7 @@ import json
 import math
 import queue
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -95,13 +96,18 @@ def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: 
     net = QNet(shared.hidden)
     rng = random.Random(f"{seed}/{index}")
     teacher = bot(teacher_name)[1] if stage is not Stage.SELF else None
+    learner = mp.parent_process()
+
+    def wanted() -> bool:  # until the learner says stop, or is gone (killed)
+        return not stop.is_set() and learner is not None and learner.is_alive()
+
     hand = 0
-    while not stop.is_set():
+    while wanted():
         net.load_state_dict(shared.state_dict())
         sample = play_hand(net, stage, teacher, preset, f"train/{seed}/{index}/{hand}", rng,
                            epsilon)
         hand += 1
-        while not stop.is_set():
+        while wanted():
             try:
                 out.put(sample, timeout=0.5)
                 break
@@ -321,6 +327,10 @@ def parser() -> argparse.ArgumentParser:
     return parse
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parse = parser()
     args = parse.parse_args(argv)
@@ -349,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         with log.open("a") as file:
             file.write(line + "\n")
 
+    signal.signal(signal.SIGTERM, _terminate)  # ends the actors, as Ctrl-C does
     progress = train(args, emit)
     emit({"done": vars(progress)})
     return 0
