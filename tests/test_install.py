@@ -247,6 +247,7 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
     for name in STARTER:
         assert f"chaodipi/sample_bots/starter/{name}" in names, name
     assert "chaodipi/records/record.schema.json" in names  # the game record's (record_schema())
+    assert "chaodipi/sample_bots/models/dmc-classic.npz" in names  # the dmc rung's model
     from chaodipi.records.viewer.page import SCRIPTS
 
     for asset in ("page.html", "viewer.css", *SCRIPTS):  # the viewer's (arena show --html)

@@ -2,7 +2,8 @@
 
 A rung is a sample bot at a fixed budget, so that a bench result is against the same
 opponents on every machine: the two search rungs spend 40 and 120 playouts a decision
-(:mod:`chaodipi.sample_bots.search_bot`). Each also caps its thinking time at 500 ms, which
+(:mod:`chaodipi.sample_bots.search_bot`), and the dmc rung plays the model shipped with the
+package (``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`). Each also caps its thinking time at 500 ms, which
 only a machine much slower or busier than a 2-core laptop reaches: keep ``--decision-ms`` at
 600 or more. Each rung is above the one below it with LOS ≥ 99 % (README.md, "Strength
 ladder", which ``arena bench --ladder`` regenerates). The Monte-Carlo bot is not a rung: at
@@ -12,11 +13,11 @@ published.
 
 Each rung also says roughly how long a hand against it takes (``hand_s``), for the estimate
 ``arena bench`` prints before it starts: the README's ladder rows (1, 14 and 30 minutes) and
-a default bench of 800 two-hand games in about 2.5 hours on 2 cores put them there, within a
-factor of 1.5.
+a default bench of 800 two-hand games against the four rungs other than dmc in about 2.5
+hours on 2 cores put them there, within a factor of 1.5.
 
 >>> [rung.name for rung in RUNGS]
-['random', 'heuristic', 'search40', 'search']
+['random', 'dmc', 'heuristic', 'search40', 'search']
 >>> rung("heuristic").command
 'python3 -m chaodipi.sample_bots.heuristic_bot'
 """
@@ -40,6 +41,7 @@ class Rung:
 
 RUNGS: tuple[Rung, ...] = (
     Rung("random", "python3 -m chaodipi.sample_bots.random_bot", 1.5),
+    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5),
     Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0),
     Rung(
         "search40",
