@@ -134,3 +134,24 @@ def test_the_bot_runs_blas_on_one_thread(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=60)
     assert done.stdout == "True 1\n", done.stdout + done.stderr
+
+
+def test_the_shipped_model_loads_and_plays_every_preset_legally() -> None:
+    """The model the dmc rung plays is this encoding's, trained (not random weights: it says
+    how), and plays a whole hand of each preset with legal moves only."""
+    import random
+
+    from chaodipi.engine import PRESETS, Match, observe
+    from chaodipi.rl import QPolicy, load_model
+
+    model = load_model(dmc_bot.MODEL)
+    assert model.meta["preset"] == "classic" and model.meta["hands"] > 10_000
+    assert model.meta["command"].startswith("python3 -m chaodipi.rl.train")
+    for preset in PRESETS:
+        match = Match(PRESETS[preset], seed=11, max_hands=1)
+        policy = QPolicy(model, random.Random(0))
+        while not match.over:
+            view = observe(match, match.to_play)
+            action = policy.decide(view)
+            assert view.legal is not None and action in view.legal
+            match.apply(match.to_play, action)
