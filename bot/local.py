@@ -161,6 +161,8 @@ class _Link(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
+        for key in [key for key, link in _links.items() if link is self]:
+            del _links[key]
         self.lost = f"the arena closed the local link ({exc or 'end of file'})"
         self._end_all()
 
@@ -282,14 +284,15 @@ def _not_here(link: _Link, method: str, serialize: Any, parse: Any) -> _Call:
     return call
 
 
-_links: dict[asyncio.AbstractEventLoop, _Link] = {}
+_links: dict[tuple[asyncio.AbstractEventLoop, str], _Link] = {}
+"""The links open, by event loop and ``$ARENA_LOCAL`` (one in a bot process)."""
 
 
 async def _open_link(spec: str) -> _Link:
     """The link ``spec`` names, opened once per event loop."""
     loop = asyncio.get_running_loop()
-    link = _links.get(loop)
-    if link is not None:
+    link = _links.get((loop, spec))
+    if link is not None and link.transport is not None:
         return link
     try:
         fd = int(spec.removeprefix("fd:")) if spec.startswith("fd:") else -1
@@ -303,7 +306,7 @@ async def _open_link(spec: str) -> _Link:
             f"cannot open the arena's local link (${ENVIRONMENT}={spec!r}): {err}; unset "
             f"{ENVIRONMENT} to play over gRPC at --address"
         ) from None
-    _links[loop] = link
+    _links[(loop, spec)] = link
     return link
 
 
