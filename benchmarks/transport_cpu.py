@@ -13,9 +13,9 @@ serialized on the way out by the transport as the real code would. The candidate
 - ``grpc-unix``: the same over a Unix socket;
 - ``frames``: length-prefixed protobuf frames (:mod:`chaodipi.arena.v2.frames`) over a Unix
   socket pair, the bot's end inherited as a file descriptor, asyncio protocols on both sides;
-- ``stdio-json``: the arena writing the stdio bridge's JSON lines (proto3 JSON,
-  :func:`chaodipi.bot.child.message_line`) to the bot and reading its Answer lines
-  (:func:`chaodipi.bot.child.answer_from_line`) itself, one pipe per seat, a bot that parses
+- ``stdio-json``: the arena writing the stdio bridge's JSON lines (proto3 JSON, as
+  ``chaodipi.bot.child.message_line`` writes them) to the bot and reading its Answer lines (as
+  ``answer_from_line`` parses them) itself, one pipe per seat, a bot that parses
   each line with ``json.loads``.
 
 CPU is ``getrusage`` of each process (every thread), never wall time: the machine is shared.
@@ -64,10 +64,9 @@ def used_s() -> float:
 def sample_decision() -> Any:
     """A Decision from the middle of a classic hand, with the events since the seat's last."""
     from chaodipi.arena.v2 import convert
-    from chaodipi.engine import Match
-    from chaodipi.engine.presets import preset
+    from chaodipi.engine import PRESETS, Match
 
-    match = Match(preset("classic"), 7, 1)
+    match = Match(PRESETS["classic"], 7, 1)
     rng = random.Random(7)
     for _ in range(60):
         seat = match.to_play
@@ -156,7 +155,16 @@ async def arena_frames(bot: list[str], trips: int) -> float:
 
 
 async def arena_json(bot: list[str], trips: int, streams: int) -> float:
-    from chaodipi.bot.child import answer_from_line, message_line
+    from google.protobuf import json_format
+
+    from chaodipi.arena.v2 import arena_pb2 as pb
+
+    def message_line(message: Any) -> str:  # as the stdio bridge writes a line
+        data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    def answer_from_line(line: str) -> Any:  # as the bridge reads one
+        return json_format.Parse(line, pb.Answer())
 
     decision = sample_decision()
     pairs = [socket.socketpair() for _ in range(streams)]
@@ -174,7 +182,7 @@ async def arena_json(bot: list[str], trips: int, streams: int) -> float:
             first()
             *lines, self.buffer = (self.buffer + data).split(b"\n")
             for line in lines:
-                answer_from_line(line.decode(), 5, "bot")
+                answer_from_line(line.decode())
                 self.transport.write(message_line(decision).encode() + b"\n")
 
         def connection_lost(self, exc: Exception | None) -> None:

@@ -7,7 +7,8 @@ travels on it). :func:`local_channel` turns it into a :class:`LocalChannel`: the
 read, write, end and fail as grpc.aio's do (``grpc.aio.EOF`` at a stream's normal end, a
 ``grpc.RpcError`` with the arena's status code otherwise). So the SDK's seats and sessions, their
 retries and their errors, play over it unchanged: :func:`chaodipi.bot.seat.open_aio_channel`
-hands it out whenever the environment names a link. The link is the process's for its whole
+hands it out whenever the environment names a link (to the first event loop of the process
+that asks: :func:`local_channel`). The link is the process's for its whole
 life: every stream of the process shares it, and when the arena closes it every stream ends
 with ``UNAVAILABLE``.
 """
@@ -18,6 +19,7 @@ import asyncio
 import collections
 import os
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -310,7 +312,21 @@ async def _open_link(spec: str) -> _Link:
     return link
 
 
+_owners: dict[str, asyncio.AbstractEventLoop] = {}
+"""The event loop each link belongs to: the first that asked for it."""
+_owning = threading.Lock()
+
+
 def local_channel() -> LocalChannel | None:
-    """The channel over the link the environment names (``$ARENA_LOCAL``), if it names one."""
+    """The channel over the link the environment names (``$ARENA_LOCAL``), if it names one and
+    this event loop may have it. A link is one byte stream: it belongs to the first event loop
+    of the process that asks (``run_bot``'s), and another loop (a bot that calls ``run_bot`` in
+    several threads at once) gets None, so that its streams go over gRPC at the address."""
     spec = os.environ.get(ENVIRONMENT)
-    return LocalChannel(spec) if spec else None
+    if not spec:
+        return None
+    loop = asyncio.get_running_loop()
+    with _owning:
+        if _owners.setdefault(spec, loop) is not loop:
+            return None
+    return LocalChannel(spec)

@@ -16,7 +16,10 @@ half the bots.
 
 The handlers are in :mod:`chaodipi.arena.serving.servicer`; the caps on streams (by kind: the
 Arena service's, health checks, other streams that need no credential), the room kept for
-credentials and the first-message deadline in :mod:`chaodipi.arena.serving.admission`.
+credentials and the first-message deadline in :mod:`chaodipi.arena.serving.admission`. The
+bot processes ``arena run`` starts may play over local links instead of gRPC
+(:meth:`ArenaServer.open_link`, :mod:`chaodipi.arena.serving.local`): the same tables and
+sessions, judged by the same checks (:mod:`chaodipi.arena.serving.gate`).
 """
 
 from __future__ import annotations

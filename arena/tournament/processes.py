@@ -131,13 +131,13 @@ def bot_environment(
     address: str, *, token: str | None = None, ticket: str | None = None
 ) -> dict[str, str]:
     """A bot's environment: the arena's own, with ``ARENA_ADDRESS`` and exactly one secret,
-        ``ARENA_TOKEN`` or ``ARENA_TICKET`` (one the arena's user happens to have set is dropped,
-        so that a session bot is never handed a stray ticket, nor a fresh one a stray token; a stray
-    ``ARENA_LOCAL`` is dropped too: :func:`launch` sets it for a bot it gives a local link).
+    ``ARENA_TOKEN`` or ``ARENA_TICKET`` (one the arena's user happens to have set is dropped,
+    so that a session bot is never handed a stray ticket, nor a fresh one a stray token; a
+    stray ``ARENA_LOCAL`` is dropped too: :func:`launch` sets it for a bot it gives a link).
 
-        >>> env = bot_environment("127.0.0.1:5", ticket="t1/2/secret")
-        >>> env["ARENA_ADDRESS"], env["ARENA_TICKET"], "ARENA_TOKEN" in env
-        ('127.0.0.1:5', 't1/2/secret', False)
+    >>> env = bot_environment("127.0.0.1:5", ticket="t1/2/secret")
+    >>> env["ARENA_ADDRESS"], env["ARENA_TICKET"], "ARENA_TOKEN" in env
+    ('127.0.0.1:5', 't1/2/secret', False)
     """
     if (token is None) == (ticket is None):
         raise ValueError("launch a bot with a session token or a seat's ticket")
