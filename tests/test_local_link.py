@@ -18,14 +18,17 @@ import anyio
 import grpc
 import grpc.aio
 import pytest
+from structlog.testing import capture_logs
 
+from chaodipi.arena.serving.local import LocalStream
 from chaodipi.arena.serving.server import ArenaServer, open_server
 from chaodipi.arena.tournament.processes import bot_environment
+from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.frames import Kind, encode
 from chaodipi.bot.errors import BotError
 from chaodipi.bot.local import LocalChannel, LocalRpcError
-from chaodipi.bot.seat import Seat
+from chaodipi.bot.seat import Retries, Seat, play_seat
 from chaodipi.engine import Ending, Pass
 
 from .server_support import config, random_decide, until
@@ -284,3 +287,69 @@ def test_a_stray_local_link_in_the_arenas_environment_is_not_passed_on(
 ) -> None:
     monkeypatch.setenv("ARENA_LOCAL", "fd:99")
     assert "ARENA_LOCAL" not in bot_environment("127.0.0.1:7", token="the-session-token")
+
+
+def test_a_flood_of_unasked_messages_over_a_link_is_cut_off_and_logged() -> None:
+    """5,000 answers to no decision, in one burst: once the seat's allowance is gone its stream
+    ends with RESOURCE_EXHAUSTED saying why, and one line is logged (the table's rule: the
+    same over gRPC, test_server_more.py)."""
+
+    async def main() -> None:
+        async with open_server() as server:
+            table = server.start_table(config())
+            channel, raw = await channel_of(server, "bot")
+            call = play(channel)
+            await call.write(convert.hello(table.ticket(0), "flooder"))
+            assert (await call.read()).WhichOneof("response") == "welcome"
+            junk = pb.PlayRequest(answer=pb.Answer(decision_id=424242)).SerializeToString()
+            with capture_logs() as logs:
+                raw.sendall(encode(Kind.MESSAGE, call.id, junk) * 5000)
+                with pytest.raises(LocalRpcError) as cut:
+                    while True:
+                        await call.read()
+            assert cut.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "flooding" in cut.value.details()
+            lines = [e for e in logs if e["event"] == "flood_cut_off"]
+            assert len(lines) == 1 and lines[0]["seat"] == 0 and lines[0]["table"] == table.name
+            table.stop("test over")
+
+    run(main)
+
+
+def test_a_seat_stream_the_arena_ends_is_opened_again_on_the_same_link_by_the_sdk() -> None:
+    """The local equivalent of a reconnect: a message that does not parse ends the seat's
+    stream (INVALID_ARGUMENT, which the SDK retries); the SDK opens it again with its ticket on
+    the same link, is sent its Snapshot again, and plays the match to its end."""
+    results: list[Any] = []
+
+    async def main() -> None:
+        async with open_server() as server:
+            table = server.start_table(config())
+            async with anyio.create_task_group() as tasks:
+                raws = []
+                for seat in range(4):
+                    channel, raw = await channel_of(server, f"bot#{seat}")
+                    raws.append(raw)
+                    hello = convert.hello(table.ticket(seat), f"bot{seat}")
+                    player = Seat(random_decide(random.Random(seat)), 0.05, None)
+                    retries = Retries(reconnects=2, wait_s=0, address="local")
+
+                    async def one(
+                        player: Seat = player,
+                        channel: Any = channel,
+                        hello: Any = hello,
+                        retries: Retries = retries,
+                    ) -> None:
+                        again = lambda: player.play_once(channel, hello)  # noqa: E731
+                        results.append(await play_seat(again, player, retries, contacted=True))
+
+                    tasks.start_soon(one)
+                await until(lambda: table.match.actions and table.seats[1].connection is not None)
+                first = table.seats[1].connection
+                assert isinstance(first, LocalStream)
+                raws[1].sendall(encode(Kind.MESSAGE, first.id, b"\xff\xff\xff"))
+                await until(lambda: table.seats[1].stats.connects == 2)
+            assert table.result is not None and table.result.ending is Ending.PLAYED_OUT
+
+    run(main)
+    assert len(results) == 4 and all(r.ending is Ending.PLAYED_OUT for r in results)
