@@ -8,13 +8,16 @@ repeat is two tournaments of random bots through ``arena run`` (1-hand classic g
 ``--concurrency``): ``--short`` deals, then ``--long`` deals. The two bots of each tournament
 are the same random bot on two SDKs: ``before`` runs on a ``git archive`` of the ``--before``
 ref (its SDK, contract conversion and engine), ``after`` on this checkout. Every bot process
-reports at its exit the decisions it answered, its CPU time (``getrusage``, threads that ended
+reports at its exit the decisions it answered, the CPU its ``decide`` took (``thread_time``),
+its CPU time (``getrusage``, threads that ended
 included), its context switches, and the CPU of each thread still alive (``/proc/self/task``,
 gRPC's native threads included; threads that ended are the rest). CPU per decision is the
 difference between the long and the short run divided by the difference in decisions, so the
 start-up (imports, connecting) cancels out. Prints one line per repeat and SDK, the median
-and least per SDK, and a JSON line; the arena process is not measured here. Once this SDK is
-on ``main``, compare it with an older commit: ``--before COMMIT``.
+and least per SDK, and a JSON line; the arena process is not measured here. The arena is this
+checkout's, with its default transport: an SDK that reads ``$ARENA_LOCAL`` plays over the
+local link, an older one over gRPC. Once this SDK is on ``main``, compare it with an older
+commit: ``--before COMMIT``.
 """
 
 from __future__ import annotations
@@ -70,13 +73,19 @@ def child(tree: Path, label: str, reports: Path, argv: list[str]) -> int:
 
     if not Path(chaodipi.bot.__file__).resolve().is_relative_to(tree.resolve()):
         raise SystemExit(f"{label}: imported the SDK from {chaodipi.bot.__file__}, not {tree}")
+    import time
+
     rng = random.Random(os.getpid())
     decisions = 0
+    decide_s = 0.0
 
     def decide(view: Any) -> Any:
-        nonlocal decisions
+        nonlocal decisions, decide_s
         decisions += 1
-        return view.legal.sample(rng)
+        started = time.thread_time()
+        action = view.legal.sample(rng)
+        decide_s += time.thread_time() - started
+        return action
 
     run_bot(decide, argv=argv, name=f"random-{label}")
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -87,6 +96,7 @@ def child(tree: Path, label: str, reports: Path, argv: list[str]) -> int:
         "sdk": label,
         "decisions": decisions,
         "cpu_s": cpu_s,
+        "decide_s": decide_s,
         "switches": usage.ru_nvcsw + usage.ru_nivcsw,
         "threads": threads,
     }
@@ -134,10 +144,17 @@ def run_once(trees: dict[str, Path], deals: int, concurrency: int) -> dict[str, 
             report = json.loads(path.read_text())
             total = totals.setdefault(
                 report["sdk"],
-                {"processes": 0, "decisions": 0, "cpu_s": 0.0, "switches": 0, "threads": {}},
+                {
+                    "processes": 0,
+                    "decisions": 0,
+                    "cpu_s": 0.0,
+                    "decide_s": 0.0,
+                    "switches": 0,
+                    "threads": {},
+                },
             )
             total["processes"] += 1
-            for key in ("decisions", "cpu_s", "switches"):
+            for key in ("decisions", "cpu_s", "decide_s", "switches"):
                 total[key] += report[key]
             for kind, seconds in report["threads"].items():
                 total["threads"][kind] = total["threads"].get(kind, 0.0) + seconds
@@ -160,6 +177,9 @@ def per_decision(short: dict[str, Any], long: dict[str, Any]) -> dict[str, Any]:
     return {
         "decisions": decisions,
         "cpu_us": (long["cpu_s"] - short["cpu_s"]) / decisions * 1e6,
+        "beyond_decide_us": (long["cpu_s"] - long["decide_s"] - short["cpu_s"] + short["decide_s"])
+        / decisions
+        * 1e6,
         "switches": (long["switches"] - short["switches"]) / decisions,
         "threads_us": threads,
     }
@@ -191,7 +211,8 @@ def main() -> int:
                 figures[label].append(figure)
                 threads = ", ".join(f"{k} {v:.0f}" for k, v in figure["threads_us"].items())
                 print(
-                    f"repeat {repeat} {label:>6}: {figure['cpu_us']:6.0f} µs CPU per decision "
+                    f"repeat {repeat} {label:>6}: {figure['cpu_us']:6.0f} µs CPU per decision, "
+                    f"{figure['beyond_decide_us']:6.0f} beyond decide "
                     f"({figure['decisions']} decisions, {figure['switches']:.1f} context "
                     f"switches each; by thread: {threads})",
                     flush=True,
@@ -199,8 +220,17 @@ def main() -> int:
     summary = {}
     for label, runs in figures.items():
         cpu = [run["cpu_us"] for run in runs]
-        summary[label] = {"median_us": statistics.median(cpu), "least_us": min(cpu), "runs": runs}
-        print(f"{label:>6}: median {statistics.median(cpu):.0f} µs, least {min(cpu):.0f} µs")
+        beyond = [run["beyond_decide_us"] for run in runs]
+        summary[label] = {
+            "median_us": statistics.median(cpu),
+            "least_us": min(cpu),
+            "beyond_decide_median_us": statistics.median(beyond),
+            "runs": runs,
+        }
+        print(
+            f"{label:>6}: median {statistics.median(cpu):.0f} µs, least {min(cpu):.0f} µs; "
+            f"beyond decide, median {statistics.median(beyond):.0f} µs"
+        )
     ratio = summary["after"]["median_us"] / summary["before"]["median_us"]
     print(f"after ÷ before (medians): {ratio:.2f}")
     print(json.dumps({"before_ref": args.before, "concurrency": args.concurrency, **summary}))

@@ -3,13 +3,17 @@ to the same bots in-process: figures that survive a loaded machine.
 
     python3 benchmarks/cpu_per_decision.py [--tree before=../arena-main] [--tree this=.]
         [--short 5] [--long 40] [--rounds 3] [--concurrency 2 [4 ...]]
+        [--transport local grpc]
 
 For each source tree (``NAME=PATH``: a checkout of the arena; the same Python runs them all,
 with ``PATH/src`` first on its path, so a bot process imports that tree's SDK too) and each
 round, ``arena run`` plays a short and a long tournament of the random and heuristic sample
 bots (1-hand classic games, concurrency 2 unless ``--concurrency`` names others: each tree is
-then measured at each, as ``NAME cN``; the same deal key for every run), each in a fresh child
-process. The child counts the Decisions its tables send and reports, at the end:
+then measured at each, as ``NAME cN``; ``--transport`` names the config's ``transport`` values
+to measure each tree at, as ``NAME local`` and ``NAME grpc``, for trees that have the key (a tree
+given as ``NAME=PATH:TRANSPORT`` at that one only); without it the key is left out, as a tree
+that predates it needs; the same deal key for every run), each
+in a fresh child process. The child counts the Decisions its tables send and reports, at the end:
 
 - ``getrusage(RUSAGE_SELF)``: the arena process's CPU, every thread included;
 - per-thread CPU from ``/proc/self/task/*/schedstat`` (gRPC's native threads included), by
@@ -134,10 +138,12 @@ def child(deals: int, folder: Path, out: Path) -> None:
         f'[bots.{name}]\ncommand = "{python} -m chaodipi.sample_bots.{name}_bot"\n' for name in BOTS
     )
     config = folder / "bench.toml"
+    transport = os.environ.get("BENCH_TRANSPORT", "")
     config.write_text(
         f'preset = "classic"\nhands = 1\ndeals = {deals}\n'
-        f'concurrency = {os.environ.get("BENCH_CONCURRENCY", "2")}\n'
-        f'database = "bench.sqlite"\n{bots}'
+        f"concurrency = {os.environ.get('BENCH_CONCURRENCY', '2')}\n"
+        + (f'transport = "{transport}"\n' if transport else "")
+        + f'database = "bench.sqlite"\n{bots}'
     )
     key = os.environ["BENCH_DEAL_KEY"]
     db = ResultsDB(folder / "bench.sqlite")
@@ -164,7 +170,9 @@ def child(deals: int, folder: Path, out: Path) -> None:
     out.write_text(json.dumps(figures))
 
 
-def run_child(tree: Path, deals: int, key: str, concurrency: int = 2) -> dict[str, Any]:
+def run_child(
+    tree: Path, deals: int, key: str, concurrency: int = 2, transport: str = ""
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="cpu-bench-") as folder:
         out = Path(folder) / "figures.json"
         env = {
@@ -172,6 +180,7 @@ def run_child(tree: Path, deals: int, key: str, concurrency: int = 2) -> dict[st
             "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}",
             "BENCH_DEAL_KEY": key,
             "BENCH_CONCURRENCY": str(concurrency),
+            "BENCH_TRANSPORT": transport,
         }
         done = subprocess.run(
             [sys.executable, __file__, "--child", str(deals), folder, str(out)],
@@ -240,8 +249,9 @@ def main() -> int:
     parser.add_argument(
         "--tree",
         action="append",
-        metavar="NAME=PATH",
-        help="a checkout to measure (repeat; default: this one, as `this`)",
+        metavar="NAME=PATH[:TRANSPORT]",
+        help="a checkout to measure (repeat; default: this one, as `this`), at the given "
+        "transport only if one follows a colon",
     )
     parser.add_argument("--short", type=int, default=5, help="deals in the short run")
     parser.add_argument("--long", type=int, default=40, help="deals in the long run")
@@ -254,6 +264,13 @@ def main() -> int:
         metavar="N",
         help="games at once in `arena run` (several: each tree at each)",
     )
+    parser.add_argument(
+        "--transport",
+        nargs="+",
+        default=[""],
+        choices=["local", "grpc"],
+        help="the config's transport values to measure each tree at (default: the key left out)",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -261,14 +278,22 @@ def main() -> int:
         child(int(deals), Path(folder), Path(out))
         return 0
     given = [
-        (name, Path(path).resolve())
-        for name, _, path in (t.partition("=") for t in args.tree or [f"this={HERE.parent}"])
+        (name, Path(path).resolve(), [transport] if transport else args.transport)
+        for name, _, place in (t.partition("=") for t in args.tree or [f"this={HERE.parent}"])
+        for path, _, transport in [place.partition(":")]
     ]
     several = len(args.concurrency) > 1
+
+    def label(name: str, concurrency: int, transport: str) -> str:
+        return " ".join(
+            [name, *([f"c{concurrency}"] if several else []), *([transport] if transport else [])]
+        )
+
     trees = [
-        (f"{name} c{concurrency}" if several else name, path, concurrency)
-        for name, path in given
+        (label(name, concurrency, transport), path, concurrency, transport)
+        for name, path, transports in given
         for concurrency in args.concurrency
+        for transport in transports
     ]
     from chaodipi.arena.deals import DealKey
 
@@ -276,20 +301,27 @@ def main() -> int:
     os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cpu-bench-pycache-")
     sys.dont_write_bytecode = False
     key = DealKey.new().hex()
-    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in trees}
-    for _, tree, concurrency in trees[: len(given) * len(args.concurrency) : len(args.concurrency)]:
-        run_child(tree, 1, key, concurrency)  # warms the bytecode caches of each tree
+    rounds: dict[str, list[dict[str, float]]] = {name: [] for name, _, _, _ in trees}
+    for tree in {path for _, path, _ in given}:
+        _, _, concurrency, transport = next(t for t in trees if t[1] == tree)
+        run_child(tree, 1, key, concurrency, transport)  # warms the bytecode caches of each tree
     for round_number in range(args.rounds):
         shift = round_number % len(trees)
-        for name, tree, concurrency in trees[shift:] + trees[:shift]:
-            short = run_child(tree, args.short, key, concurrency)
-            long = run_child(tree, args.long, key, concurrency)
+        for name, tree, concurrency, transport in trees[shift:] + trees[:shift]:
+            short = run_child(tree, args.short, key, concurrency, transport)
+            long = run_child(tree, args.long, key, concurrency, transport)
             figures = per_decision(short, long)
             arena = long["games"] / long["wall_s"]
             in_process, in_process_cpu = in_process_rate(key, args.long, 2)
             arena_cpu = (
                 long["cpu_s"] + long["bots_cpu_s"] - short["cpu_s"] - short["bots_cpu_s"]
             ) / (long["games"] - short["games"])
+            figures["arena_run_cpu_s"] = round(long["cpu_s"], 2)
+            figures["bots_run_cpu_s"] = round(long["bots_cpu_s"], 2)
+            figures["in_process_run_cpu_s"] = round(in_process_cpu * long["games"], 2)
+            figures["in_process_us_decision"] = round(
+                in_process_cpu * long["games"] / long["decisions"] * 1e6, 1
+            )
             figures["in_process_ms_game"] = round(in_process_cpu * 1000, 1)
             figures["arena_ms_game"] = round(arena_cpu * 1000, 1)
             figures["cpu_ratio"] = round(in_process_cpu / arena_cpu, 3)
@@ -308,7 +340,7 @@ def main() -> int:
         "the same in CPU, median (with start-up) |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name, _, _ in trees:
+    for name, _, _, _ in trees:
         runs = rounds[name]
         best = min(runs, key=lambda r: r["arena_us"])
         arena_median = statistics.median(r["arena_us"] for r in runs)

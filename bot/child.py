@@ -46,7 +46,7 @@ __all__ = ["AHEAD", "MAX_LINE", "Child", "ChildError", "answer_from_line", "mess
 MAX_LINE = 64 * 1024
 """The longest line a child may write, in bytes: the protocol's largest message."""
 
-SECRETS = ("ARENA_TOKEN", "ARENA_TICKET")
+SECRETS = ("ARENA_TOKEN", "ARENA_TICKET", "ARENA_LOCAL")
 """Left out of a child's environment: the bridge holds the seat, the child only plays it."""
 
 QUIT_S = 5.0

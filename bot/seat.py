@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, cast
 
 import grpc
 import grpc.aio
@@ -32,6 +32,7 @@ from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.answer import Answer, action_and_note
 from chaodipi.bot.errors import SeatError, status_text, unreachable
+from chaodipi.bot.local import local_channel
 from chaodipi.bot.thinking import Decide, Placement, Thinker
 from chaodipi.engine import Action, Bury, Declare, Fry, LegalActions, Pass, Play, SeatView, follow
 
@@ -93,7 +94,12 @@ CHANNEL_OPTIONS = [
 
 def open_aio_channel(address: str, root_certificate: bytes | None) -> grpc.aio.Channel:
     """A grpc.aio channel to the arena (in a running event loop), as the SDK's streams use:
-    TLS when ``root_certificate`` is given, plaintext otherwise."""
+    TLS when ``root_certificate`` is given, plaintext otherwise; or, when the arena started
+    this process with a local link (``$ARENA_LOCAL``), a channel over that link instead
+    (:mod:`chaodipi.bot.local`: the same calls, a fraction of the CPU)."""
+    local = local_channel()
+    if local is not None:
+        return cast(grpc.aio.Channel, local)
     if root_certificate is not None:
         credentials = grpc.ssl_channel_credentials(root_certificate)
         return grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)

@@ -13,3 +13,10 @@ def _logging_configured() -> None:
     first use otherwise, and a first use inside ``structlog.testing.capture_logs()`` would
     replace the capture, so a test that ran alone would see no log lines."""
     configure_logging()
+
+
+@pytest.fixture(params=["local", "grpc"])
+def transport(request: pytest.FixtureRequest) -> str:
+    """How ``arena run``'s command bots reach it (the config's ``transport``): a test that
+    takes this runs over each."""
+    return str(request.param)

@@ -57,10 +57,11 @@ def test_when_both_teams_fail_to_start_no_game_is_a_result(tmp_path: Path) -> No
     assert all(b["score"] == 0 for b in report["bots"])
 
 
-def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path) -> None:
+def test_a_bot_that_never_connects_makes_its_game_void(tmp_path: Path, transport: str) -> None:
     config = write_config(
         tmp_path / "t.toml",
-        deals = 1,
+        transport=transport,
+        deals=1,
         concurrency=2,
         connect_timeout=8,  # the good bot's start on a loaded machine: seconds
         bots={"good": BOT, "sleeper": SLEEPER},
@@ -98,7 +99,7 @@ def test_python3_in_a_command_is_the_arenas_interpreter_in_the_config_folder(
     )
     config = write_config(
         folder / "t.toml",
-        deals = 1,
+        deals=1,
         bots={"mine": "python3 my_bot.py", "theirs": "python3 -m chaodipi.sample_bots.random_bot"},
     )
     env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
@@ -139,7 +140,7 @@ def test_a_file_that_is_not_an_arena_database_is_named(tmp_path: Path) -> None:
 def test_an_unusable_database_path_is_named(tmp_path: Path) -> None:
     config = write_config(
         tmp_path / "t.toml",
-        deals = 1,
+        deals=1,
         database="/proc/no-such-place/results.sqlite",
         bots={"a": BOT, "b": BOT},
     )
@@ -216,13 +217,14 @@ run_bot(decide)
 """
 
 
-def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path) -> None:
+def test_a_bot_that_crashes_mid_game_forfeits_that_game(tmp_path: Path, transport: str) -> None:
     """It played, so the game is a result: a loss by forfeit, decided when it exits (not after
     its clock runs out), with its stderr quoted."""
     (tmp_path / "crasher.py").write_text(CRASHER, encoding="utf-8")
     config = write_config(
         tmp_path / "t.toml",
-        deals = 1,
+        transport=transport,
+        deals=1,
         hands=0,  # a whole match: only the crash can end it this early
         bots={"steady": BOT, "crasher": "python3 crasher.py"},
     )
@@ -266,12 +268,18 @@ run_bot(decide)
 """
 
 
-def test_a_process_that_dies_is_replaced_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_a_process_that_dies_is_replaced_and_the_run_goes_on(
+    tmp_path: Path, transport: str
+) -> None:
     """One process of the bot dies mid-game: that game is its forfeit, a fresh process takes
     its place, and every other game is played out."""
     (tmp_path / "once.py").write_text(ONCE_CRASHER, encoding="utf-8")
     config = write_config(
-        tmp_path / "t.toml", deals=3, concurrency=1, bots={"steady": BOT, "once": "python3 once.py"}
+        tmp_path / "t.toml",
+        transport=transport,
+        deals=3,
+        concurrency=1,
+        bots={"steady": BOT, "once": "python3 once.py"},
     )
     done = arena("run", str(config))
     assert done.returncode == 1  # a forfeit is a problem worth the exit code
@@ -284,13 +292,14 @@ def test_a_process_that_dies_is_replaced_and_the_run_goes_on(tmp_path: Path) -> 
     assert len(list(logs.glob("once#*.stderr"))) == 5  # four in the pool, one replacement
 
 
-def test_a_bot_whose_processes_keep_dying_stops_the_run(tmp_path: Path) -> None:
+def test_a_bot_whose_processes_keep_dying_stops_the_run(tmp_path: Path, transport: str) -> None:
     """Every process of the bot dies at its third decision: after three deaths in a row the run
     stops, naming the bot, its command and its stderr, instead of forfeiting game after game."""
     (tmp_path / "crasher.py").write_text(CRASHER, encoding="utf-8")
     config = write_config(
         tmp_path / "t.toml",
-        deals = 5,
+        transport=transport,
+        deals=5,
         concurrency=1,
         hands=0,  # whole matches: every game lasts past a process's third decision
         bots={"steady": BOT, "crasher": "python3 crasher.py"},
@@ -343,7 +352,7 @@ FIRST_DECISION_FAILURES = {
 
 @pytest.mark.parametrize("how", sorted(FIRST_DECISION_FAILURES))
 def test_a_bot_that_fails_at_its_first_decision_is_counted_as_it_would_be_later(
-    tmp_path: Path, how: str
+    tmp_path: Path, how: str, transport: str
 ) -> None:
     """Its seat was sent its hand (Welcome, Snapshot, Decision): what it does from then on
     counts as it would later in the game, never as a void game (which would let a bot drop
@@ -356,6 +365,7 @@ def test_a_bot_that_fails_at_its_first_decision_is_counted_as_it_would_be_later(
     (tmp_path / "raiser.py").write_text(RAISER, encoding="utf-8")
     config = write_config(
         tmp_path / "t.toml",
+        transport=transport,
         deals=2,
         concurrency=1,
         decision_ms=1000,
@@ -435,7 +445,12 @@ def test_the_server_s_own_refusals_are_never_a_bot_s_failure_to_start(tmp_path: 
     to start", and a game no bot could take a seat of is void, saying why."""
     config = load_config(
         write_config(
-            tmp_path / "t.toml", deals=3, concurrency=1, connect_timeout=5, bots={"a": BOT, "b": BOT}
+            tmp_path / "t.toml",
+            deals=3,
+            concurrency=1,
+            connect_timeout=5,
+            transport="grpc",  # the caps are the gRPC server's: a local link has its own
+            bots={"a": BOT, "b": BOT},
         )
     )
     backend = FullServer()

@@ -29,7 +29,7 @@ def deals_of_tables(stderr: str) -> dict[str, int]:
 
 
 def test_no_process_is_offered_two_seats_of_one_deal_over_a_whole_round_robin(
-    tmp_path: Path,
+    tmp_path: Path, transport: str
 ) -> None:
     """Three bots, three deals, three games at once: 18 games, 72 seats. Every process records
     the offers it received (what the server actually sent it); no process ever got two seats
@@ -39,7 +39,8 @@ def test_no_process_is_offered_two_seats_of_one_deal_over_a_whole_round_robin(
     bot = f"{SESSION_BOT} --record {record}"
     config = write_config(
         tmp_path / "t.toml",
-        deals = 3,
+        transport=transport,
+        deals=3,
         concurrency=3,
         bots={"alpha": bot, "beta": bot, "gamma": bot},
     )
@@ -61,7 +62,7 @@ def test_no_process_is_offered_two_seats_of_one_deal_over_a_whole_round_robin(
 
 
 def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
-    tmp_path: Path,
+    tmp_path: Path, transport: str
 ) -> None:
     """The hanger never answers when it holds seat 2 (its team is 0 in those games) and plays
     its other seats. Games where it sits at seats 0 and 2 end by its strikes; the others are
@@ -69,7 +70,8 @@ def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
     hanger = f"{SESSION_BOT} --hang-seat 2"
     config = write_config(
         tmp_path / "t.toml",
-        deals = 3,
+        transport=transport,
+        deals=3,
         concurrency=4,
         decision_ms=300,
         bank_ms=8000,  # honest seats have ample time however loaded the machine is
@@ -91,7 +93,7 @@ def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
 SNOOP_BOT = f"{sys.executable} {Path(__file__).parent / 'bots' / 'snoop_bot.py'}"
 
 
-def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path) -> None:
+def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path, transport: str) -> None:
     """Every bot process reads, at its first decision of each game (all four seats' processes
     are alive then), the command line of every other bot process of the run, as any user of
     the machine could (/proc/PID/cmdline): neither a session token nor a fresh bot's ticket is
@@ -102,7 +104,8 @@ def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path) -> None
     bot = f"{SNOOP_BOT} --record {record}"
     config = write_config(
         tmp_path / "t.toml",
-        deals = 2,
+        transport=transport,
+        deals=2,
         concurrency=2,
         bots={"pooled": bot, "oneshot": {"command": bot, "fresh": True}},
     )

@@ -152,6 +152,7 @@ def test_a_bot_that_cannot_start_makes_void_games_not_wins(tmp_path: Path) -> No
         ("[bots.a]\ncommand='x'\n", "bots: a tournament needs at least two bots"),
         ("colour = 'red'\n", "colour: unknown key"),
         ("schedule = 'swiss'\n", "schedule: must be"),
+        ("transport = 'tcp'\n", 'transport: must be "local" or "grpc", not \'tcp\''),
         ("[bots.a]\ncommand='x'\ncmd='y'\n", "bots.a.cmd: unknown key"),
         ("preset = \n", "is not valid TOML"),
         (

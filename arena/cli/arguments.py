@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 
 from chaodipi.arena.errors import AddressError
 from chaodipi.arena.serving import parse_address
-from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, Key
+from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, TRANSPORTS, Key
 from chaodipi.engine import PRESETS
 
 __all__ = [
@@ -225,9 +225,7 @@ def sprt_hypotheses(text: str) -> tuple[float, float, float, float]:
     if not all(math.isfinite(x) for x in (elo0, elo1)) or not (
         elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1
     ):
-        raise argparse.ArgumentTypeError(
-            f"need elo0 < elo1 and 0 < alpha, beta < 1, not {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"need elo0 < elo1 and 0 < alpha, beta < 1, not {text!r}")
     return elo0, elo1, alpha, beta
 
 
@@ -251,7 +249,9 @@ def config_value(key: Key) -> Callable[[str], Any]:
         return database_file
     if key.kind == "deal_set":
         return deal_set_file
-    choices = {"preset": tuple(PRESETS), "schedule": SCHEDULES}.get(key.kind)
+    choices = {"preset": tuple(PRESETS), "schedule": SCHEDULES, "transport": TRANSPORTS}.get(
+        key.kind
+    )
     if choices is None:
         return str
 

@@ -25,6 +25,7 @@ from chaodipi.arena.signals import stop_on_signals
 
 __all__ = ["host_tables", "seats_text", "void_unseated"]
 
+
 def seats_text(seats: Sequence[int]) -> str:
     """``seat 3``, or ``seats 0, 2``.
 

@@ -16,7 +16,10 @@ half the bots.
 
 The handlers are in :mod:`chaodipi.arena.serving.servicer`; the caps on streams (by kind: the
 Arena service's, health checks, other streams that need no credential), the room kept for
-credentials and the first-message deadline in :mod:`chaodipi.arena.serving.admission`.
+credentials and the first-message deadline in :mod:`chaodipi.arena.serving.admission`. The
+bot processes ``arena run`` starts may play over local links instead of gRPC
+(:meth:`ArenaServer.open_link`, :mod:`chaodipi.arena.serving.local`): the same tables and
+sessions, judged by the same checks (:mod:`chaodipi.arena.serving.gate`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import contextlib
 import gc
 import itertools
 import secrets
+import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -48,6 +52,7 @@ from chaodipi.arena.serving.admission import (
     Admission,
     StreamLimits,
 )
+from chaodipi.arena.serving.local import LocalLink, open_link
 from chaodipi.arena.serving.servicer import SERVICE_NAME, add_servicer
 from chaodipi.arena.serving.sessions import Door, Session
 from chaodipi.arena.serving.spectators import released_message
@@ -128,6 +133,9 @@ class ArenaServer:
     """Spectators per table name."""
     admission: Admission = field(init=False)
     """The streams open now, by connection (read it for figures)."""
+    links: set[LocalLink] = field(default_factory=set)
+    """The local links open now (:mod:`chaodipi.arena.serving.local`), one per bot process
+    started with one."""
     _names: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def __post_init__(self) -> None:
@@ -148,6 +156,11 @@ class ArenaServer:
         door = Door(token, label, single, on_enter, on_leave)
         self.doors[token] = door
         return door
+
+    async def open_link(self, label: str) -> socket.socket:
+        """A local link for a bot process about to be started (``label`` names it in logs):
+        the end the process inherits (:func:`chaodipi.arena.serving.local.open_link`)."""
+        return await open_link(self, label)
 
     def close_door(self, door: Door) -> None:
         """End the door's sessions (status OK). The token stays known: a process entering
@@ -340,5 +353,7 @@ async def open_server(
         # the tables have ended (their last messages are in the outboxes): stop serving, and
         # let the streams write them in the grace period; shielded, or a cancelled caller
         # (SIGTERM, Ctrl-C) would leave the server running
+        for link in list(server.links):
+            link.close()  # what was written goes out first
         with anyio.CancelScope(shield=True):
             await grpc_server.stop(grace=0.5)

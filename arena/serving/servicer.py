@@ -13,25 +13,31 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 
 from chaodipi.arena.logs import get_logger
+from chaodipi.arena.serving.gate import (
+    Refusal,
+    Unparsable,
+    door_of,
+    hello_of,
+    over_message,
+    parser,
+    seat_of,
+    version_refusal,
+)
 from chaodipi.arena.serving.port import StreamEnd
-from chaodipi.arena.serving.sessions import Door
-from chaodipi.arena.serving.spectators import released_message
 from chaodipi.arena.serving.streams import Batch, Closing, StreamPort
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
-from chaodipi.arena.v2.convert import unsupported_version
 
 if TYPE_CHECKING:
     from chaodipi.arena.serving.server import ArenaServer
 
-__all__ = ["SERVICE_NAME", "STATUS_OF_END", "Unparsable", "add_servicer"]
+__all__ = ["SERVICE_NAME", "STATUS_OF_END", "Unparsable", "add_servicer", "over_message"]
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ArenaService"].full_name
 PLAY, ENTER, WATCH = (f"{SERVICE_NAME}/{rpc}" for rpc in ("Play", "Enter", "Watch"))
@@ -51,48 +57,11 @@ STATUS_OF_END: dict[StreamEnd, grpc.StatusCode] = {
 """The status a stream ends with, by how the arena ended it."""
 
 
-def over_message(table: str) -> str:
-    """What a Play naming a table whose match is over is told (NOT_FOUND)."""
-    return (
-        f"table {table!r} is over: its match has ended (the MatchOver went out on the seat's "
-        "stream open at the end), and nothing more is played there"
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Unparsable:
-    """What the request deserializer gives for bytes that are not a message (so the handler,
-    not grpc, decides the status: INVALID_ARGUMENT with the reason)."""
-
-    error: str
-
-
-def _parse(message_class: Any) -> Any:
-    """A request deserializer that returns :class:`Unparsable` instead of raising."""
-
-    def parse(data: bytes) -> Any:
-        try:
-            return message_class.FromString(data)
-        except Exception as err:  # DecodeError, or invalid UTF-8 in a string field
-            return Unparsable(f"{type(err).__name__}: {err}"[:200])
-
-    return parse
-
-
 class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
     """The gRPC side: checks tickets and hands messages to the tables and sessions."""
 
     def __init__(self, server: ArenaServer) -> None:
         self.server = server
-
-    def _find_seat(self, ticket: str) -> tuple[Table, int] | None:
-        table_name, _, rest = ticket.partition("/")
-        seat_text, _, secret = rest.partition("/")
-        table = self.server.tables.get(table_name)
-        if table is None or seat_text not in ("0", "1", "2", "3"):
-            return None
-        seat = int(seat_text)
-        return (table, seat) if table.check_secret(seat, secret) else None
 
     async def _refuse(
         self,
@@ -120,57 +89,27 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 f"no Hello within {deadline:g} s of opening the stream",
                 rpc=PLAY,
             )
-        if isinstance(first, Unparsable):
-            await self._refuse(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"the first message does not parse as a PlayRequest ({first.error})",
-                rpc=PLAY,
-            )
-        if first is grpc.aio.EOF or first.WhichOneof("request") != "hello":
-            await self._refuse(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "the first message must be a Hello",
-                rpc=PLAY,
-            )
-        hello: pb.Hello = first.hello
-        await self._check_version(context, hello.protocol_version, PLAY)
+        hello = hello_of(first)
+        if isinstance(hello, Refusal):
+            await self._refuse(context, hello.code, hello.reason, rpc=PLAY)
         return hello
 
     async def _check_version(
         self, context: grpc.aio.ServicerContext, version: int, rpc: str
     ) -> None:
         """Refuse a Hello or EnterRequest of a protocol version this server does not speak."""
-        refusal = unsupported_version(version)
+        refusal = version_refusal(version)
         if refusal is not None:
-            await self._refuse(context, grpc.StatusCode.FAILED_PRECONDITION, refusal, rpc=rpc)
+            await self._refuse(context, refusal.code, refusal.reason, rpc=rpc)
 
     async def _seat(self, context: grpc.aio.ServicerContext, ticket: str) -> tuple[Table, int]:
         """The seat a ticket names, or the call is refused. A table whose match is over gets
         NOT_FOUND whatever the rest of the ticket, held or released: its seats' MatchOver went
         out on the streams open at the end, and nothing more is played there."""
-        name = ticket.partition("/")[0]
-        table = self.server.tables.get(name)
-        if table is not None and table.result is not None:
-            await self._refuse(
-                context, grpc.StatusCode.NOT_FOUND, over_message(name), rpc=PLAY, table=name
-            )
-        if name in self.server.released:
-            await self._refuse(
-                context, grpc.StatusCode.NOT_FOUND, released_message(name), rpc=PLAY, table=name
-            )
-        found = self._find_seat(ticket)
-        if found is not None:
-            return found
-        known = name if name in self.server.tables else None  # never log what a bot made up
-        await self._refuse(
-            context,
-            grpc.StatusCode.UNAUTHENTICATED,
-            "unknown or wrong ticket",
-            rpc=PLAY,
-            table=known,
-        )
+        found = seat_of(self.server, ticket)
+        if isinstance(found, Refusal):
+            await self._refuse(context, found.code, found.reason, rpc=PLAY, table=found.table)
+        return found
 
     async def Enter(
         self, request: pb.EnterRequest | Unparsable, context: grpc.aio.ServicerContext
@@ -183,7 +122,7 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
                 rpc=ENTER,
             )
         await self._check_version(context, request.protocol_version, ENTER)
-        door = self._door(request.token)
+        door = door_of(self.server, request.token)
         if door is None:
             await self._refuse(
                 context, grpc.StatusCode.UNAUTHENTICATED, "unknown session token", rpc=ENTER
@@ -195,12 +134,6 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
             await self._write(context, connection)
         finally:
             door.leave(connection)
-
-    def _door(self, token: str) -> Door | None:
-        for known, door in list(self.server.doors.items()):
-            if secrets.compare_digest(known.encode(), token.encode()):
-                return door
-        return None
 
     async def Play(self, request_iterator: Any, context: grpc.aio.ServicerContext) -> None:
         hello = await self._hello(context)
@@ -348,24 +281,24 @@ class _Servicer(arena_pb2_grpc.ArenaServiceServicer):  # type: ignore[misc]
 
 def add_servicer(server: ArenaServer, grpc_server: grpc.aio.Server) -> None:
     """Register the service as the generated ``add_ArenaServiceServicer_to_server`` does,
-    except that requests are read with :func:`_parse`: bytes that do not parse reach the
-    handler, which ends the call with INVALID_ARGUMENT and the reason (the generated
-    registration would let grpc end it with UNKNOWN, saying nothing)."""
+    except that requests are read with :func:`~chaodipi.arena.serving.gate.parser`: bytes
+    that do not parse reach the handler, which ends the call with INVALID_ARGUMENT and the
+    reason (the generated registration would let grpc end it with UNKNOWN, saying nothing)."""
     servicer = _Servicer(server)
     handlers = {
         "Enter": grpc.unary_stream_rpc_method_handler(
             servicer.Enter,
-            request_deserializer=_parse(pb.EnterRequest),
+            request_deserializer=parser(pb.EnterRequest),
             response_serializer=pb.EnterResponse.SerializeToString,
         ),
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
-            request_deserializer=_parse(pb.PlayRequest),
+            request_deserializer=parser(pb.PlayRequest),
             response_serializer=pb.PlayResponse.SerializeToString,
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
-            request_deserializer=_parse(pb.WatchRequest),
+            request_deserializer=parser(pb.WatchRequest),
             response_serializer=pb.WatchResponse.SerializeToString,
         ),
     }

@@ -6,6 +6,7 @@ from .config import BOT_NAME as BOT_NAME
 from .config import BOT_NAME_RULE as BOT_NAME_RULE
 from .config import KEYS as KEYS
 from .config import SCHEDULES as SCHEDULES
+from .config import TRANSPORTS as TRANSPORTS
 from .config import ConfigDeprecation as ConfigDeprecation
 from .config import Key as Key
 from .config import TournamentConfig as TournamentConfig
@@ -40,6 +41,7 @@ __all__ = [
     "KEYS",
     "RUNGS",
     "SCHEDULES",
+    "TRANSPORTS",
     "Backend",
     "ConfigDeprecation",
     "DealSetError",

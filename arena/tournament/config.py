@@ -68,6 +68,7 @@ __all__ = [
     "MEANING",
     "RENAMED",
     "SCHEDULES",
+    "TRANSPORTS",
     "BotSpec",
     "ConfigDeprecation",
     "DealSetRef",
@@ -92,11 +93,11 @@ BOT_NAME_RULE = "a bot's name is letters, digits and _.+- only (it names the bot
 
 
 KeyKind = Literal[
-    "whole", "seconds", "preset", "schedule", "name", "file", "folder", "deal_set"
+    "whole", "seconds", "preset", "schedule", "name", "file", "folder", "deal_set", "transport"
 ]
 """What a key's value is: a whole number (from ``minimum``), a positive number of seconds, a
-preset's name, a schedule, a bot's name, the path of a file or a folder, or a deal set (a
-file, or ``standard``)."""
+preset's name, a schedule, a bot's name, the path of a file or a folder, a deal set (a
+file, or ``standard``), or a transport."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,13 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("connect_timeout", 10, "seconds a bot has to connect; then its game is void", "seconds"),
     Key(
+        "transport",
+        "local",
+        'how command bots reach the arena: "local", a socket pair each process inherits '
+        '($ARENA_LOCAL; bots that do not speak it use gRPC), or "grpc" only',
+        "transport",
+    ),
+    Key(
         "deals_file",
         None,
         "play a public deal set's deals (docs/deal-sets.md) instead of a secret key's: a file, "
@@ -156,10 +164,18 @@ KEYS: tuple[Key, ...] = (
 SCHEDULES = ("round-robin", "gauntlet")
 """The values of ``schedule``."""
 
+TRANSPORTS = ("local", "grpc")
+"""The values of ``transport``: command bots are given a local link as well as the gRPC address
+(:mod:`chaodipi.arena.serving.local`), or the address only."""
+
 MEANING = ("preset", "hands", "decision_ms", "bank_ms", "max_strikes")
 """The keys that change what a stored game's result means: ``--resume`` refuses to change
 them. The others only add games (``deals``, ``first_deal``, ``schedule``, ``gauntlet``, a
-new bot) or say how they are played (``concurrency``, ``connect_timeout``, where files go)."""
+new bot) or say how they are played (``concurrency``, ``connect_timeout``, ``transport``,
+where files go)."""
+
+_HOW_PLAYED = ("concurrency", "database", "replays", "connect_timeout", "folder", "transport")
+"""The fields of a config that say how its games are played, not what: not fingerprinted."""
 
 RENAMED = {"seeds": "deals", "seed_base": "first_deal"}
 """Keys read under their old names, with a warning: old name → name."""
@@ -252,6 +268,8 @@ class TournamentConfig:
     """Where bot commands run: the config file's folder."""
     deal_set: DealSetRef | None = None
     """The public deal set played instead of the database's secret key (``deals_file``)."""
+    transport: str = "local"
+    """How command bots reach the arena (:data:`TRANSPORTS`)."""
 
     def pairings(self) -> list[tuple[str, str]]:
         """The pairs of bots that meet, in a fixed order."""
@@ -264,7 +282,7 @@ class TournamentConfig:
         key = {
             {"deals": "seeds", "first_deal": "seed_base"}.get(k, k): v
             for k, v in asdict(self).items()
-            if k not in ("concurrency", "database", "replays", "connect_timeout", "folder")
+            if k not in _HOW_PLAYED
             and not (k == "deal_set" and v is None)  # as before deal sets existed
         }
         # how a bot's processes are run does not change what is played
@@ -272,7 +290,6 @@ class TournamentConfig:
         return hashlib.sha256(json.dumps(key, default=str, sort_keys=True).encode()).hexdigest()[
             :16
         ]
-
 
     def record(self) -> dict[str, Any]:
         """The config as the results database keeps it (JSON): every key, and each bot's
@@ -292,8 +309,12 @@ class TournamentConfig:
         record["bots"] = [
             {"name": b.name, "token": True}
             if b.token is not None
-            else {"name": b.name, "command": list(b.command), "fresh": b.fresh,
-                  "processes": b.processes}
+            else {
+                "name": b.name,
+                "command": list(b.command),
+                "fresh": b.fresh,
+                "processes": b.processes,
+            }
             for b in self.bots
         ]
         return record
@@ -328,6 +349,7 @@ def resume_refusal(stored: Mapping[str, Any], config: TournamentConfig) -> str |
     now = config.record()
     was, set_now = stored.get("deals_file"), now["deals_file"]
     if (was or {}).get("sha256") != (set_now or {}).get("sha256"):
+
         def said(identity: Any) -> str:
             return "a secret key" if identity is None else f"the deal set {identity['name']}"
 
@@ -455,6 +477,9 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         raise ConfigError(
             f"connect_timeout: must be a positive number of seconds, not {connect_timeout!r}"
         )
+    transport = data.get("transport", _DEFAULTS["transport"].default)
+    if transport not in TRANSPORTS:
+        raise ConfigError(f'transport: must be "local" or "grpc", not {transport!r}')
     bots_table = data.get("bots")
     if not isinstance(bots_table, dict) or not bots_table:
         raise ConfigError("bots: add at least two [bots.NAME] tables with a command")
@@ -531,6 +556,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         connect_timeout=float(connect_timeout),
         folder=base,
         deal_set=deal_set,
+        transport=str(transport),
         **numbers,
     )
 
@@ -543,7 +569,7 @@ def _deal_set(
     if given is None:
         return None
     if not isinstance(given, str | Path) or not str(given):
-        raise ConfigError(f"deals_file: must be a file name or \"standard\", not {given!r}")
+        raise ConfigError(f'deals_file: must be a file name or "standard", not {given!r}')
     path = resolve_deal_set(given, preset)
     if not path.is_absolute():
         path = base / path

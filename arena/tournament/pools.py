@@ -307,6 +307,9 @@ class Instances:
         token = None
         if instance.session is not None:
             token = instance.session.door.token
+        link = None
+        if self.config.transport == "local":
+            link = await self.server.open_link(instance.name)
         instance.process = await launch(
             instance.spec,
             address=self.server.address,
@@ -315,6 +318,7 @@ class Instances:
             token=token,
             ticket=ticket,
             new_session=self.detach,
+            link=link,
         )
         self.started += 1
         get_logger(session=instance.name).info("process_started", pid=instance.process.process.pid)

@@ -2,7 +2,10 @@
 
 A bot command runs in the config file's folder with the arena's environment, plus
 ``--address ADDRESS`` on its command line and in ``ARENA_ADDRESS``, and its secret in the
-environment only: ``ARENA_TOKEN`` (a session) or ``ARENA_TICKET`` (one seat). A command line
+environment only: ``ARENA_TOKEN`` (a session) or ``ARENA_TICKET`` (one seat); with the
+``local`` transport (``arena run``'s default) also ``ARENA_LOCAL``, the file descriptor of the
+bot's end of a socket pair it inherits (:mod:`chaodipi.arena.serving.local`), which the Python
+SDK plays over instead of the address. A command line
 is world-readable (``ps``, ``/proc/PID/cmdline``); a process's environment is readable by its
 own user only (``/proc/PID/environ``), so a bot run as another OS user (docs/trust.md) cannot
 read an honest bot's token and take its seats. Its stdout is discarded and its stderr goes
@@ -19,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +32,7 @@ import anyio.abc
 
 from chaodipi.arena.files import open_private
 from chaodipi.arena.tournament.config import BotSpec
+from chaodipi.arena.v2.frames import ENVIRONMENT
 
 __all__ = ["BotProcess", "bot_environment", "launch", "stderr_tail"]
 
@@ -90,22 +95,35 @@ async def launch(
     token: str | None = None,
     ticket: str | None = None,
     new_session: bool = True,
+    link: socket.socket | None = None,
 ) -> BotProcess:
     """Start ``spec``'s command with ``--address address`` and a session ``token``
     (``$ARENA_TOKEN``) or a seat's ``ticket`` (``$ARENA_TICKET``), the secret in its
     environment only (:func:`bot_environment`); ``OSError`` if it cannot even be started.
-    ``new_session=False`` keeps it in this process's group (in a Ray worker)."""
+    ``link``: the bot's end of a local link (:mod:`chaodipi.arena.serving.local`), which it
+    inherits as a file descriptor named in ``$ARENA_LOCAL`` (``fd:N``); closed here once the
+    process has started (or failed to). ``new_session=False`` keeps it in this process's
+    group (in a Ray worker)."""
     env = bot_environment(address, token=token, ticket=ticket)
-    with open_private(stderr) as err:
-        process = await anyio.open_process(
-            [*spec.argv(), "--address", address],
-            cwd=folder,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=new_session,
-        )
+    fds: tuple[int, ...] = ()
+    if link is not None:
+        env[ENVIRONMENT] = f"fd:{link.fileno()}"
+        fds = (link.fileno(),)
+    try:
+        with open_private(stderr) as err:
+            process = await anyio.open_process(
+                [*spec.argv(), "--address", address],
+                cwd=folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                start_new_session=new_session,
+                pass_fds=fds,
+            )
+    finally:
+        if link is not None:
+            link.close()
     return BotProcess(spec, process, stderr, group=new_session)
 
 
@@ -114,7 +132,8 @@ def bot_environment(
 ) -> dict[str, str]:
     """A bot's environment: the arena's own, with ``ARENA_ADDRESS`` and exactly one secret,
     ``ARENA_TOKEN`` or ``ARENA_TICKET`` (one the arena's user happens to have set is dropped,
-    so that a session bot is never handed a stray ticket, nor a fresh one a stray token).
+    so that a session bot is never handed a stray ticket, nor a fresh one a stray token; a
+    stray ``ARENA_LOCAL`` is dropped too: :func:`launch` sets it for a bot it gives a link).
 
     >>> env = bot_environment("127.0.0.1:5", ticket="t1/2/secret")
     >>> env["ARENA_ADDRESS"], env["ARENA_TICKET"], "ARENA_TOKEN" in env
@@ -122,7 +141,9 @@ def bot_environment(
     """
     if (token is None) == (ticket is None):
         raise ValueError("launch a bot with a session token or a seat's ticket")
-    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_TOKEN", "ARENA_TICKET")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("ARENA_TOKEN", "ARENA_TICKET", ENVIRONMENT)
+    }
     env["ARENA_ADDRESS"] = address
     if token is not None:
         env["ARENA_TOKEN"] = token
