@@ -2,10 +2,10 @@
 
 A rung is a sample bot at a fixed budget, so that a bench result is against the same
 opponents on every machine: the two search rungs spend 40 and 120 playouts a decision
-(:mod:`chaodipi.sample_bots.search_bot`), and the dmc rung plays the model shipped with the
-package (``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`). Each also caps its thinking time at 500 ms, which
+(:mod:`chaodipi.sample_bots.search_bot`), each also capping its thinking time at 500 ms, which
 only a machine much slower or busier than a 2-core laptop reaches: keep ``--decision-ms`` at
-600 or more. Each rung is above the one below it with LOS ≥ 99 % (README.md, "Strength
+600 or more. The dmc rung plays the model shipped with the package
+(``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`). Each rung is above the one below it with LOS ≥ 99 % (README.md, "Strength
 ladder", which ``arena bench --ladder`` regenerates). The Monte-Carlo bot is not a rung: at
 the search rung's CPU (80 sampled worlds a play) it is no stronger than the heuristic bot.
 Changing a rung's command changes what a bench result means: say so where the results are
