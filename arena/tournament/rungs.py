@@ -5,8 +5,9 @@ opponents on every machine: the two search rungs spend 40 and 120 playouts a dec
 (:mod:`chaodipi.sample_bots.search_bot`), each also capping its thinking time at 500 ms, which
 only a machine much slower or busier than a 2-core laptop reaches: keep ``--decision-ms`` at
 600 or more. The dmc rung plays the model shipped with the package
-(``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`). Each rung is above the one below it with LOS ≥ 99 % (README.md, "Strength
-ladder", which ``arena bench --ladder`` regenerates). The Monte-Carlo bot is not a rung: at
+(``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`). Each rung is
+above the one below it with LOS ≥ 99 % (README.md, "Strength ladder", which ``arena bench
+--ladder`` regenerates). The Monte-Carlo bot is not a rung: at
 the search rung's CPU (80 sampled worlds a play) it is no stronger than the heuristic bot.
 Changing a rung's command changes what a bench result means: say so where the results are
 published.
