@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,7 @@ def main() -> None:
     parse.add_argument("--hands", type=int, default=400, help="hands per run (default: 400)")
     parse.add_argument("--stage", default="self", help="the trainer's stage (default: self)")
     args = parse.parse_args()
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # on 127.0.0.1 only
     from ray.cluster_utils import Cluster
 
     with tempfile.TemporaryDirectory() as tmp:
