@@ -155,16 +155,7 @@ async def arena_frames(bot: list[str], trips: int) -> float:
 
 
 async def arena_json(bot: list[str], trips: int, streams: int) -> float:
-    from google.protobuf import json_format
-
-    from chaodipi.arena.v2 import arena_pb2 as pb
-
-    def message_line(message: Any) -> str:  # as the stdio bridge writes a line
-        data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-    def answer_from_line(line: str) -> Any:  # as the bridge reads one
-        return json_format.Parse(line, pb.Answer())
+    from chaodipi.bot.child import answer_from_line, message_line  # the bridge's own
 
     decision = sample_decision()
     pairs = [socket.socketpair() for _ in range(streams)]
@@ -182,7 +173,7 @@ async def arena_json(bot: list[str], trips: int, streams: int) -> float:
             first()
             *lines, self.buffer = (self.buffer + data).split(b"\n")
             for line in lines:
-                answer_from_line(line.decode())
+                answer_from_line(line.decode(), 0, "the bench's bot")
                 self.transport.write(message_line(decision).encode() + b"\n")
 
         def connection_lost(self, exc: Exception | None) -> None:

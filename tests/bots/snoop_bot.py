@@ -30,6 +30,11 @@ _LOCK = threading.Lock()
 def siblings() -> list[dict[str, object]]:
     """The pid and argv of every process whose parent is ours, this one left out."""
     found = []
+    arena_argv = [
+        part.decode(errors="replace")
+        for part in Path(f"/proc/{os.getppid()}/cmdline").read_bytes().split(b"\0")
+        if part
+    ]
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -44,6 +49,8 @@ def siblings() -> list[dict[str, object]]:
         argv = [part.decode(errors="replace") for part in raw.split(b"\0") if part]
         if not argv:
             continue  # it exited between the two reads (a zombie's command line is empty)
+        if argv == arena_argv:
+            continue  # forked by the arena, not yet the bot it execs: the arena's own line
         found.append({"pid": int(entry.name), "argv": argv})
     return found
 

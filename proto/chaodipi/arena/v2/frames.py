@@ -25,7 +25,7 @@ from the arena) or of an unknown kind breaks the link. Nothing here knows of soc
 >>> reader = FrameReader()
 >>> reader.feed(frame[:5]), reader.feed(frame[5:] + encode(Kind.CANCEL, 3))
 ([], [(<Kind.MESSAGE: 3>, 3, b'abc'), (<Kind.CANCEL: 5>, 3, b'')])
->>> decode_end(encode_end(5, "no table 'x'")[HEADER.size:])
+>>> decode_end(encode_end(5, "no table 'x'"))
 (5, "no table 'x'")
 """
 
