@@ -30,10 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-import torch.multiprocessing as mp
-from torch import nn
+try:
+    import numpy as np
+    import torch
+    import torch.multiprocessing as mp
+    from torch import nn
+except ModuleNotFoundError as missing:  # the command says what to install, in one line
+    if __name__ != "__main__":
+        raise
+    sys.exit(f"python3 -m chaodipi.rl.train: {missing}: it needs the rl extra and torch's CPU "
+             "build: pip install torch --index-url https://download.pytorch.org/whl/cpu && "
+             "pip install -e '.[rl]'")
 
 from chaodipi.engine import PRESETS
 from chaodipi.rl.qnet import HIDDEN, QNet, export

@@ -4,6 +4,7 @@ writes a checkpoint and a numpy model, resumes, and its losses and labels say wh
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -174,3 +175,22 @@ def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum
             time.sleep(0.1)  # waits for an event: the actor's end (a generous bound)
             deadline -= 1
         assert _gone(actor), f"actor {actor} outlived its trainer"
+
+
+def test_without_torch_the_command_says_what_to_install_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'torch':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
+        "sys.meta_path.insert(0, _Block())\n", encoding="utf-8")
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    done = subprocess.run([sys.executable, "-m", "chaodipi.rl.train", "--help"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "python3 -m chaodipi.rl.train: No module named 'torch': it needs the rl extra and torch's"
+        " CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu && pip"
+        " install -e '.[rl]'"]
