@@ -288,7 +288,7 @@ def parser() -> argparse.ArgumentParser:
     parse = argparse.ArgumentParser(
         prog="python3 -m chaodipi.rl.train",
         description="Train a Q(observation, action) network by Deep Monte-Carlo on CPU "
-        "(docs/rl-environment.md, \"Training\").")
+        "(docs/rl-environment.md, \"Training a bot\").")
     add = parse.add_argument
     add("--preset", default="classic", choices=sorted(PRESETS), help="(default: classic)")
     add("--minutes", type=float, default=15.0, help="training time (default: 15)")
@@ -307,12 +307,13 @@ def parser() -> argparse.ArgumentParser:
         " decide(view) (default: chaodipi.sample_bots.heuristic_bot)")
     add("--actors", type=int, default=1, help="self-play processes (default: 1)")
     add("--ray", metavar="ADDRESS", default=None,
-        help="run the actors as Ray actors on a cluster (auto, or HOST:PORT); the learner"
+        help="run the actors as Ray actors on a cluster (auto, local: one started here, or"
+        " HOST:PORT of the head); the learner"
         " stays in this process (default: processes on this machine)")
     add("--epsilon", type=float, default=0.05,
         help="exploration: a uniformly drawn candidate instead (default: 0.05)")
-    add("--margin", type=float, default=0.5,
-        help="the large-margin loss's margin on the teacher's decisions (default: 0.5)")
+    add("--margin", type=float, default=0.2,
+        help="the large-margin loss's margin on the teacher's decisions (default: 0.2)")
     add("--imitation-weight", type=float, default=1.0,
         help="the large-margin loss's weight; 0 turns it off (default: 1)")
     add("--lr", type=float, default=3e-4, help="Adam's learning rate (default: 0.0003)")
