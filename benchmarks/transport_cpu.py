@@ -155,7 +155,17 @@ async def arena_frames(bot: list[str], trips: int) -> float:
 
 
 async def arena_json(bot: list[str], trips: int, streams: int) -> float:
-    from chaodipi.bot.child import answer_from_line, message_line  # the bridge's own
+    from google.protobuf import json_format
+
+    def message_line(message: Any) -> str:  # as the stdio bridge writes a line
+        data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    answer = sample_answer().answer  # an Answer from the builders, parsed into line by line
+
+    def answer_from_line(line: str) -> None:  # as the bridge reads one
+        answer.Clear()
+        json_format.Parse(line, answer)
 
     decision = sample_decision()
     pairs = [socket.socketpair() for _ in range(streams)]
@@ -173,7 +183,7 @@ async def arena_json(bot: list[str], trips: int, streams: int) -> float:
             first()
             *lines, self.buffer = (self.buffer + data).split(b"\n")
             for line in lines:
-                answer_from_line(line.decode(), 0, "the bench's bot")
+                answer_from_line(line.decode())
                 self.transport.write(message_line(decision).encode() + b"\n")
 
         def connection_lost(self, exc: Exception | None) -> None:
