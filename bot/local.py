@@ -239,8 +239,8 @@ class LocalChannel:
             if opening is None:
                 return _not_here(self.link, method, request_serializer, response_deserializer)
             opened = self.link.open(opening, request_serializer, response_deserializer)
-            if opened.done():
-                return opened
+            if self.link.transport is None:
+                return opened  # the link is lost: the call holds UNAVAILABLE for its reader
             self.link.send(encode(opening, opened.id, request_serializer(request)))
             opened._opening = None
             return opened

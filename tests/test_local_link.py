@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import random
 import socket
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -30,6 +33,7 @@ from chaodipi.bot.errors import BotError
 from chaodipi.bot.local import LocalChannel, LocalRpcError
 from chaodipi.bot.seat import Retries, Seat, play_seat
 from chaodipi.engine import Ending, Pass
+from tests.process_support import children, ends
 
 from .server_support import config, random_decide, until
 
@@ -353,3 +357,26 @@ def test_a_seat_stream_the_arena_ends_is_opened_again_on_the_same_link_by_the_sd
 
     run(main)
     assert len(results) == 4 and all(r.ending is Ending.PLAYED_OUT for r in results)
+
+
+def test_bots_on_the_link_end_when_their_arena_is_killed(tmp_path: Path) -> None:
+    """An arena killed outright (SIGKILL: nothing of it runs to end its bots) closes every
+    link; each bot process's SDK sees its streams fail, gives up and exits, rather than
+    waiting for an arena that is gone."""
+    bots = ["-b", f"r={sys.executable} -m chaodipi.sample_bots.random_bot",
+            "-b", f"q={sys.executable} -m chaodipi.sample_bots.random_bot"]
+    with subprocess.Popen(
+        [sys.executable, "-m", "chaodipi.arena", "run", *bots, "-n", "500", "--hands", "1",
+         "--transport", "local", "-d", str(tmp_path / "r.sqlite")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    ) as arena:
+        assert arena.stderr is not None
+        for line in arena.stderr:  # the event: a game played, so every bot is on its link
+            if line.startswith("Finished game"):
+                break
+        started = children(arena.pid)
+        assert started
+        arena.kill()
+        arena.wait(timeout=60)
+    for bot in started:
+        assert ends(bot, within_s=60), f"bot process {bot} outlived its killed arena"

@@ -9,12 +9,12 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.process_support import children, ends
 from tests.rl_support import need_rl
 
 need_rl()
@@ -143,20 +143,6 @@ def _one_hand() -> HandRecord:
     return match.records[-1]
 
 
-def _children(pid: int) -> set[int]:
-    found = set()
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found |= {int(p) for p in (task / "children").read_text().split()}
-    return found
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
 def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum: int) -> None:
     with subprocess.Popen(
@@ -165,16 +151,12 @@ def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum
     ) as trainer:
         assert trainer.stdout is not None
         trainer.stdout.readline()  # the first report: the actors play
-        actors = _children(trainer.pid)
+        actors = children(trainer.pid)
         assert len(actors) >= 2
         trainer.send_signal(signum)
         trainer.wait(timeout=120)
-    for actor in actors:  # each sees its learner gone within a hand
-        deadline = 600
-        while not _gone(actor) and deadline:
-            time.sleep(0.1)  # waits for an event: the actor's end (a generous bound)
-            deadline -= 1
-        assert _gone(actor), f"actor {actor} outlived its trainer"
+    for actor in actors:  # each sees its learner gone within a hand (a generous bound)
+        assert ends(actor, within_s=60), f"actor {actor} outlived its trainer"
 
 
 def test_without_torch_the_command_says_what_to_install_in_one_line(tmp_path: Path) -> None:
