@@ -19,9 +19,9 @@ from torch import nn
 
 from chaodipi.rl.candidates import FEATURES
 from chaodipi.rl.encoding import OBSERVATION_SIZE
-from chaodipi.rl.policy import save_model
+from chaodipi.rl.policy import QModel, save_model
 
-__all__ = ["HIDDEN", "QNet", "export", "weights"]
+__all__ = ["HIDDEN", "QNet", "export", "to_model", "weights"]
 
 HIDDEN = (512, 256, 256)
 """The default hidden layer sizes."""
@@ -66,6 +66,14 @@ def weights(net: QNet) -> list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
     pairs += [(layer.weight, layer.bias) for layer in net.body if isinstance(layer, nn.Linear)]
     return [(w.detach().numpy().astype(np.float32), b.detach().numpy().astype(np.float32))
             for w, b in pairs]
+
+
+def to_model(net: QNet, limit: int) -> QModel:
+    """The network as the numpy model :class:`~chaodipi.rl.policy.QPolicy` plays (what
+    :func:`export` writes, in float32), without a file: the trainer evaluates what the dmc
+    bot would play."""
+    layers = tuple((w.T.copy(), b) for w, b in weights(net))
+    return QModel(layers, {"limit": limit})
 
 
 def export(net: QNet, path: Path, meta: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from chaodipi.engine import PRESETS, Action, HandRecord, Match, SeatView, observe, team_of
+from chaodipi.engine import PRESETS, HandRecord, Match, observe, team_of
 from chaodipi.rl.bots import Decide, bot_name, resolve_bot
 from chaodipi.rl.candidates import FEATURES, candidates, features_of
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
@@ -145,21 +145,6 @@ def play_hand(net: QNet, stage: Stage, teacher: Decide | None, preset: str, seed
         demo=np.array(demo, np.bool_),
         targets=np.array([hand_target(record, seat) for seat in seats], np.float32),
     )
-
-
-class Greedy:
-    """Plays a :class:`QNet` greedily over ``limit`` candidates (one encoder per seat: keep
-    one per match)."""
-
-    def __init__(self, net: QNet, rng: random.Random, limit: int = LIMIT) -> None:
-        self.net, self.rng, self.limit = net, rng, limit
-        self.encoders = [ViewEncoder(seat) for seat in range(4)]
-
-    def decide(self, view: SeatView) -> Action:
-        assert view.legal is not None, "a view to decide from has its legal actions"
-        state = self.encoders[view.seat].encode(view)
-        actions, features = candidates(view.legal, self.rng, self.limit)
-        return actions[0] if len(actions) == 1 else actions[best(self.net, state, features)]
 
 
 def duel(agent: Callable[[], Decide], other: Decide, preset: str, deals: int) -> list[float]:

@@ -43,8 +43,9 @@ except ModuleNotFoundError as missing:  # the command says what to install, in o
              "pip install -e '.[rl]'")
 
 from chaodipi.engine import PRESETS
-from chaodipi.rl.qnet import HIDDEN, QNet, export
-from chaodipi.rl.selfplay import LIMIT, Decide, Greedy, Hand, Stage, bot, duel, play_hand
+from chaodipi.rl.policy import QPolicy
+from chaodipi.rl.qnet import HIDDEN, QNet, export, to_model
+from chaodipi.rl.selfplay import LIMIT, Decide, Hand, Stage, bot, duel, play_hand
 
 __all__ = ["Progress", "elo", "load", "loss_of", "main", "train"]
 
@@ -232,8 +233,9 @@ def evaluate(net: QNet, preset: str, deals: int,
     """Score % (hands won, half a tie) and mean hand target against each opponent, greedy, on
     ``deals`` duplicate deals (each played twice, the network as each team)."""
     figures: dict[str, float] = {}
+    model = to_model(net, LIMIT)  # what the dmc bot plays of it
     for name, other in opponents:
-        values = duel(lambda: Greedy(net, random.Random(1)).decide, other, preset, deals)
+        values = duel(lambda: QPolicy(model, random.Random(1)).decide, other, preset, deals)
         won = sum(v > 0 for v in values) + sum(v == 0 for v in values) / 2
         score = won / len(values)
         figures[f"score_vs_{name}"] = round(100 * score, 1)

@@ -24,8 +24,9 @@ from chaodipi.engine.match import HandRecord, Match  # noqa: E402
 from chaodipi.engine.presets import PRESETS  # noqa: E402
 from chaodipi.engine.view import observe  # noqa: E402
 from chaodipi.rl import features_of, train  # noqa: E402
-from chaodipi.rl.qnet import QNet  # noqa: E402
-from chaodipi.rl.selfplay import Greedy, Hand, Stage, hand_target, play_hand  # noqa: E402
+from chaodipi.rl.policy import QPolicy  # noqa: E402
+from chaodipi.rl.qnet import QNet, to_model  # noqa: E402
+from chaodipi.rl.selfplay import Hand, Stage, hand_target, play_hand  # noqa: E402
 from chaodipi.sample_bots import heuristic_bot  # noqa: E402
 
 SHORT = ["--minutes", "30", "--hands", "12", "--batch", "64", "--eval-deals", "1", "--report-seconds", "1",
@@ -53,7 +54,7 @@ def test_a_short_run_writes_a_checkpoint_that_resumes_and_plays_legal_moves(
     net, saved = train.load(tmp_path / "model.pt")
     assert saved["stage"] == "versus" and saved["progress"] == second
 
-    greedy = Greedy(net, random.Random(0))
+    greedy = QPolicy(to_model(net, 32), random.Random(0))
     match = Match(PRESETS["classic"], seed=7, max_hands=1)
     while not match.over:
         view = observe(match, match.to_play)
