@@ -1,6 +1,6 @@
 """A trained Q(s, a) model as numpy arrays: its file (:func:`save_model`, :func:`load_model`)
-and its greedy player (:class:`QPolicy`), with numpy alone (no torch: a bot plays a model
-without the training dependency).
+and its player (:class:`QPolicy`), with numpy alone (no torch: a bot plays a model without the
+training dependency).
 
 The model is an MLP over one candidate at a time: its input is the seat's observation
 (:class:`~chaodipi.rl.encoding.ViewEncoder`, :data:`OBSERVATION_SIZE` floats) followed by the
@@ -15,8 +15,11 @@ entry     what
 ``b0``…   each layer's bias, ``(out,)``; float16 or float32 (played in float32)
 ``meta``  a JSON object: ``format`` (:data:`FORMAT`), ``version`` (:data:`VERSION`),
           ``observation_size``, ``features``, ``hidden`` (the hidden layers' widths),
-          ``limit`` (candidates scored a decision) and ``preset``; anything else the
-          trainer gives (its command, seed, minutes, hands) is kept as it is
+          ``limit`` (candidates scored a decision) and ``preset``; optionally ``teacher``
+          (the bot whose choices the model improves on, a name :func:`~chaodipi.rl.resolve_bot`
+          takes) and ``threshold`` (how much higher a candidate's Q must be than the
+          teacher's choice's to be played instead, ≥ 0; see :class:`QPolicy`); anything
+          else the trainer gives (its command, seed, minutes, hands) is kept as it is
 ========  ===============================================================================
 
 >>> import random, tempfile
@@ -39,6 +42,7 @@ True
 from __future__ import annotations
 
 import json
+import math
 import random
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -50,10 +54,13 @@ import numpy as np
 import numpy.typing as npt
 
 from chaodipi.engine import Action, SeatView
+from chaodipi.rl.bots import Decide
 from chaodipi.rl.candidates import FEATURES, candidates
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
 
-__all__ = ["FORMAT", "VERSION", "QModel", "QPolicy", "load_model", "save_model"]
+__all__ = [
+    "DEFAULT_THRESHOLD", "FORMAT", "VERSION", "QModel", "QPolicy", "load_model", "save_model"
+]
 
 FORMAT: Final = "chaodipi-q-mlp"
 """The ``format`` a model file's ``meta`` names."""
@@ -64,6 +71,10 @@ DTYPES: Final = (np.float16, np.float32)
 REQUIRED: Final = ("format", "version", "observation_size", "features", "hidden", "limit",
                    "preset")
 """The keys every model file's ``meta`` has."""
+DEFAULT_THRESHOLD: Final = 0.3
+"""A teacher's choice is kept unless a candidate's Q is higher by more than this (in the
+model's unit: levels a hand, :func:`~chaodipi.rl.selfplay.hand_target`): the trainer's default
+and what a model with a teacher but no ``threshold`` is played with."""
 
 Array = npt.NDArray[np.float32]
 Layer = tuple[npt.NDArray[Any], npt.NDArray[Any]]
@@ -145,6 +156,16 @@ def _check_meta(meta: Mapping[str, Any], where: str) -> None:
         isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden
     ):
         raise ValueError(f"{where}: hidden {hidden!r} is not a list of positive widths")
+    teacher = meta.get("teacher")
+    if teacher is not None and (not isinstance(teacher, str) or not teacher):
+        raise ValueError(f"{where}: teacher {teacher!r} is not a bot's name")
+    if "threshold" in meta:
+        threshold = meta["threshold"]
+        if teacher is None:
+            raise ValueError(f"{where}: a threshold without a teacher (it is the teacher's)")
+        if (not isinstance(threshold, int | float) or isinstance(threshold, bool)
+                or not math.isfinite(threshold) or threshold < 0):
+            raise ValueError(f"{where}: threshold {threshold!r} is not a number ≥ 0")
 
 
 @dataclass(frozen=True)
@@ -165,6 +186,17 @@ class QModel:
     def limit(self) -> int:
         """Candidates it was trained to score a decision (:func:`candidates`' ``limit``)."""
         return int(self.meta["limit"])
+
+    @property
+    def teacher(self) -> str | None:
+        """The bot whose choices it improves on, by name (None: it plays greedily alone)."""
+        teacher = self.meta.get("teacher")
+        return None if teacher is None else str(teacher)
+
+    @property
+    def threshold(self) -> float:
+        """How much higher than the teacher's choice a candidate's Q must be to be played."""
+        return float(self.meta.get("threshold", DEFAULT_THRESHOLD))
 
     def q(self, states: npt.NDArray[Any], features: npt.NDArray[Any]) -> Array:
         """Q of each row: ``states`` ``(n, OBSERVATION_SIZE)``, or one observation
@@ -222,23 +254,50 @@ def load_model(path: Path | str) -> QModel:
 
 
 class QPolicy:
-    """Plays a :class:`QModel` greedily from seat views: the candidate of highest Q among
-    ``candidates(view.legal, rng, limit)`` (the model's ``limit`` unless given); a decision
-    with one candidate plays it unscored. It keeps an encoder per seat, so use one per game
-    (``run_bot(new_game=...)``); the model may be shared."""
+    """Plays a :class:`QModel` from seat views, among ``candidates(view.legal, rng, limit)``
+    (the model's ``limit`` unless given); a decision with one candidate plays it unscored.
 
-    def __init__(self, model: QModel, rng: random.Random, limit: int | None = None) -> None:
+    Alone, it plays the candidate of highest Q. With a ``teacher`` (a ``decide(view)`` bot),
+    it plays the teacher's choice unless a candidate's Q is higher than that choice's by more
+    than ``threshold``: one step of policy improvement over the teacher, taken only where the
+    model is sure (a model trained on the teacher's hands estimates the value of the teacher's
+    play; its errors are small beside a large difference and can be as large as a small one).
+
+    It keeps an encoder per seat, so use one per game (``run_bot(new_game=...)``); the model
+    may be shared. ``deviations`` counts the decisions where it did not play the teacher's
+    choice."""
+
+    def __init__(
+        self,
+        model: QModel,
+        rng: random.Random,
+        limit: int | None = None,
+        *,
+        teacher: Decide | None = None,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> None:
+        if not (math.isfinite(threshold) and threshold >= 0):
+            raise ValueError(f"threshold {threshold!r}: give a number ≥ 0")
         self.model, self.rng = model, rng
         self.limit = model.limit if limit is None else limit
+        self.teacher, self.threshold = teacher, threshold
         self.encoders = [ViewEncoder(seat) for seat in range(4)]
+        self.deviations = 0
 
     def decide(self, view: SeatView) -> Action:
         """The action to play from ``view`` (a view with its legal actions)."""
         if view.legal is None:
             raise ValueError(f"seat {view.seat} has nothing to decide: its view has no legal set")
-        actions, features = candidates(view.legal, self.rng, self.limit)
+        choice = None if self.teacher is None else self.teacher(view)
+        actions, features = candidates(view.legal, self.rng, self.limit, include=choice)
         if len(actions) == 1:
             return actions[0]
-        state = self.encoders[view.seat].encode(view)
-        return actions[int(np.argmax(self.model.q(state, features)))]
-
+        q = self.model.q(self.encoders[view.seat].encode(view), features)
+        best = int(np.argmax(q))
+        if choice is None:
+            return actions[best]
+        kept = actions.index(choice)
+        if best == kept or q[best] - q[kept] <= self.threshold:
+            return choice
+        self.deviations += 1
+        return actions[best]

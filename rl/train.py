@@ -43,7 +43,7 @@ except ModuleNotFoundError as missing:  # the command says what to install, in o
              "pip install -e '.[rl]'")
 
 from chaodipi.engine import PRESETS
-from chaodipi.rl.policy import QPolicy
+from chaodipi.rl.policy import DEFAULT_THRESHOLD, QPolicy
 from chaodipi.rl.qnet import HIDDEN, QNet, export, to_model
 from chaodipi.rl.selfplay import LIMIT, Decide, Hand, Stage, bot, duel, play_hand
 
@@ -228,14 +228,21 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
     return progress
 
 
-def evaluate(net: QNet, preset: str, deals: int,
-             opponents: list[tuple[str, Decide]]) -> dict[str, float]:
-    """Score % (hands won, half a tie) and mean hand target against each opponent, greedy, on
-    ``deals`` duplicate deals (each played twice, the network as each team)."""
+def evaluate(net: QNet, preset: str, deals: int, opponents: list[tuple[str, Decide]],
+             teacher: Decide | None = None,
+             threshold: float = DEFAULT_THRESHOLD) -> dict[str, float]:
+    """Score % (hands won, half a tie) and mean hand target against each opponent, on ``deals``
+    duplicate deals (each played twice, the network as each team), played as the dmc bot
+    plays the model file: greedily, or with the teacher and its threshold
+    (:class:`~chaodipi.rl.policy.QPolicy`)."""
     figures: dict[str, float] = {}
     model = to_model(net, LIMIT)  # what the dmc bot plays of it
+
+    def player() -> Decide:
+        return QPolicy(model, random.Random(1), teacher=teacher, threshold=threshold).decide
+
     for name, other in opponents:
-        values = duel(lambda: QPolicy(model, random.Random(1)).decide, other, preset, deals)
+        values = duel(player, other, preset, deals)
         won = sum(v > 0 for v in values) + sum(v == 0 for v in values) / 2
         score = won / len(values)
         figures[f"score_vs_{name}"] = round(100 * score, 1)
@@ -264,14 +271,18 @@ def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Opti
                 "hidden": list(net.hidden), "preset": args.preset, "stage": args.stage.value,
                 "progress": vars(progress)}, tmp)
     tmp.replace(path)
+    taught = {} if args.stage is Stage.SELF else {"teacher": args.teacher,
+                                                   "threshold": args.threshold}
     export(net, args.out / "model.npz", {
         "preset": args.preset, "limit": LIMIT, "hands": progress.hands,
         "minutes": round(progress.seconds / 60, 1), "seed": args.seed,
         "stage": args.stage.value, "command": " ".join(["python3 -m chaodipi.rl.train",
-                                                         *args.argv])})
+                                                         *args.argv]), **taught})
     if evaluate_too:
         net.eval()
-        figures = evaluate(net, args.preset, args.eval_deals, args.opponents)
+        teacher = None if args.stage is Stage.SELF else bot(args.teacher)[1]
+        figures = evaluate(net, args.preset, args.eval_deals, args.opponents, teacher,
+                           args.threshold)
         net.train()
         emit({"minutes": round(progress.seconds / 60, 2), "hands": progress.hands,
               "eval": figures})
@@ -307,6 +318,10 @@ def parser() -> argparse.ArgumentParser:
     add("--teacher", default="chaodipi.sample_bots.heuristic_bot", metavar="BOT",
         help="the teacher of the imitate and versus stages: random, or a module with"
         " decide(view) (default: chaodipi.sample_bots.heuristic_bot)")
+    add("--threshold", type=float, default=DEFAULT_THRESHOLD,
+        help="after the imitate and versus stages the model plays its teacher's choice unless"
+        " a candidate's Q is higher by more than this (levels a hand); written in model.npz"
+        f" and played by the evaluations (default: {DEFAULT_THRESHOLD})")
     add("--actors", type=int, default=1, help="self-play processes (default: 1)")
     add("--ray", metavar="ADDRESS", default=None,
         help="run the actors as Ray actors on a cluster (auto, local: one started here, or"
@@ -354,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         parse.error(str(error))
     if args.actors < 1:
         parse.error(f"--actors {args.actors}: at least one actor")
+    if not (math.isfinite(args.threshold) and args.threshold >= 0):
+        parse.error(f"--threshold {args.threshold}: give a number ≥ 0")
     if args.resume and not (args.out / "model.pt").is_file():
         parse.error(f"--resume: no checkpoint at {args.out / 'model.pt'}")
     if args.ray is not None:

@@ -50,7 +50,8 @@ def test_a_model_plays_a_real_arena_run_without_torch(tmp_path: Path) -> None:
     model = tiny_model(tmp_path / "tiny.npz")
     (tmp_path / "sitecustomize.py").write_text(BLOCK, encoding="utf-8")
     path = os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])
-    dmc = f"{sys.executable} -m chaodipi.sample_bots.dmc_bot --model {model} --seed 1"
+    dmc = (f"{sys.executable} -m chaodipi.sample_bots.dmc_bot --model {model} --seed 1"
+           " --teacher chaodipi.sample_bots.heuristic_bot --threshold 0.05")
     random_bot = f"{sys.executable} -m chaodipi.sample_bots.random_bot --seed 1"
     done = subprocess.run(
         [sys.executable, "-m", "chaodipi.arena", "run", "-b", f"dmc={dmc}",
@@ -109,6 +110,19 @@ def test_a_broken_model_or_limit_is_said_in_one_line(
         "--limit must be at least 1, not 0")
 
 
+def test_a_bad_teacher_or_threshold_is_said_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tiny_model(tmp_path / "tiny.npz")
+    assert refusal(["--model", str(model), "--threshold", "-0.5"], capsys).endswith(
+        "--threshold must be a number ≥ 0, not -0.5")
+    assert refusal(["--model", str(model), "--threshold", "nan"], capsys).endswith(
+        "--threshold must be a number ≥ 0, not nan")
+    said = refusal(["--model", str(model), "--teacher", "no_such_bot_module"], capsys)
+    assert said.endswith("--teacher: 'no_such_bot_module': no such module (No module named "
+                         "'no_such_bot_module')"), said
+
+
 def test_the_shipped_model_is_package_data() -> None:
     """The default model is in the package, where pyproject's package data ships it from."""
     here = Path(dmc_bot.__file__).resolve().parent
@@ -147,6 +161,7 @@ def test_the_shipped_model_loads_and_plays_every_preset_legally() -> None:
     model = load_model(dmc_bot.MODEL)
     assert model.meta["preset"] == "classic" and model.meta["hands"] > 10_000
     assert model.meta["command"].startswith("python3 -m chaodipi.rl.train")
+    assert (model.teacher, model.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.3)
     for preset in PRESETS:
         match = Match(PRESETS[preset], seed=11, max_hands=1)
         policy = QPolicy(model, random.Random(0))

@@ -1,7 +1,8 @@
 """A trained model's file and its player (chaodipi.rl.policy): what save_model writes
 load_model reads back and scores as torch's ``nn.Linear`` layers would; a broken or mismatched
 file is refused with one line naming what is wrong; QPolicy plays the candidate of highest Q,
-legally, in every preset."""
+legally, in every preset, and with a teacher keeps the teacher's choice unless a candidate's Q
+is higher by more than the threshold."""
 
 from __future__ import annotations
 
@@ -135,6 +136,12 @@ def broken(change: str) -> tuple[dict[str, Any], dict[str, Any] | str | None]:
             return {**arrays, "b0": np.full(4, np.nan, np.float32)}, meta
         case "extra":
             return {**arrays, "W9": np.zeros(1, np.float32)}, meta
+        case "threshold alone":
+            return arrays, {**meta, "threshold": 0.3}
+        case "threshold negative":
+            return arrays, {**meta, "teacher": "random", "threshold": -0.1}
+        case "teacher not a name":
+            return arrays, {**meta, "teacher": 3}
     raise AssertionError(change)
 
 
@@ -153,6 +160,9 @@ REFUSED = {
     "dtype": "W1 is float64, not float16 or float32",
     "nan": "layer 0 holds a NaN or an infinity",
     "extra": "an entry 'W9' this format does not have",
+    "threshold alone": "a threshold without a teacher (it is the teacher's)",
+    "threshold negative": "threshold -0.1 is not a number ≥ 0",
+    "teacher not a name": "teacher 3 is not a bot's name",
 }
 
 
@@ -219,3 +229,79 @@ def test_the_policy_plays_the_candidate_of_highest_q_legally(tmp_path: Path, pre
         assert action in view.legal
         match.apply(view.seat, action)
     assert scored > 10
+
+
+def hand_with_teacher(model: Any, policy: Any, teacher: Any) -> list[tuple[Any, Any, float]]:
+    """One hand the teacher plays at every seat (so the positions are the same whatever the
+    policy does); at each decision, the policy's action, the action the rule gives (the
+    candidate of highest Q if its Q is higher than the teacher's choice's by more than the
+    threshold, else the teacher's choice), and that difference of Q (0 with one candidate).
+    The candidates are drawn as the policy draws them (the same seed, in step)."""
+    drawn = random.Random(9)
+    encoders = [ViewEncoder(seat) for seat in range(4)]
+    match = Match(PRESETS["classic"], seed=4, max_hands=1)
+    seen = []
+    while not match.over:
+        view = observe(match, match.to_play)
+        assert view.legal is not None
+        action = policy.decide(view)
+        choice = teacher(view)
+        actions, features = candidates(view.legal, drawn, model.limit, include=choice)
+        gap, rule = 0.0, choice
+        if len(actions) > 1:
+            q = model.q(encoders[view.seat].encode(view), features)
+            best = int(np.argmax(q))
+            gap = float(q[best] - q[actions.index(choice)])
+            rule = actions[best] if gap > policy.threshold else choice
+        seen.append((action, rule, gap))
+        match.apply(view.seat, choice)
+    return seen
+
+
+def test_with_a_teacher_the_policy_leaves_its_choice_only_past_the_threshold(
+    tmp_path: Path,
+) -> None:
+    """The policy plays the candidate of highest Q exactly where its Q is higher than the
+    teacher's choice's by more than the threshold; elsewhere the teacher's choice."""
+    from chaodipi.sample_bots.heuristic_bot import decide as heuristic
+
+    save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)
+    model = load_model(tmp_path / "m.npz")
+    probe = QPolicy(model, random.Random(9), teacher=heuristic, threshold=1e9)
+    gaps = sorted(gap for _, _, gap in hand_with_teacher(model, probe, heuristic) if gap > 0)
+    assert len(gaps) >= 4, gaps
+    threshold = gaps[len(gaps) // 2]  # the larger half of the differences pass it
+    policy = QPolicy(model, random.Random(9), teacher=heuristic, threshold=threshold)
+    seen = hand_with_teacher(model, policy, heuristic)
+    assert [action for action, _, _ in seen] == [rule for _, rule, _ in seen]
+    assert policy.deviations == sum(gap > threshold for _, _, gap in seen)
+    assert 0 < policy.deviations < len(gaps)
+
+
+def test_a_threshold_past_every_gap_plays_the_teacher_and_a_negative_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    from chaodipi.sample_bots.heuristic_bot import decide as heuristic
+
+    save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)
+    model = load_model(tmp_path / "m.npz")
+    policy = QPolicy(model, random.Random(9), teacher=heuristic, threshold=1e9)
+    match = Match(PRESETS["classic"], seed=4, max_hands=1)
+    while not match.over:
+        view = observe(match, match.to_play)
+        action = policy.decide(view)
+        assert action == heuristic(view)
+        match.apply(view.seat, action)
+    assert policy.deviations == 0
+    with pytest.raises(ValueError, match="threshold -1: give a number ≥ 0"):
+        QPolicy(model, random.Random(9), teacher=heuristic, threshold=-1)
+
+
+def test_a_models_teacher_and_threshold_are_read_from_its_meta(tmp_path: Path) -> None:
+    save_model(tmp_path / "plain.npz", random_weights((4,)), META)
+    plain = load_model(tmp_path / "plain.npz")
+    assert (plain.teacher, plain.threshold) == (None, 0.3)
+    meta = {**META, "teacher": "chaodipi.sample_bots.heuristic_bot", "threshold": 0.5}
+    save_model(tmp_path / "taught.npz", random_weights((4,)), meta)
+    taught = load_model(tmp_path / "taught.npz")
+    assert (taught.teacher, taught.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.5)

@@ -24,7 +24,7 @@ from chaodipi.engine.match import HandRecord, Match  # noqa: E402
 from chaodipi.engine.presets import PRESETS  # noqa: E402
 from chaodipi.engine.view import observe  # noqa: E402
 from chaodipi.rl import features_of, train  # noqa: E402
-from chaodipi.rl.policy import QPolicy  # noqa: E402
+from chaodipi.rl.policy import QPolicy, load_model  # noqa: E402
 from chaodipi.rl.qnet import QNet, to_model  # noqa: E402
 from chaodipi.rl.selfplay import Hand, Stage, hand_target, play_hand  # noqa: E402
 from chaodipi.sample_bots import heuristic_bot  # noqa: E402
@@ -46,8 +46,11 @@ def test_a_short_run_writes_a_checkpoint_that_resumes_and_plays_legal_moves(
     figures = _log(tmp_path)[-2]["eval"]
     assert isinstance(figures, dict)
     assert set(figures) == {"score_vs_random", "elo_vs_random", "margin_vs_random"}
-    assert (tmp_path / "model.npz").is_file()
-    assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "versus", "--resume"]) == 0
+    taught = load_model(tmp_path / "model.npz")  # the imitate stage's model names its teacher
+    assert (taught.teacher, taught.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.3)
+    assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "versus", "--resume",
+                       "--threshold", "0.5"]) == 0
+    assert load_model(tmp_path / "model.npz").threshold == 0.5
     second = _log(tmp_path)[-1]["done"]
     assert isinstance(second, dict)
     assert second["hands"] > first["hands"] and second["seconds"] > first["seconds"]
@@ -124,6 +127,7 @@ def test_a_hand_target_is_zero_sum_between_the_teams_and_shared_by_partners() ->
     (["--against", "no.such.module"], "'no.such.module': no such module"),
     (["--stage", "imitate", "--teacher", "json"], "'json': the module has no decide(view)"),
     (["--ray", "10.0.0.5"], "--ray '10.0.0.5': give auto, local or HOST:PORT"),
+    (["--threshold", "-1"], "--threshold -1.0: give a number ≥ 0"),
 ])
 def test_a_bad_flag_is_one_line_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], says: str

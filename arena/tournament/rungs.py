@@ -18,7 +18,7 @@ a default bench of 800 two-hand games against the four rungs other than dmc in a
 hours on 2 cores put them there, within a factor of 1.5.
 
 >>> [rung.name for rung in RUNGS]
-['random', 'dmc', 'heuristic', 'search40', 'search']
+['random', 'heuristic', 'dmc', 'search40', 'search']
 >>> rung("heuristic").command
 'python3 -m chaodipi.sample_bots.heuristic_bot'
 """
@@ -42,8 +42,8 @@ class Rung:
 
 RUNGS: tuple[Rung, ...] = (
     Rung("random", "python3 -m chaodipi.sample_bots.random_bot", 1.5),
-    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5),
     Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0),
+    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5),
     Rung(
         "search40",
         "python3 -m chaodipi.sample_bots.search_bot --simulations 40 --budget-ms 500",
