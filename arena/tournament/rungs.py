@@ -5,11 +5,11 @@ opponents on every machine: the two search rungs spend 40 and 120 playouts a dec
 (:mod:`chaodipi.sample_bots.search_bot`), each also capping its thinking time at 500 ms, which
 only a machine much slower or busier than a 2-core laptop reaches: keep ``--decision-ms`` at
 600 or more. The dmc rung plays the model shipped with the package
-(``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`). Each rung is
-above the one below it with LOS ≥ 99 % (README.md, "Strength ladder", which ``arena bench
---ladder`` regenerates). The Monte-Carlo bot is not a rung: at
-the search rung's CPU (80 sampled worlds a play) it is no stronger than the heuristic bot.
-Changing a rung's command changes what a bench result means: say so where the results are
+(``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`) over its teacher,
+the heuristic bot. Each rung is above the one below it with LOS ≥ 99 % but search40 and dmc,
+which are level (README.md, "Strength ladder", which ``arena bench --ladder`` regenerates). The
+Monte-Carlo bot is not a rung: at the search rung's CPU (80 sampled worlds a play) it is no
+stronger than the heuristic bot. Changing a rung's command changes what a bench result means: say so where the results are
 published.
 
 Each rung also says roughly how long a hand against it takes (``hand_s``), for the estimate
