@@ -5,7 +5,8 @@ again); :class:`Seat` is one seat's state across them (the view rebuilt from eac
 carried forward by the events each Decision brings, the open decision, the refusals answered).
 :func:`chaodipi.bot.run_bot` uses both, for its one ticket or for each seat a session is
 offered. The streams are grpc.aio calls on the SDK's one asyncio event loop; ``decide`` runs
-on that loop or in a worker thread as :class:`~chaodipi.bot.thinking.Placement` says.
+on that loop or in a worker thread as :class:`~chaodipi.bot.thinking.Placement` says (on the
+loop over a local link, a Decision is answered in the link's read callback: :meth:`Seat.take`).
 
 What ``decide`` answers is sent as it is: the server checks every action (the SDK does not
 check it twice), and answers an illegal one with a Refused, which the seat answers once with a
