@@ -11,6 +11,12 @@ hands it out whenever the environment names a link (to the first event loop of t
 that asks: :func:`local_channel`). The link is the process's for its whole
 life: every stream of the process shares it, and when the arena closes it every stream ends
 with ``UNAVAILABLE``.
+
+A stream's reader may take messages as they come (:attr:`LocalCall.handler`): a message that
+arrives while the reader waits for one, with none queued before it, is parsed and handed to the
+handler right in the link's read callback, and read() never sees it if the handler takes it.
+A seat decides a Decision that way (:meth:`chaodipi.bot.seat.Seat.take`): no task wakes up for
+it. What the handler raises, read() raises, as if it had come from the reader's own work.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from chaodipi.arena.v2.frames import (
 )
 from chaodipi.bot.errors import BotError
 
-__all__ = ["LocalChannel", "LocalRpcError", "local_channel"]
+__all__ = ["LocalCall", "LocalChannel", "LocalRpcError", "local_channel"]
 
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
 
@@ -57,10 +63,39 @@ class LocalRpcError(grpc.RpcError):  # type: ignore[misc]
         return self._details
 
 
-class _Call:
-    """One stream on the link: what grpc.aio's stream calls offer that the SDK uses."""
+class _Ready:
+    """A message parsed already (offered to the handler, which left it to read())."""
 
-    __slots__ = ("_ended", "_inbox", "_link", "_opening", "_parse", "_serialize", "_waiter", "id")
+    __slots__ = ("message",)
+
+    def __init__(self, message: Any) -> None:
+        self.message = message
+
+
+class _Raised:
+    """What the handler raised, for read() to raise."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+class LocalCall:
+    """One stream on the link: what grpc.aio's stream calls offer that the SDK uses, and
+    :attr:`handler`."""
+
+    __slots__ = (
+        "_ended",
+        "_inbox",
+        "_link",
+        "_opening",
+        "_parse",
+        "_serialize",
+        "_waiter",
+        "handler",
+        "id",
+    )
 
     def __init__(
         self,
@@ -74,17 +109,32 @@ class _Call:
         self._serialize = serialize
         self._parse = parse
         self._inbox: collections.deque[Any] = collections.deque()
-        """Messages and the end (a :class:`LocalRpcError`, or ``grpc.aio.EOF``) not read yet."""
+        """Messages (bytes, or :class:`_Ready`), what the handler raised (:class:`_Raised`)
+        and the end (a :class:`LocalRpcError`, or ``grpc.aio.EOF``) not read yet."""
         self._waiter: asyncio.Future[None] | None = None
         self._ended: Any = None
+        self.handler: Callable[[Any], bool] | None = None
+        """Offered each message that comes while read() waits with nothing queued, in the
+        link's read callback: True if it took the message (read() never sees it)."""
         self.id = link.new_id()
 
     # -- from the link --------------------------------------------------------------------------
 
     def deliver(self, item: Any) -> None:
-        self._inbox.append(item)
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
+        waiting = waiter is not None and not waiter.done()  # and nothing is queued
+        if waiting and self.handler is not None and type(item) is bytes:
+            # the reader waits for this very message: its handler may take it now
+            try:
+                message = self._parse(item)
+                if self.handler(message):
+                    return
+                item = _Ready(message)
+            except Exception as err:  # read() raises it, in the reader's task
+                item = _Raised(err)
+        self._inbox.append(item)
+        if waiting:
+            assert waiter is not None
             waiter.set_result(None)
 
     # -- grpc.aio's surface ---------------------------------------------------------------------
@@ -100,8 +150,12 @@ class _Call:
             finally:
                 self._waiter = None
         item = self._inbox.popleft()
-        if isinstance(item, bytes):
+        if type(item) is bytes:
             return self._parse(item)
+        if type(item) is _Ready:
+            return item.message
+        if type(item) is _Raised:
+            raise item.error
         self._ended = item
         self._link.calls.pop(self.id, None)
         return self._end(item)
@@ -113,6 +167,10 @@ class _Call:
         return grpc.aio.EOF
 
     async def write(self, message: Any) -> None:
+        self.write_now(message)
+
+    def write_now(self, message: Any) -> None:
+        """:meth:`write`, at once (nothing to wait for: the link's socket buffers it)."""
         if self._ended is not None or self._ending_waits():
             raise asyncio.InvalidStateError("the stream is over")
         payload = self._serialize(message)
@@ -124,7 +182,7 @@ class _Call:
 
     def _ending_waits(self) -> bool:
         """The stream's end came and waits behind messages not read yet."""
-        return any(not isinstance(item, bytes) for item in self._inbox)
+        return any(type(item) not in _NOT_ENDS for item in self._inbox)
 
     async def done_writing(self) -> None:
         if self._ended is None and self._opening is None:
@@ -143,15 +201,31 @@ class _Call:
         return True
 
 
-class _Link(asyncio.Protocol):
-    """The bot's end of the socket pair: its calls, by stream id."""
+_NOT_ENDS = (bytes, _Ready, _Raised)
+
+
+_CHUNK = 64 * 1024
+"""The most the link reads from its socket at once, into one buffer kept for its life."""
+
+
+class _Link(asyncio.BufferedProtocol):
+    """The bot's end of the socket pair: its calls, by stream id. It reads into a buffer of its
+    own (a plain protocol's transport makes a 256 KiB ``bytes`` for every read, which the C
+    library maps and unmaps: three system calls more per Decision)."""
 
     def __init__(self) -> None:
-        self.calls: dict[int, _Call] = {}
+        self.calls: dict[int, LocalCall] = {}
         self.reader = FrameReader(MAX_ARENA_FRAME)
         self.transport: asyncio.Transport | None = None
         self.lost: str | None = None
         self._ids = 1
+        self._chunk = memoryview(bytearray(_CHUNK))
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._chunk
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self._chunk[:nbytes].tobytes())
 
     def new_id(self) -> int:
         stream_id, self._ids = self._ids, self._ids + 2
@@ -202,12 +276,12 @@ class _Link(asyncio.Protocol):
                 call.deliver(grpc.aio.EOF if ok else LocalRpcError(status, details))
                 del calls[stream_id]
 
-    def open(self, kind: Kind, serialize: Callable[[Any], bytes], parse: Any) -> _Call:
+    def open(self, kind: Kind, serialize: Callable[[Any], bytes], parse: Any) -> LocalCall:
         if self.transport is None:
-            call = _Call(self, kind, serialize, parse)
+            call = LocalCall(self, kind, serialize, parse)
             call.deliver(LocalRpcError(grpc.StatusCode.UNAVAILABLE, self.lost or "no local link"))
             return call
-        call = _Call(self, kind, serialize, parse)
+        call = LocalCall(self, kind, serialize, parse)
         self.calls[call.id] = call
         return call
 
@@ -232,10 +306,10 @@ class LocalChannel:
         request_serializer: Callable[[Any], bytes],
         response_deserializer: Callable[[bytes], Any],
         **_: Any,
-    ) -> Callable[[Any], _Call]:
+    ) -> Callable[[Any], LocalCall]:
         opening = _opening(method)
 
-        def call(request: Any) -> _Call:
+        def call(request: Any) -> LocalCall:
             if opening is None:
                 return _not_here(self.link, method, request_serializer, response_deserializer)
             opened = self.link.open(opening, request_serializer, response_deserializer)
@@ -253,10 +327,10 @@ class LocalChannel:
         request_serializer: Callable[[Any], bytes],
         response_deserializer: Callable[[bytes], Any],
         **_: Any,
-    ) -> Callable[[], _Call]:
+    ) -> Callable[[], LocalCall]:
         opening = _opening(method)
 
-        def call() -> _Call:
+        def call() -> LocalCall:
             if opening is None:
                 return _not_here(self.link, method, request_serializer, response_deserializer)
             # the stream opens with its first message (a Play's Hello)
@@ -278,8 +352,8 @@ def _opening(method: str) -> Kind | None:
     return {"Play": Kind.PLAY, "Enter": Kind.ENTER}.get(rpc)
 
 
-def _not_here(link: _Link, method: str, serialize: Any, parse: Any) -> _Call:
-    call = _Call(link, Kind.MESSAGE, serialize, parse)
+def _not_here(link: _Link, method: str, serialize: Any, parse: Any) -> LocalCall:
+    call = LocalCall(link, Kind.MESSAGE, serialize, parse)
     call.deliver(
         LocalRpcError(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not served on the local link")
     )

@@ -5,7 +5,8 @@ again); :class:`Seat` is one seat's state across them (the view rebuilt from eac
 carried forward by the events each Decision brings, the open decision, the refusals answered).
 :func:`chaodipi.bot.run_bot` uses both, for its one ticket or for each seat a session is
 offered. The streams are grpc.aio calls on the SDK's one asyncio event loop; ``decide`` runs
-on that loop or in a worker thread as :class:`~chaodipi.bot.thinking.Placement` says.
+on that loop or in a worker thread as :class:`~chaodipi.bot.thinking.Placement` says (on the
+loop over a local link, a Decision is answered in the link's read callback: :meth:`Seat.take`).
 
 What ``decide`` answers is sent as it is: the server checks every action (the SDK does not
 check it twice), and answers an illegal one with a Refused, which the seat answers once with a
@@ -22,6 +23,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Protocol, cast
 
 import grpc
@@ -32,7 +34,7 @@ from chaodipi.arena.v2 import arena_pb2_grpc, convert
 from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.answer import Answer, action_and_note
 from chaodipi.bot.errors import SeatError, status_text, unreachable
-from chaodipi.bot.local import local_channel
+from chaodipi.bot.local import LocalCall, local_channel
 from chaodipi.bot.thinking import Decide, Placement, Thinker
 from chaodipi.engine import Action, Bury, Declare, Fry, LegalActions, Pass, Play, SeatView, follow
 
@@ -342,6 +344,8 @@ class Seat:
         """One ``Play`` stream on ``channel``, from ``hello`` (:func:`convert.hello`) to
         MatchOver (``grpc.RpcError`` or ``ConnectionError`` if it ends before)."""
         call = arena_pb2_grpc.ArenaServiceStub(channel).Play()
+        if isinstance(call, LocalCall):  # a Decision decided inline is answered as it comes
+            call.handler = partial(self.take, call)
         try:
             await send_request(call, hello)
             while (message := await call.read()) is not grpc.aio.EOF:
@@ -394,19 +398,36 @@ class Seat:
             return self.over(message.match_over)
         return None
 
+    def take(self, call: LocalCall, message: pb.PlayResponse) -> bool:
+        """A message of a local stream as it comes, while :meth:`play_once` waits for it
+        (:attr:`LocalCall.handler`): a Decision ``decide`` answers inline is answered now, as
+        :meth:`play_once` would (True); anything else is left to it (False)."""
+        if not self.placement.inline() or message.WhichOneof("response") != "decision":
+            return False
+        self.messages += 1
+        if self.on_message is not None:
+            self.on_message(message)
+        call.write_now(self._answer_inline(message.decision))
+        return True
+
     async def answer(self, message: pb.Decision) -> pb.PlayRequest:
         """The answer to a Decision: ``decide``'s, inline or from the worker thread, or a
         safe legal action if the thread has not answered ``margin_s`` before the deadline."""
-        decision_id, view, budget_s = self._turn(message)
         placement = self.placement
         if placement.inline():
-            started = time.perf_counter()
-            action: Action | Answer | None = self.decide(view)
-            placement.timed(time.perf_counter() - started)
-        else:
-            answered = await self.thinker.within(self.decide, view, budget_s)
-            placement.timed(float("inf") if answered is None else answered[1])
-            action = None if answered is None else answered[0]
+            return self._answer_inline(message)
+        decision_id, view, budget_s = self._turn(message)
+        answered = await self.thinker.within(self.decide, view, budget_s)
+        placement.timed(float("inf") if answered is None else answered[1])
+        action = None if answered is None else answered[0]
+        return self._reply(decision_id, action, budget_s)
+
+    def _answer_inline(self, message: pb.Decision) -> pb.PlayRequest:
+        """The answer to a Decision, ``decide`` called here and now (timed)."""
+        decision_id, view, budget_s = self._turn(message)
+        started = time.perf_counter()
+        action: Action | Answer = self.decide(view)
+        self.placement.timed(time.perf_counter() - started)
         return self._reply(decision_id, action, budget_s)
 
     def _turn(self, message: pb.Decision) -> tuple[int, SeatView, float]:

@@ -83,12 +83,15 @@ def follow(
     seat, preset = view.seat, view.preset
     hand_number, phase, dealer = view.hand_number, view.phase, view.dealer
     progress, level = view.progress, view.level
-    must = list(view.must_played)  # frozensets, remade only when a hand ends
+    must = view.must_played  # frozensets, remade only when a hand ends
     hand, trump = list(view.hand), view.trump
     leader = None if view.trick is None else view.trick.leader
     plays = [] if view.trick is None else list(view.trick.plays)
     tricks_done, points, penalties = view.tricks_done, view.defenders_points, view.throw_penalties
-    history, hand_events = view.history, list(view.events)
+    history = view.history
+    # this hand's events: the view's (until a hand begins), then the new ones
+    earlier = view.events
+    hand_events: list[Event] = []
     for event in events:
         match event.payload:  # the play's events first: most of a hand's events are those
             case Played(seat=who, cards=cards, penalty=penalty):
@@ -105,7 +108,7 @@ def follow(
                 level, dealer = begun_at, begun_by
                 phase, hand, trump, leader, plays = Phase.DECLARE, [], None, None, []
                 tricks_done = points = penalties = 0
-                hand_events = []
+                earlier, hand_events = (), []
             case Dealt(seat=who, cards=cards) if who == seat:
                 hand = sorted(hand + list(cards))
             case Redealt():
@@ -132,7 +135,8 @@ def follow(
                 played = must_play_dealt(preset, progress, over.result.dealer, level is None)
                 if played is not None:
                     team = team_of(over.result.dealer)
-                    must[team] = must[team] | {played}
+                    grown = must[team] | {played}
+                    must = (grown, must[1]) if team == 0 else (must[0], grown)
                 progress, phase = over.progress, Phase.OVER
                 hand_number += 1  # the match counts the next hand in play from now
             case Declared() | Fried() | Passed() | KittyTurned() | BidsRevealed() | Dealt():
@@ -152,7 +156,7 @@ def follow(
         to_act=None if legal is None else legal.seat,
         dealer=dealer,
         progress=progress,
-        must_played=(must[0], must[1]),
+        must_played=must,
         level=level,
         hand=tuple(hand),
         trump=trump,
@@ -161,7 +165,7 @@ def follow(
         defenders_points=points,
         throw_penalties=penalties,
         history=history,
-        events=tuple(hand_events),
+        events=earlier + tuple(hand_events) if hand_events else earlier,
         cursor=cursor,
         legal=legal,
     )

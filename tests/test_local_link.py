@@ -9,6 +9,7 @@ test_sessions_run.py (their ``transport`` parameter)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import socket
 import subprocess
@@ -32,7 +33,8 @@ from chaodipi.arena.v2.frames import Kind, encode
 from chaodipi.bot.errors import BotError
 from chaodipi.bot.local import LocalChannel, LocalRpcError
 from chaodipi.bot.seat import Retries, Seat, play_seat
-from chaodipi.engine import Ending, Pass
+from chaodipi.bot.thinking import Placement
+from chaodipi.engine import Action, Ending, Pass, SeatView
 from tests.process_support import children, ends
 
 from .server_support import config, random_decide, until
@@ -103,6 +105,58 @@ def test_four_seats_play_a_match_over_local_links_through_the_sdk() -> None:
 
     run(main)
     assert len(results) == 4 and all(r.ending is Ending.PLAYED_OUT for r in results)
+
+
+def test_an_inline_decision_is_answered_in_the_links_read_callback_as_play_once_would() -> None:
+    """A seat deciding inline over a link answers each Decision as it comes, in the link's read
+    callback (no task of the seat's runs for it: ``LocalCall.handler``), and nothing else
+    changes: every message still reaches ``on_message`` and is counted, and what ``decide``
+    raises comes out of ``play_once`` (the stream let go, the table strikes the silent seat)."""
+    seen: list[str] = []
+    tasks_seen: list[asyncio.Task[Any] | None] = []
+    rng = random.Random(0)
+
+    def decide(view: SeatView) -> Action:
+        tasks_seen.append(asyncio.current_task())
+        if len(tasks_seen) == 3:
+            raise ValueError("a bug in the bot")
+        assert view.legal is not None
+        return view.legal.sample(rng)
+
+    def on_message(message: pb.PlayResponse) -> None:
+        seen.append(message.WhichOneof("response"))
+
+    raised: list[BaseException] = []
+    first = Seat(decide, 0.05, on_message, Placement(False))
+
+    async def main() -> None:
+        async with open_server() as server:
+            table = server.start_table(config(decision_ms=200, bank_ms=0, max_strikes=1))
+            async with anyio.create_task_group() as tasks:
+                for seat in range(4):
+                    channel, _ = await channel_of(server, f"bot#{seat}")
+                    hello = convert.hello(table.ticket(seat), f"bot{seat}")
+                    player = (
+                        first if seat == 0 else Seat(random_decide(random.Random(seat)), 0.05, None)
+                    )
+
+                    async def one(
+                        player: Seat = player, channel: Any = channel, hello: Any = hello
+                    ) -> None:
+                        try:
+                            await player.play_once(channel, hello)
+                        except ValueError as err:
+                            raised.append(err)
+
+                    tasks.start_soon(one)
+            result = await server.wait(table)
+            assert result.ending is Ending.FORFEIT and result.forfeited_by in (0, 2)
+
+    run(main)
+    assert [str(err) for err in raised] == ["a bug in the bot"]
+    assert seen[:2] == ["welcome", "snapshot"] and seen.count("decision") == 3
+    assert first.messages == len(seen)
+    assert tasks_seen[1:] == [None, None]  # decided in the read callback, not in a task
 
 
 @pytest.mark.parametrize(

@@ -166,14 +166,16 @@ _ENDING_OF = {number: ending for ending, number in _ENDINGS.items()}
 _AUDIENCES = tuple(frozenset(s for s in range(4) if mask >> s & 1) for mask in range(16))
 
 
-def cards_from(numbers: Iterable[int]) -> tuple[Card, ...]:
+_CARD_OF = dict(enumerate(CARDS, 1))
+"""Each card by its ``Card`` enum number."""
+
+
+def cards_from(numbers: Sequence[int]) -> tuple[Card, ...]:
     """Cards from their ``Card`` enum numbers (1-54); :class:`WireError` names a bad one."""
-    cards = []
-    for number in numbers:
-        if not 0 < number <= 54:
-            raise WireError(f"card {number} is not a card: cards are 1-54 (enum Card)")
-        cards.append(CARDS[number - 1])
-    return tuple(cards)
+    try:  # a repeated field's slice is a list, read at once (stepping through it costs more)
+        return tuple([_CARD_OF[number] for number in numbers[:]])
+    except KeyError as err:
+        raise WireError(f"card {err.args[0]} is not a card: cards are 1-54 (enum Card)") from None
 
 
 def _numbers(cards: Iterable[int]) -> list[int]:
@@ -370,20 +372,27 @@ def _payload_message(payload: Payload) -> tuple[str, object]:
 
 def event_from_message(message: pb.Event) -> Event:
     """A protocol Event back as the engine's :class:`~chaodipi.engine.events.Event`."""
-    if not 0 < message.audience < 16:
-        raise WireError(f"audience {message.audience} names no seats (bits 1 << seat, 1-15)")
-    return Event(message.seq, message.hand, _AUDIENCES[message.audience], _payload_from(message))
-
-
-def _payload_from(message: pb.Event) -> Payload:
-    """The engine's payload of an Event; :class:`WireError` for one without a payload this
-    side knows (a newer contract's kind is never dropped in silence)."""
+    audience = message.audience
+    if not 0 < audience < 16:
+        raise WireError(f"audience {audience} names no seats (bits 1 << seat, 1-15)")
     kind: str | None = message.WhichOneof("payload")
+    payload: Payload
+    if kind == "played":  # most events are plays: read here, without a call more
+        p = message.played
+        attempted = p.attempted
+        payload = Played(
+            p.seat, cards_from(p.cards), cards_from(attempted) if attempted else None, p.penalty
+        )
+    else:
+        payload = _payload_from(message, kind)
+    return Event(message.seq, message.hand, _AUDIENCES[audience], payload)
+
+
+def _payload_from(message: pb.Event, kind: str | None) -> Payload:
+    """The engine's payload of an Event whose payload is ``kind``, a play's aside
+    (:func:`event_from_message`); :class:`WireError` for one without a payload this side knows
+    (a newer contract's kind is never dropped in silence)."""
     match kind:
-        case "played":
-            p = message.played
-            attempted = cards_from(p.attempted) if p.attempted else None
-            return Played(p.seat, cards_from(p.cards), attempted, p.penalty)
         case "trick_won":
             return TrickWon(message.trick_won.seat, message.trick_won.points)
         case "hand_begun":
@@ -463,33 +472,50 @@ def legal_message(legal: LegalActions) -> pb.LegalActions:
 def legal_from_message(message: pb.LegalActions) -> LegalActions:
     """A Decision's legal actions back as the engine's :class:`LegalActions` (bids too)."""
     options = tuple(
-        Option(cards_from(o.forced), cards_from(o.pool), o.k_min, o.k_max)
-        for o in message.card_options
+        [
+            Option(cards_from(o.forced), cards_from(o.pool), o.k_min, o.k_max)
+            for o in message.card_options
+        ]
     )
+    bids = message.bids
     return LegalActions(
         _phase_from(message.phase),
         message.seat,
-        can_pass=message.can_pass,
-        bids=tuple(_bid_from(b) for b in message.bids),
-        cards=LegalPlays(options, message.options_disjoint) if options else None,
+        message.can_pass,
+        tuple([_bid_from(b) for b in bids]) if bids else (),
+        LegalPlays(options, message.options_disjoint) if options else None,
     )
 
 
 def action_message(action: Action) -> pb.Action:
     """An engine action as a protocol Action."""
+    message = pb.Action()
+    _write_action(message, action)
+    return message
+
+
+def _write_action(message: pb.Action, action: Action) -> None:
+    """``action`` written into ``message`` in place (an Action inside another message is
+    built where it lies: a message built apart is copied in whole when put in its place)."""
     match action:
         case Pass():
-            return pb.Action(pass_turn=pb.Pass())
+            message.pass_turn.SetInParent()
         case Declare(bid=bid):
-            return pb.Action(declare=_bid(bid))
+            _write_bid(message.declare, bid)
         case Fry(bid=bid):
-            return pb.Action(fry=_bid(bid))
+            _write_bid(message.fry, bid)
         case Bury(cards=cards):
-            return pb.Action(bury=pb.Cards(cards=_numbers(cards)))
+            message.bury.cards.extend(_numbers(cards))
         case Play(cards=cards):
-            return pb.Action(play=pb.Cards(cards=_numbers(cards)))
+            message.play.cards.extend(_numbers(cards))
         case _:
             assert_never(action)
+
+
+def _write_bid(message: pb.Bid, bid: Bid) -> None:
+    message.kind = bid.kind + 1
+    message.cards.extend(_numbers(bid.cards))
+    message.suit = _suit(bid.suit)
 
 
 def action_from_message(message: pb.Action) -> Action:
@@ -643,11 +669,14 @@ def answer(
     >>> answer(7, Pass(), fallback=True).answer.fallback
     True
     """
-    check_note(note)
-    message = pb.Answer(
-        decision_id=decision_id, action=action_message(action), note=note, fallback=fallback
-    )
-    return pb.PlayRequest(answer=message)
+    request = pb.PlayRequest()  # built in place (see _write_action)
+    message = request.answer
+    message.decision_id = decision_id
+    _write_action(message.action, action)
+    if note:
+        message.note = check_note(note)
+    message.fallback = fallback
+    return request
 
 
 def fallback_answer(decision_id: int, legal: LegalActions) -> pb.PlayRequest:
@@ -759,7 +788,7 @@ def decision_from_message(message: pb.Decision) -> OpenDecision:
     """A Decision back as values; :class:`WireError` if its events or legal set mean nothing."""
     return OpenDecision(
         decision_id=message.decision_id,
-        events=tuple(event_from_message(e) for e in message.events),
+        events=tuple(map(event_from_message, message.events)),
         legal=legal_from_message(message.legal),
         deadline_s=message.deadline_ms / 1000,
         bank_s=message.bank_ms / 1000,
