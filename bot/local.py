@@ -204,14 +204,9 @@ class LocalCall:
 _NOT_ENDS = (bytes, _Ready, _Raised)
 
 
-_CHUNK = 64 * 1024
-"""The most the link reads from its socket at once, into one buffer kept for its life."""
-
-
 class _Link(asyncio.BufferedProtocol):
-    """The bot's end of the socket pair: its calls, by stream id. It reads into a buffer of its
-    own (a plain protocol's transport makes a 256 KiB ``bytes`` for every read, which the C
-    library maps and unmaps: three system calls more per Decision)."""
+    """The bot's end of the socket pair: its calls, by stream id. It reads into its frame
+    reader's buffer (:attr:`FrameReader.chunk`)."""
 
     def __init__(self) -> None:
         self.calls: dict[int, LocalCall] = {}
@@ -219,13 +214,9 @@ class _Link(asyncio.BufferedProtocol):
         self.transport: asyncio.Transport | None = None
         self.lost: str | None = None
         self._ids = 1
-        self._chunk = memoryview(bytearray(_CHUNK))
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        return self._chunk
-
-    def buffer_updated(self, nbytes: int) -> None:
-        self.data_received(self._chunk[:nbytes].tobytes())
+        return self.reader.chunk
 
     def new_id(self) -> int:
         stream_id, self._ids = self._ids, self._ids + 2
@@ -253,9 +244,9 @@ class _Link(asyncio.BufferedProtocol):
             raise LocalRpcError(grpc.StatusCode.UNAVAILABLE, self.lost or "no local link")
         self.transport.write(data)
 
-    def data_received(self, data: bytes) -> None:
+    def buffer_updated(self, nbytes: int) -> None:
         try:
-            frames = self.reader.feed(data)
+            frames = self.reader.feed_chunk(nbytes)
         except FrameError as err:
             self.lost = f"the local link broke ({err})"
             self._end_all()

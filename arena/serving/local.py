@@ -103,8 +103,9 @@ class LocalStream:
         self.link.ended(self)
 
 
-class LocalLink(asyncio.Protocol):
-    """The arena's end of one bot process's socket pair: its streams, by id."""
+class LocalLink(asyncio.BufferedProtocol):
+    """The arena's end of one bot process's socket pair: its streams, by id. It reads into its
+    frame reader's buffer (:attr:`FrameReader.chunk`)."""
 
     def __init__(self, server: ArenaServer, label: str) -> None:
         self.server = server
@@ -142,9 +143,12 @@ class LocalLink(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.reader.chunk
+
+    def buffer_updated(self, nbytes: int) -> None:
         try:
-            frames = self.reader.feed(data)
+            frames = self.reader.feed_chunk(nbytes)
         except FrameError as err:
             self._break(str(err))
             return

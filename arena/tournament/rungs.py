@@ -9,8 +9,8 @@ only a machine much slower or busier than a 2-core laptop reaches: keep ``--deci
 the heuristic bot. Each rung is above the one below it with LOS ≥ 99 % but search40 and dmc,
 which are level (README.md, "Strength ladder", which ``arena bench --ladder`` regenerates). The
 Monte-Carlo bot is not a rung: at the search rung's CPU (80 sampled worlds a play) it is no
-stronger than the heuristic bot. Changing a rung's command changes what a bench result means: say so where the results are
-published.
+stronger than the heuristic bot. Changing a rung's command changes what a bench result means:
+say so where the results are published.
 
 Each rung also says roughly how long a hand against it takes (``hand_s``), for the estimate
 ``arena bench`` prints before it starts: the README's ladder rows (1, 14 and 30 minutes) and

@@ -39,6 +39,7 @@ __all__ = [
     "HEADER",
     "MAX_ARENA_FRAME",
     "MAX_FRAME",
+    "READ_CHUNK",
     "FrameError",
     "FrameReader",
     "Kind",
@@ -55,6 +56,10 @@ MAX_FRAME = 64 * 1024
 """The longest payload a bot's frame may carry (as the gRPC server's message limit)."""
 MAX_ARENA_FRAME = 4 * 1024 * 1024
 """The longest payload an arena's frame may carry (as a gRPC client's message limit)."""
+
+
+READ_CHUNK = 64 * 1024
+"""The most a link reads from its socket at once."""
 
 
 class Kind(enum.IntEnum):
@@ -94,15 +99,34 @@ def decode_end(payload: bytes) -> tuple[int, str]:
 
 class FrameReader:
     """Frames out of a byte stream, as its pieces come; each payload at most ``max_frame``
-    bytes."""
+    bytes. A link's protocol (an ``asyncio.BufferedProtocol``) reads into :attr:`chunk`, one
+    buffer kept for the reader's life, and hands over what it read with :meth:`feed_chunk`: a
+    plain protocol's transport makes a 256 KiB ``bytes`` for every read, which the C library
+    maps and unmaps (three system calls more a message)."""
 
-    __slots__ = ("_buffer", "max_frame")
+    __slots__ = ("_buffer", "chunk", "max_frame")
 
     def __init__(self, max_frame: int = MAX_FRAME) -> None:
         self._buffer = bytearray()
         self.max_frame = max_frame
+        self.chunk = memoryview(bytearray(READ_CHUNK))
+        """Where a protocol reads the socket's bytes to (its ``get_buffer``)."""
 
-    def feed(self, data: bytes) -> list[tuple[Kind, int, bytes]]:
+    def feed_chunk(self, nbytes: int) -> list[tuple[Kind, int, bytes]]:
+        """The frames completed by the first ``nbytes`` of :attr:`chunk` (a protocol's
+        ``buffer_updated``), as :meth:`feed`.
+
+        >>> reader, frame = FrameReader(), encode(Kind.MESSAGE, 3, b"abc")
+        >>> reader.chunk[:4] = frame[:4]
+        >>> reader.feed_chunk(4)
+        []
+        >>> reader.chunk[: len(frame) - 4] = frame[4:]
+        >>> reader.feed_chunk(len(frame) - 4)
+        [(<Kind.MESSAGE: 3>, 3, b'abc')]
+        """
+        return self.feed(self.chunk[:nbytes])
+
+    def feed(self, data: bytes | memoryview) -> list[tuple[Kind, int, bytes]]:
         """The frames ``data`` completes (``FrameError`` on bytes that cannot be frames)."""
         buffer = self._buffer
         buffer += data
