@@ -89,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
             teacher = resolve_bot(name)
         except ValueError as error:
             parser.error(f"--teacher: {error}")
+    if teacher is None and args.threshold is not None:
+        parser.error("--threshold is the teacher's: this model names none (give --teacher)"
+                     if name is None else "--threshold is the teacher's: not with --teacher none")
     threshold = model.threshold if args.threshold is None else args.threshold
     seeds = random.Random(args.seed)
 

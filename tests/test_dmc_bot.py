@@ -118,6 +118,10 @@ def test_a_bad_teacher_or_threshold_is_said_in_one_line(
         "--threshold must be a number ≥ 0, not -0.5")
     assert refusal(["--model", str(model), "--threshold", "nan"], capsys).endswith(
         "--threshold must be a number ≥ 0, not nan")
+    assert refusal(["--model", str(model), "--threshold", "0.5"], capsys).endswith(
+        "--threshold is the teacher's: this model names none (give --teacher)")
+    assert refusal(["--teacher", "none", "--threshold", "0.5"], capsys).endswith(
+        "--threshold is the teacher's: not with --teacher none")
     said = refusal(["--model", str(model), "--teacher", "no_such_bot_module"], capsys)
     assert said.endswith("--teacher: 'no_such_bot_module': no such module (No module named "
                          "'no_such_bot_module')"), said
