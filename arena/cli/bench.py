@@ -244,7 +244,7 @@ def reproduce(args: argparse.Namespace, rungs: tuple[Rung, ...], command: str | 
     >>> args = argparse.Namespace(preset="classic", deal_set="standard", deals=10, hands=2,
     ...     first_deal=1, decision_ms=1000, bank_ms=30000, name="mine")
     >>> print(reproduce(args, RUNGS[::2], "python3 my_bot.py"))  # doctest: +NORMALIZE_WHITESPACE
-    python3 -m chaodipi.arena bench 'python3 my_bot.py' --name mine --rungs random,heuristic,search
+    python3 -m chaodipi.arena bench 'python3 my_bot.py' --name mine --rungs random,dmc,search
     -p classic -n 10 --hands 2 --decision-ms 1000 --bank-ms 30000
     """
     words = ["python3", "-m", "chaodipi.arena", "bench"]
