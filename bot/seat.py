@@ -350,9 +350,7 @@ class Seat:
             await send_request(call, hello)
             while (message := await call.read()) is not grpc.aio.EOF:
                 assert isinstance(message, pb.PlayResponse)
-                self.messages += 1
-                if self.on_message is not None:
-                    self.on_message(message)
+                self._received(message)
                 if message.WhichOneof("response") == "decision":
                     await send_request(call, await self.answer(message.decision))
                     continue
@@ -398,15 +396,19 @@ class Seat:
             return self.over(message.match_over)
         return None
 
+    def _received(self, message: pb.PlayResponse) -> None:
+        """A message of the stream, counted and shown to ``on_message``."""
+        self.messages += 1
+        if self.on_message is not None:
+            self.on_message(message)
+
     def take(self, call: LocalCall, message: pb.PlayResponse) -> bool:
         """A message of a local stream as it comes, while :meth:`play_once` waits for it
         (:attr:`LocalCall.handler`): a Decision ``decide`` answers inline is answered now, as
         :meth:`play_once` would (True); anything else is left to it (False)."""
         if not self.placement.inline() or message.WhichOneof("response") != "decision":
             return False
-        self.messages += 1
-        if self.on_message is not None:
-            self.on_message(message)
+        self._received(message)
         call.write_now(self._answer_inline(message.decision))
         return True
 

@@ -501,21 +501,15 @@ def _write_action(message: pb.Action, action: Action) -> None:
         case Pass():
             message.pass_turn.SetInParent()
         case Declare(bid=bid):
-            _write_bid(message.declare, bid)
+            message.declare.CopyFrom(_bid(bid))
         case Fry(bid=bid):
-            _write_bid(message.fry, bid)
+            message.fry.CopyFrom(_bid(bid))
         case Bury(cards=cards):
             message.bury.cards.extend(_numbers(cards))
         case Play(cards=cards):
             message.play.cards.extend(_numbers(cards))
         case _:
             assert_never(action)
-
-
-def _write_bid(message: pb.Bid, bid: Bid) -> None:
-    message.kind = bid.kind + 1
-    message.cards.extend(_numbers(bid.cards))
-    message.suit = _suit(bid.suit)
 
 
 def action_from_message(message: pb.Action) -> Action:
