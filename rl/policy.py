@@ -177,6 +177,16 @@ class QModel:
     meta: dict[str, Any]
     """The file's ``meta`` (training command, seed, minutes... as the trainer wrote them)."""
 
+    @classmethod
+    def of_layers(cls, layers: Sequence[Layer], meta: Mapping[str, Any]) -> QModel:
+        """The model of ``(W, b)`` per layer as a file holds them (``W`` shaped ``(out, in)``,
+        torch's ``nn.Linear.weight``), played in float32."""
+        played = tuple(
+            (np.ascontiguousarray(np.asarray(w, np.float32).T), np.asarray(b, np.float32))
+            for w, b in layers
+        )
+        return cls(played, dict(meta))
+
     @property
     def hidden(self) -> tuple[int, ...]:
         """The hidden layers' widths."""
@@ -247,10 +257,7 @@ def load_model(path: Path | str) -> QModel:
     if list(hidden) != meta["hidden"]:
         raise ValueError(f"{where}: the layers' widths {list(hidden)} are not hidden "
                          f"{meta['hidden']}")
-    played = tuple(
-        (np.ascontiguousarray(w.astype(np.float32).T), b.astype(np.float32)) for w, b in layers
-    )
-    return QModel(played, meta)
+    return QModel.of_layers(layers, meta)
 
 
 class QPolicy:

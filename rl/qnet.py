@@ -72,8 +72,7 @@ def to_model(net: QNet, limit: int) -> QModel:
     """The network as the numpy model :class:`~chaodipi.rl.policy.QPolicy` plays (what
     :func:`export` writes, in float32), without a file: the trainer evaluates what the dmc
     bot would play."""
-    layers = tuple((w.T.copy(), b) for w, b in weights(net))
-    return QModel(layers, {"limit": limit})
+    return QModel.of_layers(weights(net), {"limit": limit})
 
 
 def export(net: QNet, path: Path, meta: dict[str, Any]) -> None:
