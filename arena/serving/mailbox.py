@@ -38,11 +38,13 @@ class Mailbox(Generic[T]):
     """At most ``max_size`` items, in order, for one reader. ``send_nowait`` never waits:
     it raises ``anyio.WouldBlock`` when the box is full."""
 
-    __slots__ = ("_items", "_waiter", "max_size")
+    __slots__ = ("_event", "_items", "_waiter", "max_size")
 
     def __init__(self, max_size: int) -> None:
         self._items: collections.deque[T] = collections.deque()
         self._waiter: anyio.Event | None = None
+        self._event: type[anyio.Event] | None = None
+        """The running backend's Event class (``anyio.Event()`` looks it up on each call)."""
         self.max_size = max_size
 
     def __len__(self) -> int:
@@ -67,6 +69,12 @@ class Mailbox(Generic[T]):
         """The first item, waiting for one if the box is empty (cancellable while it waits;
         an item already here is returned without a checkpoint)."""
         while not self._items:
-            self._waiter = waiter = anyio.Event()
+            kind = self._event
+            if kind is None:  # the backend's Event class, found by anyio once
+                waiter = anyio.Event()
+                self._event = type(waiter)
+            else:
+                waiter = kind()
+            self._waiter = waiter
             await waiter.wait()
         return self._items.popleft()

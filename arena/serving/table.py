@@ -7,9 +7,9 @@ the gRPC layer, or a test), which refuses what does not answer the open decision
 rest to that task through a small :class:`~chaodipi.arena.serving.mailbox.Mailbox`. The table
 owns each seat's allowance of unasked messages (:mod:`chaodipi.arena.serving.flood`), made
 fresh whenever a stream attaches, and cuts off a stream that floods. A decision's deadline is
-a cancel scope (``move_on_after``): per-decision time plus the seat's match bank plus a small
-grace. On timeout the table plays a deterministic default move, records a strike and tells the
-bot; after ``max_strikes`` the seat forfeits the match for its team.
+a cancel scope's: the moment its Decision is sent, plus per-decision time, the seat's match
+bank and a small grace. On timeout the table plays a deterministic default move, records a
+strike and tells the bot; after ``max_strikes`` the seat forfeits the match for its team.
 
 A match is void (:class:`Void`, no result) only when a seat's bot never took its seat: it never
 connected, so it was never sent its hand. From the moment a seat has been sent its Snapshot
@@ -28,12 +28,13 @@ message is built by the contract's conversion (:mod:`chaodipi.arena.v2.convert`)
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import anyio
 
 from chaodipi.arena.logs import get_logger
+from chaodipi.arena.serving.clock import loop_clock
 from chaodipi.arena.serving.flood import FloodGuard
 from chaodipi.arena.serving.mailbox import Mailbox
 from chaodipi.arena.serving.port import Port, StreamEnd
@@ -227,6 +228,8 @@ class Table:
         self.turns: list[Turn] = []
         """How each action of the match was taken, in order (one per ``match.actions``)."""
         self._log = get_logger(table=name)
+        self._now: Callable[[], float] = anyio.current_time
+        """The loop's clock (:func:`loop_clock`, once the match runs)."""
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -416,6 +419,7 @@ class Table:
 
     async def run(self) -> TableResult:
         """Play the match to its end (or a forfeit) and return the result."""
+        self._now = loop_clock()
         try:
             with self._scope:
                 with anyio.move_on_after(self.config.connect_timeout_s):
@@ -453,7 +457,7 @@ class Table:
         state = self.seats[seat]
         decision_s = self.config.decision_ms / 1000
         self._decisions += 1
-        opened = anyio.current_time()
+        opened = self._now()
         budget = decision_s + state.bank_s
         legal_message = convert.legal_message(legal)
         self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
@@ -461,9 +465,9 @@ class Table:
         refused_before = state.stats.illegal + state.stats.malformed
         cursor = self.match.log.cursor  # nothing is recorded until this seat's action
         note, fallback = "", False
-        with anyio.move_on_after(budget + self.config.grace_ms / 1000) as scope:
+        with anyio.CancelScope(deadline=opened + budget + self.config.grace_ms / 1000) as scope:
             note, fallback = await self._answer(seat)
-        used = anyio.current_time() - opened
+        used = self._now() - opened
         self._decision = None
         self._refuse_leftover_answers()
         state.stats.decisions += 1
@@ -509,7 +513,7 @@ class Table:
                 state.stats.illegal += 1
                 self._refuse(seat, connection, message.decision_id, _ILLEGAL, str(err))
                 continue
-            self.latencies.append(anyio.current_time() - opened)
+            self.latencies.append(self._now() - opened)
             return note, message.fallback
 
     def _refuse_leftover_answers(self) -> None:
@@ -565,7 +569,7 @@ class Table:
         decision_s = self.config.decision_ms / 1000
         if decision is None or decision.seat != seat:
             return decision_s, state.bank_s
-        used = anyio.current_time() - decision.opened
+        used = self._now() - decision.opened
         return max(0.0, decision_s - used), max(0.0, min(state.bank_s, decision.budget_s - used))
 
     def _news(self, seat: int) -> list[pb.Event]:
@@ -584,7 +588,7 @@ class Table:
         guard = state.guard
         if state.connection is not connection or guard.tripped:
             return  # no longer the seat's stream (ended, or replaced and closed), or cut off
-        if not guard.take(anyio.current_time()):
+        if not guard.take(self._now()):
             guard.tripped = True
             self._log.warning(
                 "flood_cut_off",
