@@ -183,6 +183,23 @@ def test_help_imports_nothing_heavy() -> None:
         assert not loaded & heavy, (argv, sorted(loaded & heavy))
 
 
+def test_a_run_loads_the_fitting_statistics_only_when_it_fits() -> None:
+    """``arena run``'s modules (the run, its report and the SPRT) leave ``scipy.optimize``
+    (0.3 s to load) unloaded until a rating fit or an SPRT bound needs it: a run of two bots
+    without an SPRT, and its Elo table, never load it; an SPRT's likelihood ratio does."""
+    code = (
+        "import sys\n"
+        "import chaodipi.arena.cli.run_job, chaodipi.arena.report.stats\n"
+        "from chaodipi.arena.report import pentanomial_estimate\n"
+        "from chaodipi.arena.results.sprt import pentanomial_llr\n"
+        "pentanomial_estimate([3, 4, 6, 5, 2])\n"
+        "print('scipy.optimize' in sys.modules)\n"
+        "pentanomial_llr([3, 4, 6, 5, 2], 0.0, 5.0)\n"
+        "print('scipy.optimize' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+
 def test_arena_help_lists_each_lazy_command_with_its_modules_help() -> None:
     """``arena --help`` lists a command without importing its module: the line it shows is
     the one the module gives when it is imported."""

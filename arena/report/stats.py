@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 import numpy as np
-from scipy.optimize import minimize
 
 from chaodipi.arena.results import PAIR_SCORES
 
@@ -216,6 +215,8 @@ def _fit_group(n: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     def hessian(free: np.ndarray) -> np.ndarray:
         return _information(full(free), n)[1:, 1:]
+
+    from scipy.optimize import minimize  # imported here: scipy.optimize takes 0.3 s to load
 
     fit = minimize(
         negative_log_likelihood,

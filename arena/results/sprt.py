@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 __all__ = [
     "EMPTY_BUCKET",
@@ -76,6 +75,8 @@ def pentanomial_with_score(frequencies: Sequence[float], mean: float) -> list[fl
 
     low, high = -1 / max(shifts), -1 / min(shifts)
     margin = (high - low) * 1e-14
+    from scipy.optimize import brentq  # imported here: scipy.optimize takes 0.3 s to load
+
     x = brentq(secular, low + margin, high - margin, xtol=1e-15, rtol=4 * np.finfo(float).eps)
     return [p / (1 + x * d) for p, d in zip(frequencies, shifts, strict=True)]
 
