@@ -34,7 +34,9 @@ saturated cores) and over the long run with its start-up (``cpu_ratio_run``).
 Every process runs with bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped, the caches go to
 a temporary ``PYTHONPYCACHEPREFIX``, warmed by a 1-deal run of each tree first), as on a user's
 machine: without them every bot process compiles the arena's sources as it starts.
-Prints a table and a JSON line.
+``--think-us US`` makes both bots spend ``US`` µs of CPU more a decision, in ``arena run`` and
+in-process alike (``benchmarks/thinking_bot.py``): the same figures for bots that decide in
+about that long. Prints a table and a JSON line.
 """
 
 from __future__ import annotations
@@ -134,8 +136,12 @@ def child(deals: int, folder: Path, out: Path) -> None:
 
     Table._send_decision = counted  # type: ignore[method-assign]
     python = sys.executable
+    thinking = os.environ.get("BENCH_THINK_US", "0") != "0"
     bots = "".join(
-        f'[bots.{name}]\ncommand = "{python} -m chaodipi.sample_bots.{name}_bot"\n' for name in BOTS
+        f'[bots.{name}]\ncommand = "{python} {HERE / "thinking_bot.py"} {name}"\n'
+        if thinking
+        else f'[bots.{name}]\ncommand = "{python} -m chaodipi.sample_bots.{name}_bot"\n'
+        for name in BOTS
     )
     config = folder / "bench.toml"
     transport = os.environ.get("BENCH_TRANSPORT", "")
@@ -271,6 +277,14 @@ def main() -> int:
         choices=["local", "grpc"],
         help="the config's transport values to measure each tree at (default: the key left out)",
     )
+    parser.add_argument(
+        "--think-us",
+        type=int,
+        default=0,
+        metavar="US",
+        help="µs of CPU each decision of both bots spends more, in the arena and in-process "
+        "(benchmarks/thinking_bot.py: a bot that decides in about that long; default 0)",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -297,6 +311,7 @@ def main() -> int:
     ]
     from chaodipi.arena.deals import DealKey
 
+    os.environ["BENCH_THINK_US"] = str(args.think_us)  # the bots' and the in-process games'
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cpu-bench-pycache-")
     sys.dont_write_bytecode = False

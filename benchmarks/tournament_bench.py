@@ -31,6 +31,7 @@ from chaodipi.arena.tournament import TournamentConfig, parse_config, run_tourna
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bot_duel
+from thinking_bot import think_us, thinking
 
 
 def arena_config(folder: Path, args: argparse.Namespace, concurrency: int, fresh: bool) -> Any:
@@ -71,7 +72,10 @@ def arena_rate(config: TournamentConfig, key: DealKey) -> tuple[int, float, int]
 def _duel_job(job: tuple[str, str, int, bool]) -> int | None:
     preset, seed, hands, swapped = job
     names = ["heuristic", "random"] * 2 if swapped else ["random", "heuristic"] * 2
-    bots = [bot_duel.make_bot(name, seat, bot_duel.Budgets()) for seat, name in enumerate(names)]
+    bots = [
+        thinking(bot_duel.make_bot(name, seat, bot_duel.Budgets()), think_us())
+        for seat, name in enumerate(names)
+    ]
     return bot_duel.play_game(preset, seed, hands, bots).winner
 
 
