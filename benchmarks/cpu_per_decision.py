@@ -55,6 +55,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from thinking_bot import THINK_US, think_us  # noqa: E402
+
 BOTS = ("random", "heuristic")
 
 
@@ -136,7 +139,7 @@ def child(deals: int, folder: Path, out: Path) -> None:
 
     Table._send_decision = counted  # type: ignore[method-assign]
     python = sys.executable
-    thinking = os.environ.get("BENCH_THINK_US", "0") != "0"
+    thinking = think_us() > 0
     bots = "".join(
         f'[bots.{name}]\ncommand = "{python} {HERE / "thinking_bot.py"} {name}"\n'
         if thinking
@@ -176,6 +179,11 @@ def child(deals: int, folder: Path, out: Path) -> None:
     out.write_text(json.dumps(figures))
 
 
+def tree_path(tree: Path) -> str:
+    """The ``PYTHONPATH`` that runs checkout ``tree``'s code (its ``src`` first)."""
+    return f"{tree / 'src'}{os.pathsep}{tree}"
+
+
 def run_child(
     tree: Path, deals: int, key: str, concurrency: int = 2, transport: str = ""
 ) -> dict[str, Any]:
@@ -183,7 +191,7 @@ def run_child(
         out = Path(folder) / "figures.json"
         env = {
             **os.environ,
-            "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}",
+            "PYTHONPATH": tree_path(tree),
             "BENCH_DEAL_KEY": key,
             "BENCH_CONCURRENCY": str(concurrency),
             "BENCH_TRANSPORT": transport,
@@ -233,7 +241,6 @@ def per_decision(short: dict[str, Any], long: dict[str, Any]) -> dict[str, float
 def in_process_rate(key_hex: str, deals: int, workers: int) -> tuple[float, float]:
     """Games/s of the same games in-process (bot_duel's loop), over ``workers`` processes, and
     their CPU seconds per game."""
-    sys.path.insert(0, str(HERE))
     import tournament_bench
 
     from chaodipi.arena.deals import DealKey
@@ -311,7 +318,7 @@ def main() -> int:
     ]
     from chaodipi.arena.deals import DealKey
 
-    os.environ["BENCH_THINK_US"] = str(args.think_us)  # the bots' and the in-process games'
+    os.environ[THINK_US] = str(args.think_us)  # the bots' and the in-process games'
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cpu-bench-pycache-")
     sys.dont_write_bytecode = False

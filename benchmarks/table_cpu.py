@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from cpu_per_decision import tree_path  # noqa: E402
 
 
 def child(games: int, concurrency: int) -> dict[str, float]:
@@ -93,7 +95,7 @@ def child(games: int, concurrency: int) -> dict[str, float]:
 
 
 def run_tree(tree: Path, games: int, concurrency: int) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
+    env = {**os.environ, "PYTHONPATH": tree_path(tree)}
     done = subprocess.run(
         [sys.executable, __file__, "--child", str(games), str(concurrency)],
         env=env,

@@ -17,13 +17,16 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+THINK_US = "BENCH_THINK_US"
+"""The environment variable that says how many µs of CPU each decision spends more."""
+
 View = TypeVar("View")
 Choice = TypeVar("Choice")
 
 
 def think_us() -> int:
     """The µs of CPU each decision spends more (``$BENCH_THINK_US``, 0 when unset)."""
-    return int(os.environ.get("BENCH_THINK_US", "0"))
+    return int(os.environ.get(THINK_US, "0"))
 
 
 def thinking(decide: Callable[[View], Choice], us: int) -> Callable[[View], Choice]:
