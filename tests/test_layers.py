@@ -32,11 +32,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "serving": BASE,
     "report": BASE | {"results"},
     "tournament": BASE | {"results", "serving"},
-    "cli": BASE | {"results", "serving", "report", "tournament"},
+    "ladder": BASE | {"results", "serving", "report", "tournament"},
+    "cli": BASE | {"results", "serving", "report", "tournament", "ladder"},
     "__main__": {"cli"},
     "__init__": set(),
 }
-"""Each node of arena and the nodes it may import: cli on top; tournament (playing runs) and
+"""Each node of arena and the nodes it may import: cli on top, then the standing ladder (which
+plays, rates and reports); tournament (playing runs) and
 report (reading results) side by side, neither importing the other; results (the database, its
 rows, the SPRT) and serving (tables over gRPC) below them."""
 

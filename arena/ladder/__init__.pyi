@@ -1,0 +1,3 @@
+"""The public face of ``chaodipi.arena.ladder`` (its names, imported when first used)."""
+
+__all__: list[str] = []
