@@ -82,7 +82,11 @@ class Live:
         now = self._playing.get(pair)
         if now is not None:
             self._playing[pair] = Playing(
-                now.pair, now.kind, now.version_a, now.version_b, now.started_at,
+                now.pair,
+                now.kind,
+                now.version_a,
+                now.version_b,
+                now.started_at,
                 now.games_over + 1,
             )
 

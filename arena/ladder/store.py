@@ -295,7 +295,9 @@ class Store:
             store._prepare(create)
         except sa.exc.SQLAlchemyError as err:
             engine.dispose()
-            raise DatabaseError(f"cannot open the ladder database {store.where}: {_why(err)}")
+            raise DatabaseError(
+                f"cannot open the ladder database {store.where}: {_why(err)}"
+            ) from None
         return store
 
     @property
@@ -366,7 +368,9 @@ class Store:
         except sa.exc.IntegrityError:
             raise
         except sa.exc.OperationalError as err:
-            raise DatabaseError(f"cannot write the ladder database {self.where}: {_why(err)}")
+            raise DatabaseError(
+                f"cannot write the ladder database {self.where}: {_why(err)}"
+            ) from None
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -374,7 +378,9 @@ class Store:
             with self.engine.connect() as db:
                 yield db
         except sa.exc.OperationalError as err:
-            raise DatabaseError(f"cannot read the ladder database {self.where}: {_why(err)}")
+            raise DatabaseError(
+                f"cannot read the ladder database {self.where}: {_why(err)}"
+            ) from None
 
     # -- meta ---------------------------------------------------------------------------------
 
@@ -465,14 +471,18 @@ class Store:
         with self._write() as db:
             db.execute(sa.update(bots).where(bots.c.id == bot_id).values(**values))
 
-    def version_of(self, bot: Bot, label: str, *, at: float, pinned_elo: float | None = None) -> Version:
+    def version_of(
+        self, bot: Bot, label: str, *, at: float, pinned_elo: float | None = None
+    ) -> Version:
         """The bot's version called ``label``: the one stored, or a new one (numbered after
         the bot's others, ``validating``; a rung's is ``active`` at once). A new version
         supersedes the bot's versions still scheduled or validating."""
         with self._write() as db:
             row = (
                 db.execute(
-                    sa.select(versions).where(versions.c.bot_id == bot.id, versions.c.label == label)
+                    sa.select(versions).where(
+                        versions.c.bot_id == bot.id, versions.c.label == label
+                    )
                 )
                 .mappings()
                 .first()
@@ -489,8 +499,11 @@ class Store:
                 .where(
                     versions.c.bot_id == bot.id,
                     versions.c.state.in_(
-                        [VersionState.ACTIVE.value, VersionState.VALIDATING.value,
-                         VersionState.PAUSED.value]
+                        [
+                            VersionState.ACTIVE.value,
+                            VersionState.VALIDATING.value,
+                            VersionState.PAUSED.value,
+                        ]
                     ),
                 )
                 .values(state=VersionState.SUPERSEDED.value, reason=f"replaced by {label!r}")
@@ -510,7 +523,9 @@ class Store:
             )
             row = (
                 db.execute(
-                    sa.select(versions).where(versions.c.bot_id == bot.id, versions.c.label == label)
+                    sa.select(versions).where(
+                        versions.c.bot_id == bot.id, versions.c.label == label
+                    )
                 )
                 .mappings()
                 .one()
@@ -668,10 +683,10 @@ class Store:
 
     def last_met(self) -> dict[frozenset[int], float]:
         """When each two versions last started a rated pair."""
-        query = sa.select(
-            pairs.c.version_a, pairs.c.version_b, sa.func.max(pairs.c.started_at)
-        ).where(pairs.c.kind != PairKind.VALIDATION.value).group_by(
-            pairs.c.version_a, pairs.c.version_b
+        query = (
+            sa.select(pairs.c.version_a, pairs.c.version_b, sa.func.max(pairs.c.started_at))
+            .where(pairs.c.kind != PairKind.VALIDATION.value)
+            .group_by(pairs.c.version_a, pairs.c.version_b)
         )
         met: dict[frozenset[int], float] = {}
         with self._read() as db:
@@ -682,16 +697,15 @@ class Store:
 
     # -- games --------------------------------------------------------------------------------
 
-    def games(self, *, pair_id: int | None = None, version: int | None = None,
-              limit: int | None = None) -> list[StoredGame]:
+    def games(
+        self, *, pair_id: int | None = None, version: int | None = None, limit: int | None = None
+    ) -> list[StoredGame]:
         """Stored games (a pair's, or a version's), newest first when limited."""
         query = sa.select(games.c.id)
         if pair_id is not None:
             query = query.where(games.c.pair_id == pair_id)
         if version is not None:
-            query = query.where(
-                sa.or_(games.c.version_a == version, games.c.version_b == version)
-            )
+            query = query.where(sa.or_(games.c.version_a == version, games.c.version_b == version))
         query = query.order_by(games.c.id.desc() if limit is not None else games.c.id)
         if limit is not None:
             query = query.limit(limit)
@@ -716,8 +730,12 @@ class Store:
             .one()
         )
         names = _version_names(db, (int(row["version_a"]), int(row["version_b"])))
-        key = GameKey(names[int(row["version_a"])], names[int(row["version_b"])],
-                      int(row["pair_id"]), bool(row["swapped"]))
+        key = GameKey(
+            names[int(row["version_a"])],
+            names[int(row["version_b"])],
+            int(row["pair_id"]),
+            bool(row["swapped"]),
+        )
         values = {column: row[column] for column in _GAME_COUNTS}
         game_row = GameRow(key=key, id=int(row["id"]), **values)
         return StoredGame(
@@ -751,8 +769,9 @@ class Store:
 
     def faults(self, version: int) -> FaultCounts:
         """A version's faults over its stored games."""
-        totals = dict.fromkeys(("games", "strikes", "illegal", "crashes", "fallbacks", "forfeits",
-                                "faulty"), 0)
+        totals = dict.fromkeys(
+            ("games", "strikes", "illegal", "crashes", "fallbacks", "forfeits", "faulty"), 0
+        )
         with self._read() as db:
             for side, other in (("a", "b"), ("b", "a")):
                 column = games.c[f"version_{side}"]
