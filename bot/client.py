@@ -65,10 +65,10 @@ DEFAULT_WAIT_S = 30.0
 
 def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argparse.ArgumentParser:
     """The arguments every bot takes (``--address``, ``--token-file``, ``--capacity``,
-    ``--name``, ``--wait-for-arena``, and ``--token``, ``--ticket``, which put a secret where
-    other users can read it); add your own. :func:`run_bot` reads these from the same command
-    line by itself; pass it what you change, e.g. ``name=args.name`` after
-    ``parser.set_defaults(name="mine")``.
+    ``--name``, ``--wait-for-arena``, ``--bot-version``, and ``--token``, ``--ticket``, which
+    put a secret where other users can read it); add your own. :func:`run_bot` reads these
+    from the same command line by itself; pass it what you change, e.g. ``name=args.name``
+    after ``parser.set_defaults(name="mine")``.
 
     >>> args = bot_arguments().parse_args(["--token-file", "/run/me/token", "--capacity", "2"])
     >>> args.token_file, args.capacity
@@ -112,6 +112,13 @@ def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argpar
     )
     parser.add_argument("--name", default="python-bot", help="name shown in logs and reports")
     parser.add_argument(
+        "--bot-version",
+        default=os.environ.get("ARENA_BOT_VERSION", ""),
+        metavar="VERSION",
+        help="the version of the bot this process runs: a standing ladder rates each version "
+        "apart, and a new one starts a new entry (default: $ARENA_BOT_VERSION, or none)",
+    )
+    parser.add_argument(
         "--wait-for-arena",
         type=float,
         default=DEFAULT_WAIT_S,
@@ -139,6 +146,7 @@ def run_bot(
     on_message: Callable[[pb.PlayResponse], None] | None = None,
     exit_on_error: bool = True,
     decide_in_thread: bool | None = None,
+    bot_version: str | None = None,
 ) -> MatchResult | SessionResult:
     """Play what the arena offers: a session's games (a token), or one seat (a ticket).
 
@@ -162,12 +170,13 @@ def run_bot(
 
         run_bot(new_game=Counting)
 
-    ``address``, ``token``, ``capacity``, ``ticket``, ``name`` and ``wait_for_arena`` default
-    to ``--address``, ``--token-file`` (or ``--token``), ``--capacity``, ``--ticket``,
-    ``--name`` and ``--wait-for-arena`` in ``argv`` (default ``sys.argv[1:]``; other arguments
-    are ignored), then to the environment: ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``,
-    ``$ARENA_TICKET`` (:func:`bot_arguments`). A token or ticket on the command line works, with
-    a one-line warning on stderr: other users can read it there. A ticket wins over a token.
+    ``address``, ``token``, ``capacity``, ``ticket``, ``name``, ``wait_for_arena`` and
+    ``bot_version`` default to ``--address``, ``--token-file`` (or ``--token``),
+    ``--capacity``, ``--ticket``, ``--name``, ``--wait-for-arena`` and ``--bot-version`` in
+    ``argv`` (default ``sys.argv[1:]``; other arguments are ignored), then to the environment:
+    ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``, ``$ARENA_TICKET``, ``$ARENA_BOT_VERSION``
+    (:func:`bot_arguments`). A token or ticket on the command line works, with a one-line
+    warning on stderr: other users can read it there. A ticket wins over a token.
     ``decide_in_thread`` says where ``decide`` runs (:mod:`chaodipi.bot.thinking`): ``None``
     (the default) in a worker thread until 8 calls in a row took at most 5 ms each, then inline
     on the SDK's event loop until one is slower (then twice as many are wanted before the next
@@ -192,7 +201,7 @@ def run_bot(
     raised (a bug in the bot, with its traceback), and bad arguments (neither a ticket nor a
     token, say) are ``SystemExit``."""
     make = _per_game(decide, new_game)
-    missing = None in (address, name, wait_for_arena)
+    missing = None in (address, name, wait_for_arena, bot_version)
     if missing or (not ticket and None in (ticket, token, capacity)):
         parser = bot_arguments()
         parser.allow_abbrev = False  # another program's arguments (pytest's, say) stay theirs
@@ -208,7 +217,9 @@ def run_bot(
                 _warn("--ticket", "$ARENA_TICKET")
         name = known.name if name is None else name
         wait_for_arena = known.wait_for_arena if wait_for_arena is None else wait_for_arena
+        bot_version = known.bot_version if bot_version is None else bot_version
     assert address is not None and name is not None and wait_for_arena is not None
+    assert bot_version is not None
     placement = Placement(decide_in_thread)
     try:
         if ticket:
@@ -247,6 +258,7 @@ def run_bot(
                 margin_ms=margin_ms,
                 on_message=on_message,
                 placement=placement,
+                bot_version=bot_version,
             )
         )
     except BotError as err:

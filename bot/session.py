@@ -120,6 +120,7 @@ async def play_session(
     margin_ms: int = 150,
     on_message: Callable[[pb.PlayResponse], None] | None = None,
     placement: Placement | None = None,
+    bot_version: str = "",
 ) -> SessionResult:
     """Enter the arena with ``token`` and play the seats it offers until it wants no more.
 
@@ -130,7 +131,8 @@ async def play_session(
     and each seat's stream are retried up to ``reconnects`` times in a row. ``placement``
     (shared by the seats) says where ``decide`` runs. Raises :class:`SessionError` when the
     arena refuses the token, cannot be reached or the session is lost (after the seats in hand
-    are over)."""
+    are over). ``bot_version`` is the version of the bot this process runs (an arena that
+    rates versions apart, a standing ladder, rates each one as an entry of its own)."""
     margin_s = margin_ms / 1000
     placement = Placement(None) if placement is None else placement
 
@@ -146,6 +148,7 @@ async def play_session(
         root_certificate=root_certificate,
         reconnects=reconnects,
         wait_s=wait_s,
+        bot_version=bot_version,
     )
 
 
@@ -159,6 +162,7 @@ async def play_seats(
     root_certificate: bytes | None = None,
     reconnects: int = 5,
     wait_s: float = 30.0,
+    bot_version: str = "",
 ) -> SessionResult:
     """:func:`play_session` for any :class:`~chaodipi.bot.seat.SeatPlayer`: ``new_seat()``
     plays each seat offered (the stdio bridge's seats are programs, not ``decide``)."""
@@ -169,7 +173,11 @@ async def play_seats(
         retries=Retries(reconnects=reconnects, wait_s=wait_s, address=address),
     )
     request = convert.enter_request(
-        token, bot_name=name, capacity=capacity, instance=secrets.token_hex(8)
+        token,
+        bot_name=name,
+        capacity=capacity,
+        instance=secrets.token_hex(8),
+        bot_version=bot_version,
     )
     async with open_aio_channel(address, root_certificate) as channel:
         try:

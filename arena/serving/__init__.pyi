@@ -14,6 +14,7 @@ from .server import open_server as open_server
 from .server import tune_garbage_collector as tune_garbage_collector
 from .sessions import Door as Door
 from .sessions import Session as Session
+from .sessions import token_digest as token_digest
 from .streams import StreamPort as StreamPort
 from .table import Table as Table
 from .table import TableConfig as TableConfig
@@ -38,6 +39,7 @@ __all__ = [
     "open_server",
     "parse_address",
     "table_record",
+    "token_digest",
     "tune_garbage_collector",
     "void_unseated",
 ]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from chaodipi.arena.serving.sessions import Door
+from chaodipi.arena.serving.sessions import Door, token_digest
 from chaodipi.arena.serving.spectators import released_message
 from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
@@ -114,8 +114,11 @@ def seat_of(server: ArenaServer, ticket: str) -> tuple[Table, int] | Refusal:
 
 
 def door_of(server: ArenaServer, token: str) -> Door | None:
-    """The door whose token this is (compared in constant time), if any."""
-    for known, door in list(server.doors.items()):
-        if secrets.compare_digest(known.encode(), token.encode()):
-            return door
-    return None
+    """The door whose token this is, if any: found by the token's digest (a lookup by a hash
+    of the token tells nothing of the tokens the arena holds), then compared in constant
+    time."""
+    digest = token_digest(token)
+    door = server.doors.get(digest)
+    if door is None or not secrets.compare_digest(door.digest, digest):
+        return None
+    return door

@@ -57,6 +57,7 @@ from chaodipi.arena.serving.servicer import SERVICE_NAME, add_servicer
 from chaodipi.arena.serving.sessions import Door, Session
 from chaodipi.arena.serving.spectators import released_message
 from chaodipi.arena.serving.table import Table, TableConfig, TableResult
+from chaodipi.arena.v2 import arena_pb2 as pb
 
 __all__ = [
     "SERVICE_NAME",
@@ -126,7 +127,7 @@ class ArenaServer:
     tables: dict[str, Table] = field(default_factory=dict)
     port: int = 0
     doors: dict[str, Door] = field(default_factory=dict)
-    """The session tokens accepted, by token."""
+    """The session tokens accepted, by their digest (:func:`token_digest`)."""
     released: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
     """The names of the last released tables (at most ``RELEASED_NAMES_KEPT``)."""
     watching: collections.Counter[str] = field(default_factory=collections.Counter)
@@ -143,18 +144,23 @@ class ArenaServer:
 
     def open_door(
         self,
-        token: str,
+        token: str | None,
         label: str,
         *,
+        digest: str = "",
         single: bool = True,
         on_enter: Callable[[Session], None] | None = None,
         on_leave: Callable[[Session], None] | None = None,
+        on_refuse: Callable[[pb.EnterRequest], str | None] | None = None,
     ) -> Door:
-        """Accept sessions (``Enter``) presenting ``token``; see
+        """Accept sessions (``Enter``) presenting ``token`` (or the token whose
+        :func:`~chaodipi.arena.serving.sessions.token_digest` is ``digest``); see
         :class:`chaodipi.arena.serving.sessions.Door`. :meth:`close_door` when the run wants no more
         games from them."""
-        door = Door(token, label, single, on_enter, on_leave)
-        self.doors[token] = door
+        door = Door(
+            token, label, single, on_enter, on_leave, digest=digest, on_refuse=on_refuse
+        )
+        self.doors[door.digest] = door
         return door
 
     async def open_link(self, label: str) -> socket.socket:

@@ -20,6 +20,7 @@ which session plays which seat is the runner's business
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,7 +32,7 @@ from chaodipi.arena.serving.table import Table
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 
-__all__ = ["CLOSED_MESSAGE", "MAX_CAPACITY", "Door", "Session"]
+__all__ = ["CLOSED_MESSAGE", "MAX_CAPACITY", "Door", "Session", "token_digest"]
 
 MAX_CAPACITY = 64
 """The most seats one session is given at once, whatever it asks for."""
@@ -43,6 +44,17 @@ CLOSED_MESSAGE = (
 wire FAILED_PRECONDITION)."""
 
 
+def token_digest(token: str) -> str:
+    """What the arena keeps of a session token it need not hand out again: its SHA-256, in hex
+    (a standing ladder stores only this). A token is 24 random bytes or more, so a plain hash
+    is enough: no one finds a token from its digest by trying.
+
+    >>> token_digest("a-token-for-tests-only")[:16]
+    '5c04d359142cbf6a'
+    """
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 @dataclass(eq=False, slots=True)
 class Session:
     """One bot process, as the lobby knows it: its stream (while connected) and its open seats."""
@@ -52,6 +64,8 @@ class Session:
     instance: str
     capacity: int = 1
     bot_name: str = ""
+    bot_version: str = ""
+    """The version its Enter named (``EnterRequest.bot_version``, at most 64 characters)."""
     connection: Port | None = None
     offers: dict[tuple[str, int], pb.EnterResponse] = field(default_factory=dict)
     """The seats it holds, by (table name, seat): sent again on a reconnect."""
@@ -83,12 +97,15 @@ class Session:
 
     # -- from the gRPC layer ------------------------------------------------------------------
 
-    def _attach(self, connection: Port, capacity: int, bot_name: str) -> None:
+    def _attach(
+        self, connection: Port, capacity: int, bot_name: str, bot_version: str = ""
+    ) -> None:
         old, self.connection = self.connection, connection
         if old is not None:
             old.close(StreamEnd.TAKEN_OVER, "a newer Enter took this session over")
         self.capacity = capacity
         self.bot_name = bot_name
+        self.bot_version = bot_version
         log = get_logger(session=self.name)
         resumed = self.entered.is_set()
         log.info("session_entered", bot=bot_name, peer=connection.peer, resumed=resumed)
@@ -109,7 +126,10 @@ class Session:
 
 @dataclass(eq=False, slots=True)
 class Door:
-    """A session token the arena accepts, and the sessions that entered with it.
+    """A session token the arena accepts, and the sessions that entered with it. The door
+    knows the token's :func:`token_digest` (what an Enter is looked up by); ``token`` itself
+    only when the arena hands it to a process it starts (None: a standing ladder's bot, whose
+    token is stored as its digest alone).
 
     ``single``: the token belongs to one process (a command bot the runner started): every
     Enter is that process (re)connecting, whatever its instance id. Otherwise (an external bot,
@@ -117,14 +137,26 @@ class Door:
     ``on_enter(session)`` runs on a session's first Enter; ``on_leave(session)`` whenever its
     stream ends."""
 
-    token: str
+    token: str | None
     label: str
     single: bool = True
     on_enter: Callable[[Session], None] | None = None
     on_leave: Callable[[Session], None] | None = None
     sessions: dict[str, Session] = field(default_factory=dict)
     closed: bool = False
+    digest: str = ""
+    """The token's :func:`token_digest` (from ``token`` when not given)."""
+    on_refuse: Callable[[pb.EnterRequest], str | None] | None = None
+    """Asked before a new session is opened: a reason to refuse it (its stream ends
+    ``FAILED_PRECONDITION`` with that reason), or None to let it in (a ladder's caps per bot,
+    a season closed to new versions)."""
     _count: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.digest:
+            if self.token is None:
+                raise ValueError("a door needs its token or the token's digest")
+            self.digest = token_digest(self.token)
 
     def session(self, instance: str = "") -> Session:
         """The session for ``instance`` (made now if new; a single door has one)."""
@@ -151,10 +183,19 @@ class Door:
             get_logger(session=self.label).info("session_refused", peer=connection.peer)
             connection.close(StreamEnd.NO_MORE_GAMES, CLOSED_MESSAGE)
             return
+        key = "" if self.single else request.instance[:64]
+        if key not in self.sessions and self.on_refuse is not None:
+            refusal = self.on_refuse(request)
+            if refusal is not None:
+                get_logger(session=self.label).info(
+                    "session_refused", peer=connection.peer, why=refusal
+                )
+                connection.close(StreamEnd.NO_MORE_GAMES, refusal)
+                return
         session = self.session(request.instance[:64])
         first = not session.entered.is_set()
         capacity = min(MAX_CAPACITY, max(1, request.capacity))
-        session._attach(connection, capacity, request.bot_name[:64])
+        session._attach(connection, capacity, request.bot_name[:64], request.bot_version[:64])
         if first and self.on_enter is not None:
             self.on_enter(session)
 

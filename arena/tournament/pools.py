@@ -307,6 +307,7 @@ class Instances:
         token = None
         if instance.session is not None:
             token = instance.session.door.token
+            assert token is not None, "a process the arena starts is handed its token"
         link = None
         if self.config.transport == "local":
             link = await self.server.open_link(instance.name)

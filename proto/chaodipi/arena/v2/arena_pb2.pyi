@@ -232,18 +232,20 @@ CARD_SMALL_JOKER: Card
 CARD_BIG_JOKER: Card
 
 class EnterRequest(_message.Message):
-    __slots__ = ("token", "protocol_version", "bot_name", "capacity", "instance")
+    __slots__ = ("token", "protocol_version", "bot_name", "capacity", "instance", "bot_version")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     CAPACITY_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     token: str
     protocol_version: int
     bot_name: str
     capacity: int
     instance: str
-    def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., capacity: _Optional[int] = ..., instance: _Optional[str] = ...) -> None: ...
+    bot_version: str
+    def __init__(self, token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., capacity: _Optional[int] = ..., instance: _Optional[str] = ..., bot_version: _Optional[str] = ...) -> None: ...
 
 class EnterResponse(_message.Message):
     __slots__ = ("entered", "seat")

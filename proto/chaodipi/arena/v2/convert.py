@@ -619,15 +619,18 @@ def unsupported_version(version: int) -> str | None:
     return f"protocol version {version} is not supported; this server speaks {PROTOCOL_VERSION}"
 
 
-def enter_request(token: str, *, bot_name: str, capacity: int, instance: str) -> pb.EnterRequest:
-    """A session's request to enter: its token, the seats it plays at once, and the id it
-    keeps across reconnects (the same process coming back)."""
+def enter_request(
+    token: str, *, bot_name: str, capacity: int, instance: str, bot_version: str = ""
+) -> pb.EnterRequest:
+    """A session's request to enter: its token, the seats it plays at once, the id it keeps
+    across reconnects (the same process coming back) and the bot's version."""
     return pb.EnterRequest(
         token=token,
         protocol_version=PROTOCOL_VERSION,
         bot_name=bot_name,
         capacity=capacity,
         instance=instance,
+        bot_version=bot_version,
     )
 
 
