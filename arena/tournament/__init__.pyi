@@ -1,12 +1,15 @@
 """The public face of ``chaodipi.arena.tournament`` (its names, imported when first used)."""
 
 from .backend import Backend as Backend
+from .backend import BotFailure as BotFailure
+from .backend import FailureKind as FailureKind
 from .backend import GameResult as GameResult
 from .config import BOT_NAME as BOT_NAME
 from .config import BOT_NAME_RULE as BOT_NAME_RULE
 from .config import KEYS as KEYS
 from .config import SCHEDULES as SCHEDULES
 from .config import TRANSPORTS as TRANSPORTS
+from .config import BotSpec as BotSpec
 from .config import ConfigDeprecation as ConfigDeprecation
 from .config import Key as Key
 from .config import TournamentConfig as TournamentConfig
@@ -21,7 +24,9 @@ from .deal_sets import resolve_deal_set as resolve_deal_set
 from .deal_sets import write_document as write_document
 from .driver import prepare_log_dir as prepare_log_dir
 from .driver import run_tournament as run_tournament
+from .local import Games as Games
 from .local import LocalBackend as LocalBackend
+from .pools import Instances as Instances
 from .ray_backend import RayBackend as RayBackend
 from .ray_cluster import connect as connect
 from .ray_cluster import import_ray as import_ray
@@ -43,9 +48,14 @@ __all__ = [
     "SCHEDULES",
     "TRANSPORTS",
     "Backend",
+    "BotFailure",
+    "BotSpec",
     "ConfigDeprecation",
     "DealSetError",
+    "FailureKind",
     "GameResult",
+    "Games",
+    "Instances",
     "Key",
     "LocalBackend",
     "Outcome",

@@ -31,7 +31,7 @@ import functools
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +65,7 @@ from chaodipi.arena.tournament.processes import stderr_tail
 from chaodipi.engine import PRESETS, SEATS, Ending, other_team, team_of, team_seats
 from chaodipi.records import pack
 
-__all__ = ["LocalBackend", "play_games"]
+__all__ = ["Games", "LocalBackend", "play_games"]
 
 
 @dataclass(slots=True)
@@ -92,19 +92,29 @@ class _Deals:
 
 
 @dataclass(slots=True)
-class _Run:
-    """What every game of one run shares."""
+class Games:
+    """Games played one at a time on a server by the bots' pools, all under one config's
+    table settings (preset, hands, clocks, strikes, connect timeout): :meth:`play` plays one
+    and hands back its result. :func:`play_games` plays a run's games with it; a standing
+    ladder plays its pairs with it (its bots' pools change as versions come and go)."""
 
     config: TournamentConfig
     server: ArenaServer
     instances: Instances
     deal_key: DealSource
-    deals: _Deals
     run_tag: str = field(default_factory=lambda: secrets.token_hex(6))
     """Tells this call's processes from those of other shards (a process's name is unique only
     in its pools)."""
     on_table: Callable[[str, GameKey], None] | None = None
     """Told each game's table name as the table opens (``arena run`` prints how to watch it)."""
+
+    async def play(
+        self, key: GameKey, bots: Mapping[str, BotSpec], *, spectators_after: anyio.Event
+    ) -> tuple[GameResult, Table]:
+        """Play the game ``key`` (its bots by name in ``bots``): seat it from the pools, wait
+        for its end, and return its result and its table (release the table once every game
+        on its deal is over; its spectators wait for ``spectators_after``)."""
+        return await _play_game(self, key, bots, spectators_after)
 
 
 @dataclass(slots=True)
@@ -208,7 +218,7 @@ class _Game:
         return GameResult(row, record, tuple(self.failures), frozenset(seated))
 
 
-async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
+async def _watch_connect(run: Games, game: _Game, timeout: float) -> None:
     """Every seat must be taken within ``timeout`` seconds of the game's start, or the game is
     void (:func:`chaodipi.arena.serving.hosting.void_unseated`); a process that did not take
     its seat is ended (a fresh one takes its place next time)."""
@@ -221,9 +231,10 @@ async def _watch_connect(run: _Run, game: _Game, timeout: float) -> None:
             run.instances.retire(instance, "it did not connect its seat in time")
 
 
-async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
+async def _play_game(
+    run: Games, key: GameKey, bots: Mapping[str, BotSpec], spectators_after: anyio.Event
+) -> tuple[GameResult, Table]:
     config = run.config
-    bots = {b.name: b for b in config.bots}
     team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
     specs = [bots[team0 if team_of(seat) == 0 else team1] for seat in SEATS]
     seated: list[Instance] | NoSeat
@@ -248,7 +259,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
         # a ticket names its table, so the twin game's must not be guessable; and a ticket must
         # not start with "-", which a bot's argument parser would take for an option
         name=f"g{secrets.token_urlsafe(12)}",
-        spectators_after=run.deals.spectators_after(key.deal),
+        spectators_after=spectators_after,
     )
     admission = run.server.admission
     game = _Game(key, specs, table, label, run.run_tag, admission, admission.refused)
@@ -276,7 +287,7 @@ async def _play_game(run: _Run, key: GameKey) -> tuple[GameResult, Table]:
     return await anyio.to_thread.run_sync(game.result, row), table
 
 
-async def _seat_instances(run: _Run, game: _Game, instances: list[Instance]) -> None:
+async def _seat_instances(run: Games, game: _Game, instances: list[Instance]) -> None:
     """Give each instance its seat, then start the processes that do not run yet."""
     table = game.table
     for seat, instance in enumerate(instances):
@@ -364,22 +375,18 @@ async def play_games(
     slots = anyio.Semaphore(config.concurrency)
     async with anyio.create_task_group() as nursery:
         instances = Instances(config, server, nursery, log_dir, detach=detach_bots)
-        run = _Run(
-            config,
-            server,
-            instances,
-            deal_key,
-            _Deals(Counter(k.deal for k in keys)),
-            on_table=on_table,
-        )
+        run = Games(config, server, instances, deal_key, on_table=on_table)
+        deals = _Deals(Counter(k.deal for k in keys))
+        bots = {b.name: b for b in config.bots}
 
         async def one(key: GameKey) -> None:
             try:
-                result, table = await _play_game(run, key)
+                after = deals.spectators_after(key.deal)
+                result, table = await run.play(key, bots, spectators_after=after)
             finally:
                 slots.release()
             on_result(result)
-            for done in run.deals.game_ended(table, key):
+            for done in deals.game_ended(table, key):
                 server.release(done)
 
         try:

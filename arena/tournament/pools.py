@@ -26,6 +26,7 @@ forfeit (:meth:`chaodipi.arena.serving.table.Table.void`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import secrets
 from collections import Counter
@@ -101,6 +102,9 @@ class Instance:
     """Dead, retired or left for good: it is given no more seats."""
     retired: bool = False
     """The arena ended it (to give a deal to a fresh process, or at the run's end)."""
+    external: bool = False
+    """A session its bot's operator runs (a token in the config, a ladder's resident bot):
+    given seats only while it is connected."""
 
     @property
     def capacity(self) -> int:
@@ -112,7 +116,7 @@ class Instance:
     def can_take(self, deal: int) -> bool:
         if self.gone or deal in self.deals or self.busy >= self.capacity:
             return False
-        if self.spec.token is not None and self.session is not None:
+        if self.external and self.session is not None:
             return self.session.connected  # an external session: only while it is there
         return True
 
@@ -142,9 +146,16 @@ class _Pool:
 
     spec: BotSpec
     limit: int
+    """The most processes alive at once (a command bot's)."""
+    seats_per_deal: int
+    """The seats the bot plays on one deal (what a message asks an external bot to run)."""
     instances: list[Instance] = field(default_factory=list)
+    external: bool = False
+    """Its instances are sessions its operator runs (:meth:`Instances.adopt`), not processes
+    started here."""
     door: Door | None = None
-    """An external bot's door (its token); command processes have a door each."""
+    """An external bot's door, when the pool opened it (its config's token); command
+    processes have a door each."""
     count: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def live(self) -> list[Instance]:
@@ -186,20 +197,43 @@ class Instances:
         self._orphans: list[tuple[Instance, Held]] = []
         """Seats whose external session left, waiting for a session that may take them."""
         self._changed = anyio.Event()
-        self._seats_per_deal = seats_per_deal(config)
         self._pools: dict[str, _Pool] = {}
+        seats = seats_per_deal(config)
         for spec in config.bots:
-            seats = self._seats_per_deal[spec.name]
-            limit = spec.processes or max(2, min(seats, MAX_DEFAULT_PROCESSES))
-            pool = self._pools[spec.name] = _Pool(spec, limit)
+            pool = self.add(spec, seats_per_deal=seats[spec.name], external=spec.token is not None)
             if spec.token is not None:
                 pool.door = server.open_door(
                     spec.token,
                     spec.name,
                     single=False,
-                    on_enter=self._external_entered(pool),
-                    on_leave=self._external_left(pool),
+                    on_enter=functools.partial(self.adopt, spec.name),
+                    on_leave=self.left,
                 )
+
+    def add(self, spec: BotSpec, *, seats_per_deal: int, external: bool = False) -> _Pool:
+        """A pool for one more bot (a ladder's new version). An ``external`` bot's sessions
+        join it by :meth:`adopt`; a command bot's processes are started as seats need them
+        (at most ``spec.processes``, by default ``seats_per_deal``, at least 2 and at most
+        :data:`MAX_DEFAULT_PROCESSES`)."""
+        if spec.name in self._pools:
+            raise ValueError(f"the pools have a bot named {spec.name!r} already")
+        limit = spec.processes or max(2, min(seats_per_deal, MAX_DEFAULT_PROCESSES))
+        pool = self._pools[spec.name] = _Pool(spec, limit, seats_per_deal, external=external)
+        self._change()
+        return pool
+
+    def remove(self, name: str) -> None:
+        """No more games for a bot (a ladder's version superseded or retired): its idle
+        processes end now, the others once their games are over; its external sessions stay
+        theirs to end."""
+        pool = self._pools.get(name)
+        if pool is None:
+            return
+        for instance in pool.live():
+            if not instance.external and not instance.busy:
+                self.retire(instance, "its bot plays no more games")
+        pool.limit = 0
+        self._change()
 
     # -- seating ------------------------------------------------------------------------------
 
@@ -213,10 +247,10 @@ class Instances:
                 if choices is not None:
                     return await self._take(deal, specs, choices)
                 changed = self._changed
-                if all(self._pools[s.name].door is None for s in specs):
+                if not any(self._pools[s.name].external for s in specs):
                     waiting.deadline = float("inf")  # command bots: the busy ones will be free
                 await changed.wait()
-        missing = next(s for s in specs if self._pools[s.name].door is not None)
+        missing = next(s for s in specs if self._pools[s.name].external)
         raise NoSeat(missing.name, self._too_few_sessions(missing, deal))
 
     def _choose(self, deal: int, specs: list[BotSpec]) -> list[_Choice] | None:
@@ -237,7 +271,7 @@ class Instances:
                 taken.add(id(best))
                 choices.append(_Choice(best))
                 continue
-            if pool.door is not None:
+            if pool.external:
                 return None  # an external bot: wait for a session
             if len(pool.live()) + starting[spec.name] - retired[spec.name] < pool.limit:
                 starting[spec.name] += 1
@@ -379,28 +413,38 @@ class Instances:
                 self.nursery.start_soon(_end_fresh, instance.process)
         self._change()
 
-    def _external_entered(self, pool: _Pool) -> Callable[[Session], None]:
-        def entered(session: Session) -> None:
-            instance = Instance(pool.spec, session.name, session=session)
-            pool.instances.append(instance)
-            get_logger(session=session.name).info("external_session", bot=pool.spec.name)
-            self._change()
+    def adopt(self, name: str, session: Session) -> None:
+        """An external session entered: it plays seats of the bot ``name`` from now on."""
+        pool = self._pools[name]
+        instance = Instance(pool.spec, session.name, session=session, external=True)
+        pool.instances.append(instance)
+        get_logger(session=session.name).info("external_session", bot=pool.spec.name)
+        self._change()
 
-        return entered
+    def left(self, session: Session) -> None:
+        """An external session's stream ended: its open seats wait for it, or for another
+        session of its bot that may take them."""
+        instance = next(
+            (p for pool in self._pools.values() for p in pool.instances if p.session is session),
+            None,
+        )
+        if instance is not None:
+            for held in instance.holding.values():
+                if held.table.result is None:
+                    self._orphans.append((instance, held))
+            get_logger(session=session.name).info(
+                "session_left_seats", open_seats=len(instance.holding)
+            )
+        self._change()
 
-    def _external_left(self, pool: _Pool) -> Callable[[Session], None]:
-        def left(session: Session) -> None:
-            instance = next((p for p in pool.instances if p.session is session), None)
-            if instance is not None:
-                for held in instance.holding.values():
-                    if held.table.result is None:
-                        self._orphans.append((instance, held))
-                get_logger(session=session.name).info(
-                    "session_left_seats", open_seats=len(instance.holding)
-                )
-            self._change()
-
-        return left
+    def free_sessions(self, name: str, deal: int | None = None) -> int:
+        """How many of the bot's live instances could take a seat now (of ``deal``, or of a
+        deal none of them has seen): an external bot's connected sessions with room."""
+        pool = self._pools.get(name)
+        if pool is None:
+            return 0
+        probe = -1 if deal is None else deal
+        return sum(1 for p in pool.live() if p.can_take(probe))
 
     def _rehome(self) -> None:
         """Offer each orphaned seat to a live session of its bot that has held no seat of its
@@ -444,7 +488,7 @@ class Instances:
     def _too_few_sessions(self, spec: BotSpec, deal: int) -> str:
         pool = self._pools[spec.name]
         open_now = sum(1 for p in pool.live() if p.session is not None and p.session.connected)
-        needed = self._seats_per_deal[spec.name]
+        needed = pool.seats_per_deal
         return (
             f"external bot {spec.name!r}: no session free for this game's deal after "
             f"{self.config.connect_timeout:g} s ({open_now} open; a process is never given two "

@@ -38,21 +38,28 @@ class Rung:
     hand_s: float
     """About how many seconds a hand of a game against it takes, wall time, on a 2-core
     machine playing two games at once (``-j 2``), its opponent a quick bot: a rough figure."""
+    elo: float | None = None
+    """Its bench Elo, the heuristic bot at 0: the joint Bradley–Terry fit of the README's
+    ladder rows (each rung against the one below, and search40 against the heuristic bot),
+    where a standing ladder pins it (``arena ladder``, docs/ladder.md). None for the random
+    bot, which no rung ever lost a game to: its rating has no finite estimate."""
 
 
 RUNGS: tuple[Rung, ...] = (
     Rung("random", "python3 -m chaodipi.sample_bots.random_bot", 1.5),
-    Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0),
-    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5),
+    Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0, elo=0.0),
+    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5, elo=165.0),
     Rung(
         "search40",
         "python3 -m chaodipi.sample_bots.search_bot --simulations 40 --budget-ms 500",
         5.5,
+        elo=134.4,
     ),
     Rung(
         "search",
         "python3 -m chaodipi.sample_bots.search_bot --simulations 120 --budget-ms 500",
         13.5,
+        elo=186.9,
     ),
 )
 """The ladder, weakest first (``arena bench --ladder`` plays each rung against the one
