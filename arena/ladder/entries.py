@@ -110,6 +110,8 @@ class Bot:
     """The most sessions its token may hold at once (None: the ladder's default)."""
     max_tables: int | None = None
     """The most tables it may play at once (None: the ladder's default)."""
+    token_digest: str | None = None
+    """A resident bot's token's SHA-256 (the token itself is never stored)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -906,6 +906,7 @@ def _bot(row: RowMapping) -> Bot:
         None if row["command"] is None else str(row["command"]),
         None if row["max_sessions"] is None else int(row["max_sessions"]),
         None if row["max_tables"] is None else int(row["max_tables"]),
+        None if row["token_digest"] is None else str(row["token_digest"]),
     )
 
 

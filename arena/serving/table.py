@@ -105,6 +105,9 @@ class SeatStats:
     fallbacks: int = 0
     """Answers the bot's kit chose for it (``Answer.fallback``: too late, no action, refused)."""
     connects: int = 0
+    first_refusal: str = ""
+    """Why the table first refused what the seat sent ('' if it never did): what a bot's
+    author needs to see first (a standing ladder shows it when a validation game fails)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,6 +591,8 @@ class Table:
         guard = state.guard
         if state.connection is not connection or guard.tripped:
             return  # no longer the seat's stream (ended, or replaced and closed), or cut off
+        if not state.stats.first_refusal:
+            state.stats.first_refusal = reason
         if not guard.take(self._now()):
             guard.tripped = True
             self._log.warning(

@@ -109,12 +109,28 @@ class Games:
     """Told each game's table name as the table opens (``arena run`` prints how to watch it)."""
 
     async def play(
-        self, key: GameKey, bots: Mapping[str, BotSpec], *, spectators_after: anyio.Event
+        self,
+        key: GameKey,
+        bots: Mapping[str, BotSpec],
+        *,
+        spectators_after: anyio.Event,
+        seated: list[Instance] | NoSeat | None = None,
     ) -> tuple[GameResult, Table]:
-        """Play the game ``key`` (its bots by name in ``bots``): seat it from the pools, wait
-        for its end, and return its result and its table (release the table once every game
-        on its deal is over; its spectators wait for ``spectators_after``)."""
-        return await _play_game(self, key, bots, spectators_after)
+        """Play the game ``key`` (its bots by name in ``bots``): seat it from the pools (or
+        with ``seated``, the instances :meth:`seat` chose), wait for its end, and return its
+        result and its table (release the table once every game on its deal is over; its
+        spectators wait for ``spectators_after``)."""
+        return await _play_game(self, key, bots, spectators_after, seated)
+
+    async def seat(self, key: GameKey, bots: Mapping[str, BotSpec]) -> list[Instance] | NoSeat:
+        """Choose the game's four instances now (waiting while the pools are busy), for
+        :meth:`play`: a game's seats are all taken at once or not at all."""
+        try:
+            return await self.instances.seat(
+                key.deal, _seat_specs(key, bots), wait_s=self.config.connect_timeout
+            )
+        except NoSeat as err:
+            return err
 
 
 @dataclass(slots=True)
@@ -231,17 +247,23 @@ async def _watch_connect(run: Games, game: _Game, timeout: float) -> None:
             run.instances.retire(instance, "it did not connect its seat in time")
 
 
+def _seat_specs(key: GameKey, bots: Mapping[str, BotSpec]) -> list[BotSpec]:
+    """Each seat's bot: bot_a's team in seats 0 and 2, or 1 and 3 when swapped."""
+    team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
+    return [bots[team0 if team_of(seat) == 0 else team1] for seat in SEATS]
+
+
 async def _play_game(
-    run: Games, key: GameKey, bots: Mapping[str, BotSpec], spectators_after: anyio.Event
+    run: Games,
+    key: GameKey,
+    bots: Mapping[str, BotSpec],
+    spectators_after: anyio.Event,
+    chosen: list[Instance] | NoSeat | None,
 ) -> tuple[GameResult, Table]:
     config = run.config
-    team0, team1 = (key.bot_a, key.bot_b) if not key.swapped else (key.bot_b, key.bot_a)
-    specs = [bots[team0 if team_of(seat) == 0 else team1] for seat in SEATS]
-    seated: list[Instance] | NoSeat
-    try:
-        seated = await run.instances.seat(key.deal, specs, wait_s=config.connect_timeout)
-    except NoSeat as err:
-        seated = err
+    team0 = key.bot_a if not key.swapped else key.bot_b
+    specs = _seat_specs(key, bots)
+    seated = chosen if chosen is not None else await run.seat(key, bots)
     table_config = TableConfig(
         PRESETS[config.preset],
         seed=run.deal_key.seed(key.deal),

@@ -51,6 +51,9 @@ MAX_DEFAULT_PROCESSES = 16
 EXIT_GRACE_S = 3.0
 """How long processes may take to exit by themselves once the arena wants no more games."""
 
+_UNSEEN_DEAL = -1
+"""A deal number no instance has held a seat of (deal numbers are never negative)."""
+
 OnExit = Callable[["Instance", int | None], None]
 """Told when an instance holding a seat goes: (the instance, its exit code or None)."""
 
@@ -437,14 +440,21 @@ class Instances:
             )
         self._change()
 
-    def free_sessions(self, name: str, deal: int | None = None) -> int:
-        """How many of the bot's live instances could take a seat now (of ``deal``, or of a
-        deal none of them has seen): an external bot's connected sessions with room."""
+    def names(self) -> set[str]:
+        """The bots with a pool."""
+        return set(self._pools)
+
+    def room(self, name: str) -> int:
+        """How many seats of a deal none of its instances has seen the bot could take now: its
+        instances with room (an external bot's connected sessions), and for a command bot the
+        processes it may still start."""
         pool = self._pools.get(name)
         if pool is None:
             return 0
-        probe = -1 if deal is None else deal
-        return sum(1 for p in pool.live() if p.can_take(probe))
+        free = sum(1 for p in pool.live() if p.can_take(_UNSEEN_DEAL))
+        if pool.external:
+            return free
+        return free + max(0, pool.limit - len(pool.live()))
 
     def _rehome(self) -> None:
         """Offer each orphaned seat to a live session of its bot that has held no seat of its
