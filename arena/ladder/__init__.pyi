@@ -1,5 +1,10 @@
 """The public face of ``chaodipi.arena.ladder`` (its names, imported when first used)."""
 
+from .matchmaking import Candidate as Candidate
+from .matchmaking import MatchmakingSettings as MatchmakingSettings
+from .matchmaking import Pairing as Pairing
+from .matchmaking import SeedRule as SeedRule
+from .matchmaking import next_pairing as next_pairing
 from .ratings import ELO_PER_MU as ELO_PER_MU
 from .ratings import PROVISIONAL_WIDTH as PROVISIONAL_WIDTH
 from .ratings import LiveRating as LiveRating
@@ -10,7 +15,12 @@ from .ratings import refit as refit
 __all__ = [
     "ELO_PER_MU",
     "PROVISIONAL_WIDTH",
+    "Candidate",
     "LiveRating",
+    "MatchmakingSettings",
+    "Pairing",
+    "SeedRule",
+    "next_pairing",
     "provisional",
     "rate_pair",
     "refit",
