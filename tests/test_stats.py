@@ -7,6 +7,7 @@ import math
 import pytest
 
 from chaodipi.arena.report.stats import (
+    anchored_ratings,
     elo,
     elo_estimate,
     joint_ratings,
@@ -278,3 +279,62 @@ def test_unbeaten_bots_are_unbounded() -> None:
     chain = joint_ratings(["a", "b", "c"], [("a", "b", 1.0), ("b", "c", 1.0), ("a", "c", 1.0)])
     assert [chain[x].elo for x in "abc"] == [math.inf, 0.0, -math.inf]
     assert all(math.isnan(r.elo) for r in joint_ratings(["a", "b"], []).values())
+
+
+def _binary_games(seed: int) -> tuple[list[str], list[tuple[str, str, float]]]:
+    import random
+
+    rng = random.Random(seed)
+    strength = {"p": 150.0, "q": 40.0, "r": 0.0, "s": -90.0}
+    games = []
+    for a, b in [(a, b) for a in strength for b in strength if a < b]:
+        games += [
+            (a, b, float(rng.random() < logistic(strength[a] - strength[b]))) for _ in range(60)
+        ]
+    return list(strength), games
+
+
+def test_anchored_rating_without_anchor_or_prior_is_the_joint_rating() -> None:
+    """No rung and no virtual pairs: the same maximum likelihood, mean 0. Games won or lost
+    (a dispersion of 1, as the joint rating assumes) give about the same errors."""
+    names, games = _binary_games(8)
+    joint = joint_ratings(names, games)
+    anchored = anchored_ratings(names, games, prior_pairs=0.0)
+    for name in names:
+        assert anchored[name].elo == pytest.approx(joint[name].elo, abs=1e-6)
+        assert anchored[name].error == pytest.approx(joint[name].error, rel=0.1)
+
+
+def test_anchored_rating_is_the_maximum_with_its_prior() -> None:
+    """The docstring's case by hand: r pinned at +100; a and b each with one virtual drawn pair
+    against +100. Moving a or b by 0.1 Elo either way lowers the log-likelihood."""
+    pairs = [("a", "r", 0.75), ("a", "r", 0.5), ("b", "r", 0.25), ("a", "b", 1.0)]
+    fitted = anchored_ratings(["a", "b", "r"], pairs, {"r": 100.0})
+
+    def log_likelihood(r: dict[str, float]) -> float:
+        def term(x: float, y: float, s: float) -> float:
+            return s * math.log(logistic(x - y)) + (1 - s) * math.log(logistic(y - x))
+
+        virtual = term(r["a"], 100.0, 0.5) + term(r["b"], 100.0, 0.5)
+        return sum(term(r[a], r[b], s) for a, b, s in pairs) + virtual
+
+    best = {name: rating.elo for name, rating in fitted.items()}
+    assert best["r"] == 100.0 and fitted["r"].error == 0.0
+    for name in "ab":
+        for step in (-0.1, 0.1):
+            assert log_likelihood({**best, name: best[name] + step}) < log_likelihood(best)
+
+
+def test_anchored_errors_come_from_the_pairs_spread() -> None:
+    """The same games fitted one by one and as pairs (two games of a couple averaged): half as
+    many outcomes, each half as spread (a dispersion of about ½), so about the same errors
+    and, the model being the same, about the same ratings."""
+    names, games = _binary_games(9)
+    halves = list(zip(games[::2], games[1::2], strict=True))
+    as_pairs = [(a, b, (x + y) / 2) for (a, b, x), (_, _, y) in halves]
+    assert all(a == a2 and b == b2 for (a, b, _), (a2, b2, _) in halves)
+    games_fit = anchored_ratings(names, games, {"r": 0.0})
+    pairs_fit = anchored_ratings(names, as_pairs, {"r": 0.0})
+    for name in ("p", "q", "s"):
+        assert pairs_fit[name].error == pytest.approx(games_fit[name].error, rel=0.1)
+        assert pairs_fit[name].elo == pytest.approx(games_fit[name].elo, abs=5)

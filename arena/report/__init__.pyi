@@ -7,6 +7,8 @@ from .cells import unestimated_text as unestimated_text
 from .cells import unmeasured_text as unmeasured_text
 from .plots import write_plots as write_plots
 from .stats import MIN_PAIRS as MIN_PAIRS
+from .stats import Rating as Rating
+from .stats import anchored_ratings as anchored_ratings
 from .stats import pentanomial_estimate as pentanomial_estimate
 from .stats import wilson_interval as wilson_interval
 from .summary import FAULTS as FAULTS
@@ -22,7 +24,9 @@ __all__ = [
     "FAULTS",
     "MIN_PAIRS",
     "Column",
+    "Rating",
     "Report",
+    "anchored_ratings",
     "build_report",
     "fitted_tables",
     "los_text",

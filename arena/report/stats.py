@@ -1,5 +1,5 @@
-"""Tournament statistics: score, Elo difference with its 95 % error, LOS, pentanomial pairs
-and a joint maximum-likelihood rating (the SPRT is the results' own,
+"""Tournament statistics: score, Elo difference with its 95 % error, LOS, pentanomial pairs,
+a joint maximum-likelihood rating and its anchored form for a ladder (the SPRT is the results' own,
 :mod:`chaodipi.arena.results.sprt`).
 
 The score formulas are cutechess-cli's and fastchess's (docs/report.md derives each one):
@@ -21,7 +21,7 @@ inf
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from statistics import NormalDist
 
@@ -33,6 +33,7 @@ __all__ = [
     "MIN_PAIRS",
     "EloEstimate",
     "Rating",
+    "anchored_ratings",
     "elo",
     "elo_estimate",
     "joint_ratings",
@@ -150,9 +151,14 @@ def _tally(
     n = np.zeros((len(names), len(names)))
     s = np.zeros((len(names), len(names)))
     for a, b, score in games:
+        for name in (a, b):
+            if name not in index:
+                raise ValueError(f"{name} played but is not among the bots rated")
         i, j = index[a], index[b]
         if i == j:
             raise ValueError(f"{a} cannot play itself")
+        if not 0 <= score <= 1:
+            raise ValueError(f"{a}'s score against {b} is {score}, not between 0 and 1")
         n[i, j] += 1
         n[j, i] += 1
         s[i, j] += score
@@ -296,3 +302,142 @@ def _side(group: list[int], anchor: list[int] | None, reach: list[set[int]]) -> 
     if below == above:
         return math.nan
     return math.inf if below > above else -math.inf
+
+
+# --- anchored rating (a ladder's refit) ----------------------------------------------------
+
+_DISPERSION_GUESS = 0.5
+"""The dispersion a pair score is taken to have before the pairs show theirs: the variance of
+the mean of two independent games without draws, p(1 − p) / 2, over a game's p(1 − p). Draws
+and the duplicate deal make the pairs' true dispersion smaller (about 0.25 to 0.35 in the
+arena's ladder rows), so the guess errs wide."""
+_DISPERSION_GUESS_DF = 10
+"""The residual degrees of freedom the guess counts as, like ``MIN_PAIRS``: with 10 pairs over
+the fitted ratings the pairs' own spread has as much say as the guess, with 100 ten times
+more."""
+
+
+def anchored_ratings(
+    names: Sequence[str],
+    pairs: Iterable[tuple[str, str, float]],
+    pinned: Mapping[str, float] | None = None,
+    *,
+    prior_pairs: float = 1.0,
+) -> dict[str, Rating]:
+    """Elo ratings of several bots from (a, b, a's pair score) pairs, the ``pinned`` bots'
+    Elo fixed: Bradley–Terry fitted by quasi-likelihood, a pair's score (0, ¼, ½, ¾ or 1)
+    its outcome, the spread the pairs show setting the error. Order-free: the pairs' order
+    changes nothing.
+
+    - **Anchors.** A pinned bot keeps its Elo and an error of 0; with no pinned bot the
+      ratings have mean 0.
+    - **Prior.** Each other bot plays ``prior_pairs`` virtual pairs drawn (score ½) against
+      a virtual bot at the pinned bots' mean Elo (0 with none), as MIT Pokerbots' two
+      virtual draws: a bot that won every pair gets a finite rating and a wide error, a bot
+      with no pairs the anchors' mean.
+    - **Error.** 95 %, from the information the pairs (and the virtual ones) give, times the
+      dispersion φ: Pearson's X² of the pairs over their residual degrees of freedom, pooled
+      with a guess of ½ worth 10 degrees of freedom (``_DISPERSION_GUESS``). A pair score
+      the mean of two independent games without draws has φ = ½; draws and the duplicate
+      deal make it smaller.
+
+    >>> pairs = [("a", "r", 0.75), ("a", "r", 0.5), ("b", "r", 0.25), ("a", "b", 1.0)]
+    >>> ratings = anchored_ratings(["a", "b", "r"], pairs, {"r": 100.0})
+    >>> ratings["r"]
+    Rating(elo=100.0, error=0.0)
+    >>> round(ratings["a"].elo), round(ratings["b"].elo), ratings["a"].error > 200
+    (203, -60, True)
+    """
+    pinned = dict(pinned or {})
+    for name in pinned:
+        if name not in names:
+            raise ValueError(f"{name} is pinned but is not among the bots rated")
+    played = list(pairs)
+    n, s = _tally(names, played)
+    k = len(names)
+    fixed = np.array([pinned.get(name, 0.0) / _ELO_PER_NATURAL for name in names])
+    free = [i for i, name in enumerate(names) if name not in pinned]
+    centre = float(np.mean([fixed[i] for i, name in enumerate(names) if name in pinned] or [0]))
+    prior = np.zeros(k)
+    prior[free] = prior_pairs
+    basis = _free_basis(k, free, centred=not pinned)
+
+    def theta(u: np.ndarray) -> np.ndarray:
+        result: np.ndarray = fixed + basis @ u
+        return result
+
+    def negative_log_likelihood(u: np.ndarray) -> float:
+        t = theta(u)
+        diff = t[:, None] - t[None, :]
+        virtual = prior * (np.logaddexp(0.0, centre - t) + np.logaddexp(0.0, t - centre)) / 2
+        return float((s * np.logaddexp(0.0, -diff)).sum() + virtual.sum())
+
+    def gradient(u: np.ndarray) -> np.ndarray:
+        t = theta(u)
+        virtual = prior * (0.5 - 1 / (1 + np.exp(centre - t)))
+        result: np.ndarray = -basis.T @ (_score_equations(t, n, s) + virtual)
+        return result
+
+    def hessian(u: np.ndarray) -> np.ndarray:
+        result: np.ndarray = basis.T @ _information_with_prior(theta(u), n, prior, centre) @ basis
+        return result
+
+    if basis.shape[1] == 0:
+        t = fixed
+        covariance = np.zeros((k, k))
+    else:
+        from scipy.optimize import minimize  # imported here: scipy.optimize takes 0.3 s to load
+
+        fit = minimize(
+            negative_log_likelihood,
+            np.zeros(basis.shape[1]),
+            jac=gradient,
+            hess=hessian,
+            method="trust-exact",
+            options={"gtol": 1e-10},
+        )
+        t = theta(fit.x)
+        index = {name: i for i, name in enumerate(names)}
+        outcomes = [(index[a], index[b], score) for a, b, score in played]
+        dispersion = _dispersion(t, outcomes, basis.shape[1])
+        covariance = dispersion * basis @ np.linalg.inv(hessian(fit.x)) @ basis.T
+    errors = _Z95 * _ELO_PER_NATURAL * np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    return {
+        name: Rating(pinned[name], 0.0)
+        if name in pinned
+        else Rating(float(_ELO_PER_NATURAL * t[i]), float(errors[i]))
+        for i, name in enumerate(names)
+    }
+
+
+def _free_basis(k: int, free: list[int], *, centred: bool) -> np.ndarray:
+    """The directions the free ratings move in: one per free bot; with ``centred`` (no bot
+    pinned) an orthonormal basis of the ratings with sum 0 instead."""
+    basis = np.zeros((k, len(free)))
+    basis[free, range(len(free))] = 1.0
+    if not centred or k < 2:
+        return basis
+    # the complement of the all-ones vector: QR of [1 | I] without its first column
+    q, _ = np.linalg.qr(np.column_stack([np.ones(k), np.eye(k)[:, : k - 1]]))
+    result: np.ndarray = q[:, 1:]
+    return result
+
+
+def _information_with_prior(
+    theta: np.ndarray, n: np.ndarray, prior: np.ndarray, centre: float
+) -> np.ndarray:
+    """``_information`` plus the virtual pairs' against a bot at ``centre``."""
+    p = 1 / (1 + np.exp(centre - theta))
+    result: np.ndarray = _information(theta, n) + np.diag(prior * p * (1 - p))
+    return result
+
+
+def _dispersion(theta: np.ndarray, pairs: list[tuple[int, int, float]], fitted: int) -> float:
+    """Pearson's X² of the pairs over their residual degrees of freedom, pooled with
+    ``_DISPERSION_GUESS``."""
+    x2 = 0.0
+    for i, j, score in pairs:
+        p = 1 / (1 + math.exp(theta[j] - theta[i]))
+        x2 += (score - p) ** 2 / (p * (1 - p))
+    df = max(len(pairs) - fitted, 0)
+    return (x2 + _DISPERSION_GUESS * _DISPERSION_GUESS_DF) / (df + _DISPERSION_GUESS_DF)
