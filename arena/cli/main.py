@@ -126,6 +126,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("chaodipi.arena.cli.watch", "follow a live table in the terminal, as a spectator"),
     "deals": ("chaodipi.arena.cli.deals", "write a public deal set, or print one"),
     "bench": ("chaodipi.arena.cli.bench", "play a bot against the reference ladder's rungs"),
+    "ladder": (
+        "chaodipi.arena.cli.ladder",
+        "run a standing ladder: bots that stay, a rating that moves, pages on the web",
+    ),
 }
 """The commands defined in modules of their own: name → (the module, whose ``add_command``
 adds the command's parser, with the same one-line help). ``arena --help`` and another

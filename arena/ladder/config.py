@@ -69,7 +69,7 @@ KEYS: tuple[LadderKey, ...] = (
     LadderKey("bank_ms", 30_000, "time bank per seat and game", minimum=0),
     LadderKey("max_strikes", 3, "timeouts before a forfeit", minimum=1),
     LadderKey("address", "127.0.0.1:50061", "where resident bots connect (gRPC)", "address"),
-    LadderKey("web", "127.0.0.1:8061", "where the pages are served", "address"),
+    LadderKey("web", "127.0.0.1:8061", 'where the pages are served ("": no pages)', "address"),
     LadderKey(
         "storage", "ladder.sqlite", "a SQLite file beside this config, or a PostgreSQL URL", "text"
     ),
@@ -259,6 +259,8 @@ def _value(key: LadderKey, value: Any) -> Any:
                 )
             return value
         case "address":
+            if name == "web" and value == "":
+                return value
             if not isinstance(value, str) or value.rpartition(":")[2] == "":
                 raise ConfigError(f"{name}: must be HOST:PORT, not {value!r}")
             return value

@@ -1,5 +1,5 @@
 """The ladder's values: a bot (:class:`Bot`), each of its versions (:class:`Version`, what is
-rated), a pair (:class:`Pair`, the unit a rating moves by) and a rating as the board shows it.
+rated) and a pair (:class:`Pair`, the unit a rating moves by).
 
 A bot is a name with a way in: **resident** (it connects itself with a token the operator
 issued), **hosted** (a command the ladder starts) or a **rung** (a hosted reference bot whose
@@ -14,14 +14,12 @@ first saw them: ``alice@2`` is alice's second version, the name its games and pa
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import Enum
 
 __all__ = [
     "Bot",
     "BotKind",
-    "LiveRating",
     "Pair",
     "PairKind",
     "PairState",
@@ -159,16 +157,3 @@ class Pair:
     @property
     def deal(self) -> int:
         return self.id
-
-
-@dataclass(frozen=True, slots=True)
-class LiveRating:
-    """A version's live rating after a pair, in OpenSkill's own units (``mu``, ``sigma``)."""
-
-    version: int
-    mu: float
-    sigma: float
-
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.mu) and math.isfinite(self.sigma) and self.sigma > 0):
-            raise ValueError(f"a rating needs a finite mu and a positive sigma: {self}")

@@ -43,7 +43,6 @@ from chaodipi.arena.ladder.config import HostedBot, LadderConfig
 from chaodipi.arena.ladder.entries import (
     Bot,
     BotKind,
-    LiveRating,
     Pair,
     PairKind,
     PairState,
@@ -52,7 +51,9 @@ from chaodipi.arena.ladder.entries import (
 )
 from chaodipi.arena.ladder.judging import pair_outcome, validation_verdict
 from chaodipi.arena.ladder.live import LadderEvent, Live, Playing
+from chaodipi.arena.ladder.matchmaking import Candidate, MatchmakingSettings
 from chaodipi.arena.ladder.operator import LadderError
+from chaodipi.arena.ladder.ratings import LiveRating
 from chaodipi.arena.ladder.store import RefitRow, Store
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.results import GameKey
@@ -116,7 +117,8 @@ class Ladder:
     _doors: dict[int, Door] = field(default_factory=dict)
     _labels: dict[int, set[str]] = field(default_factory=dict)
     """Each bot's version labels: a session naming another is a new version."""
-    _met: dict[frozenset[int], float] = field(default_factory=dict)
+    _met: dict[frozenset[str], float] = field(default_factory=dict)
+    """When each two versions (by name) last began a pair."""
     _final_left: Counter[int] | None = None
     """In a frozen season, the final pairs each version has still to play; None before."""
     _changed: anyio.Event = field(default_factory=anyio.Event)
@@ -154,7 +156,7 @@ class Ladder:
             self._games = Games(settings, server, instances, deal_key)
             try:
                 await self._load()
-                web = await nursery.start(self._serve_web)
+                web = await nursery.start(self._serve_web) if self.config.web else ""
                 if self.on_ready is not None:
                     self.on_ready(server.address, web)
                 log.info("ladder_ready", address=server.address, web=web)
@@ -177,7 +179,7 @@ class Ladder:
             operator_digest=self.operator_digest,
             title=self.config.name,
             provisional_width=self.config.provisional_width,
-            elo_of=ratings.elo_of,
+            elo_of=_elo_of,
         )
         await serve_web(app, self.config.web, task_status=task_status)
 
@@ -198,10 +200,12 @@ class Ladder:
         played = Counter[int]()
         last: dict[int, float] = {}
         for pair in await self._db(self.store.pairs):
-            for version in (pair.version_a, pair.version_b):
-                played[version] += 1
-                last[version] = max(last.get(version, 0.0), pair.finished_at or 0.0)
-        self._met = await self._db(self.store.last_met)
+            for side in (pair.version_a, pair.version_b):
+                played[side] += 1
+                last[side] = max(last.get(side, 0.0), pair.finished_at or 0.0)
+        names = {v.id: v.name for v in await self._db(self.store.versions)}
+        met = await self._db(self.store.last_met)
+        self._met = {frozenset(names[v] for v in couple): at for couple, at in met.items()}
         for bot in await self._db(self.store.bots):
             self._bots[bot.id] = bot
             versions = await self._db(self.store.versions, bot_id=bot.id)
@@ -250,8 +254,10 @@ class Ladder:
         spec = BotSpec(version.name) if external else self.config.spec(version.name, version.label)
         tables = min(2 * self.config.concurrency, self._tables_cap(bot))
         self._instances.add(spec, seats_per_deal=2 * tables, external=external)
-        if rating is None:
-            rating = ratings.initial(version.id, version.pinned_elo)
+        if version.pinned_elo is not None:
+            rating = LiveRating.pinned_at(version.pinned_elo)  # never moved, never stored
+        elif rating is None:
+            rating = LiveRating.newcomer()
         entry = self._entries[version.id] = _Entry(version, bot, rating, spec)
         self._change()
         return entry
@@ -394,30 +400,24 @@ class Ladder:
         entries = self._schedulable()
         if len(entries) < 2:
             return None
-        candidates = []
-        for e in entries:
-            elo, sigma = ratings.elo_of(e.rating)
-            candidates.append(
-                matchmaking.Candidate(
-                    version=e.version.id,
-                    bot=e.bot.id,
-                    elo=elo,
-                    sigma=sigma,
-                    pairs=e.pairs_played,
-                    last_played=e.last_played,
-                    free=self._room(e),
-                )
+        candidates = [
+            Candidate(
+                version=e.version.name,
+                bot=e.bot.name,
+                rating=e.rating,
+                pairs=e.pairs_played,
+                last_played=e.last_played,
+                free=self._room(e),
+                provisional=ratings.provisional(e.rating, self.config.provisional_width),
             )
-        picked = matchmaking.choose(
-            candidates,
-            self._met,
-            now=self.clock(),
-            rng=self.rng,
-            rematch_s=self.config.rematch_minutes * 60,
-        )
+            for e in entries
+        ]
+        settings = MatchmakingSettings(rematch_s=self.config.rematch_minutes * 60)
+        picked = matchmaking.next_pairing(candidates, self._met, self.clock(), self.rng, settings)
         if picked is None:
             return None
-        return self._entries[picked[0]], self._entries[picked[1]]
+        by_name = {e.version.name: e for e in entries}
+        return by_name[picked.seed], by_name[picked.opponent]
 
     @property
     def _frozen(self) -> bool:
@@ -490,7 +490,7 @@ class Ladder:
             pair = await self._db(
                 self.store.start_pair, kind, a.version.id, b.version.id, at=self.clock()
             )
-            self._met[frozenset((a.version.id, b.version.id))] = pair.started_at
+            self._met[frozenset((a.version.name, b.version.name))] = pair.started_at
             self.live.started(
                 Playing(pair.id, kind.value, a.version.name, b.version.name, pair.started_at)
             )
@@ -535,9 +535,10 @@ class Ladder:
         self, pair_id: int, kind: PairKind, a: _Entry, b: _Entry, results: list[GameResult]
     ) -> None:
         score, why = pair_outcome([r.row for r in results])
-        rated: list[LiveRating] = []
+        rated: dict[int, LiveRating] = {}
         if score is not None:
-            rated = list(ratings.update(a.rating, b.rating, score))
+            new_a, new_b = ratings.rate_pair(a.rating, b.rating, score)
+            rated = {e.version.id: r for e, r in ((a, new_a), (b, new_b)) if not r.pinned}
         pair = await self._db(self.store.pair, pair_id)
         assert pair is not None
         stored = await self._db(
@@ -551,7 +552,7 @@ class Ladder:
             rated=rated,
         )
         if score is not None:
-            a.rating, b.rating = rated
+            a.rating, b.rating = new_a, new_b
             for entry in (a, b):
                 entry.pairs_played += 1
                 entry.last_played = stored.finished_at
@@ -607,11 +608,24 @@ class Ladder:
         pairs = await self._db(self.store.pairs)
         if not pairs:
             return
-        versions = await self._db(self.store.versions)
-        pinned = {v.id: v.pinned_elo for v in versions if v.pinned_elo is not None}
-        results = [(p.version_a, p.version_b, p.score_a) for p in pairs if p.score_a is not None]
-        fitted = await anyio.to_thread.run_sync(ratings.refit, results, pinned)
-        rows = [RefitRow(v, r.elo, r.low, r.high, r.pairs) for v, r in fitted.items()]
+        versions = {v.id: v for v in await self._db(self.store.versions)}
+        counts = Counter[int]()
+        results = []
+        for pair in pairs:
+            if pair.score_a is None:
+                continue
+            counts.update((pair.version_a, pair.version_b))
+            a, b = versions[pair.version_a].name, versions[pair.version_b].name
+            results.append((a, b, pair.score_a))
+        rated = [v for v in versions.values() if counts[v.id]]
+        pinned = {v.name: v.pinned_elo for v in rated if v.pinned_elo is not None}
+        names = [v.name for v in rated]
+        fitted = await anyio.to_thread.run_sync(ratings.refit, names, results, pinned)
+        rows = [
+            RefitRow(v.id, r.elo, r.elo - r.error, r.elo + r.error, counts[v.id])
+            for v in rated
+            for r in (fitted[v.name],)
+        ]
         await self._db(self.store.add_refit, self.clock(), len(results), rows)
         self.live.publish(LadderEvent("refit", {"pairs": len(results)}))
 
@@ -704,7 +718,8 @@ class Ladder:
             if version.state is VersionState.PAUSED:
                 await self._db(self.store.set_version_state, version.id, VersionState.ACTIVE)
                 fresh = await self._db(self.store.version, version.id)
-                self._enter(fresh, bot, (await self._db(self.store.live_ratings)).get(version.id))
+                live = await self._db(self.store.live_ratings)
+                self._enter(fresh, bot, live.get(version.id))
         self._refresh_bot(await self._bot_named(name))
         get_logger(bot=name).info("bot_resumed")
 
@@ -740,3 +755,8 @@ class Ladder:
             if entry.bot.id == bot.id:
                 entry.bot = bot
         self._change()
+
+
+def _elo_of(rating: LiveRating) -> tuple[float, float]:
+    """A live rating as the pages show it: its Elo and its 95 % interval's half-width."""
+    return rating.elo, rating.error

@@ -40,166 +40,29 @@ from chaodipi.arena.errors import DatabaseError
 from chaodipi.arena.ladder.entries import (
     Bot,
     BotKind,
-    LiveRating,
     Pair,
     PairKind,
     PairState,
     Version,
     VersionState,
 )
+from chaodipi.arena.ladder.ratings import LiveRating
+from chaodipi.arena.ladder.schema import (
+    GAME_COUNTS,
+    SCHEMA_VERSION,
+    bots,
+    games,
+    meta,
+    metadata,
+    pairs,
+    ratings,
+    refit_ratings,
+    refits,
+    versions,
+)
 from chaodipi.arena.results import GameKey, GameRow
 
-__all__ = ["SCHEMA_VERSION", "FaultCounts", "RefitRow", "Store", "StoredGame", "database_url"]
-
-SCHEMA_VERSION = 1
-"""The schema this code writes; a database with another is refused in one line."""
-
-metadata = sa.MetaData()
-
-meta = sa.Table(
-    "meta",
-    metadata,
-    sa.Column("key", sa.String(64), primary_key=True),
-    sa.Column("value", sa.Text, nullable=False),
-)
-
-bots = sa.Table(
-    "bots",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("name", sa.String(64), nullable=False, unique=True),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("token_digest", sa.String(64), unique=True),
-    sa.Column("command", sa.Text),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("paused", sa.Text),
-    sa.Column("retired", sa.Boolean, nullable=False, default=False),
-    sa.Column("max_sessions", sa.Integer),
-    sa.Column("max_tables", sa.Integer),
-)
-
-versions = sa.Table(
-    "versions",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("bot_id", sa.Integer, sa.ForeignKey("bots.id"), nullable=False),
-    sa.Column("number", sa.Integer, nullable=False),
-    sa.Column("label", sa.Text, nullable=False),
-    sa.Column("state", sa.String(16), nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("reason", sa.Text, nullable=False, default=""),
-    sa.Column("detail", sa.Text, nullable=False, default=""),
-    sa.Column("pinned_elo", sa.Float),
-    sa.UniqueConstraint("bot_id", "number"),
-    sa.UniqueConstraint("bot_id", "label"),
-)
-
-pairs = sa.Table(
-    "pairs",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("version_a", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
-    sa.Column("version_b", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
-    sa.Column("state", sa.String(16), nullable=False),
-    sa.Column("started_at", sa.Float, nullable=False),
-    sa.Column("finished_at", sa.Float),
-    sa.Column("score_a", sa.Float),
-    sa.Column("reason", sa.Text, nullable=False, default=""),
-)
-
-games = sa.Table(
-    "games",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("pair_id", sa.Integer, sa.ForeignKey("pairs.id"), nullable=False),
-    sa.Column("version_a", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
-    sa.Column("version_b", sa.Integer, sa.ForeignKey("versions.id"), nullable=False),
-    sa.Column("swapped", sa.Boolean, nullable=False),
-    sa.Column("score_a", sa.Float),
-    sa.Column("hands", sa.Integer, nullable=False),
-    sa.Column("levels_a", sa.Integer, nullable=False),
-    sa.Column("levels_b", sa.Integer, nullable=False),
-    sa.Column("defended_a", sa.Integer, nullable=False),
-    sa.Column("points_a", sa.Integer, nullable=False),
-    sa.Column("defended_b", sa.Integer, nullable=False),
-    sa.Column("points_b", sa.Integer, nullable=False),
-    sa.Column("strikes_a", sa.Integer, nullable=False),
-    sa.Column("strikes_b", sa.Integer, nullable=False),
-    sa.Column("illegal_a", sa.Integer, nullable=False),
-    sa.Column("illegal_b", sa.Integer, nullable=False),
-    sa.Column("crashes_a", sa.Integer, nullable=False),
-    sa.Column("crashes_b", sa.Integer, nullable=False),
-    sa.Column("fallbacks_a", sa.Integer, nullable=False),
-    sa.Column("fallbacks_b", sa.Integer, nullable=False),
-    sa.Column("forfeit", sa.Text),
-    sa.Column("reason", sa.Text, nullable=False),
-    sa.Column("errors", sa.Text, nullable=False),
-    sa.Column("void", sa.Text),
-    sa.Column("seconds", sa.Float, nullable=False),
-    sa.Column("finished_at", sa.Float, nullable=False),
-    sa.Column("record", sa.LargeBinary),
-    sa.Column("review", sa.LargeBinary),
-    sa.UniqueConstraint("pair_id", "swapped"),
-)
-
-ratings = sa.Table(
-    "ratings",
-    metadata,
-    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), primary_key=True),
-    sa.Column("pair_id", sa.Integer, sa.ForeignKey("pairs.id"), primary_key=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("mu", sa.Float, nullable=False),
-    sa.Column("sigma", sa.Float, nullable=False),
-)
-
-refits = sa.Table(
-    "refits",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("at", sa.Float, nullable=False),
-    sa.Column("pairs", sa.Integer, nullable=False),
-)
-
-refit_ratings = sa.Table(
-    "refit_ratings",
-    metadata,
-    sa.Column("refit_id", sa.Integer, sa.ForeignKey("refits.id"), primary_key=True),
-    sa.Column("version_id", sa.Integer, sa.ForeignKey("versions.id"), primary_key=True),
-    sa.Column("elo", sa.Float, nullable=False),
-    sa.Column("low", sa.Float, nullable=False),
-    sa.Column("high", sa.Float, nullable=False),
-    sa.Column("pairs", sa.Integer, nullable=False),
-)
-
-sa.Index("games_by_pair", games.c.pair_id)
-sa.Index("pairs_by_a", pairs.c.version_a)
-sa.Index("pairs_by_b", pairs.c.version_b)
-
-_GAME_COUNTS = [
-    "score_a",
-    "hands",
-    "levels_a",
-    "levels_b",
-    "defended_a",
-    "points_a",
-    "defended_b",
-    "points_b",
-    "strikes_a",
-    "strikes_b",
-    "illegal_a",
-    "illegal_b",
-    "crashes_a",
-    "crashes_b",
-    "fallbacks_a",
-    "fallbacks_b",
-    "forfeit",
-    "reason",
-    "errors",
-    "void",
-    "seconds",
-]
-"""The columns a game takes from its :class:`GameRow`, by the same names."""
+__all__ = ["FaultCounts", "RefitRow", "Store", "StoredGame", "database_url"]
 
 
 def database_url(storage: str, folder: Path) -> str:
@@ -591,7 +454,7 @@ class Store:
         state: PairState,
         score_a: float | None = None,
         reason: str = "",
-        rated: Iterable[LiveRating] = (),
+        rated: Mapping[int, LiveRating] | None = None,
     ) -> Pair:
         """Store a pair's games (each row with its record), its state and score, and the live
         ratings it gave, in one transaction. A pair already finished is left as it is (its
@@ -610,7 +473,7 @@ class Store:
                         finished_at=at,
                         record=record,
                         review=None,
-                        **{column: getattr(row, column) for column in _GAME_COUNTS},
+                        **{column: getattr(row, column) for column in GAME_COUNTS},
                     )
                 )
             db.execute(
@@ -618,10 +481,10 @@ class Store:
                 .where(pairs.c.id == pair.id)
                 .values(state=state.value, finished_at=at, score_a=score_a, reason=reason)
             )
-            for rating in rated:
+            for version, rating in (rated or {}).items():
                 db.execute(
                     sa.insert(ratings).values(
-                        version_id=rating.version,
+                        version_id=version,
                         pair_id=pair.id,
                         at=at,
                         mu=rating.mu,
@@ -736,7 +599,7 @@ class Store:
             int(row["pair_id"]),
             bool(row["swapped"]),
         )
-        values = {column: row[column] for column in _GAME_COUNTS}
+        values = {column: row[column] for column in GAME_COUNTS}
         game_row = GameRow(key=key, id=int(row["id"]), **values)
         return StoredGame(
             int(row["id"]),
@@ -821,7 +684,8 @@ class Store:
     # -- ratings ------------------------------------------------------------------------------
 
     def live_ratings(self) -> dict[int, LiveRating]:
-        """Each version's live rating after its last rated pair."""
+        """Each version's live rating after its last rated pair (a pinned rung's is never
+        stored: it does not move)."""
         latest = (
             sa.select(ratings.c.version_id, sa.func.max(ratings.c.pair_id).label("pair_id"))
             .group_by(ratings.c.version_id)
@@ -835,8 +699,7 @@ class Store:
         )
         with self._read() as db:
             return {
-                int(v): LiveRating(int(v), float(mu), float(sigma))
-                for v, mu, sigma in db.execute(query)
+                int(v): LiveRating(float(mu), float(sigma)) for v, mu, sigma in db.execute(query)
             }
 
     def rating_history(self, version: int) -> list[tuple[int, float, LiveRating]]:
@@ -848,7 +711,7 @@ class Store:
         )
         with self._read() as db:
             return [
-                (int(p), float(at), LiveRating(version, float(mu), float(sigma)))
+                (int(p), float(at), LiveRating(float(mu), float(sigma)))
                 for p, at, mu, sigma in db.execute(query)
             ]
 
