@@ -117,6 +117,8 @@ class Ladder:
     _doors: dict[int, Door] = field(default_factory=dict)
     _labels: dict[int, set[str]] = field(default_factory=dict)
     """Each bot's version labels: a session naming another is a new version."""
+    _entering: dict[int, anyio.Lock] = field(default_factory=dict)
+    """Each resident bot's sessions are taken in one at a time."""
     _met: dict[frozenset[str], float] = field(default_factory=dict)
     """When each two versions (by name) last began a pair."""
     _final_left: Counter[int] | None = None
@@ -314,18 +316,20 @@ class Ladder:
         others."""
         bot = self._bots[bot_id]
         label = session.bot_version
-        new = label not in self._labels.setdefault(bot_id, set())
-        version = await self._db(self.store.version_of, bot, label, at=self.clock())
-        self._labels[bot_id].add(label)
-        if new:
-            get_logger(bot=bot.name).info("version_new", version=version.name)
-            for other in [e for e in self._entries.values() if e.bot.id == bot_id]:
-                self._leave(other)
-            self._announce(version)
-        if version.state in (VersionState.ACTIVE, VersionState.VALIDATING):
-            self._enter(version, bot, None)
-        if version.name in self._instances.names():
-            self._instances.adopt(version.name, session)
+        async with self._entering.setdefault(bot_id, anyio.Lock()):  # its sessions in turn
+            new = label not in self._labels.setdefault(bot_id, set())
+            version = await self._db(self.store.version_of, bot, label, at=self.clock())
+            self._labels[bot_id].add(label)
+            if new:
+                get_logger(bot=bot.name).info("version_new", version=version.name)
+                for other in [e for e in self._entries.values() if e.bot.id == bot_id]:
+                    if other.version.id != version.id:
+                        self._leave(other)
+                self._announce(version)
+            if version.state in (VersionState.ACTIVE, VersionState.VALIDATING):
+                self._enter(version, bot, None)
+            if version.name in self._instances.names():
+                self._instances.adopt(version.name, session)
         self._change()
 
     def _session_left(self, session: Session) -> None:

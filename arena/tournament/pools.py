@@ -214,14 +214,19 @@ class Instances:
                 )
 
     def add(self, spec: BotSpec, *, seats_per_deal: int, external: bool = False) -> _Pool:
-        """A pool for one more bot (a ladder's new version). An ``external`` bot's sessions
+        """A pool for one more bot (a ladder's new version), or the pool of a bot back after
+        :meth:`remove`. An ``external`` bot's sessions
         join it by :meth:`adopt`; a command bot's processes are started as seats need them
         (at most ``spec.processes``, by default ``seats_per_deal``, at least 2 and at most
         :data:`MAX_DEFAULT_PROCESSES`)."""
-        if spec.name in self._pools:
-            raise ValueError(f"the pools have a bot named {spec.name!r} already")
         limit = spec.processes or max(2, min(seats_per_deal, MAX_DEFAULT_PROCESSES))
-        pool = self._pools[spec.name] = _Pool(spec, limit, seats_per_deal, external=external)
+        pool = self._pools.get(spec.name)
+        if pool is not None:  # a bot back after :meth:`remove`: its pool plays again
+            if pool.spec != spec or pool.external != external:
+                raise ValueError(f"the pools have another bot named {spec.name!r}")
+            pool.limit = limit
+        else:
+            pool = self._pools[spec.name] = _Pool(spec, limit, seats_per_deal, external=external)
         self._change()
         return pool
 
