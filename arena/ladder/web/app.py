@@ -89,8 +89,8 @@ class _Drawn:
     changes: int
     read_at: float
     board: Board
-    html: str
-    data: dict[str, Any]
+    html: bytes
+    json: bytes
 
 
 class _Pages:
@@ -175,7 +175,13 @@ class _Pages:
                     for p in playing
                 ],
             }
-            self._drawn = _Drawn(changes, now, board, html, data)
+            self._drawn = _Drawn(
+                changes,
+                now,
+                board,
+                html.encode("utf-8"),
+                json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8"),
+            )
             return self._drawn
 
     async def leaderboard_page(self, request: Request) -> Response:
@@ -183,7 +189,7 @@ class _Pages:
         return HTMLResponse(drawn.html, headers={"Content-Security-Policy": PAGE_POLICY})
 
     async def leaderboard_json(self, request: Request) -> Response:
-        return JSONResponse((await self.drawn(request)).data)
+        return Response((await self.drawn(request)).json, media_type="application/json")
 
     # -- a bot -----------------------------------------------------------------------------
 
