@@ -72,15 +72,20 @@ def run_ladder(
         ladder.on_ready = listening
         with anyio.fail_after(HOSTED_TIMEOUT_S):
             async with anyio.create_task_group() as nursery:
-                async with ladder.live.subscribe() as events:
-                    nursery.start_soon(ladder.run)
-                    await ready.wait()
-                    if on_ready is not None:
-                        result = on_ready(running)
-                        if hasattr(result, "__await__"):
-                            await result
-                    while not await anyio.to_thread.run_sync(until, store):
-                        await events.receive()
+                nursery.start_soon(ladder.run)
+                await ready.wait()
+                if on_ready is not None:
+                    result = on_ready(running)
+                    if hasattr(result, "__await__"):
+                        await result
+                while True:
+                    seen = ladder.live.changes
+                    if await anyio.to_thread.run_sync(until, store):
+                        break
+                    if ladder.live.changes == seen:  # nothing new since: wait for the next
+                        async with ladder.live.subscribe() as events:
+                            if ladder.live.changes == seen:
+                                await events.receive()
                 nursery.cancel_scope.cancel()
 
     anyio.run(main, backend="asyncio")

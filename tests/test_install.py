@@ -252,6 +252,11 @@ def test_the_wheel_has_the_license_the_type_markers_and_the_starter(tmp_path: Pa
 
     for asset in ("page.html", "viewer.css", *SCRIPTS):  # the viewer's (arena show --html)
         assert f"chaodipi/records/viewer/{asset}" in names, asset
+    web = ROOT / "arena" / "ladder" / "web"  # the ladder's pages: templates, style, script
+    assets = [p for p in web.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert len(assets) >= 8
+    for asset in assets:
+        assert f"chaodipi/arena/ladder/web/{asset.relative_to(web)}" in names, asset
     for preset in PRESETS:  # the standard deal sets (arena run --deals-file standard)
         assert f"chaodipi/arena/tournament/standard_deals/{preset}.json.gz" in names, preset
     assert "chaodipi/arena/tournament/deal-set.schema.json" in names  # deal_set_schema()

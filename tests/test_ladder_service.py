@@ -88,8 +88,10 @@ def test_a_new_bot_version_supersedes_the_old_and_both_keep_their_history(
 
     def both_seen(store: Store) -> bool:
         states = _states(store)
-        return "alice@2" in states and states.get("alice@2") is VersionState.ACTIVE and (
-            _rated(store, "alice@2") >= 1
+        return (
+            "alice@2" in states
+            and states.get("alice@2") is VersionState.ACTIVE
+            and (_rated(store, "alice@2") >= 1)
         )
 
     running = run_ladder(config, both_seen, on_ready=first)
@@ -97,10 +99,14 @@ def test_a_new_bot_version_supersedes_the_old_and_both_keep_their_history(
         resident.join()
     states = _states(running.store)
     # whichever version entered first, the one that came later superseded it
-    assert sorted(states[name].value for name in ("alice@1", "alice@2")) == [
-        "active",
-        "superseded",
-    ] or states["alice@1"] is VersionState.SUPERSEDED
+    assert (
+        sorted(states[name].value for name in ("alice@1", "alice@2"))
+        == [
+            "active",
+            "superseded",
+        ]
+        or states["alice@1"] is VersionState.SUPERSEDED
+    )
     running.store.close()
 
 

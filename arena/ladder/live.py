@@ -34,9 +34,9 @@ __all__ = ["SUBSCRIBER_BUFFER", "EventKind", "LadderEvent", "Live", "Playing"]
 SUBSCRIBER_BUFFER = 64
 """Events a subscriber may fall behind by before it is dropped."""
 
-EventKind = Literal["pair_started", "pair_finished", "version", "refit"]
-"""What happened: a pair (or validation game) began or ended, a version's state changed, a
-refit was published."""
+EventKind = Literal["pair_started", "game_over", "pair_finished", "version", "refit"]
+"""What happened: a pair (or validation game) began, one of its games ended (how many have,
+never how), it ended, a version's state changed, a refit was published."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,9 @@ class Live:
     def __init__(self) -> None:
         self._playing: dict[int, Playing] = {}
         self._subscribers: set[MemoryObjectSendStream[LadderEvent]] = set()
+        self.changes = 0
+        """How many events were published: what the pages read from the store is as new as
+        this count says."""
 
     def playing(self) -> list[Playing]:
         """The pairs playing now, the oldest first."""
@@ -89,6 +92,7 @@ class Live:
                 now.started_at,
                 now.games_over + 1,
             )
+            self.publish(LadderEvent("game_over", {"pair": pair, "games_over": now.games_over + 1}))
 
     def finished(self, pair: int, summary: dict[str, Any]) -> None:
         """A pair is over and stored: ``summary`` is what its event says of it."""
@@ -97,6 +101,7 @@ class Live:
 
     def publish(self, event: LadderEvent) -> None:
         """Tell every subscriber; one whose buffer is full is dropped."""
+        self.changes += 1
         for stream in list(self._subscribers):
             try:
                 stream.send_nowait(event)
@@ -115,6 +120,13 @@ class Live:
         finally:
             self._subscribers.discard(send)
             send.close()
+
+    def close(self) -> None:
+        """End every subscriber's stream (the ladder is stopping: its pages' streams end, and
+        each browser connects again to the next ladder that serves them)."""
+        for stream in list(self._subscribers):
+            self._subscribers.discard(stream)
+            stream.close()
 
     @property
     def subscribers(self) -> int:

@@ -148,6 +148,7 @@ class Ladder:
         if abandoned:
             log.info("pairs_abandoned", pairs=[p.id for p in abandoned])
         deal_key = await self._db(self.store.deal_key)
+        self.log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # the bots' stderr
         settings = self.config.table_settings()
         async with (
             open_server(self.config.address) as server,
@@ -181,7 +182,6 @@ class Ladder:
             operator_digest=self.operator_digest,
             title=self.config.name,
             provisional_width=self.config.provisional_width,
-            elo_of=_elo_of,
         )
         await serve_web(app, self.config.web, task_status=task_status)
 
@@ -759,8 +759,3 @@ class Ladder:
             if entry.bot.id == bot.id:
                 entry.bot = bot
         self._change()
-
-
-def _elo_of(rating: LiveRating) -> tuple[float, float]:
-    """A live rating as the pages show it: its Elo and its 95 % interval's half-width."""
-    return rating.elo, rating.error

@@ -574,42 +574,44 @@ class Store:
             query = query.limit(limit)
         with self._read() as db:
             ids = [int(i) for i in db.execute(query).scalars()]
-            return [self._game(db, i) for i in ids]
+            return self._games(db, ids)
+
+    def games_of_pairs(self, pair_ids: Iterable[int]) -> dict[int, list[StoredGame]]:
+        """The stored games of each of these pairs (a pair stored without games: none), in
+        the order they were stored."""
+        wanted = sorted(set(pair_ids))
+        found: dict[int, list[StoredGame]] = {pair: [] for pair in wanted}
+        if not wanted:
+            return found
+        query = sa.select(games.c.id).where(games.c.pair_id.in_(wanted)).order_by(games.c.id)
+        with self._read() as db:
+            for game in self._games(db, [int(i) for i in db.execute(query).scalars()]):
+                found[game.pair_id].append(game)
+        return found
 
     def game(self, game_id: int) -> StoredGame | None:
         with self._read() as db:
-            exists = db.execute(sa.select(games.c.id).where(games.c.id == game_id)).scalar()
-            return None if exists is None else self._game(db, game_id)
+            found = self._games(db, [game_id])
+        return found[0] if found else None
 
-    def _game(self, db: Connection, game_id: int) -> StoredGame:
+    def _games(self, db: Connection, ids: Sequence[int]) -> list[StoredGame]:
+        """These games (those stored), in the order of ``ids``: two queries, whatever their
+        number."""
+        if not ids:
+            return []
         columns = [c for c in games.c if c.name not in ("record", "review")]
-        row = (
-            db.execute(
+        rows = {
+            int(row["id"]): row
+            for row in db.execute(
                 sa.select(*columns, (games.c.review.is_not(None)).label("reviewed")).where(
-                    games.c.id == game_id
+                    games.c.id.in_(list(ids))
                 )
-            )
-            .mappings()
-            .one()
+            ).mappings()
+        }
+        names = _version_names(
+            db, [int(row[side]) for row in rows.values() for side in ("version_a", "version_b")]
         )
-        names = _version_names(db, (int(row["version_a"]), int(row["version_b"])))
-        key = GameKey(
-            names[int(row["version_a"])],
-            names[int(row["version_b"])],
-            int(row["pair_id"]),
-            bool(row["swapped"]),
-        )
-        values = {column: row[column] for column in GAME_COUNTS}
-        game_row = GameRow(key=key, id=int(row["id"]), **values)
-        return StoredGame(
-            int(row["id"]),
-            int(row["pair_id"]),
-            int(row["version_a"]),
-            int(row["version_b"]),
-            game_row,
-            float(row["finished_at"]),
-            bool(row["reviewed"]),
-        )
+        return [_stored_game(rows[i], names) for i in ids if i in rows]
 
     def record(self, game_id: int) -> bytes | None:
         """A stored game's record (zlib JSON lines), or None."""
@@ -632,54 +634,33 @@ class Store:
 
     def faults(self, version: int) -> FaultCounts:
         """A version's faults over its stored games."""
-        totals = dict.fromkeys(
-            ("games", "strikes", "illegal", "crashes", "fallbacks", "forfeits", "faulty"), 0
-        )
         with self._read() as db:
-            for side, other in (("a", "b"), ("b", "a")):
-                column = games.c[f"version_{side}"]
-                strikes = games.c[f"strikes_{side}"]
-                illegal = games.c[f"illegal_{side}"]
-                crashes = games.c[f"crashes_{side}"]
-                fallbacks = games.c[f"fallbacks_{side}"]
-                query = sa.select(
-                    sa.func.count(),
-                    sa.func.coalesce(sa.func.sum(strikes), 0),
-                    sa.func.coalesce(sa.func.sum(illegal), 0),
-                    sa.func.coalesce(sa.func.sum(crashes), 0),
-                    sa.func.coalesce(sa.func.sum(fallbacks), 0),
-                    sa.func.coalesce(
-                        sa.func.sum(
-                            sa.case((strikes + illegal + crashes + fallbacks > 0, 1), else_=0)
-                        ),
-                        0,
-                    ),
-                ).where(column == version, games.c[f"version_{other}"] != version)
-                count, s, i, c, f, faulty = db.execute(query).one()
-                totals["games"] += int(count)
-                totals["strikes"] += int(s)
-                totals["illegal"] += int(i)
-                totals["crashes"] += int(c)
-                totals["fallbacks"] += int(f)
-                totals["faulty"] += int(faulty)
-            name = _version_names(db, (version,))[version]
-            totals["forfeits"] = int(
-                db.execute(
-                    sa.select(sa.func.count()).where(
-                        sa.or_(games.c.version_a == version, games.c.version_b == version),
-                        games.c.forfeit == name,
-                    )
-                ).scalar_one()
-            )
-        return FaultCounts(
-            totals["games"],
-            totals["strikes"],
-            totals["illegal"],
-            totals["crashes"],
-            totals["fallbacks"],
-            totals["forfeits"],
-            totals["faulty"],
+            return _faults(db, version).get(version, FaultCounts())
+
+    def all_faults(self) -> dict[int, FaultCounts]:
+        """Each version's faults over its stored games (a version with no game: none), in a
+        few grouped queries, however many versions."""
+        with self._read() as db:
+            return _faults(db, None)
+
+    def pairs_played(self) -> dict[int, tuple[int, float]]:
+        """For each version that finished a rated pair (a final pair counts): how many it
+        finished, and when its last one finished."""
+        done = (pairs.c.state == PairState.DONE.value) & pairs.c.kind.in_(
+            [PairKind.RATED.value, PairKind.FINAL.value]
         )
+        played: dict[int, tuple[int, float]] = {}
+        with self._read() as db:
+            for side in (pairs.c.version_a, pairs.c.version_b):
+                query = (
+                    sa.select(side, sa.func.count(), sa.func.max(pairs.c.finished_at))
+                    .where(done)
+                    .group_by(side)
+                )
+                for version, count, last in db.execute(query):
+                    before, when = played.get(int(version), (0, float(last)))
+                    played[int(version)] = (before + int(count), max(when, float(last)))
+        return played
 
     # -- ratings ------------------------------------------------------------------------------
 
@@ -800,6 +781,90 @@ def _pair(row: RowMapping) -> Pair:
         None if row["score_a"] is None else float(row["score_a"]),
         str(row["reason"]),
     )
+
+
+def _stored_game(row: RowMapping, names: Mapping[int, str]) -> StoredGame:
+    key = GameKey(
+        names[int(row["version_a"])],
+        names[int(row["version_b"])],
+        int(row["pair_id"]),
+        bool(row["swapped"]),
+    )
+    values = {column: row[column] for column in GAME_COUNTS}
+    return StoredGame(
+        int(row["id"]),
+        int(row["pair_id"]),
+        int(row["version_a"]),
+        int(row["version_b"]),
+        GameRow(key=key, id=int(row["id"]), **values),
+        float(row["finished_at"]),
+        bool(row["reviewed"]),
+    )
+
+
+def _faults(db: Connection, version: int | None) -> dict[int, FaultCounts]:
+    """The faults of ``version`` (None: of every version) over its stored games: each game
+    counts its own team's, a validation game (both teams the version) only its forfeit."""
+    totals: dict[int, list[int]] = {}
+    for side, other in (("a", "b"), ("b", "a")):
+        column = games.c[f"version_{side}"]
+        strikes = games.c[f"strikes_{side}"]
+        illegal = games.c[f"illegal_{side}"]
+        crashes = games.c[f"crashes_{side}"]
+        fallbacks = games.c[f"fallbacks_{side}"]
+        query = (
+            sa.select(
+                column,
+                sa.func.count(),
+                sa.func.coalesce(sa.func.sum(strikes), 0),
+                sa.func.coalesce(sa.func.sum(illegal), 0),
+                sa.func.coalesce(sa.func.sum(crashes), 0),
+                sa.func.coalesce(sa.func.sum(fallbacks), 0),
+                sa.func.coalesce(
+                    sa.func.sum(sa.case((strikes + illegal + crashes + fallbacks > 0, 1), else_=0)),
+                    0,
+                ),
+            )
+            .where(column != games.c[f"version_{other}"])
+            .group_by(column)
+        )
+        if version is not None:
+            query = query.where(column == version)
+        for found, *counts in db.execute(query):
+            summed = totals.setdefault(int(found), [0] * 7)
+            for index, count in enumerate(counts):
+                summed[index] += int(count)
+    # a forfeit names the version (its name as the game's row gives it)
+    names = sa.select(versions.c.id, versions.c.number, bots.c.name).join(
+        bots, bots.c.id == versions.c.bot_id
+    )
+    if version is not None:
+        names = names.where(versions.c.id == version)
+    ids = {f"{name}@{number}": int(i) for i, number, name in db.execute(names)}
+    forfeits = (
+        sa.select(games.c.forfeit, sa.func.count())
+        .where(games.c.forfeit.is_not(None))
+        .group_by(games.c.forfeit)
+    )
+    if version is not None:
+        forfeits = forfeits.where(
+            sa.or_(games.c.version_a == version, games.c.version_b == version)
+        )
+    for name, count in db.execute(forfeits):
+        if name in ids:
+            totals.setdefault(ids[name], [0] * 7)[6] += int(count)
+    return {
+        found: FaultCounts(
+            games=c[0],
+            strikes=c[1],
+            illegal=c[2],
+            crashes=c[3],
+            fallbacks=c[4],
+            forfeits=c[6],
+            faulty_games=c[5],
+        )
+        for found, c in totals.items()
+    }
 
 
 def _version_names(db: Connection, ids: Iterable[int]) -> dict[int, str]:
