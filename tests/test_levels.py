@@ -378,7 +378,9 @@ def test_hefei_a_fine_never_adds_levels_after_a_dig_with_the_level_card(
     assert s.progress == (0, defenders_after) and s.defenders_take and not s.finished, s
 
 
-@pytest.mark.parametrize(("throws", "defenders_after"), [(0, Rank.SIX), (-40, Rank.FIVE), (-60, Rank.FIVE)])
+@pytest.mark.parametrize(
+    ("throws", "defenders_after"), [(0, Rank.SIX), (-40, Rank.FIVE), (-60, Rank.FIVE)]
+)
 def test_mingchao_j_to_the_bottom_a_fine_never_adds_levels(
     throws: int, defenders_after: Rank
 ) -> None:
