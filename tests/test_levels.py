@@ -407,6 +407,30 @@ def test_mingchao_j_to_the_bottom_a_fine_never_adds_levels(
     assert s.progress == (0, defenders_after) and s.defenders_take, s
 
 
+def test_hefei_defenders_who_climb_past_a_after_a_dig_win_the_match() -> None:
+    """001 §2.2 「台下方按分（台面上的分+扣底中的得分）升级」 with §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌，
+    也可以计分升级」 and 「先通过“A”的一方为胜方」.
+
+    Position: a later Hefei hand; team 0 deals at A; team 1, at K, has dealt at 2, J and A
+    before. The defenders take 80 on the table and seat 1 wins the last trick with ♠A♠A over
+    a 10-point kitty (×4): 120, +4. Verdict: team 0 goes back to 2; team 1 climbs K, A and past
+    A (played already, it binds no more) and wins the match."""
+    hand = dug_with("♠AA", 80, kitty=10, multiplier=4)
+    s = settle(
+        PRESETS["hefei"],
+        (Rank.ACE, Rank.KING),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.ACE,
+        kangqi_hand=False,
+        first_hand=False,
+        result=hand,
+        total=hand.total,
+        played=(frozenset({0, Rank.JACK, Rank.ACE}), frozenset({0, Rank.JACK, Rank.ACE})),
+    )
+    assert s.progress == (0, 13) and s.finished and s.winner == 1, s
+
+
 def test_mingchao_j_to_the_bottom_the_defenders_take_the_deal() -> None:
     """明炒 「如果庄家打J，抓分方最后一张或一对是J(必须是最大的)抠底，如果抓到80分，则庄家降级打2，由坐庄方打2」:
     the dealers' level goes back to 2 and the defenders, who took 80, take the deal
