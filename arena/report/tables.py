@@ -6,17 +6,20 @@ that ``pandas.read_csv`` or a spreadsheet loads it as it is.
 Cells are plain: a boolean is ``0`` or ``1``, a number that is infinite or undefined is an
 empty cell (with a flag column saying why, as in ``--json``: ``unbounded``,
 ``elo_unbounded``), and the pentanomial counts are five columns, ``ptnml_0`` (LL) to
-``ptnml_4`` (WW).
+``ptnml_4`` (WW). The files are written as every file the arena writes
+(:mod:`chaodipi.arena.files`).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.files import make_private_folder, write_private
 from chaodipi.arena.report.summary import BotLine, PairLine, Report
 from chaodipi.arena.results import GameRow, game_label
 
@@ -73,18 +76,19 @@ def _games(rows: Sequence[GameRow]) -> Iterable[dict[str, Any]]:
 
 
 def _write(path: Path, columns: list[str], lines: Iterable[dict[str, Any]]) -> Path:
-    with path.open("w", encoding="utf-8", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(columns)
-        for line in lines:
-            writer.writerow([csv_cell(line[c]) for c in columns])
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(columns)
+    for line in lines:
+        writer.writerow([csv_cell(line[c]) for c in columns])
+    write_private(path, text.getvalue(), replace=True)
     return path
 
 
 def write_csv(report: Report, rows: Sequence[GameRow], folder: Path) -> list[Path]:
     """Write ``standings.csv``, ``pairings.csv`` and ``games.csv`` (every one of ``rows``,
     void games too, with their ``void`` reason) into ``folder`` (made if new); the paths."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     return [
         _write(folder / "standings.csv", STANDING_COLUMNS, _standings(report)),
         _write(folder / "pairings.csv", PAIR_COLUMNS, _pairings(report)),
