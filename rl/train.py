@@ -20,13 +20,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import pickle
 import queue
 import random
 import signal
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +45,13 @@ except ModuleNotFoundError as missing:  # the command says what to install, in o
              "pip install -e '.[rl]'")
 
 from chaodipi.engine import PRESETS
-from chaodipi.rl.policy import DEFAULT_THRESHOLD, QPolicy
+from chaodipi.rl.policy import (
+    DEFAULT_THRESHOLD,
+    MAX_MODEL_BYTES,
+    QPolicy,
+    inflated_bytes,
+    model_bytes,
+)
 from chaodipi.rl.qnet import HIDDEN, QNet, export, to_model
 from chaodipi.rl.selfplay import LIMIT, Decide, Hand, Stage, bot, duel, play_hand
 
@@ -288,13 +296,52 @@ def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Opti
               "eval": figures})
 
 
+MAX_CHECKPOINT_BYTES = 4 * MAX_MODEL_BYTES
+"""The most a checkpoint may inflate to: a network of at most :data:`MAX_MODEL_BYTES`, with
+Adam's two moments beside it, and room."""
+
+
 def load(path: Path) -> tuple[QNet, dict[str, Any]]:
-    """A checkpoint's network and the whole saved dictionary."""
-    saved: dict[str, Any] = torch.load(path, weights_only=True)
-    net = QNet(tuple(saved["hidden"]))
-    net.load_state_dict(saved["model"])
+    """A checkpoint's network and the whole saved dictionary; a ValueError, one line, names
+    what is wrong with a file this trainer did not write (torch reads it as weights only, so
+    it runs no code; one larger than :data:`MAX_CHECKPOINT_BYTES` is refused unread)."""
+    where = f"{path}: not a checkpoint of this trainer"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            size = inflated_bytes(archive)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{where} (a torch zip archive): {error}") from None
+    if size > MAX_CHECKPOINT_BYTES:
+        raise ValueError(f"{path}: it inflates to {size >> 20:,} MiB, larger than a checkpoint "
+                         f"may be ({MAX_CHECKPOINT_BYTES >> 20:,} MiB)")
+    try:
+        saved = torch.load(path, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, ValueError, EOFError, OSError) as error:
+        raise ValueError(f"{where}: {_first_line(error)}") from None
+    hidden = saved.get("hidden") if isinstance(saved, dict) else None
+    if not (isinstance(hidden, list) and hidden
+            and all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden)):
+        raise ValueError(f"{where}: hidden {hidden!r} is not a list of positive widths")
+    if model_bytes(hidden) > MAX_MODEL_BYTES:
+        raise ValueError(f"{path}: hidden {hidden} is a network larger than a model may be "
+                         f"({MAX_MODEL_BYTES >> 20:,} MiB)")
+    progress = saved.get("progress")
+    if not (isinstance(progress, dict) and set(progress) <= {f.name for f in fields(Progress)}):
+        raise ValueError(f"{where}: progress {progress!r} is not the trainer's")
+    net = QNet(tuple(hidden))
+    try:
+        net.load_state_dict(saved["model"])
+        torch.optim.Adam(net.parameters()).load_state_dict(saved["optimizer"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise ValueError(f"{where}: its weights do not fit hidden {hidden}: "
+                         f"{_first_line(error)}") from None
     net.eval()
     return net, saved
+
+
+def _first_line(error: BaseException) -> str:
+    said = str(error).strip()
+    return said.splitlines()[0] if said else type(error).__name__
 
 
 def parser() -> argparse.ArgumentParser:
@@ -373,6 +420,11 @@ def main(argv: list[str] | None = None) -> int:
         parse.error(f"--threshold {args.threshold}: give a number ≥ 0")
     if args.resume and not (args.out / "model.pt").is_file():
         parse.error(f"--resume: no checkpoint at {args.out / 'model.pt'}")
+    if args.resume:
+        try:
+            load(args.out / "model.pt")
+        except ValueError as error:
+            parse.error(f"--resume: {error}")
     if args.ray is not None:
         from chaodipi.rl.ray_actors import check_ray
 

@@ -454,3 +454,35 @@ def test_too_few_pairs_give_no_elo_los_or_variance_removed(
     # one pair more and every figure is given
     enough = build_report(pairs("a", "b", [*totals, *[1.5] * (10 - len(totals))]), ["a", "b"])
     assert enough.pairs[0].not_estimated is None and not math.isnan(enough.pairs[0].los)
+
+
+def test_no_csv_cell_from_a_database_is_a_formula_and_numbers_stay_numbers(tmp_path: Path) -> None:
+    """A results file may be anyone's: a text cell beginning with ``=``, ``+``, ``-`` or ``@``
+    (OWASP's CSV injection: a spreadsheet would run ``=HYPERLINK(...)``) is written led by
+    ``'``, in games.csv, pairings.csv and standings.csv; a negative number stays a number
+    (pandas reads the column as numbers)."""
+    pandas = pytest.importorskip("pandas")
+    from chaodipi.arena.cli.main import main
+
+    database = tmp_path / "r.sqlite"
+    db = ResultsDB(database)
+    for row in pairs("-x", "+y", [2.0, 0.5]):
+        db.add(replace(row, points_a=-20, reason='=HYPERLINK("http://x.example","click")',
+                       errors="@SUM(1+1)"))  # fmt: skip
+    db.close()
+    folder = tmp_path / "csv"
+    assert main(["report", str(database), "--csv", str(folder)]) == 0
+    games = pandas.read_csv(folder / "games.csv")
+    assert set(games["reason"]) == {"'=HYPERLINK(\"http://x.example\",\"click\")"}
+    assert set(games["errors"]) == {"'@SUM(1+1)"}
+    assert set(games["bot_a"]) == {"'-x"} and set(games["bot_b"]) == {"'+y"}
+    assert set(games["game"]) == {"'-x-+y-d1-a", "'-x-+y-d1-b", "'-x-+y-d2-a", "'-x-+y-d2-b"}
+    assert games["points_a"].dtype.kind == "i" and set(games["points_a"]) == {-20}
+    standings = pandas.read_csv(folder / "standings.csv")
+    assert set(standings["bot"]) == {"'-x", "'+y"}
+    assert standings["rating"].dtype.kind == "f" and (standings["rating"] < 0).any()
+    pairings = pandas.read_csv(folder / "pairings.csv")
+    assert (pairings["bot_a"][0], pairings["bot_b"][0]) == ("'-x", "'+y")
+    for name in ("games", "standings", "pairings"):
+        for cell in (folder / f"{name}.csv").read_text(encoding="utf-8").replace("\n", ",").split(","):
+            assert not cell.lstrip('"').startswith(("=", "+", "@")), (name, cell)

@@ -8,10 +8,19 @@ twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seat
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GameKey", "GameRow", "StoredRun", "game_label"]
+__all__ = ["BOT_NAME", "BOT_NAME_RULE", "GameKey", "GameRow", "StoredRun", "game_label"]
+
+BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+"""What a bot's name may hold, wherever it comes from (a config's ``[bots.NAME]``, ``arena run
+--bot NAME=…``, ``arena bench --name``, a results database read): it names the bot's log files
+(``NAME#3.stderr``) and its games (``NAME-other-d3-a``), and is printed as it is."""
+
+BOT_NAME_RULE = "a bot's name is letters, digits and _.+- only (it names the bot's files and games)"
+"""What :data:`BOT_NAME` allows, as the errors say it."""
 
 
 @dataclass(frozen=True, slots=True)

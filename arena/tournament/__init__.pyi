@@ -2,8 +2,6 @@
 
 from .backend import Backend as Backend
 from .backend import GameResult as GameResult
-from .config import BOT_NAME as BOT_NAME
-from .config import BOT_NAME_RULE as BOT_NAME_RULE
 from .config import KEYS as KEYS
 from .config import SCHEDULES as SCHEDULES
 from .config import TRANSPORTS as TRANSPORTS
@@ -36,8 +34,6 @@ from .rungs import rung as rung
 from .runs import games_left as games_left
 
 __all__ = [
-    "BOT_NAME",
-    "BOT_NAME_RULE",
     "KEYS",
     "RUNGS",
     "SCHEDULES",

@@ -18,7 +18,8 @@ written: ``arena run`` makes an option of each, ``--deals`` or ``-n`` for ``deal
 NAME=COMMAND``, :func:`load_config`); ``seeds`` and ``seed_base``, the names of
 ``deals`` and ``first_deal`` before, are still read, with a :class:`ConfigDeprecation` warning.
 A bot's name (``[bots.NAME]``, ``--bot NAME=…``) is letters, digits and ``_.+-`` only
-(:data:`BOT_NAME`, the one rule for names wherever they come from): it names files and games.
+(:data:`chaodipi.arena.results.BOT_NAME`, the one rule for names wherever they come from, a
+results database too): it names files and games.
 
 A bot command is started as a small pool of long-lived processes, each with ``--address
 ADDRESS`` appended (also in ``ARENA_ADDRESS``) and its session token in its environment only,
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import shlex
 import sys
 import tomllib
@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
-from chaodipi.arena.results import GameKey
+from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE, GameKey
 from chaodipi.arena.tournament.deal_sets import (
     DealSetError,
     check_covers,
@@ -62,8 +62,6 @@ from chaodipi.arena.tournament.deal_sets import (
 from chaodipi.engine import PRESETS
 
 __all__ = [
-    "BOT_NAME",
-    "BOT_NAME_RULE",
     "KEYS",
     "MEANING",
     "RENAMED",
@@ -82,14 +80,6 @@ __all__ = [
     "schedule",
     "unplayed",
 ]
-
-BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
-"""What a bot's name may hold, wherever it is given (a config's ``[bots.NAME]``, ``arena run
---bot NAME=…``, ``arena bench --name``): it names the bot's log files (``NAME#3.stderr``) and
-its games (``NAME-other-d3-a``), and is printed as it is."""
-
-BOT_NAME_RULE = "a bot's name is letters, digits and _.+- only (it names the bot's files and games)"
-"""What :data:`BOT_NAME` allows, as the errors say it."""
 
 
 KeyKind = Literal[
