@@ -4,10 +4,12 @@ goes, and the report at the end.
 
 As it goes, on stderr, in the manner of cutechess-cli: a line for each finished game, named by
 its number and name in the results file (as ``arena games`` lists it and ``arena show`` takes
-it), what went wrong in it (once: the report at the end does not repeat it), the pairing's
-running score
+it), what went wrong in it (once: the report at the end does not repeat it), each bot's faults
+in it in one line (strikes and fallbacks: the moves it did not choose; the tables log each at
+``--log-level info``, and the game record keeps each turn's), the pairing's running score
 
     Finished game 3 of 12, alpha-beta-d2-a (alpha vs beta, deal 2): alpha wins {…}, 4 hands, 1.2 s
+      faults: alpha: 2 strikes, 14 fallbacks
     Score of alpha vs beta: 2 - 1 - 0  [0.667] 3
 
 and with ``--report-every K`` the standings after every K games.
@@ -64,7 +66,7 @@ from chaodipi.arena.tournament import (
 )
 from chaodipi.records import visible
 
-__all__ = ["Tally", "finished_line", "run_job"]
+__all__ = ["Tally", "finished_line", "game_notes", "run_job"]
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -161,6 +163,22 @@ def finished_line(row: GameRow, total: int) -> str:
     return visible(_finished_text(row, total))
 
 
+def game_notes(row: GameRow) -> list[str]:
+    """What the live log says under a finished game's line: what went wrong in it (why it is
+    void, a crash with the end of its stderr), then each bot's faults in one line, so that
+    "slow wins" is never read without its fallbacks.
+
+    >>> row = GameRow(GameKey("slow", "random", 6, False), 1.0, 1, 2, 0, 1, 80, 0, 0, 2, 0, 0,
+    ...               0, 0, 0, None, "played to the end", "", 1.0, fallbacks_a=14)
+    >>> game_notes(row)
+    ['faults: slow: 2 strikes, 14 fallbacks']
+    """
+    notes = row.trouble.splitlines()
+    if row.faults:
+        notes.append(f"faults: {row.faults}")
+    return notes
+
+
 def _finished_text(row: GameRow, total: int) -> str:
     key = row.key
     where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{', seats swapped' if key.swapped else ''}"
@@ -227,7 +245,7 @@ def run_job(args: argparse.Namespace) -> int:
         nonlocal played_now
         progress.update(task, completed=done)
         lines = [finished_line(row, all_games)]
-        lines += [f"  {visible(line)}" for line in row.trouble.splitlines()]
+        lines += [f"  {visible(line)}" for line in game_notes(row)]
         if row.void is None:
             tally.add(row.key, row.score_a)
             lines.append(visible(tally.line(row.key)))
