@@ -63,6 +63,7 @@ from chaodipi.arena.tournament import (
     prepare_log_dir,
     run_tournament,
     schedule,
+    stored_config,
 )
 from chaodipi.records import visible
 
@@ -81,12 +82,13 @@ def _say(line: str) -> None:
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
     """The config keys the command line gives (a path relative to the current folder)."""
     given: dict[str, object] = {}
+    whole = args.config is not None or _from_database(args)  # the config's folder is not here
     for key in KEYS:
         value = getattr(args, key.name)
         if value is None:
             continue
         if isinstance(value, Path):
-            value = str(value if args.config is None else value.absolute())
+            value = str(value.absolute() if whole else value)
         given[key.name] = value
     if args.tc is not None:
         decision, bank = args.tc
@@ -98,6 +100,23 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
                 raise ConfigError(f"--tc and --{flag} both set {name}: give one of them")
             given[name] = value
     return given
+
+
+def _from_database(args: argparse.Namespace) -> bool:
+    """``--resume`` with neither a config file nor ``--bot``: the database's stored config is
+    the config (:func:`chaodipi.arena.tournament.stored_config`)."""
+    return bool(args.resume and args.config is None and not args.bot)
+
+
+def _config(args: argparse.Namespace) -> TournamentConfig:
+    """The run's config: the file's (or none) with the command line's keys and bots, or with
+    ``--resume`` alone the one the database's last run stored, the command line's keys
+    winning."""
+    if not _from_database(args):
+        return load_config(args.config, _overrides(args), _bots(args))
+    given = _overrides(args)
+    default = next(key.default for key in KEYS if key.name == "database")
+    return stored_config(Path(str(given.pop("database", default))), given)
 
 
 def _bots(args: argparse.Namespace) -> dict[str, str]:
@@ -201,8 +220,8 @@ def run_job(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConfigDeprecation)
-            config = load_config(args.config, _overrides(args), _bots(args))
-    except ConfigError as err:
+            config = _config(args)
+    except (ConfigError, DatabaseError) as err:
         return _fail(str(err))
     for warning in caught:
         print(f"arena run: {args.config}: {warning.message}", file=sys.stderr)
