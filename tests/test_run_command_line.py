@@ -330,7 +330,8 @@ def test_a_resume_from_the_database_alone_plays_the_config_its_last_run_stored(
     )  # fmt: skip
     assert resumed.database == tournament.database and resumed.replays == tmp_path / "records"
     assert resumed.deal_set == tournament.deal_set
-    capsys.readouterr()
+    said = capsys.readouterr().err  # the commands it will start came from the file: said first
+    assert f"resuming the config stored in {tournament.database}: a = ./a, b = ./b --fast" in said
 
     (tmp_path / "v").mkdir()
     visitor = config(tmp_path / "v", {"a": "./a", "visitor": {"token": "a-secret-token"}})

@@ -67,7 +67,7 @@ from chaodipi.arena.tournament import (
 )
 from chaodipi.records import visible
 
-__all__ = ["Tally", "finished_line", "game_notes", "run_job"]
+__all__ = ["Tally", "finished_line", "game_notes", "run_job", "stored_config_line"]
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -117,6 +117,20 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
     given = _overrides(args)
     default = next(key.default for key in KEYS if key.name == "database")
     return stored_config(Path(str(given.pop("database", default))), given)
+
+
+def stored_config_line(config: TournamentConfig) -> str:
+    """What a run resuming from its database alone says before it starts anything: the bots,
+    with the commands it will run and where (they came from the file, not the command line).
+
+    >>> from chaodipi.arena.tournament import parse_config
+    >>> config = parse_config({"bots": {"a": {"command": "./a -x"}, "b": {"command": "./b"}},
+    ...                        "database": "/games/r.sqlite"}, Path("/games"))
+    >>> stored_config_line(config)
+    'resuming the config stored in /games/r.sqlite: a = ./a -x, b = ./b (run in /games)'
+    """
+    bots = ", ".join(f"{bot.name} = {shlex.join(bot.command)}" for bot in config.bots)
+    return f"resuming the config stored in {config.database}: {bots} (run in {config.folder})"
 
 
 def _bots(args: argparse.Namespace) -> dict[str, str]:
@@ -225,6 +239,8 @@ def run_job(args: argparse.Namespace) -> int:
         return _fail(str(err))
     for warning in caught:
         print(f"arena run: {args.config}: {warning.message}", file=sys.stderr)
+    if _from_database(args):  # what it will start came from the file: say it first
+        _say(stored_config_line(config))
     if config.deal_set is not None:  # a public set (docs/deal-sets.md): say which
         _say(f"deals from the deal set {config.deal_set.name} (sha256 {config.deal_set.sha256})")
     stored_rows, runs = _stored(config.database)
