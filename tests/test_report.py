@@ -265,6 +265,22 @@ def test_fallbacks_are_a_fault_of_their_own_beside_strikes() -> None:
     assert slow[:column].rstrip().endswith("5"), faults
 
 
+def test_a_bot_whose_results_include_moves_played_for_it_is_marked_in_the_standings() -> None:
+    """"slow wins" is not read at face value: a bot with fallbacks or strikes in its games is
+    marked in the standings, and a line under them names each such bot with its counts; a
+    bot with none is not marked (and a clean report has no such line)."""
+    rows = pairs("slow", "random", [2.0, 2.0])
+    rows[0] = replace(rows[0], fallbacks_a=84)
+    rows[1] = replace(rows[1], fallbacks_a=1, strikes_a=2)
+    text = printed(rows)
+    standings = _section(text, "Standings", "Faults")
+    assert re.search(r"│ slow \* +│", standings) and re.search(r"│ random +│", standings)
+    (note,) = [line for line in standings.splitlines() if line.startswith("* ")]
+    assert note.startswith("* moves played for the bot, not by it: slow (2 strikes, 85 fallbacks);")
+    assert "random" not in note
+    assert "* moves played for" not in printed(pairs("slow", "random", [2.0, 2.0]))
+
+
 def test_a_results_file_without_the_fallback_columns_reads_them_as_0_and_a_run_adds_them(
     tmp_path: Path,
 ) -> None:

@@ -4,7 +4,6 @@ writes a checkpoint and a numpy model, resumes, and its losses and labels say wh
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import struct
@@ -224,22 +223,3 @@ def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum
         trainer.wait(timeout=120)
     for actor in actors:  # each sees its learner gone within a hand (a generous bound)
         assert ends(actor, within_s=60), f"actor {actor} outlived its trainer"
-
-
-def test_without_torch_the_command_says_what_to_install_in_one_line(tmp_path: Path) -> None:
-    (tmp_path / "sitecustomize.py").write_text(
-        "import sys\n"
-        "class _Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] == 'torch':\n"
-        "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
-        "sys.meta_path.insert(0, _Block())\n", encoding="utf-8")
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
-    done = subprocess.run([sys.executable, "-m", "chaodipi.rl.train", "--help"],
-                          capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.splitlines() == [
-        "python3 -m chaodipi.rl.train: No module named 'torch': it needs the rl extra and torch's"
-        " CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu && pip"
-        " install -e '.[rl]'"]

@@ -107,29 +107,6 @@ def result_of(row: GameRow) -> str:
     return f"{winner} won"
 
 
-def faults_of(row: GameRow) -> str:
-    """Each bot's faults in a stored game, ``—`` for none: ``beta: 3 fallbacks, 1 strike``."""
-    said = []
-    for bot, side in ((row.key.bot_a, "a"), (row.key.bot_b, "b")):
-        counts = [
-            (getattr(row, f"{column}_{side}"), name)
-            for column, name in (
-                ("strikes", "strike"),
-                ("fallbacks", "fallback"),
-                ("illegal", "illegal"),
-                ("crashes", "crash"),
-            )
-        ]
-        parts = [
-            f"{n} {name}{'' if n == 1 or name == 'illegal' else 'es' if name == 'crash' else 's'}"
-            for n, name in counts
-            if n
-        ]
-        if parts:
-            said.append(f"{bot}: {', '.join(parts)}")
-    return "; ".join(said) or "—"
-
-
 def teams_of(key: GameKey) -> tuple[str, str]:
     """The bots of seats 0+2 and of seats 1+3."""
     return (key.bot_b, key.bot_a) if key.swapped else (key.bot_a, key.bot_b)
@@ -197,7 +174,7 @@ def _games_table(
     longest = max(
         (len(visible(n)) for row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0
     )
-    faults = [faults_of(row) for row in listed]
+    faults = [row.faults or "—" for row in listed]
     faulty = any(text != "—" for text in faults)
     for name, right, fold, narrowed in (
         ("#", True, False, None),

@@ -46,6 +46,15 @@ def game_label(key: GameKey) -> str:
     return f"{key.bot_a}-{key.bot_b}-d{key.deal}-{'b' if key.swapped else 'a'}"
 
 
+_FAULT_WORDS = (
+    ("strikes", "strike", "strikes"),
+    ("fallbacks", "fallback", "fallbacks"),
+    ("illegal", "illegal", "illegal"),
+    ("crashes", "crash", "crashes"),
+)
+"""A game's fault columns (``strikes_a``, …), each with its word for one and for more."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     key: GameKey
@@ -90,6 +99,28 @@ class GameRow:
         'a (seat 1, game a-b-d1-a) did not connect'
         """
         return "\n".join(text for text in (self.void, self.errors) if text)
+
+    @property
+    def faults(self) -> str:
+        """Each bot's faults in the game, ``""`` for none: the moves it did not choose
+        (strikes, fallbacks), illegal answers and crashes, as ``arena games`` and ``arena
+        run``'s line for the game say them.
+
+        >>> row = GameRow(GameKey("a", "b", 1, False), 1.0, 1, 2, 0, 1, 80, 0, 0, 0, 1, 0, 0, 0,
+        ...               0, None, "played to the end", "", 1.0, fallbacks_a=14)
+        >>> row.faults
+        'a: 14 fallbacks; b: 1 strike'
+        """
+        said = []
+        for bot, side in ((self.key.bot_a, "a"), (self.key.bot_b, "b")):
+            parts = [
+                f"{n} {one if n == 1 else many}"
+                for column, one, many in _FAULT_WORDS
+                if (n := getattr(self, f"{column}_{side}"))
+            ]
+            if parts:
+                said.append(f"{bot}: {', '.join(parts)}")
+        return "; ".join(said)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from .rungs import RUNGS as RUNGS
 from .rungs import Rung as Rung
 from .rungs import rung as rung
 from .runs import games_left as games_left
+from .runs import stored_config as stored_config
 
 __all__ = [
     "KEYS",
@@ -65,5 +66,6 @@ __all__ = [
     "run_tournament",
     "rung",
     "schedule",
+    "stored_config",
     "write_document",
 ]
