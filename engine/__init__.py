@@ -18,7 +18,9 @@ Its public vocabulary is this package's ``__all__`` (``tests/test_exports.py`` k
   phase wants), and the legal set :class:`LegalActions` (iterate it, test an action with
   ``in``; its card plays are a :class:`LegalPlays` of :class:`Option`\\ s);
 * the card play's parts: :class:`CardPlay`, :class:`Trick`, :func:`decompose` (a play's units),
-  :func:`beats_unit`;
+  :func:`beats_unit`, a holding as copies of each card (:func:`count_cards`, what these take)
+  and its legal plays, to a lead or leading (:func:`follow_options`, :func:`lead_options`:
+  for any seat's cards, as a bot imagines them; docs/writing-a-bot.md);
 * what happened: :class:`Event` (:class:`EventKind`, its audience, :data:`EVERYONE`) and its
   :data:`Payload`, one class per kind: :class:`HandBegun`, :class:`Dealt`, :class:`Declared`,
   :class:`Fried`, :class:`Passed`, :class:`DealerFixed`, :class:`KittyTaken`,
@@ -124,6 +126,8 @@ from chaodipi.engine.events import TookKitty as TookKitty
 from chaodipi.engine.events import TrickWon as TrickWon
 from chaodipi.engine.events import TrumpFixed as TrumpFixed
 from chaodipi.engine.knowledge import Tally as Tally
+from chaodipi.engine.legal import follow_options as follow_options
+from chaodipi.engine.legal import lead_options as lead_options
 from chaodipi.engine.levels import level_name as level_name
 from chaodipi.engine.levels import levels_for as levels_for
 from chaodipi.engine.playing import CardPlay as CardPlay
@@ -140,6 +144,7 @@ from chaodipi.engine.seats import team_seats as team_seats
 from chaodipi.engine.throws import beats_unit as beats_unit
 from chaodipi.engine.trick import Trick as Trick
 from chaodipi.engine.trump import TRUMP as TRUMP
+from chaodipi.engine.units import count_cards as count_cards
 from chaodipi.engine.units import decompose as decompose
 from chaodipi.engine.view import TableTrick as TableTrick
 
@@ -216,12 +221,15 @@ __all__ = [
     "beats_unit",
     "bid_action",
     "card_action",
+    "count_cards",
     "count_deals",
     "decompose",
     "follow",
+    "follow_options",
     "format_cards",
     "infer",
     "kitty_multiplier",
+    "lead_options",
     "level_name",
     "levels_for",
     "next_seat",

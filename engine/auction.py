@@ -115,9 +115,10 @@ class Auction:
         self.bids: list[BidRecord] = []
         self.in_force: tuple[int, Bid] | None = None
         self.first_declarer: tuple[int, Card] | None = None
-        """The seat whose first declaration of the hand showed a single card, and that card:
-        the only seat that may 回头望 (000 「如果亮主的人开始只亮1张主…」). None when the first
-        bid was a pair."""
+        """The seat whose first declaration of the hand showed a single card while it held
+        both copies, and that card: the only seat that may 回头望 (000 「如果亮主的人开始只亮1张
+        主，而手中实际有2张所亮的主」). None when the first bid was a pair, or a single whose twin
+        the seat did not hold when it showed it."""
         self.kitty_turned = False
         self.to_act = 0
         self.passes = 0
@@ -309,9 +310,11 @@ class Auction:
                 self.used_pairs.add((seat, bid.cards[0]))
         else:
             stood = self.in_force is None or self._rank(bid) > self._rank(self.in_force[1])
-        if not self.bids and bid.kind is BidKind.SINGLE:
-            # 回头望 is for a first declarer who showed one card (000 「开始只亮1张主」)
-            self.first_declarer = (seat, bid.cards[0])
+        shown = bid.cards[0]
+        if not self.bids and bid.kind is BidKind.SINGLE and self.hands[seat].get(shown, 0) >= 2:
+            # 回头望 is for a first declarer who showed one card while holding two
+            # (000 「开始只亮1张主，而手中实际有2张所亮的主」)
+            self.first_declarer = (seat, shown)
         self.bids.append(BidRecord(seat, bid, stage, stood))
         if stood:
             self.in_force = (seat, bid)

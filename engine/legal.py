@@ -229,7 +229,8 @@ class LegalPlays:
 
 
 def lead_options(trump: Trump, hand: dict[Card, int]) -> LegalPlays:
-    """Legal leads: any cards of one effective suit, or a 5-10-K that mixes suits."""
+    """Legal leads from ``hand`` (copies of each card: :func:`~chaodipi.engine.units.count_cards`):
+    any cards of one effective suit, or a 5-10-K that mixes suits."""
     by_suit: list[list[Card]] = [[], [], [], [], []]
     suit_of = trump.suit_of
     for card, copies in sorted(hand.items()):
@@ -261,7 +262,9 @@ def _mixed_five_ten_kings(trump: Trump, hand: dict[Card, int]) -> list[tuple[Car
 
 
 def follow_options(trump: Trump, lead: Lead, hand: dict[Card, int]) -> LegalPlays:
-    """Legal follows to ``lead`` from ``hand``."""
+    """Legal follows to ``lead`` (a :class:`~chaodipi.engine.trick.Trick`'s ``lead``) from
+    ``hand`` (copies of each card: :func:`~chaodipi.engine.units.count_cards`), for any seat's
+    cards: a bot asks it of the cards it imagines another seat to hold."""
     n = len(lead.cards)
     held = holding(trump, hand, lead.suit)
     if lead.is_trump_five_ten_king:

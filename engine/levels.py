@@ -18,6 +18,7 @@ from chaodipi.engine.cards import Card, Rank
 from chaodipi.engine.presets import Preset
 from chaodipi.engine.rules import MatchRules, ScoreRules, Side
 from chaodipi.engine.scoring import HandResult
+from chaodipi.engine.seats import next_seat, partner
 
 __all__ = [
     "Settlement",
@@ -136,9 +137,20 @@ class Settlement:
     note: str
     finished: bool = False
     winner: int | None = None
-    """The team that won the match with this hand (when ``finished``)."""
+    """The team that won the match with this hand (when ``finished``); its progress is past
+    A."""
     heaven_earth_team: int | None = None
     """The team 上天入地 rewarded, if any."""
+
+    def next_dealer(self, dealer: int) -> int:
+        """Who deals after ``dealer``'s hand: the seat after it when the defenders take the
+        deal, else the dealer's partner (docs/rules.md "who deals next").
+
+        >>> took = Settlement((0, 4), defenders_take=True, note="")
+        >>> took.next_dealer(0), Settlement((5, 3), False, "").next_dealer(0)
+        (1, 2)
+        """
+        return next_seat(dealer) if self.defenders_take else partner(dealer)
 
 
 def settle(
@@ -160,7 +172,9 @@ def settle(
     ``result`` (:attr:`HandResult.shut_out`: no point card won), not from ``total``. The rules
     applied, in order: the 扛旗 hand, 上天入地, Hefei's first hand, the demotion for a kitty dug
     with the level card, 跳级 (after that demotion, when both apply), and the ordinary table (or,
-    after the demotion alone, the defenders' climb by their points)."""
+    after the demotion alone, the defenders' climb by their points). A hand that wins the match
+    leaves the winner past A, however it was won (by passing A, 跳级, Hefei's first hand), so
+    the winner's margin, its 积分, reads every win alike."""
     rules = preset.match
     end = progress_end(rules)
     defenders = 1 - dealers
@@ -191,9 +205,12 @@ def settle(
             heaven_earth=rewarded,
         )
     if rules.jump_to_ace and first_hand:
+        # 001 §2.3 「…判胜，本局结束」: the 局 runs from 2 to A (§2.1), so the winner has passed A
         if shut_out:
+            new[dealers] = end
             return done(False, "first hand 打大光: the dealers win", dealers)
         if result.trick_points >= 80 and last_by_defenders:
+            new[defenders] = end
             return done(True, "first hand: 80 and the kitty dug: the defenders win", defenders)
     demotion = next(
         (
@@ -218,17 +235,24 @@ def settle(
         team = dealers if shut_out else defenders
         then = f"{dug}; " if dug else ""
         if level is not None and level >= Rank.JACK:
+            new[team] = end  # 「不必再打“A”」: the jump wins as passing A does
             return done(
                 team == defenders, f"{then}跳级 in a hand at {level}: the match is won", team
             )
         new[team] += Rank.ACE - new[team] % 13
         return done(team == defenders, f"{then}跳级 to A")
     if demotion is not None:
-        _take, gain = levels_for(total, preset.score, shut_out=shut_out)
+        # 001 §2.2 「台下方按分…升级」: the defenders take the deal and climb by what their total
+        # earns the side that takes it; a total the fines left below the mark earns them none
+        # (there the table counts the dealers' levels), so a fine never adds levels.
+        take, gain = levels_for(total, preset.score, shut_out=shut_out)
+        gain = gain if take else 0
         new[defenders] = climb(
             new[defenders], gain, dealing=False, rules=rules, played=played[defenders]
         )
-        return done(True, dug)
+        if new[defenders] >= end and not rules.kangqi:
+            return done(True, f"{dug}; the defenders pass A: the match is won", defenders)
+        return done(True, f"{dug}; the defenders take the deal, +{gain}")
     take, gain = levels_for(total, preset.score, shut_out=shut_out)
     team = defenders if take else dealers
     new[team] = climb(new[team], gain, dealing=not take, rules=rules, played=played[team])

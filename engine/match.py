@@ -29,7 +29,7 @@ from chaodipi.engine.hand import HandState, LegalActions
 from chaodipi.engine.levels import is_must_play, settle
 from chaodipi.engine.presets import Preset
 from chaodipi.engine.scoring import HandResult
-from chaodipi.engine.seats import next_seat, partner, team_of
+from chaodipi.engine.seats import team_of
 
 __all__ = ["Ending", "HandRecord", "Match", "hand_level", "must_play_dealt"]
 
@@ -217,11 +217,11 @@ class Match:
             played=(frozenset(self.must_played[0]), frozenset(self.must_played[1])),
         )
         self.progress = list(settled.progress)
-        take, note = settled.defenders_take, settled.note
+        note = settled.note
         if settled.heaven_earth_team is not None:
             team = settled.heaven_earth_team
             self.heaven_earth_rewards[team] = rules.score.heaven_earth_reward
-        next_dealer = next_seat(dealer) if take else partner(dealer)
+        next_dealer = settled.next_dealer(dealer)
         trump = hand.trump
         self.records.append(
             HandRecord(

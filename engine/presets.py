@@ -151,7 +151,10 @@ _ALL = (
         "003 炒地皮",
         "the general description: open bidding, 抄底 without limit, the 60-200 score table",
         CardRules(
-            skip_level_rank=False, trump_level_in_suit_tractor=True, ftk_answer_highest=False
+            skip_level_rank=False,
+            trump_level_in_suit_tractor=True,
+            red_five_in_hearts_ftk=False,
+            ftk_answer_highest=False,
         ),
         BidRules(pair_order=(_D, _C, _H, _S)),
         ScoreRules(heaven_earth=HeavenEarth.EXACT),

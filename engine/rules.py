@@ -47,8 +47,9 @@ class CardRules:
     """Same-suit 5-10-K (and 55-1010-KK) is a play of its own (000, 003)."""
 
     red_five_in_hearts_ftk: bool = True
-    """With hearts not trump, the ♥5 may make a hearts 5-10-K
-    (暗炒/明炒 「红桃为副牌时，红桃5可以形成红桃5、10、K」; 扛旗 「…不可以…」)."""
+    """With hearts not trump, the ♥5 (a trump) may make a hearts 5-10-K, as the 暗炒 and 明炒
+    rooms grant (「红桃为副牌时，红桃5可以形成红桃5、10、K」). False where no text grants it: 扛旗
+    withholds it (「…不可以…」) and 003 is silent (the classic preset)."""
 
     ftk_answer_highest: bool = True
     """A trump 5-10-K lead must be answered with one's highest trumps

@@ -41,6 +41,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -59,7 +60,8 @@ from chaodipi.rl.candidates import FEATURES, candidates
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
 
 __all__ = [
-    "DEFAULT_THRESHOLD", "FORMAT", "VERSION", "QModel", "QPolicy", "load_model", "save_model"
+    "DEFAULT_THRESHOLD", "FORMAT", "MAX_MODEL_BYTES", "VERSION", "QModel", "QPolicy",
+    "inflated_bytes", "load_model", "model_bytes", "save_model",
 ]
 
 FORMAT: Final = "chaodipi-q-mlp"
@@ -71,6 +73,10 @@ DTYPES: Final = (np.float16, np.float32)
 REQUIRED: Final = ("format", "version", "observation_size", "features", "hidden", "limit",
                    "preset")
 """The keys every model file's ``meta`` has."""
+MAX_MODEL_BYTES: Final = 256 << 20
+"""The most a model's arrays may hold, inflated (the shipped model's, in float16, 1.3 MB; the
+default widths' in float32, 2.5 MB): a file whose directory, or an array's header, says more
+is refused before anything is read into memory."""
 DEFAULT_THRESHOLD: Final = 0.3
 """A teacher's choice is kept unless a candidate's Q is higher by more than this (in the
 model's unit: levels a hand, :func:`~chaodipi.rl.selfplay.hand_target`): the trainer's default
@@ -219,8 +225,51 @@ class QModel:
         return x[:, 0]
 
 
+def inflated_bytes(archive: zipfile.ZipFile) -> int:
+    """What a zip archive's entries inflate to, as its directory says: what reading them may
+    take (Python's reader, and torch's, stop there)."""
+    return sum(info.file_size for info in archive.infolist())
+
+
+def model_bytes(hidden: Sequence[int]) -> int:
+    """What a model of these hidden widths holds in float32, its weights and biases."""
+    widths = [OBSERVATION_SIZE + FEATURES, *hidden, 1]
+    return 4 * sum((width + 1) * out for width, out in itertools.pairwise(widths))
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):,.0f} MiB"
+
+
+def _check_size(archive: zipfile.ZipFile, where: str) -> None:
+    """Refuse an archive whose entries, or whose arrays by their headers, hold more than
+    :data:`MAX_MODEL_BYTES`, before any is read."""
+    size = inflated_bytes(archive)
+    if size > MAX_MODEL_BYTES:
+        raise ValueError(f"{where}: its entries inflate to {_mib(size)}, larger than a model "
+                         f"file may be ({_mib(MAX_MODEL_BYTES)})")
+    declared = 0
+    for info in archive.infolist():
+        try:
+            with archive.open(info) as entry:
+                version = np.lib.format.read_magic(entry)
+                if version == (1, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_1_0(entry)
+                elif version == (2, 0):
+                    shape, _, dtype = np.lib.format.read_array_header_2_0(entry)
+                else:
+                    raise ValueError(f"npy format version {version}")
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+            raise ValueError(f"{where}: entry {info.filename!r} is not an array: {error}") from None
+        declared += math.prod(shape) * dtype.itemsize
+        if declared > MAX_MODEL_BYTES:
+            raise ValueError(f"{where}: its arrays say they hold {_mib(declared)}, larger than "
+                             f"a model file may be ({_mib(MAX_MODEL_BYTES)})")
+
+
 def load_model(path: Path | str) -> QModel:
-    """Read and check a model file; a ValueError names what is wrong with it."""
+    """Read and check a model file; a ValueError names what is wrong with it (one larger than
+    :data:`MAX_MODEL_BYTES` too, before it is read)."""
     where = str(path)
     try:
         archive = np.load(path, allow_pickle=False)
@@ -231,6 +280,8 @@ def load_model(path: Path | str) -> QModel:
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise ValueError(f"{where}: not a model file (an .npz archive): one array")
     with archive:
+        assert archive.zip is not None  # open until the block ends
+        _check_size(archive.zip, where)
         try:
             entries = {name: archive[name] for name in archive.files}
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:

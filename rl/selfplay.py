@@ -20,16 +20,18 @@ import enum
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from chaodipi.engine import PRESETS, HandRecord, Match, observe, team_of
 from chaodipi.rl.bots import Decide, bot_name, resolve_bot
 from chaodipi.rl.candidates import FEATURES, candidates, features_of
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
-from chaodipi.rl.qnet import QNet
+
+if TYPE_CHECKING:
+    from chaodipi.rl.qnet import QNet
 
 __all__ = ["KEPT", "LIMIT", "Decide", "Hand", "Stage", "bot", "duel", "hand_target", "play_hand"]
 
@@ -81,6 +83,8 @@ class Hand:
 
 def best(net: QNet, state: F32, features: npt.NDArray[np.int8]) -> int:
     """The index of the candidate with the highest Q."""
+    import torch  # (here: the stages and the duels, which the command's --help names, need none)
+
     with torch.no_grad():
         states = torch.from_numpy(state).unsqueeze(0)
         owner = torch.zeros(len(features), dtype=torch.long)

@@ -13,6 +13,10 @@ actors. Every ``--eval-minutes`` it plays duplicate deals against the ``--agains
 ``OUT/model.pt`` (``--resume`` continues it, in any stage) and ``OUT/model.npz`` (the numpy
 model :mod:`chaodipi.rl.policy` plays without torch), and logs one JSON line to stdout and
 ``OUT/log.jsonl``.
+
+The command reads its options before anything imports torch: ``--help`` and a bad option need
+none; the learner's functions import it (and :mod:`~chaodipi.rl.qnet`) when training runs, and a
+run without it says what to install in one line.
 """
 
 from __future__ import annotations
@@ -20,32 +24,40 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import pickle
 import queue
 import random
 import signal
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-try:
-    import numpy as np
-    import torch
-    import torch.multiprocessing as mp
-    from torch import nn
-except ModuleNotFoundError as missing:  # the command says what to install, in one line
-    if __name__ != "__main__":
-        raise
-    sys.exit(f"python3 -m chaodipi.rl.train: {missing}: it needs the rl extra and torch's CPU "
-             "build: pip install torch --index-url https://download.pytorch.org/whl/cpu && "
-             "pip install -e '.[rl]'")
+import numpy as np
 
 from chaodipi.engine import PRESETS
-from chaodipi.rl.policy import DEFAULT_THRESHOLD, QPolicy
-from chaodipi.rl.qnet import HIDDEN, QNet, export, to_model
+from chaodipi.rl.policy import (
+    DEFAULT_THRESHOLD,
+    MAX_MODEL_BYTES,
+    QPolicy,
+    inflated_bytes,
+    model_bytes,
+)
 from chaodipi.rl.selfplay import LIMIT, Decide, Hand, Stage, bot, duel, play_hand
+
+if TYPE_CHECKING:
+    import torch
+
+    from chaodipi.rl.qnet import QNet
+
+NEEDS_TORCH = (
+    "it needs the rl extra and torch's CPU build: pip install torch --index-url "
+    "https://download.pytorch.org/whl/cpu && pip install -e '.[rl]'"
+)
+"""What a run without torch is told (after the missing module's name)."""
 
 __all__ = ["Progress", "elo", "load", "loss_of", "main", "train"]
 
@@ -67,6 +79,9 @@ def loss_of(net: QNet, hands: list[Hand], margin: float,
     the large-margin loss on the teacher's decisions: max over the candidates of (Q + margin
     for every candidate but the teacher's) less Q of the teacher's. Beside it, the share of
     the teacher's decisions where the teacher's choice has the highest Q (None without any)."""
+    import torch
+    from torch import nn
+
     states = torch.from_numpy(np.concatenate([h.states for h in hands]))
     rows = torch.from_numpy(np.concatenate([h.rows for h in hands]).astype(np.float32))
     owner_parts, chosen_parts, first_decision, first_row = [], [], 0, 0
@@ -99,6 +114,11 @@ def loss_of(net: QNet, hands: list[Hand], margin: float,
 
 def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: int,
            out: Any, stop: Any) -> None:
+    import torch
+    import torch.multiprocessing as mp
+
+    from chaodipi.rl.qnet import QNet
+
     torch.set_num_threads(1)
     stage, teacher_name, preset, epsilon = plan
     net = QNet(shared.hidden)
@@ -129,6 +149,10 @@ class Processes:
     shared-memory copy before each hand."""
 
     def __init__(self, net: QNet, args: argparse.Namespace, seed: int) -> None:
+        import torch.multiprocessing as mp
+
+        from chaodipi.rl.qnet import QNet
+
         self.shared = QNet(net.hidden)
         self.shared.load_state_dict(net.state_dict())
         self.shared.share_memory()
@@ -160,11 +184,16 @@ class Processes:
 
 
 def train(args: argparse.Namespace, emit: Emit) -> Progress:
+    import torch
+    from torch import nn
+
+    from chaodipi.rl.qnet import HIDDEN, QNet
+
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     out: Path = args.out
     checkpoint = out / "model.pt"
-    net = QNet(tuple(args.hidden))
+    net = QNet(HIDDEN if args.hidden is None else tuple(args.hidden))
     progress = Progress()
     saved: dict[str, Any] | None = None
     if args.resume:
@@ -235,6 +264,8 @@ def evaluate(net: QNet, preset: str, deals: int, opponents: list[tuple[str, Deci
     duplicate deals (each played twice, the network as each team), played as the dmc bot
     plays the model file: greedily, or with the teacher and its threshold
     (:class:`~chaodipi.rl.policy.QPolicy`)."""
+    from chaodipi.rl.qnet import to_model
+
     figures: dict[str, float] = {}
     model = to_model(net, LIMIT)  # what the dmc bot plays of it
 
@@ -264,6 +295,10 @@ def elo(score: float) -> float:
 
 def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Optimizer,
                 progress: Progress, origin: float, emit: Emit, evaluate_too: bool) -> None:
+    import torch
+
+    from chaodipi.rl.qnet import export
+
     progress.seconds = time.perf_counter() - origin
     path = args.out / "model.pt"
     tmp = path.with_suffix(".tmp")
@@ -288,13 +323,56 @@ def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Opti
               "eval": figures})
 
 
+MAX_CHECKPOINT_BYTES = 4 * MAX_MODEL_BYTES
+"""The most a checkpoint may inflate to: a network of at most :data:`MAX_MODEL_BYTES`, with
+Adam's two moments beside it, and room."""
+
+
 def load(path: Path) -> tuple[QNet, dict[str, Any]]:
-    """A checkpoint's network and the whole saved dictionary."""
-    saved: dict[str, Any] = torch.load(path, weights_only=True)
-    net = QNet(tuple(saved["hidden"]))
-    net.load_state_dict(saved["model"])
+    """A checkpoint's network and the whole saved dictionary; a ValueError, one line, names
+    what is wrong with a file this trainer did not write (torch reads it as weights only, so
+    it runs no code; one larger than :data:`MAX_CHECKPOINT_BYTES` is refused unread)."""
+    import torch
+
+    from chaodipi.rl.qnet import QNet
+
+    where = f"{path}: not a checkpoint of this trainer"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            size = inflated_bytes(archive)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{where} (a torch zip archive): {error}") from None
+    if size > MAX_CHECKPOINT_BYTES:
+        raise ValueError(f"{path}: it inflates to {size >> 20:,} MiB, larger than a checkpoint "
+                         f"may be ({MAX_CHECKPOINT_BYTES >> 20:,} MiB)")
+    try:
+        saved = torch.load(path, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, ValueError, EOFError, OSError) as error:
+        raise ValueError(f"{where}: {_first_line(error)}") from None
+    hidden = saved.get("hidden") if isinstance(saved, dict) else None
+    if not (isinstance(hidden, list) and hidden
+            and all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in hidden)):
+        raise ValueError(f"{where}: hidden {hidden!r} is not a list of positive widths")
+    if model_bytes(hidden) > MAX_MODEL_BYTES:
+        raise ValueError(f"{path}: hidden {hidden} is a network larger than a model may be "
+                         f"({MAX_MODEL_BYTES >> 20:,} MiB)")
+    progress = saved.get("progress")
+    if not (isinstance(progress, dict) and set(progress) <= {f.name for f in fields(Progress)}):
+        raise ValueError(f"{where}: progress {progress!r} is not the trainer's")
+    net = QNet(tuple(hidden))
+    try:
+        net.load_state_dict(saved["model"])
+        torch.optim.Adam(net.parameters()).load_state_dict(saved["optimizer"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as error:
+        raise ValueError(f"{where}: its weights do not fit hidden {hidden}: "
+                         f"{_first_line(error)}") from None
     net.eval()
     return net, saved
+
+
+def _first_line(error: BaseException) -> str:
+    said = str(error).strip()
+    return said.splitlines()[0] if said else type(error).__name__
 
 
 def parser() -> argparse.ArgumentParser:
@@ -336,8 +414,8 @@ def parser() -> argparse.ArgumentParser:
     add("--lr", type=float, default=3e-4, help="Adam's learning rate (default: 0.0003)")
     add("--batch", type=int, default=512,
         help="decisions per learner step, whole hands (default: 512)")
-    add("--hidden", type=int, nargs="+", default=list(HIDDEN),
-        help="hidden layer sizes of a new network (default: 512 256 256)")
+    add("--hidden", type=int, nargs="+", default=None,
+        help="hidden layer sizes of a new network (default: the network's, 512 256 256)")
     add("--eval-minutes", type=float, default=5.0,
         help="minutes between evaluations and checkpoints (default: 5)")
     add("--eval-deals", type=int, default=50,
@@ -371,8 +449,17 @@ def main(argv: list[str] | None = None) -> int:
         parse.error(f"--actors {args.actors}: at least one actor")
     if not (math.isfinite(args.threshold) and args.threshold >= 0):
         parse.error(f"--threshold {args.threshold}: give a number ≥ 0")
+    try:
+        import torch  # noqa: F401  (the learner's: imported once the options are read)
+    except ModuleNotFoundError as missing:
+        sys.exit(f"{parse.prog}: {missing}: {NEEDS_TORCH}")
     if args.resume and not (args.out / "model.pt").is_file():
         parse.error(f"--resume: no checkpoint at {args.out / 'model.pt'}")
+    if args.resume:
+        try:
+            load(args.out / "model.pt")
+        except ValueError as error:
+            parse.error(f"--resume: {error}")
     if args.ray is not None:
         from chaodipi.rl.ray_actors import check_ray
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from chaodipi.arena.logs import configure_logging
@@ -12,6 +14,15 @@ def _logging_configured() -> None:
     """Configure the arena's logging before any test runs: ``get_logger`` configures it on
     first use otherwise, and a first use inside ``structlog.testing.capture_logs()`` would
     replace the capture, so a test that ran alone would see no log lines."""
+    configure_logging()
+
+
+@pytest.fixture(autouse=True)
+def _logging_at_info() -> Iterator[None]:
+    """Each test begins with the arena's logging at info, whatever level a command a test ran
+    in this process (``main([... "--log-level", "warning"])``) set: a test that captures the
+    info lines (``structlog.testing.capture_logs``) sees them wherever it runs in the suite."""
+    yield
     configure_logging()
 
 

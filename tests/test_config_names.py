@@ -104,9 +104,11 @@ def test_arena_run_refuses_a_config_s_bad_bot_name_in_one_line(tmp_path: Path, n
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["run", "t.toml"]  # nothing written
 
 
-def test_the_rule_is_the_one_of_bot_and_bench() -> None:
+def test_the_rule_is_the_one_of_bot_and_bench_and_of_a_database_read() -> None:
     from chaodipi.arena.cli import arguments, bench
-    from chaodipi.arena.tournament.config import BOT_NAME
+    from chaodipi.arena.results import check
+    from chaodipi.arena.results.rows import BOT_NAME
+    from chaodipi.arena.tournament import config
 
-    assert arguments.BOT_NAME is bench.BOT_NAME is BOT_NAME
+    assert arguments.BOT_NAME is bench.BOT_NAME is config.BOT_NAME is check.BOT_NAME is BOT_NAME
     assert BOT_NAME.fullmatch("search40_v1.2+x-y") and not BOT_NAME.fullmatch("a/b")

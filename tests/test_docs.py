@@ -4,6 +4,7 @@ outside the repository: the rule texts are cited by name, the facts the docs use
 from __future__ import annotations
 
 import ast
+import doctest
 import re
 import subprocess
 from pathlib import Path
@@ -223,3 +224,31 @@ def test_the_architecture_page_names_every_module() -> None:
         and path.name not in text
     ]
     assert unnamed == []
+
+
+def test_the_engine_helpers_writing_a_bot_md_shows_run_as_shown() -> None:
+    """docs/writing-a-bot.md, "The engine's helpers": every helper its table names is a
+    public name of chaodipi.engine, or a method of one (a bot author needs no engine module),
+    and its example runs as printed (a doctest of the page)."""
+    import chaodipi.engine as engine
+
+    path = ROOT / "docs" / "writing-a-bot.md"
+    text = path.read_text(encoding="utf-8")
+    section = text.partition("\n### The engine's helpers\n")[2].partition("\n## ")[0]
+    table = "\n".join(_table_rows(section))
+    helpers = [
+        "parse_cards", "format_cards", "points_of", "partner", "opponents", "team_of",
+        "same_team", "next_seat", "Trump", "TRUMP", "count_cards", "decompose", "beats_unit",
+        "infer", "Trick", "lead_options", "follow_options", "DealSampler", "CardPlay",
+        "score_hand", "kitty_multiplier", "levels_for",
+    ]  # fmt: skip
+    methods = {
+        "Trump": ["sort"], "Trick": ["would_win", "points"], "Knowledge": ["trick"],
+        "CardPlay": ["legal_plays", "push"], "DealSampler": ["card_play"],
+    }  # fmt: skip
+    assert [name for name in helpers if f"`{name}" not in table] == []
+    assert [name for name in helpers if name not in engine.__all__] == []
+    for owner, names in methods.items():
+        assert all(hasattr(getattr(engine, owner), name) for name in names), owner
+    result = doctest.testfile(str(path), module_relative=False, report=False)
+    assert result.attempted >= 8 and result.failed == 0, result

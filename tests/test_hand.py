@@ -181,6 +181,27 @@ def test_no_huitouwang_after_declaring_a_pair(preset: str) -> None:
     assert state.dealer == 1
 
 
+@pytest.mark.parametrize("preset", ["mingchao", "anchao"])
+def test_huitouwang_needs_the_pair_held_when_the_single_was_shown(preset: str) -> None:
+    """000 明炒/暗炒 「如果亮主的人开始只亮1张主，而手中实际有2张所亮的主。在别人反主之后，可以用手中2张所亮的
+    主牌反主，称为"回头望"」: 回头望 is for a declarer that held both cards when it showed one
+    (docs/rules.md "回头望 needs the pair in hand when the single was shown").
+
+    Position: first hand, level 2. Seat 0's first packet holds one ♠2, its second packet the
+    other. Seat 0 declares ♠2, seat 1 overrides with ♦22; the second packet comes. Verdict: seat
+    0 holds ♠2♠2 but is offered no 回头望: its pair is an ordinary ♠ pair bid, which beats ♦22
+    (♦ is the lowest pair in both rooms), and 回头望 ♠22 is refused."""
+    state = new_hand(preset, {0: "♠2 ♣3 ♣4 ♣6 ♣7 ♠2", 1: "♦22"})
+    state.apply(0, Declare(bid("♠2")))
+    state.apply(1, Declare(bid("♦22")))
+    state.apply(2, Pass())
+    state.apply(3, Pass())
+    assert state.to_play == 0 and state.hand(0).count(Card.parse("♠2")) == 2
+    assert offered(state) == ["♠22"]
+    with pytest.raises(IllegalAction, match="cannot declare 回头望"):
+        state.apply(0, Declare(bid("回头望 ♠22")))
+
+
 def test_hefei_a_dealer_not_the_caller_may_override_before_taking_the_kitty() -> None:
     """001 §1.1 「如果庄家不是叫牌者，则庄家在拿底牌之前可先反主」: the dealer bids during the deal like
     every seat, and takes the kitty only when declaring ends.
@@ -321,6 +342,33 @@ def test_hefei_caller_and_dealer_fry_only_after_someone_else() -> None:
         assert state.to_play != 1 or offered(state) == []
         state.apply(state.to_play, Pass())
     assert state.phase is Phase.PLAY
+
+
+def test_hefei_the_caller_is_the_seat_whose_call_stands() -> None:
+    """001 §1.1 「炒底按逆时针方向从庄家的下一家开始，如果庄家的下一家为叫牌者，则从叫牌者的下一家开始炒底。如果第一
+    轮除叫牌者和庄家外无人炒底，则叫牌者和庄家均不能炒底」: the 叫牌者 is the seat whose call stands
+    when the deal ends, an override included (docs/rules.md "who the 叫牌者 is").
+
+    Position: a later Hefei hand at level 2, seat 0 deals. Seat 1 calls ♠2 and seat 3 overrides
+    with ♥22 during the deal; everyone passes and seat 0 takes the kitty and buries. Verdicts:
+    frying starts at seat 1 (the seat after the dealer, not the caller), which may fry with its
+    ♣22; after seats 1 and 2 pass, seat 3 (the caller) may not fry, and frying ends with hearts
+    trump."""
+    state = new_hand("hefei", {1: "♠2 ♣22", 3: "♥22 ♦22"}, dealer=0)
+    state.apply(0, Pass())
+    state.apply(1, Declare(bid("♠2")))
+    state.apply(2, Pass())
+    state.apply(3, Declare(bid("♥22")))
+    pass_until(state, Phase.BURY)
+    assert state.to_play == 0
+    bury_any(state)
+    assert state.to_play == 1 and offered(state) == ["♣22"]
+    state.apply(1, Pass())
+    state.apply(2, Pass())
+    assert state.to_play == 3 and offered(state) == []
+    state.apply(3, Pass())
+    assert state.phase is Phase.PLAY  # three passes in a row
+    assert state.trump is not None and state.trump.suit is Suit.HEARTS and state.dealer == 0
 
 
 def test_hefei_a_single_call_does_not_use_up_the_pair_for_frying() -> None:

@@ -178,6 +178,11 @@ DATABASE_CASES: dict[str, list[str | tuple[str, tuple[Any, ...]]]] = {
     "a score that is text": ["UPDATE games SET score_a = 'won'"],
     "a score of 7": ["UPDATE games SET score_a = 7"],
     "a bot name that is a blob": ["UPDATE games SET bot_a = X'00ff'"],
+    "a bot named ../../escape": ["UPDATE games SET bot_a = '../../escape' WHERE swapped = 1"],
+    "a bot named by an absolute path": ["UPDATE games SET bot_b = '/tmp/escape'"],
+    "a config's bot named ../../escape": [
+        "UPDATE runs SET config = json_set(config, '$.bots[0].name', '../../escape')"
+    ],
     "swapped 2": ["UPDATE games SET swapped = 2 WHERE swapped = 1"],
     "hands -1": ["UPDATE games SET hands = -1"],
     "seconds that are text": ["UPDATE games SET seconds = 'long'"],
@@ -241,6 +246,7 @@ def _database_commands(path: Path, tmp_path: Path) -> list[list[str]]:
         ["report", db, "--csv", str(tmp_path / "csv")],
         ["report", db, "--plot", str(tmp_path / "plots")],
         ["games", db],
+        ["games", db, "--html", str(tmp_path / "pages")],
         ["show", db, "1"],
         ["show", db, "1", "--html", str(tmp_path / "game.html")],
         ["run", *GROW, "-d", db, "--resume"],

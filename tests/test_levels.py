@@ -318,6 +318,144 @@ def test_hefei_a_and_j_kitty_demotions() -> None:
     assert s.progress == (0, 3)
 
 
+def dug_with(
+    last_play: str, tricks: int, *, throws: int = 0, kitty: int = 0, multiplier: int = 0
+) -> HandResult:
+    """A hand dealt by seat 0 whose last trick a defender (seat 1) won with ``last_play``."""
+    return HandResult(
+        dealer=0,
+        trick_points=tricks,
+        kitty_points=kitty,
+        kitty_multiplier=multiplier,
+        throw_penalty=throws,
+        fry_penalty=0,
+        red_five=0,
+        heaven_earth=None,
+        last_winner=1,
+        last_play=tuple(cards(last_play)),
+        floor_at_zero=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("kitty", "throws", "defenders_after"),
+    [
+        (0, 0, Rank.FIVE),
+        (0, -20, Rank.FIVE),
+        (0, -80, Rank.FIVE),
+        (5, 0, Rank.SEVEN),
+        (5, -20, Rank.FIVE),
+        (5, -80, Rank.FIVE),
+    ],
+)
+def test_hefei_a_fine_never_adds_levels_after_a_dig_with_the_level_card(
+    kitty: int, throws: int, defenders_after: Rank
+) -> None:
+    """001 §2.2 「打A时，台下方以最后一次脱手牌中带有同花色的一对“A”抠底，且台面上拿满80分的（不包含抠底中的
+    分），台下方按分（台面上的分+扣底中的得分）升级，台上方重新回到“2”」 with §2.1 「10分为一级」 and §4.2
+    「甩牌方要按照所甩牌的张数被罚分，每张罚10分」: the defenders climb by their points, a level per full 10
+    beyond 80; a total the fines left below 80 earns them nothing (docs/rules.md "a fine never
+    adds levels").
+
+    Position: a later Hefei hand; team 0 deals at A, team 1 is at 5. The defenders take 80 on
+    the table and seat 1 wins the last trick with ♠A♠A. Verdicts: the dealers go back to 2 and
+    the defenders take the deal; with an empty kitty they stay at 5 (80: +0) whether they failed
+    no throw, a ♣Q♣9 throw (-20) or throws for -80; with a 5-point kitty dug ×4 (100: +2) they
+    go to 7, and a -20 or -80 fine leaves them at 5."""
+    hand = dug_with("♠AA", 80, throws=throws, kitty=kitty, multiplier=4)
+    s = settle(
+        PRESETS["hefei"],
+        (Rank.ACE, Rank.FIVE),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.ACE,
+        kangqi_hand=False,
+        first_hand=False,
+        result=hand,
+        total=hand.total,
+        played=(frozenset({0, Rank.JACK, Rank.ACE}), frozenset({0})),
+    )
+    assert s.progress == (0, defenders_after) and s.defenders_take and not s.finished, s
+
+
+@pytest.mark.parametrize(
+    ("throws", "defenders_after"), [(0, Rank.SIX), (-40, Rank.FIVE), (-60, Rank.FIVE)]
+)
+def test_mingchao_j_to_the_bottom_a_fine_never_adds_levels(
+    throws: int, defenders_after: Rank
+) -> None:
+    """明炒 「J到底:如果庄家打J，抓分方最后一张或一对是J(必须是最大的)抠底，如果抓到80分，则庄家降级打2」 with
+    000 「抓分方甩错1张牌，扣10分」 and 003 「獲得80分升1級」: the defenders climb by the table their total
+    reaches; below the 60 mark it earns them nothing (docs/rules.md "a fine never adds levels").
+
+    Position: team 0 deals at J, team 1 is at 5; the defenders take 80 on the table, the kitty
+    is empty and seat 1 wins the last trick with a single ♠J. Verdicts: the dealers go back to 2
+    and the defenders take the deal; with no fine (80) they climb to 6; with throw fines of -40
+    (40) or -60 (20) they stay at 5."""
+    hand = dug_with("♠J", 80, throws=throws, multiplier=2)
+    s = settle(
+        PRESETS["mingchao"],
+        (Rank.JACK, Rank.FIVE),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.JACK,
+        kangqi_hand=False,
+        first_hand=False,
+        result=hand,
+        total=hand.total,
+    )
+    assert s.progress == (0, defenders_after) and s.defenders_take, s
+
+
+def test_hefei_defenders_who_climb_past_a_after_a_dig_win_the_match() -> None:
+    """001 §2.2 「台下方按分（台面上的分+扣底中的得分）升级」 with §2.1 「如“2”、“J”、“A”已打过，则不再为必打牌，
+    也可以计分升级」 and 「先通过“A”的一方为胜方」.
+
+    Position: a later Hefei hand; team 0 deals at A; team 1, at K, has dealt at 2, J and A
+    before. The defenders take 80 on the table and seat 1 wins the last trick with ♠A♠A over
+    a 10-point kitty (×4): 120, +4. Verdict: team 0 goes back to 2; team 1 climbs K, A and past
+    A (played already, it binds no more) and wins the match."""
+    hand = dug_with("♠AA", 80, kitty=10, multiplier=4)
+    s = settle(
+        PRESETS["hefei"],
+        (Rank.ACE, Rank.KING),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.ACE,
+        kangqi_hand=False,
+        first_hand=False,
+        result=hand,
+        total=hand.total,
+        played=(frozenset({0, Rank.JACK, Rank.ACE}), frozenset({0, Rank.JACK, Rank.ACE})),
+    )
+    assert s.progress == (0, 13) and s.finished and s.winner == 1, s
+
+
+def test_mingchao_j_to_the_bottom_the_defenders_take_the_deal() -> None:
+    """明炒 「如果庄家打J，抓分方最后一张或一对是J(必须是最大的)抠底，如果抓到80分，则庄家降级打2，由坐庄方打2」:
+    the dealers' level goes back to 2 and the defenders, who took 80, take the deal
+    (docs/rules.md "明炒 「由坐庄方打2」": 坐庄方 is the side that was dealing, and 2 is its level
+    when it deals again; it does not keep the deal).
+
+    Position: seat 0 deals at J (team 0), team 1 is at 5; the defenders take 85 on the table
+    and seat 1 wins the last trick with ♠JJ. Verdict: team 0 at 2, team 1 at 6 (85: +1), and
+    seat 1, the seat after the dealer, deals the next hand, at team 1's 6."""
+    hand = dug_with("♠JJ", 85, multiplier=4)
+    s = settle(
+        PRESETS["mingchao"],
+        (Rank.JACK, Rank.FIVE),
+        dealers=0,
+        last_by_defenders=True,
+        level=Rank.JACK,
+        kangqi_hand=False,
+        first_hand=False,
+        result=hand,
+        total=hand.total,
+    )
+    assert s.progress == (0, Rank.SIX) and s.defenders_take
+    assert s.next_dealer(0) == 1
+
+
 def test_hefei_first_hand_ends_the_match() -> None:
     """001 §2.3 「首局主叫方打大光或防守方台面抓80分及以上并抠底判胜，本局结束」."""
     s = settle_at("hefei", (0, 0), 0, first_hand=True)
@@ -439,8 +577,8 @@ def test_hefei_a_dig_with_the_level_card_does_not_switch_jump_off() -> None:
 
     Positions (a later hand, team 0 deals, team 1 at 5; the defenders won the last trick and
     take 220, 100 on the table):
-    - at A, a 30-point kitty dug with ♠KK (×4): 跳级 in a hand at A, team 1 wins the match,
-      the dealers stay at A;
+    - at A, a 30-point kitty dug with ♠KK (×4): 跳级 in a hand at A, team 1 wins the match
+      (past A: 「不必再打“A”」), the dealers stay at A;
     - the same dug with ♠AA: team 1 wins the match and the dealers go back to 2;
     - at J, a 60-point kitty dug with a single ♠Q (×2): team 1 wins, the dealers stay at J;
     - the same dug with a single ♠J: team 1 wins, the dealers go back to 2."""
@@ -478,7 +616,7 @@ def test_hefei_a_dig_with_the_level_card_does_not_switch_jump_off() -> None:
             played=(frozenset({0, Rank.JACK}), frozenset({0})),
         )
         assert s.finished and s.winner == 1 and s.defenders_take, (last_play, s)
-        assert s.progress == (dealers_after, Rank.FIVE), (last_play, s)
+        assert s.progress == (dealers_after, 13), (last_play, s)
         assert "跳级" in s.note
 
 

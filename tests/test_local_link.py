@@ -270,6 +270,57 @@ def test_bytes_that_are_not_frames_break_the_link_and_end_every_stream_on_it() -
     run(main)
 
 
+def test_a_bot_writing_frames_that_do_not_parse_and_reading_nothing_is_cut_off_in_a_few_lines() -> (
+    None
+):
+    """Frames of the right shape whose payloads are not messages, thousands of them, written
+    by a bot that never reads: the first are refused as over gRPC, the link is broken at the
+    third with one line naming the bot and what was wrong, and what follows is not looked at
+    (no flood of lines). A seat the bot holds on the link is let go (its stream ends), and
+    nothing is made up: the table's other seats and its clock are the table's."""
+    garbage = encode(Kind.PLAY, 7, b"\xff\xff\xff")
+
+    async def main() -> None:
+        async with open_server() as server:
+            table = server.start_table(config())
+            channel, raw = await channel_of(server, "junk#2")
+            call = play(channel)
+            await call.write(convert.hello(table.ticket(1), "junk"))
+            assert (await call.read()).WhichOneof("response") == "welcome"
+            with capture_logs() as logs:
+                raw.setblocking(False)
+                sent = 0
+                while sent < 5000 and server.links:
+                    try:
+                        raw.send(garbage * 50)
+                        sent += 50
+                    except BlockingIOError:
+                        pass
+                    await anyio.sleep(0)  # the loop reads what was written
+                await until(lambda: not server.links or len(logs) > 100)
+            assert not server.links
+            warned = [e for e in logs if e["log_level"] != "info"]  # (info: the seat left)
+            refused = [e for e in warned if e["event"] == "refused"]
+            broken = [e for e in warned if e["event"] == "link_broken"]
+            assert len(warned) == 3 and len(refused) == 2 and len(broken) == 1, warned
+            assert all(e["code"] == "INVALID_ARGUMENT" for e in refused)
+            assert broken[0]["peer"] == "local:junk#2" and broken[0]["session"] == "junk#2"
+            assert broken[0]["error"] == (
+                "3 frames refused, the last: the first message does not parse as a PlayRequest "
+                "(DecodeError: Error parsing message with type 'chaodipi.arena.v2.PlayRequest': "
+                "Wire format was corrupt)"
+            )
+            with pytest.raises(LocalRpcError) as ended:
+                while True:
+                    await call.read()
+            assert "the local link broke (3 frames refused" in ended.value.details()
+            await until(lambda: table.seats[1].connection is None)
+            assert table.result is None  # the table goes on, by its own clock
+            table.stop("test over")
+
+    run(main)
+
+
 def test_a_process_whose_link_closes_leaves_its_seats_and_its_session() -> None:
     """The process exits (its end closes): its seat is detached and its session left, as when
     a gRPC stream drops, so the runner sees it go."""

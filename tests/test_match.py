@@ -9,12 +9,14 @@ import random
 import pytest
 
 from chaodipi.engine.actions import Play
-from chaodipi.engine.cards import DECK, Card, Suit, points_of
+from chaodipi.engine.cards import DECK, Card, Rank, Suit, points_of
 from chaodipi.engine.errors import IllegalAction, ReplayError
 from chaodipi.engine.events import EventLog, HandOver
 from chaodipi.engine.hand import HandState, Phase
+from chaodipi.engine.levels import settle
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
+from chaodipi.engine.scoring import HandResult
 from chaodipi.records import (
     Turn,
     dump_lines,
@@ -178,6 +180,67 @@ def test_reward_is_the_margin_or_the_heaven_earth_reward() -> None:
     match.heaven_earth_rewards[0] = 16
     match._finish(0)
     assert match.reward == 16
+
+
+def _reward_for(progress: tuple[int, int], hand: HandResult, *, first_hand: bool = False) -> int:
+    """The reward of a Hefei match won by this hand (team 0 deals at its level)."""
+    hefei = PRESETS["hefei"]
+    settled = settle(
+        hefei,
+        progress,
+        dealers=0,
+        last_by_defenders=hand.last_winner == 1,
+        level=Rank(progress[0] % 13),
+        kangqi_hand=False,
+        first_hand=first_hand,
+        result=hand,
+        total=hand.total,
+        played=(frozenset({0, Rank.JACK, Rank.ACE}), frozenset({0})),
+    )
+    assert settled.finished and settled.winner is not None, settled
+    match = Match(hefei, seed=1)
+    match.progress = list(settled.progress)
+    match._finish(settled.winner)
+    assert match.progress[settled.winner] == 13  # past A
+    return match.reward
+
+
+def _hefei_hand(tricks: int, *, last_winner: int, last_play: str = "♦3") -> HandResult:
+    return HandResult(
+        dealer=0,
+        trick_points=tricks,
+        kitty_points=0,
+        kitty_multiplier=4 if last_winner == 1 else 0,
+        throw_penalty=0,
+        fry_penalty=0,
+        red_five=0,
+        heaven_earth=None,
+        last_winner=last_winner,
+        last_play=tuple(cards(last_play)),
+        floor_at_zero=True,
+    )
+
+
+def test_hefei_a_match_won_by_jump_or_in_the_first_hand_earns_as_passing_a_does() -> None:
+    """001 §2.4 「若打“J\\Q\\K\\A”时遇到跳级则本局胜，不必再打“A”」 and §2.3 「首局主叫方打大光或防守方台面抓80分及以上
+    并抠底判胜，本局结束」: a match won by 跳级 or in the first hand is won as by passing A
+    (「先通过“A”的一方为胜方」), so the winner is past A and its 积分 is its margin from there
+    (docs/rules.md "积分"): a better result never earns less.
+
+    Positions and verdicts (Hefei, team 0 deals):
+    - team 0 at A, team 1 at 6: the dealers' 打大光 (a 跳级 in a hand at A) earns 9, as an
+      ordinary hold with 40 against (+4, past A) does;
+    - team 0 at Q, team 1 at 3: the defenders' 200 (a 跳级 in a hand at Q) earns 3 (13 - 10);
+    - the first hand, both at 2: the dealers' 打大光 earns 13; so do the defenders' 85 on the
+      table with the kitty dug."""
+    da_guang = _reward_for((Rank.ACE, Rank.SIX), _hefei_hand(0, last_winner=0))
+    hold = _reward_for((Rank.ACE, Rank.SIX), _hefei_hand(40, last_winner=0))
+    assert (da_guang, hold) == (9, 9)
+    assert _reward_for((Rank.QUEEN, Rank.THREE), _hefei_hand(200, last_winner=0)) == 3
+    first = _hefei_hand(0, last_winner=0)
+    assert _reward_for((0, 0), first, first_hand=True) == 13
+    dug = _hefei_hand(85, last_winner=1, last_play="♠AA")
+    assert _reward_for((0, 0), dug, first_hand=True) == 13
 
 
 def test_the_match_keeps_each_teams_must_play_levels_played() -> None:

@@ -265,6 +265,22 @@ def test_fallbacks_are_a_fault_of_their_own_beside_strikes() -> None:
     assert slow[:column].rstrip().endswith("5"), faults
 
 
+def test_a_bot_whose_results_include_moves_played_for_it_is_marked_in_the_standings() -> None:
+    """"slow wins" is not read at face value: a bot with fallbacks or strikes in its games is
+    marked in the standings, and a line under them names each such bot with its counts; a
+    bot with none is not marked (and a clean report has no such line)."""
+    rows = pairs("slow", "random", [2.0, 2.0])
+    rows[0] = replace(rows[0], fallbacks_a=84)
+    rows[1] = replace(rows[1], fallbacks_a=1, strikes_a=2)
+    text = printed(rows)
+    standings = _section(text, "Standings", "Faults")
+    assert re.search(r"│ slow \* +│", standings) and re.search(r"│ random +│", standings)
+    (note,) = [line for line in standings.splitlines() if line.startswith("* ")]
+    assert note.startswith("* moves played for the bot, not by it: slow (2 strikes, 85 fallbacks);")
+    assert "random" not in note
+    assert "* moves played for" not in printed(pairs("slow", "random", [2.0, 2.0]))
+
+
 def test_a_results_file_without_the_fallback_columns_reads_them_as_0_and_a_run_adds_them(
     tmp_path: Path,
 ) -> None:
@@ -454,3 +470,35 @@ def test_too_few_pairs_give_no_elo_los_or_variance_removed(
     # one pair more and every figure is given
     enough = build_report(pairs("a", "b", [*totals, *[1.5] * (10 - len(totals))]), ["a", "b"])
     assert enough.pairs[0].not_estimated is None and not math.isnan(enough.pairs[0].los)
+
+
+def test_no_csv_cell_from_a_database_is_a_formula_and_numbers_stay_numbers(tmp_path: Path) -> None:
+    """A results file may be anyone's: a text cell beginning with ``=``, ``+``, ``-`` or ``@``
+    (OWASP's CSV injection: a spreadsheet would run ``=HYPERLINK(...)``) is written led by
+    ``'``, in games.csv, pairings.csv and standings.csv; a negative number stays a number
+    (pandas reads the column as numbers)."""
+    pandas = pytest.importorskip("pandas")
+    from chaodipi.arena.cli.main import main
+
+    database = tmp_path / "r.sqlite"
+    db = ResultsDB(database)
+    for row in pairs("-x", "+y", [2.0, 0.5]):
+        db.add(replace(row, points_a=-20, reason='=HYPERLINK("http://x.example","click")',
+                       errors="@SUM(1+1)"))  # fmt: skip
+    db.close()
+    folder = tmp_path / "csv"
+    assert main(["report", str(database), "--csv", str(folder)]) == 0
+    games = pandas.read_csv(folder / "games.csv")
+    assert set(games["reason"]) == {"'=HYPERLINK(\"http://x.example\",\"click\")"}
+    assert set(games["errors"]) == {"'@SUM(1+1)"}
+    assert set(games["bot_a"]) == {"'-x"} and set(games["bot_b"]) == {"'+y"}
+    assert set(games["game"]) == {"'-x-+y-d1-a", "'-x-+y-d1-b", "'-x-+y-d2-a", "'-x-+y-d2-b"}
+    assert games["points_a"].dtype.kind == "i" and set(games["points_a"]) == {-20}
+    standings = pandas.read_csv(folder / "standings.csv")
+    assert set(standings["bot"]) == {"'-x", "'+y"}
+    assert standings["rating"].dtype.kind == "f" and (standings["rating"] < 0).any()
+    pairings = pandas.read_csv(folder / "pairings.csv")
+    assert (pairings["bot_a"][0], pairings["bot_b"][0]) == ("'-x", "'+y")
+    for name in ("games", "standings", "pairings"):
+        for cell in (folder / f"{name}.csv").read_text(encoding="utf-8").replace("\n", ",").split(","):
+            assert not cell.lstrip('"').startswith(("=", "+", "@")), (name, cell)

@@ -6,9 +6,12 @@ is higher by more than the threshold."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import random
+import struct
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +196,64 @@ def test_what_is_not_a_model_file_is_refused_in_one_line(tmp_path: Path) -> None
             load_model(path)
         assert str(raised.value).startswith(f"{path}: {said}"), raised.value
         assert "\n" not in str(raised.value)
+
+
+def _zip_of(path: Path, entries: dict[str, bytes]) -> Path:
+    """An .npz archive of these raw ``.npy`` entries, written as they are (no zip64)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(f"{name}.npy", data)
+    return path
+
+
+def _npy(array: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    np.save(out, array)
+    return out.getvalue()
+
+
+def _entries() -> dict[str, bytes]:
+    arrays, meta = good()
+    return {name: _npy(a) for name, a in {**arrays, "meta": np.array(json.dumps(meta))}.items()}
+
+
+def _claiming(shape: tuple[int, ...]) -> bytes:
+    """A float32 ``.npy`` whose header claims ``shape``, and holds 16 bytes."""
+    out = io.BytesIO()
+    header = {"descr": "<f4", "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(out, header)
+    return out.getvalue() + bytes(16)
+
+
+def _inflating(path: Path, name: str, size: int) -> Path:
+    """An archive whose directory says that entry ``name`` inflates to ``size`` bytes."""
+    _zip_of(path, _entries())
+    data = bytearray(path.read_bytes())
+    at = data.index(b"PK\x01\x02")
+    while not data[at + 46:].startswith(f"{name}.npy".encode()):
+        at = data.index(b"PK\x01\x02", at + 4)
+    struct.pack_into("<I", data, at + 24, size)  # the central directory's uncompressed size
+    path.write_bytes(bytes(data))
+    assert zipfile.ZipFile(path).getinfo(f"{name}.npy").file_size == size
+    return path
+
+
+def test_a_model_file_larger_than_a_model_may_be_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """An array whose header claims 4 TiB (numpy would allocate it first: a MemoryError),
+    and an entry the archive's directory says inflates to 3 GiB: each one line naming the
+    file, before any array is read."""
+    claimed = _zip_of(tmp_path / "claims.npz", {**_entries(), "W0": _claiming((1 << 40,))})
+    inflating = _inflating(tmp_path / "inflates.npz", "W0", 3 << 30)
+    for path, said in ((claimed, "its arrays say they hold 4,194,304 MiB"),
+                       (inflating, "its entries inflate to 3,072 MiB")):
+        with pytest.raises(ValueError) as raised:
+            load_model(path)
+        line = str(raised.value)
+        assert line.startswith(f"{path}: {said}, larger than a model file may be (256 MiB)")
+        assert "\n" not in line, line
+    assert load_model(_zip_of(tmp_path / "sound.npz", _entries())).hidden == (4,)
 
 
 def test_save_model_refuses_what_load_model_would(tmp_path: Path) -> None:

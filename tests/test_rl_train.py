@@ -4,11 +4,12 @@ writes a checkpoint and a numpy model, resumes, and its losses and labels say wh
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
+import struct
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +139,66 @@ def test_a_bad_flag_is_one_line_naming_it(
     assert says in capsys.readouterr().err.splitlines()[-1]
 
 
+class _Runs:
+    """What a crafted checkpoint would have run when read: ``Path.touch`` of a marker."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[Path]]:
+        return (Path.touch, (self.marker,))
+
+
+def _checkpoint(net: QNet, **changed: object) -> dict[str, object]:
+    return {"model": net.state_dict(), "optimizer": torch.optim.Adam(net.parameters()).state_dict(),
+            "hidden": list(net.hidden), "preset": "classic", "stage": "self",
+            "progress": {"hands": 1, "samples": 1, "steps": 1, "seconds": 1.0}, **changed}
+
+
+def _inflating(path: Path, size: int) -> None:
+    """A zip archive whose directory says its one entry inflates to ``size`` bytes."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("model/data.pkl", b"x" * 16)
+    data = bytearray(path.read_bytes())
+    struct.pack_into("<I", data, data.index(b"PK\x01\x02") + 24, size)
+    path.write_bytes(bytes(data))
+
+
+CRAFTED = {
+    "code to run": (lambda out, net: torch.save({"x": _Runs(out / "ran")}, out / "model.pt"),
+                    "not a checkpoint of this trainer: Weights only load failed"),
+    "text": (lambda out, net: (out / "model.pt").write_text("not a checkpoint\n"),
+             "not a checkpoint of this trainer (a torch zip archive): File is not a zip file"),
+    "a 3.75 GiB entry": (lambda out, net: _inflating(out / "model.pt", 0xF0000000),
+                         "it inflates to 3,840 MiB, larger than a checkpoint may be (1,024 MiB)"),
+    "a network of 10^12 weights": (
+        lambda out, net: torch.save(_checkpoint(net, hidden=[10**6, 10**6]), out / "model.pt"),
+        "hidden [1000000, 1000000] is a network larger than a model may be (256 MiB)"),
+    "weights of another width": (
+        lambda out, net: torch.save(_checkpoint(net, hidden=[16]), out / "model.pt"),
+        "its weights do not fit hidden [16]: Error(s) in loading state_dict for QNet"),
+    "hidden a string": (lambda out, net: torch.save(_checkpoint(net, hidden="32"), out / "model.pt"),
+                        "hidden '32' is not a list of positive widths"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_resuming_a_crafted_checkpoint_is_one_line_and_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    """``--resume`` reads OUT/model.pt as weights only (torch refuses any other object, so
+    nothing in it runs) and within a size: anything else is one line naming the file."""
+    make, says = CRAFTED[case]
+    make(tmp_path, QNet((32,)))
+    with pytest.raises(SystemExit) as exit_:
+        train.main([*SHORT, "--out", str(tmp_path), "--resume"])
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"python3 -m chaodipi.rl.train: error: --resume: {tmp_path / 'model.pt'}: ")
+    assert says in last, last
+    assert not (tmp_path / "ran").exists()
+
+
 def _one_hand() -> HandRecord:
     rng = random.Random(5)
     match = Match(PRESETS["classic"], seed=5, max_hands=1)
@@ -162,22 +223,3 @@ def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum
         trainer.wait(timeout=120)
     for actor in actors:  # each sees its learner gone within a hand (a generous bound)
         assert ends(actor, within_s=60), f"actor {actor} outlived its trainer"
-
-
-def test_without_torch_the_command_says_what_to_install_in_one_line(tmp_path: Path) -> None:
-    (tmp_path / "sitecustomize.py").write_text(
-        "import sys\n"
-        "class _Block:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] == 'torch':\n"
-        "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
-        "sys.meta_path.insert(0, _Block())\n", encoding="utf-8")
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
-    done = subprocess.run([sys.executable, "-m", "chaodipi.rl.train", "--help"],
-                          capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.splitlines() == [
-        "python3 -m chaodipi.rl.train: No module named 'torch': it needs the rl extra and torch's"
-        " CPU build: pip install torch --index-url https://download.pytorch.org/whl/cpu && pip"
-        " install -e '.[rl]'"]

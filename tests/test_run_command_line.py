@@ -306,6 +306,45 @@ def test_the_sprt_is_stored_with_the_run_and_reprinted_by_report(
     assert "the stored run's SPRT goes on" in capsys.readouterr().err
 
 
+def test_a_resume_from_the_database_alone_plays_the_config_its_last_run_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """``arena run -d DB --resume`` with neither a config file nor --bot: the stored config's
+    bots, keys, folder (where the commands run) and paths, from any folder, the command line's
+    keys winning; what the database cannot give back, or no database, is one line, exit 2."""
+    tournament = config(
+        tmp_path, {"a": "./a", "b": "./b --fast"}, hands=2, replays="records",
+        deals_file="standard", connect_timeout=3,
+    )  # fmt: skip
+    run(tournament, Scripted([played(key) for key in schedule(tournament)]))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, resumed, _ = given_config(
+        monkeypatch, ["-d", str(tournament.database), "--resume", "-n", "3", "-j", "2"]
+    )
+    assert code == 0
+    assert resumed.bots == tournament.bots and resumed.folder == tmp_path
+    assert (resumed.hands, resumed.connect_timeout, resumed.deals, resumed.concurrency) == (
+        2, 3.0, 3, 2
+    )  # fmt: skip
+    assert resumed.database == tournament.database and resumed.replays == tmp_path / "records"
+    assert resumed.deal_set == tournament.deal_set
+    said = capsys.readouterr().err  # the commands it will start came from the file: said first
+    assert f"resuming the config stored in {tournament.database}: a = ./a, b = ./b --fast" in said
+
+    (tmp_path / "v").mkdir()
+    visitor = config(tmp_path / "v", {"a": "./a", "visitor": {"token": "a-secret-token"}})
+    run(visitor, Scripted([played(key) for key in schedule(visitor)]))
+    for database, says in (
+        (visitor.database, "bots.visitor: an external bot's token is never stored"),
+        (tmp_path / "none.sqlite", "there is no results database"),
+    ):
+        assert main(["run", "-d", str(database), "--resume"]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("arena run: ") and says in line, line
+
+
 def test_report_sprt_needs_two_bots(tmp_path: Path, capsys: Any) -> None:
     tournament = config(tmp_path, {"a": "./a", "b": "./b", "c": "./c"})
     run(tournament, Scripted([played(key) for key in schedule(tournament)]))

@@ -46,6 +46,36 @@ def test_a_bot_failing_to_start_three_games_in_a_row_stops_the_run(tmp_path: Pat
     assert len(rows) == 3 and all(r.void for r in rows)  # not the whole schedule
 
 
+JUNK = (  # frames of the right shape whose payload is no message, written fast, nothing read
+    f'{sys.executable} -c "import os, socket; '
+    "link = socket.socket(fileno=int(os.environ['ARENA_LOCAL'][3:])); "
+    "frame = bytes([3, 0, 0, 0, 1, 0, 0, 0, 2, 255, 255, 255]) * 100\n"
+    'while True: link.sendall(frame)"'
+)
+
+
+def test_a_bot_writing_unreadable_frames_is_cut_off_in_a_few_lines_and_fails_to_start(
+    tmp_path: Path,
+) -> None:
+    """Each of its processes' links breaks at its third refused frame (two ``refused`` lines
+    and one ``link_broken`` naming the process), the process goes, and the bot's games are
+    void by the rule for a bot that never took its seat: three in a row stop the run."""
+    config = write_config(
+        tmp_path / "t.toml", deals=5, concurrency=1, bots={"good": BOT, "junk": JUNK}
+    )
+    done = arena("run", str(config), timeout=120)
+    assert done.returncode == 1
+    assert "stopped: bot 'junk' failed to start 3 games in a row" in done.stderr
+    logged = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    broken = [e for e in logged if e["event"] == "link_broken"]
+    refused = [e for e in logged if e["event"] == "refused"]
+    assert broken and all(e["error"].startswith("3 frames refused, the last: ") for e in broken)
+    assert {e["session"] for e in broken} == {e["peer"].removeprefix("local:") for e in refused}
+    assert len(refused) == 2 * len(broken) and len(broken) <= 12  # a process or two per game
+    rows = ResultsDB(tmp_path / "results.sqlite", read_only=True).rows()
+    assert len(rows) == 3 and all(r.void for r in rows)
+
+
 def test_when_both_teams_fail_to_start_no_game_is_a_result(tmp_path: Path) -> None:
     """Both bot commands lack what they need: nothing is decided by which seat timed out."""
     config = write_config(tmp_path / "t.toml", deals=1, bots={"a": BROKEN, "b": BROKEN})

@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from structlog.testing import capture_logs
 
-from chaodipi.arena.serving.admission import EVICTED, Kind
+from chaodipi.arena.serving.admission import EVICTED, EVICTIONS, Kind
 from chaodipi.arena.serving.server import SERVICE_NAME, open_server
 from chaodipi.arena.serving.table import TableResult
 from chaodipi.arena.v2 import arena_pb2 as pb
@@ -341,5 +341,52 @@ def test_a_seat_with_its_ticket_takes_the_place_of_a_stream_that_never_said_hell
             await until(lambda: server.admission.total == 0)
         assert first == "welcome"
         assert oldest == (grpc.StatusCode.RESOURCE_EXHAUSTED, EVICTED)
+
+    anyio.run(main, backend="asyncio")
+
+
+def test_silent_health_checks_on_many_connections_keep_no_operators_check_out() -> None:
+    """Health/Check streams that never send their request, the most each connection may hold,
+    on as many connections as fill the server's room for checks (40 on 10 connections fill
+    the 32 of the default caps): an operator's check still answers, and the oldest silent
+    stream gives up its place with the reason (the rule that keeps a seat's room from silent
+    Play streams, for every kind)."""
+    connections, per_connection, room = 2, 2, 4
+    silent: list[tuple[Outgoing, Any]] = []
+
+    def open_silent(channel: grpc.Channel) -> None:
+        requests = Outgoing()
+        call = channel.stream_stream("/grpc.health.v1.Health/Check")
+        silent.append((requests, call(iter(requests), timeout=HANG)))
+
+    def status_of(call: Any) -> tuple[grpc.StatusCode, str]:
+        try:
+            next(call)
+        except grpc.RpcError as err:
+            return err.code(), err.details() or ""
+        return grpc.StatusCode.OK, ""
+
+    async def main() -> None:
+        caps = {"max_anonymous_streams": room, "max_anonymous_streams_per_connection": 2}
+        assert connections * per_connection == room
+        async with open_server("127.0.0.1:0", first_message_s=HANG, **caps) as server:
+            channels = [own_connection(server.address) for _ in range(connections)]
+            for channel in channels:
+                for _ in range(per_connection):
+                    await anyio.to_thread.run_sync(open_silent, channel)
+            await until(lambda: server.admission.open(Kind.CHECK) == room)
+            with capture_logs() as logs:
+                checked = await anyio.to_thread.run_sync(health_check, server.address)
+                oldest = await anyio.to_thread.run_sync(status_of, silent[0][1])
+            for requests, call in silent:
+                call.cancel()
+                requests.close()
+            for channel in channels:
+                channel.close()
+            await until(lambda: server.admission.total == 0)
+        assert checked == health_pb2.HealthCheckResponse.SERVING
+        evicted = EVICTIONS[Kind.CHECK]
+        assert oldest == (grpc.StatusCode.RESOURCE_EXHAUSTED, evicted)
+        assert [e["reason"] for e in logs if e["event"] == "refused"] == [evicted]
 
     anyio.run(main, backend="asyncio")

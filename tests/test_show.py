@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -402,22 +403,44 @@ def test_games_html_writes_an_index_linking_a_page_per_game(
 ) -> None:
     """``arena games DB --html DIR``: DIR/index.html lists every game as ``arena games`` does
     (number, name, bots, result), each game with a record linked to its own page beside it,
-    DIR/GAME.html (the page ``arena show --html`` writes); the game whose record is held back
-    is listed, unlinked."""
+    DIR/N.html by its number (the page ``arena show --html`` writes); the game whose record is
+    held back is listed, unlinked. Every file and the folder are their owner's only."""
     folder = tmp_path / "pages" / "t1"
     assert main(["games", str(database), "--html", str(folder)]) == 0
     assert f"wrote {folder / 'index.html'} (4 games, 3 pages)" in capsys.readouterr().err
     index = (folder / "index.html").read_text(encoding="utf-8")
     links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', index)
     names = ["alpha-beta-d1-a", "alpha-beta-d1-b", "alpha-gamma-d2-a"]
-    assert links == [(f"{name}.html", name) for name in names]
-    for name in names:
-        page = (folder / f"{name}.html").read_text(encoding="utf-8")
+    assert links == [(f"{n}.html", name) for n, name in enumerate(names, start=1)]
+    for n in (1, 2, 3):
+        page = (folder / f"{n}.html").read_text(encoding="utf-8")
         assert page.startswith("<!DOCTYPE html>") and "chaodipi arena show --html" in page
-    assert "alpha-gamma-d3-a (no record)" in index and not (folder / "alpha-gamma-d3-a.html").exists()
+    assert "alpha-gamma-d3-a (no record)" in index and not (folder / "4.html").exists()
+    assert "being written" not in index
+    assert sorted(p.name for p in folder.iterdir()) == ["1.html", "2.html", "3.html", "index.html"]
+    for path in (folder, folder.parent, *folder.iterdir()):
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
     rows = re.findall(r"<tr><td>(\d+)</td><td>.*?</td><td>([^<]*)</td><td>([^<]*)</td>", index)
     assert rows == [("1", "alpha v beta", "alpha won"), ("2", "beta v alpha", "draw"),
                     ("3", "alpha v gamma", "gamma won"), ("4", "alpha v gamma", "—")]  # fmt: skip
+
+
+def test_games_html_cut_short_leaves_an_index_of_every_game(
+    database: Path, tmp_path: Path, capsys: Any
+) -> None:
+    """The index is written before the pages: a run that stops at its second page (a folder
+    is where it goes) leaves an index listing every game, saying that the pages are being
+    written, and the first page."""
+    folder = tmp_path / "pages"
+    (folder / "2.html").mkdir(parents=True)
+    assert main(["games", str(database), "--html", str(folder)]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == [f"arena games: cannot write {folder / '2.html'}: Is a directory"], said
+    index = (folder / "index.html").read_text(encoding="utf-8")
+    assert len(re.findall(r"<tr><td>\d+</td>", index)) == 4
+    assert "The pages are being written" in index
+    assert (folder / "1.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert not (folder / "3.html").exists()
 
 
 def test_games_html_into_a_folder_it_cannot_write_is_one_line(

@@ -254,6 +254,31 @@ def test_hearts_five_ten_king_with_the_red_five() -> None:
     assert lead(trump("J", "♥", KANGQI), "♥5 ♥10 ♥K").is_trump_five_ten_king
 
 
+def test_classic_has_no_hearts_five_ten_king_with_the_red_five() -> None:
+    """003 「同花色5、10、K為炒地皮遊戲中一種特殊的牌型」 with 「僅紅5、大小王、級牌為主牌」: in 003 the ♥5 is
+    always a trump, and 003 has no sentence like 暗炒/明炒's 「红桃为副牌时，红桃5可以形成红桃5、10、K」, so
+    classic keeps the rule that a 5-10-K is three cards of one suit as played (docs/rules.md
+    "the ♥5 in a hearts 5-10-K").
+
+    Position: level J, spades trump. Verdicts: in classic ♥5 ♥10 ♥K mixes suits (a trump and
+    two hearts): it is no lead, a hand holding it is not offered it, and winning the last
+    trick with it is no 上天入地; in anchao it is the hearts 5-10-K and 上天入地. With hearts
+    trump all three are trumps: the trump 5-10-K in classic too."""
+    from chaodipi.engine.legal import lead_options
+    from chaodipi.engine.rules import HeavenEarth, Side
+    from chaodipi.engine.scoring import heaven_earth_side
+
+    ftk = tuple(sorted(cards("♥5 ♥10 ♥K")))
+    classic, anchao = trump("J", "♠", CLASSIC), trump("J", "♠", ANCHAO)
+    with pytest.raises(IllegalPlay, match="mixes suits"):
+        lead(classic, "♥5 ♥10 ♥K")
+    assert ftk not in set(lead_options(classic, hand("♥5 ♥10 ♥K ♣3")))
+    assert ftk in set(lead_options(anchao, hand("♥5 ♥10 ♥K ♣3")))
+    assert heaven_earth_side(classic, HeavenEarth.EXACT, ftk, True, False) is None
+    assert heaven_earth_side(anchao, HeavenEarth.EXACT, ftk, True, False) is Side.DEFENDERS
+    assert lead(trump("J", "♥", CLASSIC), "♥5 ♥10 ♥K").is_trump_five_ten_king
+
+
 def test_level_card_in_a_side_five_ten_king_breaks_it() -> None:
     """docs/rules.md "5-10-K and level cards": at level 10 the ♣10 is a trump, so ♣5 ♣10 ♣K mixes
     suits; with clubs trump all three are trumps and it is the trump 5-10-K."""

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from chaodipi.arena.errors import AddressError
+from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
 from chaodipi.arena.serving import parse_address
-from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, KEYS, SCHEDULES, TRANSPORTS, Key
+from chaodipi.arena.tournament import KEYS, SCHEDULES, TRANSPORTS, Key
 from chaodipi.engine import PRESETS
 
 __all__ = [

@@ -30,7 +30,8 @@ from chaodipi.arena.cli.arguments import (
     milliseconds,
     whole,
 )
-from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, RUNGS, Rung, rung
+from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
+from chaodipi.arena.tournament import RUNGS, Rung, rung
 from chaodipi.engine import PRESETS
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chaodipi.arena.cli.bench import duration_text, estimate_s, reproduce
-from chaodipi.arena.cli.run_job import Tally
+from chaodipi.arena.cli.run_job import Tally, game_notes
 from chaodipi.arena.errors import ArenaError
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.report import (
@@ -211,7 +211,7 @@ def _play(
         what = "void" if row.void is not None else f"{row.hands} hands, {row.seconds:.1f} s"
         where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{swapped}"
         lines = [f"game {row.id} of {total}, {game_label(key)} ({where}): {what}"]
-        lines += [f"  {line}" for line in row.trouble.splitlines()]
+        lines += [f"  {line}" for line in game_notes(row)]
         if row.void is None:
             tally.add(key, row.score_a)
             lines.append(tally.line(key))

@@ -58,13 +58,16 @@ def _export(args: argparse.Namespace) -> int:
             return _fail("export", f"--key-file {args.key_file}: cannot read it ({err})")
         except ValueError as err:
             return _fail("export", f"--key-file {args.key_file}: {err}")
+    exists = f"{args.output} exists: nothing overwritten (choose another -o)"
     if args.output.exists():
-        return _fail("export", f"{args.output} exists: nothing overwritten (choose another -o)")
+        return _fail("export", exists)
     document = export_document(
         args.preset, key, first=args.first, count=args.count, hands=args.hands
     )
     try:
         write_document(document, args.output)
+    except FileExistsError:  # made meanwhile, or a link planted there
+        return _fail("export", exists)
     except OSError as err:
         return _fail("export", f"cannot write {args.output}: {err.strerror or err}")
     digest = hashlib.sha256(args.output.read_bytes()).hexdigest()

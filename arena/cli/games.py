@@ -8,8 +8,9 @@ answers, crashes: a column shown when a listed game has any), and whether its re
 shown yet.
 Filters: ``--bot`` (a bot in it), ``--pairing A,B`` (these two, either way round),
 ``--forfeits``, ``--voids``. ``--html DIR`` writes the listed games as browsable pages instead:
-``DIR/index.html``, the list, each game linking to its own page ``DIR/GAME.html`` (the page
-``arena show --html`` writes). Heavy modules are imported only when the command runs.
+``DIR/index.html``, the list (written first), each game linking to its own page ``DIR/N.html``
+by its number (the page ``arena show --html`` writes). Heavy modules are imported only when the
+command runs.
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         type=output_folder,
         metavar="DIR",
         help="write the listed games instead as pages to browse: DIR/index.html lists them "
-        "(number, name, bots, result), each linking to its own page DIR/GAME.html, the page "
-        "arena show --html writes (docs/seeing-a-game.md); DIR is made if new (default: none)",
+        "(number, name, bots, result), each linking to its own page DIR/N.html by its number, "
+        "the page arena show --html writes (docs/seeing-a-game.md); DIR is made if new, "
+        "readable by you only, as the pages are (default: none)",
     )
     games.set_defaults(run=games_command)
 
@@ -103,29 +105,6 @@ def result_of(row: GameRow) -> str:
         return "draw"
     winner = key.bot_a if row.score_a == 1.0 else key.bot_b
     return f"{winner} won"
-
-
-def faults_of(row: GameRow) -> str:
-    """Each bot's faults in a stored game, ``—`` for none: ``beta: 3 fallbacks, 1 strike``."""
-    said = []
-    for bot, side in ((row.key.bot_a, "a"), (row.key.bot_b, "b")):
-        counts = [
-            (getattr(row, f"{column}_{side}"), name)
-            for column, name in (
-                ("strikes", "strike"),
-                ("fallbacks", "fallback"),
-                ("illegal", "illegal"),
-                ("crashes", "crash"),
-            )
-        ]
-        parts = [
-            f"{n} {name}{'' if n == 1 or name == 'illegal' else 'es' if name == 'crash' else 's'}"
-            for n, name in counts
-            if n
-        ]
-        if parts:
-            said.append(f"{bot}: {', '.join(parts)}")
-    return "; ".join(said) or "—"
 
 
 def teams_of(key: GameKey) -> tuple[str, str]:
@@ -195,7 +174,7 @@ def _games_table(
     longest = max(
         (len(visible(n)) for row in listed for n in (row.key.bot_a, row.key.bot_b)), default=0
     )
-    faults = [faults_of(row) for row in listed]
+    faults = [row.faults or "—" for row in listed]
     faulty = any(text != "—" for text in faults)
     for name, right, fold, narrowed in (
         ("#", True, False, None),
@@ -237,54 +216,82 @@ def _games_table(
 def _write_pages(
     args: argparse.Namespace, db: ResultsDB, listed: list[GameRow], recorded: set[GameKey]
 ) -> int:
-    """``--html DIR``: each listed game with a record as its page, ``DIR/GAME.html``, and
-    ``DIR/index.html`` listing every listed game, linking those."""
+    """``--html DIR``: ``DIR/index.html`` listing every listed game, then each listed game with
+    a record as its page, ``DIR/N.html`` by its number (a file's name comes from a number
+    alone, never from a name the database holds). The index is written first, linking every
+    page to come, and again at the end (a record that would not re-play listed without its
+    link): a run cut short leaves an index whose first pages are there."""
     import html
 
-    from chaodipi.arena.results import game_label
+    from chaodipi.arena.files import make_private_folder, write_private
     from chaodipi.engine import ReplayError
-    from chaodipi.records import check_lines, unpack, visible, write_html
+    from chaodipi.records import check_lines, render_html, unpack, visible
 
     folder: Path = args.html
-    cells: list[tuple[str, ...]] = []
+    index = folder / "index.html"
+    database = html.escape(visible(str(args.database)))
+    pages: dict[int | None, str] = {
+        row.id: f"{row.id}.html" for row in listed if row.key in recorded and row.id is not None
+    }
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
+        write_private(index, _index_page(database, _cells(listed, pages), done=False), replace=True)
         for row in listed:
-            label = game_label(row.key)  # bots' names are letters, digits and _.+-: a file name
-            blob = db.record(row.key) if row.key in recorded else None
-            page = None
-            if blob is not None:
-                try:
-                    lines = unpack(blob)
-                    check_lines(lines)
-                except ReplayError:
-                    lines = None
+            if row.id not in pages:
+                continue
+            blob = db.record(row.key)
+            try:
+                lines = None if blob is None else unpack(blob)
                 if lines is not None:
-                    page = f"{label}.html"
-                    write_html(lines, folder / page)
-            first, second = teams_of(row.key)
-            name = html.escape(visible(label))
-            cells.append((
-                str(row.id),
-                f'<a href="{html.escape(page)}">{name}</a>' if page else f"{name} (no record)",
-                html.escape(visible(f"{first} v {second}")),
-                html.escape(visible(result_of(row))),
-                ending_of(row),
-                str(row.hands),
-            ))  # fmt: skip
-        index = folder / "index.html"
-        index.write_text(_index_page(html.escape(visible(str(args.database))), cells), "utf-8")
+                    check_lines(lines)
+            except ReplayError:
+                lines = None
+            if lines is None:
+                del pages[row.id]
+                continue
+            write_private(folder / pages[row.id], render_html(lines), replace=True)
+        write_private(index, _index_page(database, _cells(listed, pages), done=True), replace=True)
     except OSError as err:
         where = err.filename if err.filename is not None else folder
         print(f"arena games: cannot write {where}: {err.strerror}", file=sys.stderr)
         return 2
-    written = sum("<a " in cell[1] for cell in cells)
-    print(f"arena games: wrote {index} ({len(cells)} games, {written} pages)", file=sys.stderr)
+    print(f"arena games: wrote {index} ({len(listed)} games, {len(pages)} pages)", file=sys.stderr)
     return 0
 
 
-def _index_page(database: str, cells: list[tuple[str, ...]]) -> str:
-    """The page listing a tournament's games (``cells``: each row's cells, HTML already)."""
+def _cells(listed: list[GameRow], pages: dict[int | None, str]) -> list[tuple[str, ...]]:
+    """Each listed game's cells in the index, HTML: its name links its page, if it has one."""
+    import html
+
+    from chaodipi.arena.results import game_label
+    from chaodipi.records import visible
+
+    cells: list[tuple[str, ...]] = []
+    for row in listed:
+        first, second = teams_of(row.key)
+        name = html.escape(visible(game_label(row.key)))
+        page = pages.get(row.id)
+        cells.append((
+            str(row.id),
+            f'<a href="{page}">{name}</a>' if page else f"{name} (no record)",
+            html.escape(visible(f"{first} v {second}")),
+            html.escape(visible(result_of(row))),
+            ending_of(row),
+            str(row.hands),
+        ))  # fmt: skip
+    return cells
+
+
+WRITING = (
+    " The pages are being written: a link whose page is missing was not written yet (write"
+    " them again with arena games --html)."
+)
+"""What the index says until every page it links is written."""
+
+
+def _index_page(database: str, cells: list[tuple[str, ...]], *, done: bool) -> str:
+    """The page listing a tournament's games (``cells``: each row's cells, HTML already);
+    ``done``: every page it links is written."""
     head = ("#", "game", "0+2 v 1+3", "result", "ending", "hands")
     rows = "\n".join(
         "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in cells
@@ -309,7 +316,7 @@ a {{ color: #17543a; font-weight: 600; }}
 </head>
 <body>
 <h1>Games in {database}</h1>
-<p>{len(cells)} games; each name opens its game, step by step.</p>
+<p>{len(cells)} games; each name opens its game, step by step.{"" if done else WRITING}</p>
 <div class="box"><table>
 <thead><tr>{"".join(f"<th>{name}</th>" for name in head)}</tr></thead>
 <tbody>

@@ -15,6 +15,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from chaodipi.arena.errors import SetupError, UsageError
+from chaodipi.arena.files import make_private_folder, write_private
 
 __all__ = ["STARTER", "add_command", "starter_text", "write_starter"]
 
@@ -44,9 +45,11 @@ def write_starter(folder: Path) -> list[Path]:
         raise UsageError(f"{', '.join(present)} already there: nothing written (use another DIR)")
     texts = [starter_text(name) for name in STARTER]
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         for target, text in zip(targets, texts, strict=True):
-            target.write_text(text, encoding="utf-8")
+            write_private(target, text)
+    except FileExistsError as err:  # made meanwhile, or a link planted there
+        raise UsageError(f"{err.filename} already there: nothing overwritten") from err
     except OSError as err:
         raise SetupError(f"cannot write {folder}: {err.strerror or err}") from err
     return targets

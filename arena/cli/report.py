@@ -110,7 +110,10 @@ def report_command(args: argparse.Namespace) -> int:
             )
         sprt = None
     report = build_report(rows, names, sprt=sprt)
-    emit(report, rows, runs, args)
+    try:
+        emit(report, rows, runs, args)
+    except OSError as err:
+        return _fail(f"cannot write {err.filename}: {err.strerror}")
     if not args.json:
         print(
             f"To browse the games: arena games {visible(str(args.database))} --html DIR writes "
@@ -123,6 +126,8 @@ def report_command(args: argparse.Namespace) -> int:
             paths = write_plots(report, args.plot)
         except RuntimeError as err:
             return _fail(str(err))
+        except OSError as err:
+            return _fail(f"cannot write {err.filename}: {err.strerror}")
         print(f"arena report: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
     return 0
 

@@ -138,7 +138,9 @@ def add_command(commands: Any) -> None:
         action="store_true",
         help="continue the tournament stored in the database, or grow it (more deals, another "
         "bot, another schedule): only the games not stored yet are played; with none left, the "
-        "report is printed and nothing is started",
+        "report is printed and nothing is started. Without a config file or --bot, the config "
+        "the database's last run stored is the config (the options still win): arena run -d "
+        "DB --resume",
     )
     run.add_argument(
         "--sprt",

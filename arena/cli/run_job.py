@@ -4,10 +4,12 @@ goes, and the report at the end.
 
 As it goes, on stderr, in the manner of cutechess-cli: a line for each finished game, named by
 its number and name in the results file (as ``arena games`` lists it and ``arena show`` takes
-it), what went wrong in it (once: the report at the end does not repeat it), the pairing's
-running score
+it), what went wrong in it (once: the report at the end does not repeat it), each bot's faults
+in it in one line (strikes and fallbacks: the moves it did not choose; the tables log each at
+``--log-level info``, and the game record keeps each turn's), the pairing's running score
 
     Finished game 3 of 12, alpha-beta-d2-a (alpha vs beta, deal 2): alpha wins {…}, 4 hands, 1.2 s
+      faults: alpha: 2 strikes, 14 fallbacks
     Score of alpha vs beta: 2 - 1 - 0  [0.667] 3
 
 and with ``--report-every K`` the standings after every K games.
@@ -61,10 +63,11 @@ from chaodipi.arena.tournament import (
     prepare_log_dir,
     run_tournament,
     schedule,
+    stored_config,
 )
 from chaodipi.records import visible
 
-__all__ = ["Tally", "finished_line", "run_job"]
+__all__ = ["Tally", "finished_line", "game_notes", "run_job", "stored_config_line"]
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -79,12 +82,13 @@ def _say(line: str) -> None:
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
     """The config keys the command line gives (a path relative to the current folder)."""
     given: dict[str, object] = {}
+    whole = args.config is not None or _from_database(args)  # the config's folder is not here
     for key in KEYS:
         value = getattr(args, key.name)
         if value is None:
             continue
         if isinstance(value, Path):
-            value = str(value if args.config is None else value.absolute())
+            value = str(value.absolute() if whole else value)
         given[key.name] = value
     if args.tc is not None:
         decision, bank = args.tc
@@ -96,6 +100,37 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
                 raise ConfigError(f"--tc and --{flag} both set {name}: give one of them")
             given[name] = value
     return given
+
+
+def _from_database(args: argparse.Namespace) -> bool:
+    """``--resume`` with neither a config file nor ``--bot``: the database's stored config is
+    the config (:func:`chaodipi.arena.tournament.stored_config`)."""
+    return bool(args.resume and args.config is None and not args.bot)
+
+
+def _config(args: argparse.Namespace) -> TournamentConfig:
+    """The run's config: the file's (or none) with the command line's keys and bots, or with
+    ``--resume`` alone the one the database's last run stored, the command line's keys
+    winning."""
+    if not _from_database(args):
+        return load_config(args.config, _overrides(args), _bots(args))
+    given = _overrides(args)
+    default = next(key.default for key in KEYS if key.name == "database")
+    return stored_config(Path(str(given.pop("database", default))), given)
+
+
+def stored_config_line(config: TournamentConfig) -> str:
+    """What a run resuming from its database alone says before it starts anything: the bots,
+    with the commands it will run and where (they came from the file, not the command line).
+
+    >>> from chaodipi.arena.tournament import parse_config
+    >>> config = parse_config({"bots": {"a": {"command": "./a -x"}, "b": {"command": "./b"}},
+    ...                        "database": "/games/r.sqlite"}, Path("/games"))
+    >>> stored_config_line(config)
+    'resuming the config stored in /games/r.sqlite: a = ./a -x, b = ./b (run in /games)'
+    """
+    bots = ", ".join(f"{bot.name} = {shlex.join(bot.command)}" for bot in config.bots)
+    return f"resuming the config stored in {config.database}: {bots} (run in {config.folder})"
 
 
 def _bots(args: argparse.Namespace) -> dict[str, str]:
@@ -161,6 +196,22 @@ def finished_line(row: GameRow, total: int) -> str:
     return visible(_finished_text(row, total))
 
 
+def game_notes(row: GameRow) -> list[str]:
+    """What the live log says under a finished game's line: what went wrong in it (why it is
+    void, a crash with the end of its stderr), then each bot's faults in one line, so that
+    "slow wins" is never read without its fallbacks.
+
+    >>> row = GameRow(GameKey("slow", "random", 6, False), 1.0, 1, 2, 0, 1, 80, 0, 0, 2, 0, 0,
+    ...               0, 0, 0, None, "played to the end", "", 1.0, fallbacks_a=14)
+    >>> game_notes(row)
+    ['faults: slow: 2 strikes, 14 fallbacks']
+    """
+    notes = row.trouble.splitlines()
+    if row.faults:
+        notes.append(f"faults: {row.faults}")
+    return notes
+
+
 def _finished_text(row: GameRow, total: int) -> str:
     key = row.key
     where = f"{key.bot_a} vs {key.bot_b}, deal {key.deal}{', seats swapped' if key.swapped else ''}"
@@ -183,11 +234,13 @@ def run_job(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConfigDeprecation)
-            config = load_config(args.config, _overrides(args), _bots(args))
-    except ConfigError as err:
+            config = _config(args)
+    except (ConfigError, DatabaseError) as err:
         return _fail(str(err))
     for warning in caught:
         print(f"arena run: {args.config}: {warning.message}", file=sys.stderr)
+    if _from_database(args):  # what it will start came from the file: say it first
+        _say(stored_config_line(config))
     if config.deal_set is not None:  # a public set (docs/deal-sets.md): say which
         _say(f"deals from the deal set {config.deal_set.name} (sha256 {config.deal_set.sha256})")
     stored_rows, runs = _stored(config.database)
@@ -227,7 +280,7 @@ def run_job(args: argparse.Namespace) -> int:
         nonlocal played_now
         progress.update(task, completed=done)
         lines = [finished_line(row, all_games)]
-        lines += [f"  {visible(line)}" for line in row.trouble.splitlines()]
+        lines += [f"  {visible(line)}" for line in game_notes(row)]
         if row.void is None:
             tally.add(row.key, row.score_a)
             lines.append(visible(tally.line(row.key)))

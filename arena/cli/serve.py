@@ -38,7 +38,7 @@ from chaodipi.arena.cli.arguments import (
 )
 from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import AddressError, UsageError
-from chaodipi.arena.files import write_private, write_record
+from chaodipi.arena.files import make_private_folder, write_private, write_record
 from chaodipi.arena.logs import configure_logging
 from chaodipi.arena.serving import (
     ArenaServer,
@@ -245,7 +245,7 @@ def _prepare(
         beside = None if tickets is None else tickets.with_name(f"{tickets.name}-records")
         args.records = beside or Path("arena-records")
     try:
-        args.records.mkdir(parents=True, exist_ok=True)
+        make_private_folder(args.records)
     except OSError as err:
         raise UsageError(f"--records {args.records}: {err.strerror}") from None
     key = _deal_key(args)

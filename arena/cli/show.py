@@ -159,7 +159,8 @@ def show_command(args: argparse.Namespace) -> int:
         )
         return 2
     if args.html is not None:
-        from chaodipi.records import write_html
+        from chaodipi.arena.files import write_private
+        from chaodipi.records import render_html
 
         review = None
         if args.review:
@@ -173,7 +174,8 @@ def show_command(args: argparse.Namespace) -> int:
                 print(f"arena show: the record does not re-play: {err}", file=sys.stderr)
                 return 2
         try:
-            write_html(lines, args.html, seat=args.seat, hand=args.hand, review=review)
+            page = render_html(lines, seat=args.seat, hand=args.hand, review=review)
+            write_private(args.html, page, replace=True)
         except OSError as err:
             print(f"arena show: cannot write {args.html}: {err.strerror}", file=sys.stderr)
             return 2

@@ -11,10 +11,12 @@ Colours are colour-blind safe: the heatmap uses "cividis", the markers Okabe and
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.files import make_private_folder, write_private
 from chaodipi.arena.report.summary import BotLine, PairLine, Report
 
 __all__ = ["head_to_head_figure", "ratings_figure", "write_plots"]
@@ -148,14 +150,17 @@ def head_to_head_figure(report: Report) -> Any:
 
 
 def write_plots(report: Report, folder: Path) -> list[Path]:
-    """Write the plots into ``folder``; return their paths."""
+    """Write the plots into ``folder`` (as every file the arena writes:
+    :mod:`chaodipi.arena.files`); return their paths."""
     plt = _pyplot()
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     paths = []
     for name, make in (("ratings.png", ratings_figure), ("head_to_head.png", head_to_head_figure)):
         figure = make(report)
-        path = folder / name
-        figure.savefig(path, dpi=120)
+        image = io.BytesIO()
+        figure.savefig(image, format="png", dpi=120)
         plt.close(figure)
+        path = folder / name
+        write_private(path, image.getvalue(), replace=True)
         paths.append(path)
     return paths

@@ -54,6 +54,7 @@ __all__ = [
     "VoidLine",
     "build_report",
     "fitted_tables",
+    "played_for_note",
     "print_report",
     "print_standings",
 ]
@@ -129,6 +130,12 @@ class BotLine:
     @property
     def unbounded(self) -> bool:
         return math.isinf(self.rating)
+
+    @property
+    def played_for(self) -> int:
+        """Moves played for the bot, not by it: its strikes (the table's default move) and
+        fallbacks (its kit's). Its results are not its own play alone when there are any."""
+        return self.timeouts + self.fallbacks
 
     def as_dict(self) -> dict[str, Any]:
         out = _strict(asdict(self))
@@ -418,7 +425,7 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
     void = f", {report.void} void" if report.void else ""
     keys = [
         Column("rank", [str(rank) for rank in range(1, len(bots) + 1)]),
-        Column("bot", [b.bot for b in bots], "left"),
+        Column("bot", [f"{b.bot} {PLAYED_FOR}" if b.played_for else b.bot for b in bots], "left"),
     ]
     strength = [
         Column("rating ± 95 %", [_rating_text(b) for b in bots]),
@@ -434,6 +441,37 @@ def _standings_tables(report: Report, width: int) -> list[Table]:
         Column("pts/def. hand", [fixed_text(b.points_per_defended_hand, ".1f") for b in bots]),
     ]
     return fitted_tables(f"Standings ({report.games} games{void})", keys, [strength, play], width)
+
+
+PLAYED_FOR = "*"
+"""The standings' mark on a bot some of whose moves were played for it (:func:`played_for_note`
+says which and how many)."""
+
+
+def played_for_note(report: Report) -> str | None:
+    """The line under the standings naming each bot whose results include moves it did not
+    choose (strikes, fallbacks), so that its score is not read as its own play alone; None
+    when no bot's do.
+
+    >>> bot = BotLine("slow", 2, 2.0, 1.0, 0.3, 1.0, math.inf, math.inf, 5.5, 267.5, 0, 85, 0,
+    ...               0, 0)
+    >>> print(played_for_note(Report(2, [], [bot], [], [])))  # doctest: +NORMALIZE_WHITESPACE
+    * moves played for the bot, not by it: slow (85 fallbacks); a fallback is its kit's safe
+    answer (decide too late, no action, or refused), a strike the table's (its clock ran out):
+    its score is not its own play alone
+    """
+    said = []
+    for bot in report.bots:
+        if bot.played_for:
+            counts = [(bot.timeouts, FAULTS["timeouts"]), (bot.fallbacks, FAULTS["fallbacks"])]
+            said.append(f"{bot.bot} (" + ", ".join(f"{n} {name}" for n, name in counts if n) + ")")
+    if not said:
+        return None
+    return (
+        f"{PLAYED_FOR} moves played for the bot, not by it: {', '.join(said)}; a fallback is its "
+        "kit's safe answer (decide too late, no action, or refused), a strike the table's (its "
+        "clock ran out): its score is not its own play alone"
+    )
 
 
 FAULTS = {
@@ -531,9 +569,13 @@ def _void_lines(voids: list[VoidLine], limit: int = 10) -> list[str]:
 
 
 def print_standings(report: Report, console: Console) -> None:
-    """The standings alone (``arena run --report-every``), within the console's width."""
+    """The standings alone (``arena run --report-every``), within the console's width, and
+    the bots some of whose moves were played for them (:func:`played_for_note`)."""
     for table in _standings_tables(report, console.width):
         console.print(table)
+    note = played_for_note(report)
+    if note is not None:
+        console.print(visible(note), markup=False, highlight=False)
 
 
 def print_report(report: Report, console: Console, failures: bool = True) -> None:
@@ -542,8 +584,7 @@ def print_report(report: Report, console: Console, failures: bool = True) -> Non
     without ``failures`` the void games and problems are left out, for a run that printed
     them as they came."""
     width = console.width
-    for table in _standings_tables(report, width):
-        console.print(table)
+    print_standings(report, console)
     faults = _faults_tables(report, width)
     if not faults:
         console.print(

@@ -6,21 +6,29 @@ that ``pandas.read_csv`` or a spreadsheet loads it as it is.
 Cells are plain: a boolean is ``0`` or ``1``, a number that is infinite or undefined is an
 empty cell (with a flag column saying why, as in ``--json``: ``unbounded``,
 ``elo_unbounded``), and the pentanomial counts are five columns, ``ptnml_0`` (LL) to
-``ptnml_4`` (WW).
+``ptnml_4`` (WW). A text cell a spreadsheet would take for a formula (beginning with ``=``,
+``+``, ``-``, ``@``, a tab or a carriage return: a database may be anyone's, and a bot's name
+may begin with ``+`` or ``-``) begins with ``'`` instead, which spreadsheets show as text
+(OWASP's "CSV injection"); numbers, negative ones too, stay numbers. The files are written as
+every file the arena writes (:mod:`chaodipi.arena.files`).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from chaodipi.arena.files import make_private_folder, write_private
 from chaodipi.arena.report.summary import BotLine, PairLine, Report
 from chaodipi.arena.results import GameRow, game_label
 
-__all__ = ["GAME_COLUMNS", "PAIR_COLUMNS", "STANDING_COLUMNS", "csv_cell", "write_csv"]
+__all__ = [
+    "FORMULA_STARTS", "GAME_COLUMNS", "PAIR_COLUMNS", "STANDING_COLUMNS", "csv_cell", "write_csv"
+]
 
 STANDING_COLUMNS = ["rank", *BotLine.__dataclass_fields__, "unbounded", "unbounded_side"]
 PAIR_COLUMNS = [
@@ -34,15 +42,23 @@ GAME_COLUMNS = ["id", "game", "bot_a", "bot_b", "deal", "swapped"] + [
 ]
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a text cell a spreadsheet runs as a formula begins with (OWASP, "CSV injection")."""
+
+
 def csv_cell(value: Any) -> Any:
     """A value as a tidy cell: booleans 0/1, None (and so inf, NaN: ``as_dict`` made them
-    None) empty.
+    None) empty, a text a spreadsheet would run as a formula led by ``'``.
 
-    >>> [csv_cell(v) for v in (True, False, None, 2.5, "x")]
-    [1, 0, '', 2.5, 'x']
+    >>> [csv_cell(v) for v in (True, False, None, 2.5, -12.5, "x")]
+    [1, 0, '', 2.5, -12.5, 'x']
+    >>> print(*(csv_cell(v) for v in ('=HYPERLINK("h")', "-x", "@x")))
+    '=HYPERLINK("h") '-x '@x
     """
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
     return "" if value is None else value
 
 
@@ -73,18 +89,19 @@ def _games(rows: Sequence[GameRow]) -> Iterable[dict[str, Any]]:
 
 
 def _write(path: Path, columns: list[str], lines: Iterable[dict[str, Any]]) -> Path:
-    with path.open("w", encoding="utf-8", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(columns)
-        for line in lines:
-            writer.writerow([csv_cell(line[c]) for c in columns])
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(columns)
+    for line in lines:
+        writer.writerow([csv_cell(line[c]) for c in columns])
+    write_private(path, text.getvalue(), replace=True)
     return path
 
 
 def write_csv(report: Report, rows: Sequence[GameRow], folder: Path) -> list[Path]:
     """Write ``standings.csv``, ``pairings.csv`` and ``games.csv`` (every one of ``rows``,
     void games too, with their ``void`` reason) into ``folder`` (made if new); the paths."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_folder(folder)
     return [
         _write(folder / "standings.csv", STANDING_COLUMNS, _standings(report)),
         _write(folder / "pairings.csv", PAIR_COLUMNS, _pairings(report)),

@@ -1,6 +1,8 @@
 """The public face of ``chaodipi.arena.results`` (its names, imported when first used)."""
 
 from .database import ResultsDB as ResultsDB
+from .rows import BOT_NAME as BOT_NAME
+from .rows import BOT_NAME_RULE as BOT_NAME_RULE
 from .rows import GameKey as GameKey
 from .rows import GameRow as GameRow
 from .rows import StoredRun as StoredRun
@@ -18,6 +20,8 @@ from .stored import stored as stored
 from .stored import stored_sprt as stored_sprt
 
 __all__ = [
+    "BOT_NAME",
+    "BOT_NAME_RULE",
     "PAIR_SCORES",
     "GameKey",
     "GameRow",

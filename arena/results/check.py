@@ -6,9 +6,11 @@ them), so nothing in it is taken on trust.
   a view (a recursive one would never end) nor a virtual table; no trigger (which runs on the
   arena's writes); and each table has the columns the arena reads with the type affinity it
   writes them with (more columns are fine).
-* **its values** (:func:`game_row`, :func:`stored_run`, :func:`deal_key_text`): SQLite keeps
-  any value in any column, so each game's row, each run's config and SPRT (JSON, read within
-  bounds) and the deal key are checked before anything uses them.
+* **its values** (:func:`game_values`, :func:`stored_config`, :func:`stored_sprt`,
+  :func:`deal_key_text`): SQLite keeps any value in any column, so each game's row, each run's
+  config and SPRT (JSON, read within bounds) and the deal key are checked before anything uses
+  them; a bot's name, in a game or a config, passes the rule a config's does
+  (:data:`~chaodipi.arena.results.rows.BOT_NAME`: it names files).
 
 Each check raises :class:`NotResultsDatabase` with what is wrong; :class:`ResultsDB
 <chaodipi.arena.results.database.ResultsDB>` names the file in its one line.
@@ -23,6 +25,7 @@ from typing import Any
 
 from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import NotResultsDatabase
+from chaodipi.arena.results.rows import BOT_NAME, BOT_NAME_RULE
 
 __all__ = [
     "check_tables",
@@ -188,6 +191,9 @@ def stored_config(value: object, run: int) -> dict[str, Any]:
     config = loads(value, what)
     _valid(config, CONFIG_SCHEMA, what)
     assert isinstance(config, dict)
+    for i, bot in enumerate(config.get("bots", [])):
+        if not BOT_NAME.fullmatch(bot["name"]):
+            raise NotResultsDatabase(f"{what} at bots[{i}].name: {bot['name']!r}: {BOT_NAME_RULE}")
     return config
 
 
@@ -236,6 +242,9 @@ def game_values(values: dict[str, Any]) -> None:
     for column in ("bot_a", "bot_b", "reason", "errors"):
         if not isinstance(values[column], str):
             raise wrong(column, "text")
+    for column in ("bot_a", "bot_b"):
+        if not BOT_NAME.fullmatch(values[column]):
+            raise wrong(column, f"a bot's name: {BOT_NAME_RULE}")
     for column in ("forfeit", "void"):
         if values[column] is not None and not isinstance(values[column], str):
             raise wrong(column, "text or NULL")

@@ -34,6 +34,7 @@ from typing import Any
 
 from chaodipi.arena.deals import DealKey
 from chaodipi.arena.errors import DatabaseError, NotResultsDatabase, ResumeError
+from chaodipi.arena.files import check_own, make_private_folder, open_own
 from chaodipi.arena.results.check import (
     check_tables,
     deal_key_text,
@@ -84,6 +85,9 @@ CREATE TABLE IF NOT EXISTS runs (  -- one row per `arena run` on this file, the 
 """
 
 
+SIDE_FILES = ("-wal", "-shm", "-journal")
+"""What SQLite keeps beside a database file, by the suffix of its name."""
+
 _COLUMNS = ["bot_a", "bot_b", "deal", "swapped"] + [
     f.name for f in fields(GameRow) if f.name != "key"
 ]
@@ -129,7 +133,7 @@ class ResultsDB:
                     raise DatabaseError(f"no database at {path}")
                 self.db = sqlite3.connect(self._read_only_uri(path), uri=True)
             else:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_folder(path.parent)
                 if not os.access(path.parent, os.W_OK):
                     raise DatabaseError(
                         f"cannot write the results database {path}: its folder {path.parent} is "
@@ -153,8 +157,9 @@ class ResultsDB:
             raise
         except OSError as err:
             self._unlock()
+            where = "" if err.filename in (None, str(path)) else f" ({err.filename})"
             raise DatabaseError(
-                f"cannot use {path} as the results database: {err.strerror}"
+                f"cannot use {path} as the results database{where}: {err.strerror}"
             ) from None
         except (sqlite3.DatabaseError, NotResultsDatabase) as err:
             self._unlock()
@@ -192,7 +197,13 @@ class ResultsDB:
         return uri + "&immutable=1"
 
     def _lock(self, path: Path) -> None:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        """Open the file (made 0600 if new) and lock it. It, and SQLite's files beside it
+        (its log, its shared memory, a rollback journal), must each be a plain file of this
+        user's with no other link, or nothing: SQLite would write through a link planted
+        there (:func:`chaodipi.arena.files.check_own`)."""
+        for suffix in SIDE_FILES:
+            check_own(path.with_name(path.name + suffix))
+        fd = open_own(path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

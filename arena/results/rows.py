@@ -8,10 +8,19 @@ twice, ``swapped`` false with bot_a's team in seats 0+2 and true with it in seat
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GameKey", "GameRow", "StoredRun", "game_label"]
+__all__ = ["BOT_NAME", "BOT_NAME_RULE", "GameKey", "GameRow", "StoredRun", "game_label"]
+
+BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+"""What a bot's name may hold, wherever it comes from (a config's ``[bots.NAME]``, ``arena run
+--bot NAME=…``, ``arena bench --name``, a results database read): it names the bot's log files
+(``NAME#3.stderr``) and its games (``NAME-other-d3-a``), and is printed as it is."""
+
+BOT_NAME_RULE = "a bot's name is letters, digits and _.+- only (it names the bot's files and games)"
+"""What :data:`BOT_NAME` allows, as the errors say it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +44,15 @@ def game_label(key: GameKey) -> str:
     'alpha-beta-d3-a'
     """
     return f"{key.bot_a}-{key.bot_b}-d{key.deal}-{'b' if key.swapped else 'a'}"
+
+
+_FAULT_WORDS = (
+    ("strikes", "strike", "strikes"),
+    ("fallbacks", "fallback", "fallbacks"),
+    ("illegal", "illegal", "illegal"),
+    ("crashes", "crash", "crashes"),
+)
+"""A game's fault columns (``strikes_a``, …), each with its word for one and for more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +99,28 @@ class GameRow:
         'a (seat 1, game a-b-d1-a) did not connect'
         """
         return "\n".join(text for text in (self.void, self.errors) if text)
+
+    @property
+    def faults(self) -> str:
+        """Each bot's faults in the game, ``""`` for none: the moves it did not choose
+        (strikes, fallbacks), illegal answers and crashes, as ``arena games`` and ``arena
+        run``'s line for the game say them.
+
+        >>> row = GameRow(GameKey("a", "b", 1, False), 1.0, 1, 2, 0, 1, 80, 0, 0, 0, 1, 0, 0, 0,
+        ...               0, None, "played to the end", "", 1.0, fallbacks_a=14)
+        >>> row.faults
+        'a: 14 fallbacks; b: 1 strike'
+        """
+        said = []
+        for bot, side in ((self.key.bot_a, "a"), (self.key.bot_b, "b")):
+            parts = [
+                f"{n} {one if n == 1 else many}"
+                for column, one, many in _FAULT_WORDS
+                if (n := getattr(self, f"{column}_{side}"))
+            ]
+            if parts:
+                said.append(f"{bot}: {', '.join(parts)}")
+        return "; ".join(said)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,14 +14,16 @@ each kind has its own budget, so no kind can take another's room:
   client holding all it may of these leaves the Arena service's room untouched, and an
   operator's health checks keep their own.
 
-A stream past its caps is refused at once: RESOURCE_EXHAUSTED, with the reason. A credentialed
-stream is *pending* from its opening until its handler has checked its credential, or begins to
-refuse it (:meth:`Admission.settled`): it waits for its first message. When the server's
-credentialed room is full and a stream comes, the oldest pending stream gives up its place
-(RESOURCE_EXHAUSTED, "sent no ticket or token in time to keep its place"): streams that show
-no credential can never keep a seat holding a valid ticket or token out, as an honest bot
-sends its Hello at once. Only a server full of streams whose credentials were checked refuses
-a new one ("try again later"; the SDK does, with backoff).
+A stream past its connection's cap is refused at once: RESOURCE_EXHAUSTED, with the reason.
+The server's cap of a kind is kept by one rule for every kind: a stream is *pending* from its
+opening until it has shown what it came for (:meth:`Admission.settled`): a credentialed stream
+until its handler has checked its credential, or begins to refuse it; any other until its first
+request has come. When a kind's room on the server is full and a stream of that kind comes, the
+oldest pending stream of the kind gives up its place (RESOURCE_EXHAUSTED, :data:`EVICTED`):
+streams that send nothing, over any number of connections, can never keep out a seat holding a
+valid ticket or token, nor an operator's health check, which send their first message at once.
+Only a server full of settled streams of the kind refuses a new one ("try again later"; the SDK
+does, with backoff).
 
 An rpc whose request is one message (``Enter``, ``Watch``, the health checks) must send it
 within ``first_message_s``, or it ends with FAILED_PRECONDITION. grpc would hold such a stream
@@ -53,6 +55,8 @@ from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.servicer import SERVICE_NAME
 
 __all__ = [
+    "EVICTED",
+    "EVICTIONS",
     "FIRST_MESSAGE_S",
     "MAX_ANONYMOUS_STREAMS",
     "MAX_ANONYMOUS_STREAMS_PER_CONNECTION",
@@ -143,6 +147,15 @@ EVICTED = (
     "the server is full, and this stream sent no ticket or token in time to keep its place: "
     "try again"
 )
+"""Why a pending credentialed stream gave up its place (:data:`EVICTIONS` by kind)."""
+EVICTIONS = {
+    Kind.CREDENTIALED: EVICTED,
+    Kind.CHECK: "the server is full, and this stream sent no request in time to keep its place: "
+    "try again",
+    Kind.HELD: "the server is full, and this stream sent no request in time to keep its place: "
+    "try again",
+}
+"""Why a pending stream of each kind gave up its place to a newcomer."""
 
 
 Behaviour = Callable[..., Any]
@@ -175,9 +188,9 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.limits = limits
         self.counts = {kind: _Counts() for kind in Kind}
         """Streams open now, by kind."""
-        self.pending: dict[Any, _Slot] = {}
-        """Credentialed streams whose credential is not checked yet, by their context,
-        oldest first."""
+        self.pending: dict[Kind, dict[Any, _Slot]] = {kind: {} for kind in Kind}
+        """By kind, the streams that have not shown what they came for yet (a credential
+        checked, a first request), by their context, oldest first."""
         self.refused = 0
         """Arena-service streams refused so far because the server held ``total`` streams
         whose credentials were checked (RESOURCE_EXHAUSTED, "try again later"): a bot that
@@ -193,10 +206,13 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return self.counts[kind].total
 
     def settled(self, context: grpc.aio.ServicerContext) -> None:
-        """The stream's credential is checked: good, it keeps its place until it ends; or
-        wanting, and the handler is ending the call. Either way it is no longer pending (an
-        eviction would cancel its handler in the middle of that)."""
-        self.pending.pop(context, None)
+        """The stream has shown what it came for: its credential is checked (good, and it
+        keeps its place until it ends; or wanting, and the handler is ending the call), or its
+        first request has come. Either way it is no longer pending (an eviction would cancel
+        its handler in the middle of its work)."""
+        for pending in self.pending.values():
+            if pending.pop(context, None) is not None:
+                return
 
     async def intercept_service(
         self,
@@ -215,8 +231,8 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _refusal(self, kind: Kind, peer: str) -> str | None:
         """Why one more stream of ``kind`` from ``peer`` is refused now (None: it is let in,
-        the oldest pending stream evicted if it needs the room; counted in ``refused`` when
-        the server is full of checked streams)."""
+        the kind's oldest pending stream evicted if it needs the room; a credentialed one
+        counted in ``refused`` when the server is full of checked streams)."""
         per_connection, total = self.limits.caps(kind)
         counts = self.counts[kind]
         if counts.by_peer[peer] >= per_connection:
@@ -226,17 +242,18 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             )
         if counts.total < total:
             return None
+        pending = self.pending[kind]
+        if pending:
+            self._evict(pending, next(iter(pending)))
+            return None
         if kind is Kind.CREDENTIALED:
-            if self.pending:
-                self._evict(next(iter(self.pending)))
-                return None
             self.refused += 1  # the server is full: whoever asked is not to blame
         return f"the server has {total} {_WHAT[kind]} open, the most it holds: try again later"
 
-    def _evict(self, context: Any) -> None:
+    def _evict(self, pending: dict[Any, _Slot], context: Any) -> None:
         """End a pending stream to make room: its place is free at once, its handler is
         cancelled and ends the stream (:meth:`_held`)."""
-        slot = self.pending.pop(context)
+        slot = pending.pop(context)
         self._release(slot)
         slot.evicted = True
         if slot.task is not None:
@@ -264,18 +281,18 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         counts.total += 1
         task = asyncio.current_task()
         slot = _Slot(kind, peer, task)
-        if kind is Kind.CREDENTIALED:
-            self.pending[context] = slot
+        pending = self.pending[kind]
+        pending[context] = slot
         try:
             yield
         except asyncio.CancelledError:
             if not slot.evicted or task is None:
                 raise
             task.uncancel()
-            await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED, EVICTED, method)
+            await _refuse(context, grpc.StatusCode.RESOURCE_EXHAUSTED, EVICTIONS[kind], method)
         finally:
-            if self.pending.get(context) is slot:
-                del self.pending[context]
+            if pending.get(context) is slot:
+                del pending[context]
             self._release(slot)
 
     # -- the first message ----------------------------------------------------------------------
@@ -299,6 +316,8 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the stream ended before its request"
             )
+        if kind_of(method) is not Kind.CREDENTIALED:
+            self.settled(context)  # (a credentialed one: once its handler checks it)
         return request
 
     async def _first_within(
@@ -312,12 +331,15 @@ class Admission(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         except StopAsyncIteration:
             return
         except TimeoutError:
+            self.settled(context)
             await _refuse(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"no message within {deadline:g} s of opening the stream",
                 method,
             )
+        if kind_of(method) is not Kind.CREDENTIALED:
+            self.settled(context)  # (a credentialed one: once its handler checks it)
         yield first
         async for request in iterator:
             yield request

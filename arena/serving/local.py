@@ -16,9 +16,14 @@ pair is private to the process that inherited it: nobody else can open a stream 
 credential crosses a command line. Spectators (``Watch``) stay on gRPC.
 
 A link whose bytes are not frames is broken: every stream on it ends (``INVALID_ARGUMENT``), a
-line is logged, and the link closes. A bot that does not read what it is sent is cut off when
-:data:`MAX_BUFFERED` bytes wait unread (``StreamEnd.NOT_READING``), as a full gRPC outbox is.
-When the process exits its end closes, and every stream on the link ends with it.
+line is logged, and the link closes. So is a link that sends :data:`MAX_REFUSED_FRAMES` frames
+refused for what they hold (a payload that does not parse, a first message that is not a Hello,
+a wrong ticket or token, a stream id in use): its first are refused as over gRPC, each with its
+line, and the last breaks the link with one ``link_broken`` line naming the bot and the last
+reason, so a bot that writes such frames without reading makes a few lines, not a flood. A bot
+that does not read what it is sent is cut off when :data:`MAX_BUFFERED` bytes wait unread
+(``StreamEnd.NOT_READING``), as a full gRPC outbox is. When the process exits its end closes, and
+every stream on the link ends with it.
 """
 
 from __future__ import annotations
@@ -49,10 +54,13 @@ from chaodipi.arena.v2.frames import FrameError, FrameReader, Kind, encode, enco
 if TYPE_CHECKING:
     from chaodipi.arena.serving.server import ArenaServer
 
-__all__ = ["MAX_BUFFERED", "LocalLink", "LocalStream", "open_link"]
+__all__ = ["MAX_BUFFERED", "MAX_REFUSED_FRAMES", "LocalLink", "LocalStream", "open_link"]
 
 MAX_BUFFERED = 4 * 1024 * 1024
 """Bytes a link may hold unread by its bot before the stream sending more is cut off."""
+MAX_REFUSED_FRAMES = 3
+"""Frames refused for what they hold that break a link: the SDK sends none (a stale ticket's
+NOT_FOUND is the arena's state, not the frame's, and is not counted)."""
 
 _parse_play = parser(pb.PlayRequest)
 _parse_enter = parser(pb.EnterRequest)
@@ -114,6 +122,10 @@ class LocalLink(asyncio.BufferedProtocol):
         self.streams: dict[int, LocalStream] = {}
         self.reader = FrameReader()
         self.transport: asyncio.Transport | None = None
+        self.refused_frames = 0
+        """Frames refused for what they hold (:data:`MAX_REFUSED_FRAMES` break the link)."""
+        self.broken = False
+        """The link is broken: what else it read is not looked at."""
         self._log = get_logger(session=label)
 
     # -- the socket -----------------------------------------------------------------------------
@@ -147,6 +159,8 @@ class LocalLink(asyncio.BufferedProtocol):
         return self.reader.chunk
 
     def buffer_updated(self, nbytes: int) -> None:
+        if self.broken:
+            return
         try:
             frames = self.reader.feed_chunk(nbytes)
         except FrameError as err:
@@ -154,6 +168,8 @@ class LocalLink(asyncio.BufferedProtocol):
             return
         for kind, stream_id, payload in frames:
             self._frame(kind, stream_id, payload)
+            if self.broken:
+                return
 
     def _frame(self, kind: Kind, stream_id: int, payload: bytes) -> None:
         match kind:
@@ -180,11 +196,25 @@ class LocalLink(asyncio.BufferedProtocol):
                 assert_never(kind)
 
     def _break(self, why: str) -> None:
-        """Bytes that are not frames: every stream ends, the link closes."""
+        """Bytes that are not frames, or too many frames refused: every stream ends, the link
+        closes."""
+        self.broken = True
         self._log.warning("link_broken", peer=self.peer, error=why)
         for stream in list(self.streams.values()):
             stream.close(StreamEnd.UNPARSABLE, f"the local link broke ({why})")
-        self.close()
+        if self.transport is not None and self.buffered() > MAX_BUFFERED:
+            self.transport.abort()  # its bot does not read: what waits would never go
+        else:
+            self.close()
+
+    def _refused_frame(self, why: str) -> bool:
+        """Count a frame refused for what it holds; True when it is the one that breaks the
+        link (which is then broken, with ``why`` as the last reason)."""
+        self.refused_frames += 1
+        if self.refused_frames < MAX_REFUSED_FRAMES:
+            return False
+        self._break(f"{self.refused_frames} frames refused, the last: {why}")
+        return True
 
     # -- streams --------------------------------------------------------------------------------
 
@@ -205,11 +235,16 @@ class LocalLink(asyncio.BufferedProtocol):
         return True
 
     def _refuse(self, stream_id: int, refusal: Refusal, rpc: str) -> None:
-        """End a stream that is refused, and log it (never a ticket or a token)."""
+        """End a stream that is refused, and log it (never a ticket or a token); one refused
+        for what its frame holds counts towards :data:`MAX_REFUSED_FRAMES`."""
+        self.write(encode(Kind.END, stream_id, encode_end(refusal.code.value[0], refusal.reason)))
+        if refusal.code is not grpc.StatusCode.NOT_FOUND and self._refused_frame(refusal.reason):
+            return
         get_logger(rpc=rpc, table=refusal.table).warning(
             "refused", peer=self.peer, code=refusal.code.name, reason=refusal.reason
         )
-        self.write(encode(Kind.END, stream_id, encode_end(refusal.code.value[0], refusal.reason)))
+        if self.buffered() > MAX_BUFFERED:
+            self._break(f"{MAX_BUFFERED} bytes of refusals waiting unread")
 
     def _play(self, stream_id: int, payload: bytes) -> None:
         hello = hello_of(_parse_play(payload))
@@ -244,13 +279,14 @@ class LocalLink(asyncio.BufferedProtocol):
     def _message(self, stream: LocalStream, table: Table, payload: bytes) -> None:
         message = _parse_play(payload)
         if isinstance(message, Unparsable):
+            why = f"a message does not parse as a PlayRequest ({message.error})"
+            if self._refused_frame(why):
+                return
             get_logger(table=table.name, seat=stream.seat).warning(
                 "unparsable_message", peer=self.peer, error=message.error
             )
             stream.close(
-                StreamEnd.UNPARSABLE,
-                f"a message does not parse as a PlayRequest ({message.error}): this stream is "
-                "ended; reconnect with your ticket",
+                StreamEnd.UNPARSABLE, f"{why}: this stream is ended; reconnect with your ticket"
             )
             return
         table.receive(stream.seat, stream, message)

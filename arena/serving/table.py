@@ -480,7 +480,8 @@ class Table:
             self._strike(seat, legal)
         elif fallback:
             state.stats.fallbacks += 1
-            self._log.warning("fallback", seat=seat, fallbacks=state.stats.fallbacks)
+            # info, as a strike: the record keeps each turn's, `arena run` says a game's once
+            self._log.info("fallback", seat=seat, fallbacks=state.stats.fallbacks)
         self.turns.append(
             Turn(
                 ms=round(used * 1000),
@@ -535,7 +536,7 @@ class Table:
         action = legal.default()
         self.match.apply(seat, action)
         state.stats.strikes += 1
-        self._log.warning("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
+        self._log.info("timeout", seat=seat, strikes=state.stats.strikes, played=str(action))
         self._send(
             seat,
             convert.strike(self._decisions, action, state.stats.strikes, self.config.max_strikes),

@@ -4,8 +4,6 @@ from .backend import Backend as Backend
 from .backend import BotFailure as BotFailure
 from .backend import FailureKind as FailureKind
 from .backend import GameResult as GameResult
-from .config import BOT_NAME as BOT_NAME
-from .config import BOT_NAME_RULE as BOT_NAME_RULE
 from .config import KEYS as KEYS
 from .config import SCHEDULES as SCHEDULES
 from .config import TRANSPORTS as TRANSPORTS
@@ -39,10 +37,9 @@ from .rungs import RUNGS as RUNGS
 from .rungs import Rung as Rung
 from .rungs import rung as rung
 from .runs import games_left as games_left
+from .runs import stored_config as stored_config
 
 __all__ = [
-    "BOT_NAME",
-    "BOT_NAME_RULE",
     "KEYS",
     "RUNGS",
     "SCHEDULES",
@@ -79,5 +76,6 @@ __all__ = [
     "run_tournament",
     "rung",
     "schedule",
+    "stored_config",
     "write_document",
 ]

@@ -18,7 +18,8 @@ written: ``arena run`` makes an option of each, ``--deals`` or ``-n`` for ``deal
 NAME=COMMAND``, :func:`load_config`); ``seeds`` and ``seed_base``, the names of
 ``deals`` and ``first_deal`` before, are still read, with a :class:`ConfigDeprecation` warning.
 A bot's name (``[bots.NAME]``, ``--bot NAME=…``) is letters, digits and ``_.+-`` only
-(:data:`BOT_NAME`, the one rule for names wherever they come from): it names files and games.
+(:data:`chaodipi.arena.results.BOT_NAME`, the one rule for names wherever they come from, a
+results database too): it names files and games.
 
 A bot command is started as a small pool of long-lived processes, each with ``--address
 ADDRESS`` appended (also in ``ARENA_ADDRESS``) and its session token in its environment only,
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import shlex
 import sys
 import tomllib
@@ -52,18 +52,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
-from chaodipi.arena.results import GameKey
+from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE, GameKey
 from chaodipi.arena.tournament.deal_sets import (
+    STANDARD,
     DealSetError,
     check_covers,
     load_deal_set,
     resolve_deal_set,
+    standard_set_path,
 )
 from chaodipi.engine import PRESETS
 
 __all__ = [
-    "BOT_NAME",
-    "BOT_NAME_RULE",
     "KEYS",
     "MEANING",
     "RENAMED",
@@ -75,6 +75,7 @@ __all__ = [
     "Key",
     "TournamentConfig",
     "config_help",
+    "from_record",
     "load_config",
     "pairings",
     "parse_config",
@@ -82,14 +83,6 @@ __all__ = [
     "schedule",
     "unplayed",
 ]
-
-BOT_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
-"""What a bot's name may hold, wherever it is given (a config's ``[bots.NAME]``, ``arena run
---bot NAME=…``, ``arena bench --name``): it names the bot's log files (``NAME#3.stderr``) and
-its games (``NAME-other-d3-a``), and is printed as it is."""
-
-BOT_NAME_RULE = "a bot's name is letters, digits and _.+- only (it names the bot's files and games)"
-"""What :data:`BOT_NAME` allows, as the errors say it."""
 
 
 KeyKind = Literal[
@@ -292,19 +285,24 @@ class TournamentConfig:
         ]
 
     def record(self) -> dict[str, Any]:
-        """The config as the results database keeps it (JSON): every key, and each bot's
-        command (an external bot's token is a secret: only that it has one).
+        """The config as the results database keeps it (JSON): every key, each bot's command
+        (an external bot's token is a secret: only that it has one), and the folder its
+        commands ran in (``folder``, whole, as ``replays``: :func:`from_record` resumes from
+        them wherever the next run starts).
 
         >>> config = load_config(None, {"hands": 2}, {"a": "./a", "b": "./b --fast"})
         >>> record = config.record()
         >>> record["hands"], record["bots"][1]
         (2, {'name': 'b', 'command': ['./b', '--fast'], 'fresh': False, 'processes': None})
+        >>> Path(record["folder"]) == Path.cwd()
+        True
         """
         record: dict[str, Any] = {
             key.name: getattr(self, key.name) for key in KEYS if key.name != "deals_file"
         }
-        for name in ("database", "replays"):
-            record[name] = None if record[name] is None else str(record[name])
+        record["database"] = str(self.database)
+        record["replays"] = None if self.replays is None else str(self.replays.absolute())
+        record["folder"] = str(self.folder.absolute())
         record["deals_file"] = None if self.deal_set is None else self.deal_set.identity()
         record["bots"] = [
             {"name": b.name, "token": True}
@@ -580,6 +578,57 @@ def _deal_set(
     except DealSetError as err:
         raise ConfigError(f"deals_file: {err}") from None
     return DealSetRef(path, deal_set.name, deal_set.sha256)
+
+
+def from_record(stored: Mapping[str, Any], overrides: Mapping[str, Any]) -> TournamentConfig:
+    """The config a stored run ran with (its :meth:`TournamentConfig.record`), for a run that
+    resumes from the database alone: its bots, keys and folder, with ``overrides`` (the
+    command line's keys, paths whole) winning. What the record cannot give back is refused,
+    naming the key: an external bot's token (never stored), and a deal set's file when it is
+    not the preset's shipped one (only its name and digest are stored).
+
+    >>> config = load_config(None, {"hands": 2}, {"a": "./a", "b": "./b --fast"})
+    >>> again = from_record(config.record(), {"deals": 20})
+    >>> again.hands, again.deals, again.bots == config.bots, again.folder == Path.cwd()
+    (2, 20, True, True)
+    """
+    data: dict[str, Any] = {
+        RENAMED.get(name, name): value
+        for name, value in stored.items()
+        if RENAMED.get(name, name) in _DEFAULTS
+    }
+    bots: dict[str, Any] = {}
+    for bot in stored.get("bots", []):
+        name = bot["name"]
+        if "command" not in bot:
+            raise ConfigError(
+                f"bots.{name}: an external bot's token is never stored, so this database alone "
+                "cannot resume it: give the config file that names its token"
+            )
+        bots[name] = {"command": bot["command"], "fresh": bot.get("fresh", False)}
+        if bot.get("processes") is not None:
+            bots[name]["processes"] = bot["processes"]
+    data["bots"] = bots
+    identity = data.pop("deals_file", None)
+    if identity is not None and "deals_file" not in overrides:
+        data["deals_file"] = _shipped_set(identity, data.get("preset"))
+    data.update(overrides)
+    return parse_config(data, Path(str(stored.get("folder", "."))))
+
+
+def _shipped_set(identity: Mapping[str, Any], preset: object) -> str:
+    """``standard`` when a stored deal set (its name and digest) is the preset's shipped one;
+    any other set's file is not in the database: refused, saying to give it."""
+    try:
+        shipped = load_deal_set(standard_set_path(str(preset))) if preset in PRESETS else None
+    except (DealSetError, OSError):
+        shipped = None
+    if shipped is None or shipped.sha256 != identity.get("sha256"):
+        raise ConfigError(
+            f"deals_file: the stored games were dealt from the deal set {identity.get('name')}, "
+            "whose file the database does not hold: give it with --deals-file FILE"
+        )
+    return STANDARD
 
 
 def load_config(

@@ -36,6 +36,7 @@ from typing import Any
 
 from chaodipi.arena.deals import KEY_BYTES, DealKey
 from chaodipi.arena.errors import DealSetError
+from chaodipi.arena.files import write_private
 from chaodipi.engine import DECK, KITTY_SIZE, PRESETS, Auction, parse_cards
 from chaodipi.records import cards_text
 
@@ -168,11 +169,12 @@ def export_document(
 
 
 def write_document(document: Mapping[str, Any], path: Path) -> None:
-    """Write a set as JSON, gzip-compressed when the name ends in ``.gz``."""
+    """Write a set as JSON, gzip-compressed when the name ends in ``.gz``, to a new file
+    (:func:`chaodipi.arena.files.write_private`: ``FileExistsError`` if anything is there)."""
     data = (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     if path.name.endswith(".gz"):
         data = gzip.compress(data, mtime=0)  # the same set gives the same bytes
-    path.write_bytes(data)
+    write_private(path, data)
 
 
 def _field(data: Mapping[str, Any], name: str, kind: type, where: str) -> Any:

@@ -43,7 +43,7 @@ import anyio
 
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import BackendFailed, ConfigError
-from chaodipi.arena.files import write_packed_record
+from chaodipi.arena.files import PRIVATE_FOLDER, make_private_folder, write_packed_record
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.results import GameKey, GameRow, ResultsDB, SprtTest, game_label
 from chaodipi.arena.signals import stop_on_signals
@@ -199,8 +199,8 @@ def prepare_log_dir(config: TournamentConfig, log_dir: Path | None) -> Path:
     """The folder for the bots' stderr files (``<database stem>-logs`` beside the database
     unless given), made private."""
     log_dir = log_dir or config.database.parent / f"{config.database.stem}-logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log_dir.chmod(0o700)  # other users need not read what the bots wrote
+    make_private_folder(log_dir)
+    log_dir.chmod(PRIVATE_FOLDER)  # made earlier, perhaps under another umask: others need not
     return log_dir
 
 

@@ -37,6 +37,7 @@ from typing import TypeVar
 
 from chaodipi.arena.deals import DealSource
 from chaodipi.arena.errors import ShardError
+from chaodipi.arena.files import make_private_folder
 from chaodipi.arena.logs import configure_logging, get_logger
 from chaodipi.arena.results import GameKey
 from chaodipi.arena.serving import open_server, tune_garbage_collector
@@ -179,15 +180,18 @@ def _node_config(shard: Shard, node: str) -> TournamentConfig:
 def _node_log_dir(shard: Shard) -> Path:
     """Where the shard's bots write their stderr on this node."""
     name = f"shard-{shard.index}"
-    for base in (Path(shard.log_dir), Path(tempfile.gettempdir()) / "chaodipi-arena-logs"):
-        try:
-            base.mkdir(parents=True, exist_ok=True)
-            base.chmod(0o700)
-            (base / name).mkdir(exist_ok=True)
-            return base / name
-        except OSError:
-            continue
-    raise ShardError(f"no folder for the bots' stderr on this node ({shard.log_dir}, or $TMPDIR)")
+    folder = Path(shard.log_dir) / name
+    try:
+        make_private_folder(folder)
+        return folder
+    except OSError:
+        pass
+    try:  # a new folder of its own, never a name another user could have made first
+        return Path(tempfile.mkdtemp(prefix=f"chaodipi-arena-{name}-"))
+    except OSError:
+        raise ShardError(
+            f"no folder for the bots' stderr on this node ({shard.log_dir}, or $TMPDIR)"
+        ) from None
 
 
 def play_shard(shard: Shard) -> Iterator[ShardResult]:

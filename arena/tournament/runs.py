@@ -8,21 +8,31 @@ the stored results mean (:data:`chaodipi.arena.tournament.config.MEANING`: the p
 hands, the time control, the strikes) nor drop or change a stored bot; that is refused, naming
 the key. A file written before runs were recorded keeps the old rule: only the very same
 tournament (its fingerprint) is resumed.
+
+A run may also resume from the database alone (:func:`stored_config`): the config its last run
+recorded is the config file, and the command line's keys win over it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from chaodipi.arena.errors import DatabaseError, ResumeError
+from chaodipi.arena.errors import ConfigError, DatabaseError, ResumeError
 from chaodipi.arena.results import GameKey, ResultsDB
-from chaodipi.arena.tournament.config import TournamentConfig, resume_refusal, unplayed
+from chaodipi.arena.tournament.config import (
+    TournamentConfig,
+    from_record,
+    resume_refusal,
+    unplayed,
+)
 
 if TYPE_CHECKING:
     from chaodipi.arena.results import SprtTest
 
-__all__ = ["claim_run", "games_left"]
+__all__ = ["claim_run", "games_left", "stored_config"]
 
 
 def claim_run(
@@ -66,3 +76,26 @@ def games_left(config: TournamentConfig) -> list[GameKey] | None:
         return None
     finally:
         db.close()
+
+
+def stored_config(database: Path, overrides: Mapping[str, Any]) -> TournamentConfig:
+    """The config of the last run ``database`` holds (read without writing), as ``--resume``
+    with neither a config file nor ``--bot`` plays it: ``overrides`` (the command line's keys,
+    paths whole) win. A database that does not exist or holds no run's config is refused in one
+    line saying what to give instead; one that cannot be read, as the run would refuse it."""
+    if not database.exists():
+        raise ConfigError(
+            f"--resume: there is no results database {database} to resume; name the bots with "
+            "--bot NAME=COMMAND (or give a config file) to start one"
+        )
+    db = ResultsDB(database, read_only=True)
+    try:
+        runs = db.runs()
+    finally:
+        db.close()
+    if not runs:
+        raise ConfigError(
+            f"--resume: {database} holds no stored config (an arena that did not record its "
+            "runs wrote it): give the config file or the bots (--bot NAME=COMMAND)"
+        )
+    return from_record(runs[-1].config, {**overrides, "database": str(database.absolute())})
