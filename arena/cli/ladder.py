@@ -14,7 +14,6 @@ resident bot's token is written by ``add`` to a file readable by its owner only
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import secrets
 import sys
@@ -27,6 +26,7 @@ from typing import Any
 from chaodipi.arena.cli.arguments import LOG_LEVELS, ArenaParser, output_file, output_folder, whole
 from chaodipi.arena.errors import ArenaError, SetupError
 from chaodipi.arena.extra import missing
+from chaodipi.arena.files import make_private_folder, write_private
 
 __all__ = ["add_command", "operator_token_file"]
 
@@ -110,7 +110,7 @@ def add_command(commands: Any) -> None:
         sub = action(name, summary)
         sub.add_argument("name", help="the bot's name")
         if name == "pause":
-            sub.add_argument("--reason", default="", help="shown on its page")
+            sub.add_argument("--reason", default="paused by the operator", help="shown on its page")
         sub.set_defaults(run=_operator_action)
     freeze = action("freeze", "end the season: no new versions, a final schedule, a final table")
     freeze.add_argument("--pairs", type=whole(1), required=True, help="final pairs per version")
@@ -218,7 +218,6 @@ def _serve(args: argparse.Namespace) -> int:
 def _operator_token(path: Path, store: Any) -> str:
     """The operator's token: the file's, or a new one written there (owner-only); the ladder
     keeps its digest."""
-    from chaodipi.arena.files import write_private
     from chaodipi.arena.serving import token_digest
 
     if path.exists():
@@ -237,7 +236,7 @@ def _status(args: argparse.Namespace) -> int:
     absent = _extra(args)
     if absent:
         return _fail(args, absent, 2)
-    from chaodipi.arena.ladder import standings_document
+    from chaodipi.arena.ladder import status_document
 
     try:
         config = _config(args)
@@ -245,7 +244,7 @@ def _status(args: argparse.Namespace) -> int:
     except ArenaError as err:
         return _fail(args, str(err), err.exit_code)
     try:
-        document = standings_document(store, config, now=time.time())
+        document = status_document(store, config, now=time.time())
     except ArenaError as err:
         return _fail(args, str(err), err.exit_code)
     finally:
@@ -262,31 +261,68 @@ def _print_status(document: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
+    now = document["at"]
     table = Table(title=f"{document['name']}: {document['pairs']} rated pairs")
-    for column in ("#", "version", "rating", "± 95 %", "pairs", "", "last played", "faults"):
-        table.add_column(column, justify="right" if column not in ("version", "") else "left")
+    for column in ("#", "version", "Elo", "95 %", "pairs", "", "last played", "faults"):
+        left = column in ("version", "")
+        table.add_column(column, justify="left" if left else "right", no_wrap=left)
     for row in document["standings"]:
+        rating = row["rating"]
+        if rating is None:
+            elo, interval = "—", "—"
+        elif row["pinned"]:
+            elo, interval = f"{rating['elo']:+.0f}", "pinned"
+        else:
+            elo = f"{rating['elo']:+.0f}"
+            interval = f"{rating['low']:+.0f} … {rating['high']:+.0f}"
         table.add_row(
             str(row["rank"]),
             row["version"],
-            f"{row['elo']:+.0f}",
-            "pinned" if row["pinned"] else f"{row['error']:.0f}",
+            elo,
+            interval,
             str(row["pairs"]),
             "provisional" if row["provisional"] else "",
-            row["last_played_text"],
-            f"{row['fault_rate']:.0%}",
+            _ago(now, row["last_played"]),
+            f"{row['faults']['rate']:.0%}",
         )
     console.print(table)
     for row in document["apart"]:
-        console.print(f"{row['version']}: {row['state']} — {row['reason']}", markup=False)
+        console.print(f"{row['version']}: {row['state']}: {row['reason']}", markup=False)
+    final = document.get("final")
+    if final is not None:
+        console.print(f"the season's final table ({final['pairs']} pairs):")
+        for place, row in enumerate(final["table"], start=1):
+            console.print(
+                f"  {place}. {row['version']} {row['elo']:+.0f} "
+                f"[{row['low']:+.0f}, {row['high']:+.0f}]",
+                markup=False,
+            )
     if not document["running"]:
         console.print("the ladder is not running (arena ladder serve starts it)")
     elif document["playing"]:
         console.print("playing now:")
         for p in document["playing"]:
-            console.print(f"  {p['kind']} pair {p['pair']}: {p['version_a']} vs {p['version_b']}")
+            console.print(
+                f"  {p['kind']} pair {p['pair']}: {p['version_a']} vs {p['version_b']}",
+                markup=False,
+            )
     else:
         console.print("playing now: nothing")
+
+
+def _ago(now: float, then: float | None) -> str:
+    """How long ago, as a person says it: ``never``, ``12 s ago``, ``3 min ago``, ``2 h ago``.
+
+    >>> _ago(1000.0, 988.0), _ago(1000.0, None), _ago(10_000.0, 2_000.0)
+    ('12 s ago', 'never', '2 h ago')
+    """
+    if then is None:
+        return "never"
+    seconds = max(0.0, now - then)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size:.0f} {unit} ago"
+    return f"{seconds:.0f} s ago"
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -295,8 +331,8 @@ def _export(args: argparse.Namespace) -> int:
         return _fail(args, absent, 2)
     if args.csv is None and args.json is None:
         return _fail(args, "give --csv DIR, --json FILE or both", 2)
-    from chaodipi.arena.ladder import export_document
-    from chaodipi.arena.report import spreadsheet_safe
+    from chaodipi.arena.ladder import PAIR_COLUMNS, RATING_COLUMNS, export_document
+    from chaodipi.arena.report import write_table
 
     try:
         config = _config(args)
@@ -308,16 +344,13 @@ def _export(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json is not None:
-        args.json.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        write_private(
+            args.json, json.dumps(document, indent=2, ensure_ascii=False) + "\n", replace=True
+        )
     if args.csv is not None:
-        args.csv.mkdir(parents=True, exist_ok=True)
-        for name in ("ratings", "pairs"):
-            rows = document[name]
-            with open(args.csv / f"{name}.csv", "w", newline="", encoding="utf-8") as out:
-                writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["none"])
-                writer.writeheader()
-                for row in rows:
-                    writer.writerow({k: spreadsheet_safe(v) for k, v in row.items()})
+        make_private_folder(args.csv)
+        write_table(args.csv / "ratings.csv", RATING_COLUMNS, document["ratings"])
+        write_table(args.csv / "pairs.csv", PAIR_COLUMNS, document["pairs"])
     return 0
 
 
@@ -380,7 +413,7 @@ def _ask(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[str,
 
 
 def _add(args: argparse.Namespace) -> int:
-    from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE
+    from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
 
     if not BOT_NAME.fullmatch(args.name):
         return _fail(args, f"bot name {args.name!r}: {BOT_NAME_RULE}", 2)
@@ -391,9 +424,7 @@ def _add(args: argparse.Namespace) -> int:
     answer = _ask(args, "bots", body)
     if isinstance(answer, int):
         return answer
-    from chaodipi.arena.files import write_private
-
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private_folder(path.parent)
     write_private(path, answer["token"] + "\n")
     config = _config(args)
     print(

@@ -4,6 +4,10 @@ from .config import KEYS as KEYS
 from .config import LadderConfig as LadderConfig
 from .config import load_ladder as load_ladder
 from .config import parse_ladder as parse_ladder
+from .documents import PAIR_COLUMNS as PAIR_COLUMNS
+from .documents import RATING_COLUMNS as RATING_COLUMNS
+from .documents import export_document as export_document
+from .documents import status_document as status_document
 from .entries import Bot as Bot
 from .entries import BotKind as BotKind
 from .entries import Pair as Pair
@@ -33,7 +37,9 @@ from .store import database_url as database_url
 __all__ = [
     "ELO_PER_MU",
     "KEYS",
+    "PAIR_COLUMNS",
     "PROVISIONAL_WIDTH",
+    "RATING_COLUMNS",
     "Bot",
     "BotKind",
     "Candidate",
@@ -54,10 +60,12 @@ __all__ = [
     "Version",
     "VersionState",
     "database_url",
+    "export_document",
     "load_ladder",
     "next_pairing",
     "parse_ladder",
     "provisional",
     "rate_pair",
     "refit",
+    "status_document",
 ]

@@ -141,7 +141,8 @@ class Apart:
     version: str
     bot: str
     state: str
-    """``validating``, ``failed`` or ``paused``."""
+    """``validating``, ``failed``, ``paused``, or ``waiting`` (a resident bot with no version
+    yet: ``version_id`` 0, ``version`` its bot's name)."""
     reason: str
     created_at: float
     """When the version came."""
@@ -250,6 +251,10 @@ def leaderboard(
         )
         for rank, (version, bot, rating) in enumerate(ranked, start=1)
     )
+    for bot in bots.values():  # a resident bot added that never connected: no version yet
+        if bot.id not in newest and not bot.retired:
+            reason = "added; it has not connected yet" if bot.paused is None else bot.paused
+            apart.append(Apart(0, bot.name, bot.name, "waiting", reason, bot.created_at))
     apart.sort(key=lambda a: (a.state, a.bot))
     names = {v.id: v.name for v in versions}
     latest_pairs = store.pairs(

@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
-from chaodipi.arena.tournament import BOT_NAME, BOT_NAME_RULE, RUNGS, BotSpec, TournamentConfig
+from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
+from chaodipi.arena.tournament import RUNGS, BotSpec, TournamentConfig
 from chaodipi.engine import PRESETS
 
 __all__ = ["KEYS", "HostedBot", "LadderConfig", "LadderKey", "load_ladder", "parse_ladder"]

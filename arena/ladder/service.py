@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.abc
 
+from chaodipi.arena.files import make_private_folder
 from chaodipi.arena.ladder import matchmaking, ratings
 from chaodipi.arena.ladder.config import HostedBot, LadderConfig
 from chaodipi.arena.ladder.entries import (
@@ -56,11 +57,9 @@ from chaodipi.arena.ladder.operator import LadderError
 from chaodipi.arena.ladder.ratings import LiveRating
 from chaodipi.arena.ladder.store import RefitRow, Store
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.results import GameKey
+from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE, GameKey
 from chaodipi.arena.serving import ArenaServer, Door, Session, Table, open_server, token_digest
 from chaodipi.arena.tournament import (
-    BOT_NAME,
-    BOT_NAME_RULE,
     BotSpec,
     GameResult,
     Games,
@@ -123,6 +122,9 @@ class Ladder:
     """When each two versions (by name) last began a pair."""
     _final_left: Counter[int] | None = None
     """In a frozen season, the final pairs each version has still to play; None before."""
+    _playing: int = 0
+    """Pairs and validation games started and not over (each takes a slot of
+    ``concurrency``)."""
     _changed: anyio.Event = field(default_factory=anyio.Event)
     _writes: anyio.CapacityLimiter = field(default_factory=lambda: anyio.CapacityLimiter(1))
     _server: ArenaServer | None = None
@@ -148,7 +150,7 @@ class Ladder:
         if abandoned:
             log.info("pairs_abandoned", pairs=[p.id for p in abandoned])
         deal_key = await self._db(self.store.deal_key)
-        self.log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # the bots' stderr
+        make_private_folder(self.log_dir)  # the bots' stderr
         settings = self.config.table_settings()
         async with (
             open_server(self.config.address) as server,
@@ -355,7 +357,7 @@ class Ladder:
                 await changed.wait()
 
     def _slots_free(self) -> int:
-        return self.config.concurrency - len(self.live.playing())
+        return self.config.concurrency - self._playing
 
     def _start_what_can(self) -> None:
         assert self._nursery is not None
@@ -365,6 +367,7 @@ class Ladder:
             state = entry.version.state
             if state is VersionState.VALIDATING and not entry.in_flight and self._room(entry):
                 self._reserve(entry)
+                self._playing += 1
                 self._nursery.start_soon(self._validate, entry)
         while self._slots_free() > 0:
             chosen = self._choose()
@@ -373,6 +376,7 @@ class Ladder:
             a, b = chosen
             self._reserve(a)
             self._reserve(b)
+            self._playing += 1
             self._nursery.start_soon(self._play_pair, a, b)
 
     def _reserve(self, entry: _Entry) -> None:
@@ -482,6 +486,7 @@ class Ladder:
             if reserved:
                 entry.reserved -= SEATS_PER_PAIR
             entry.in_flight -= 1
+            self._playing -= 1
             self._change()
 
     async def _play_pair(self, a: _Entry, b: _Entry) -> None:
@@ -530,6 +535,7 @@ class Ladder:
                 b.reserved -= SEATS_PER_PAIR
             a.in_flight -= 1
             b.in_flight -= 1
+            self._playing -= 1
             for entry in (a, b):
                 if entry.version.id not in self._entries and not entry.in_flight:
                     self._instances.remove(entry.spec.name)

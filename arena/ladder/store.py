@@ -125,6 +125,10 @@ class RefitRow:
     pairs: int
 
 
+_LOCK_ID = 48151623
+"""The PostgreSQL advisory lock a ladder holds on its database."""
+
+
 class Store:
     """The ladder's database (:func:`Store.open`). Every method is a transaction of its own
     and may block: the ladder calls them off its event loop."""
@@ -208,11 +212,37 @@ class Store:
             self._lock = lock
             return
         connection = self.engine.connect()
-        if not connection.execute(sa.text("SELECT pg_try_advisory_lock(48151623)")).scalar():
+        if not connection.execute(sa.text(f"SELECT pg_try_advisory_lock({_LOCK_ID})")).scalar():
             connection.close()
             raise DatabaseError(held)
         connection.commit()
         self._held = connection
+
+    def running(self) -> bool:
+        """Whether a ladder holds the database now (:meth:`claim`), as another process sees
+        it."""
+        if self._lock is not None or self._held is not None:
+            return True
+        if self.engine.dialect.name == "sqlite":
+            path = _sqlite_path(self.url)
+            if path is None:
+                return False
+            try:
+                probe = open(path.with_name(path.name + ".lock"), "rb")  # noqa: SIM115
+            except FileNotFoundError:
+                return False
+            with probe:
+                try:
+                    fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return True
+                fcntl.flock(probe, fcntl.LOCK_UN)
+                return False
+        with self.engine.connect() as connection:
+            free = connection.execute(sa.text(f"SELECT pg_try_advisory_lock({_LOCK_ID})")).scalar()
+            if free:
+                connection.execute(sa.text(f"SELECT pg_advisory_unlock({_LOCK_ID})"))
+            return not free
 
     def close(self) -> None:
         if self._held is not None:

@@ -18,7 +18,9 @@ from .summary import build_report as build_report
 from .summary import fitted_tables as fitted_tables
 from .summary import print_report as print_report
 from .summary import print_standings as print_standings
+from .tables import csv_cell as csv_cell
 from .tables import write_csv as write_csv
+from .tables import write_table as write_table
 
 __all__ = [
     "FAULTS",
@@ -28,6 +30,7 @@ __all__ = [
     "Report",
     "anchored_ratings",
     "build_report",
+    "csv_cell",
     "fitted_tables",
     "los_text",
     "pentanomial_estimate",
@@ -40,4 +43,5 @@ __all__ = [
     "wilson_interval",
     "write_csv",
     "write_plots",
+    "write_table",
 ]

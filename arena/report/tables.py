@@ -27,7 +27,13 @@ from chaodipi.arena.report.summary import BotLine, PairLine, Report
 from chaodipi.arena.results import GameRow, game_label
 
 __all__ = [
-    "FORMULA_STARTS", "GAME_COLUMNS", "PAIR_COLUMNS", "STANDING_COLUMNS", "csv_cell", "write_csv"
+    "FORMULA_STARTS",
+    "GAME_COLUMNS",
+    "PAIR_COLUMNS",
+    "STANDING_COLUMNS",
+    "csv_cell",
+    "write_csv",
+    "write_table",
 ]
 
 STANDING_COLUMNS = ["rank", *BotLine.__dataclass_fields__, "unbounded", "unbounded_side"]
@@ -88,7 +94,9 @@ def _games(rows: Sequence[GameRow]) -> Iterable[dict[str, Any]]:
         }
 
 
-def _write(path: Path, columns: list[str], lines: Iterable[dict[str, Any]]) -> Path:
+def write_table(path: Path, columns: list[str], lines: Iterable[dict[str, Any]]) -> Path:
+    """Write ``lines`` as a CSV file with a header of ``columns``, each cell as :func:`csv_cell`
+    makes it, readable by its owner only (written privately and renamed into place)."""
     text = io.StringIO(newline="")
     writer = csv.writer(text)
     writer.writerow(columns)
@@ -103,7 +111,7 @@ def write_csv(report: Report, rows: Sequence[GameRow], folder: Path) -> list[Pat
     void games too, with their ``void`` reason) into ``folder`` (made if new); the paths."""
     make_private_folder(folder)
     return [
-        _write(folder / "standings.csv", STANDING_COLUMNS, _standings(report)),
-        _write(folder / "pairings.csv", PAIR_COLUMNS, _pairings(report)),
-        _write(folder / "games.csv", GAME_COLUMNS, _games(rows)),
+        write_table(folder / "standings.csv", STANDING_COLUMNS, _standings(report)),
+        write_table(folder / "pairings.csv", PAIR_COLUMNS, _pairings(report)),
+        write_table(folder / "games.csv", GAME_COLUMNS, _games(rows)),
     ]
