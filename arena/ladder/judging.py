@@ -82,6 +82,15 @@ def validation_verdict(result: GameResult, table: TableResult | None) -> Verdict
             _cut(refusal or stderr),
         )
     strikes = row.strikes_a + row.strikes_b
+    drops = sum(s.drops for s in seats)
+    if strikes and drops:
+        return Verdict(
+            False,
+            f"its stream{'s' * (drops > 1)} ended mid-game ({drops}: its process crashed or "
+            f"lost its connection; its own stderr says which), and its seats ran out of time "
+            f"{strikes} time{'s' * (strikes > 1)}",
+            _cut(stderr),
+        )
     if strikes:
         return Verdict(
             False,

@@ -105,6 +105,8 @@ class SeatStats:
     fallbacks: int = 0
     """Answers the bot's kit chose for it (``Answer.fallback``: too late, no action, refused)."""
     connects: int = 0
+    drops: int = 0
+    """Its streams that ended while the match was playing (a crash, a lost connection)."""
     first_refusal: str = ""
     """Why the table first refused what the seat sent ('' if it never did): what a bot's
     author needs to see first (a standing ladder shows it when a validation game fails)."""
@@ -292,6 +294,8 @@ class Table:
         state = self.seats[seat]
         if state.connection is connection:
             state.connection = None
+            if self.result is None:
+                state.stats.drops += 1
             self._log.info("seat_disconnected", seat=seat)
 
     def receive(self, seat: int, connection: Port, message: pb.PlayRequest) -> None:

@@ -76,10 +76,12 @@ type Options struct {
 	Reconnects   int // drops in a row a stream is opened again after
 	Ticket       string
 	Token        string
+	BotVersion   string // the version of the bot this process runs (a ladder rates each apart)
 }
 
 // Flags reads the options from args (the command line after the program's name) and the
-// environment ($ARENA_ADDRESS, $ARENA_TOKEN, $ARENA_TICKET), as every bot of the arena does.
+// environment ($ARENA_ADDRESS, $ARENA_TOKEN, $ARENA_TICKET, $ARENA_BOT_VERSION), as every bot
+// of the arena does.
 func Flags(args []string) (Options, error) {
 	set := flag.NewFlagSet("bot", flag.ContinueOnError)
 	address := os.Getenv("ARENA_ADDRESS")
@@ -89,6 +91,8 @@ func Flags(args []string) (Options, error) {
 	options := Options{Reconnects: 5}
 	set.StringVar(&options.Address, "address", address, "the arena server, HOST:PORT ($ARENA_ADDRESS when set)")
 	set.StringVar(&options.Name, "name", "go-bot", "name shown in logs and reports")
+	set.StringVar(&options.BotVersion, "bot-version", os.Getenv("ARENA_BOT_VERSION"),
+		"the version of the bot this process runs: a standing ladder rates each version apart ($ARENA_BOT_VERSION when set)")
 	set.IntVar(&options.Capacity, "capacity", 4, "in a session, games to play at once")
 	set.Int64Var(&options.Seed, "seed", 0, "random seed of the first game (0: a random one)")
 	wait := set.Float64("wait-for-arena", 30, "seconds to keep trying an arena that does not listen yet")

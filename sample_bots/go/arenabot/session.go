@@ -30,6 +30,7 @@ func (b *bot) playSession() error {
 		BotName:         b.options.Name,
 		Capacity:        uint32(b.options.Capacity),
 		Instance:        randomInstance(), // the same on every Enter of this process
+		BotVersion:      b.options.BotVersion,
 	}
 	s := &seats{known: map[string]bool{}}
 	failure := b.enter(request, s)
