@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,6 @@ class Running:
     store: Store
     address: str = ""
     web: str = ""
-    after: list[Callable[[Running], None]] = field(default_factory=list)
 
 
 def run_ladder(

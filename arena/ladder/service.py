@@ -466,7 +466,12 @@ class Ladder:
             )
             state = VersionState.ACTIVE if verdict.passed else VersionState.FAILED
             await self._db(
-                self.store.set_version_state, version.id, state, verdict.reason, verdict.detail
+                self.store.set_version_state,
+                version.id,
+                state,
+                verdict.reason,
+                verdict.detail,
+                was=VersionState.VALIDATING,  # unless a newer version superseded it meanwhile
             )
             entry.version = await self._db(self.store.version, version.id)
             log.info("validated", passed=verdict.passed, reason=verdict.reason or None)
@@ -599,7 +604,13 @@ class Ladder:
             f"{faults.illegal} illegal answers, {faults.crashes} crashes, {faults.fallbacks} "
             "fallbacks; a new version, or `arena ladder resume`, brings it back"
         )
-        await self._db(self.store.set_version_state, entry.version.id, VersionState.PAUSED, reason)
+        await self._db(
+            self.store.set_version_state,
+            entry.version.id,
+            VersionState.PAUSED,
+            reason,
+            was=VersionState.ACTIVE,
+        )
         entry.version = await self._db(self.store.version, entry.version.id)
         get_logger(version=entry.version.name).warning("version_paused", reason=reason)
         self._announce(entry.version)

@@ -426,14 +426,22 @@ class Store:
         return _version(row, bot.name)
 
     def set_version_state(
-        self, version_id: int, state: VersionState, reason: str = "", detail: str = ""
-    ) -> None:
+        self,
+        version_id: int,
+        state: VersionState,
+        reason: str = "",
+        detail: str = "",
+        *,
+        was: VersionState | None = None,
+    ) -> bool:
+        """Set a version's state (with why, and what shows it); with ``was``, only if that is
+        its state now (a version superseded meanwhile stays superseded). Whether it was set."""
+        query = sa.update(versions).where(versions.c.id == version_id)
+        if was is not None:
+            query = query.where(versions.c.state == was.value)
         with self._write() as db:
-            db.execute(
-                sa.update(versions)
-                .where(versions.c.id == version_id)
-                .values(state=state.value, reason=reason, detail=detail)
-            )
+            done = db.execute(query.values(state=state.value, reason=reason, detail=detail))
+            return bool(done.rowcount)
 
     def versions(self, *, bot_id: int | None = None) -> list[Version]:
         query = sa.select(versions, bots.c.name).join(bots, bots.c.id == versions.c.bot_id)
