@@ -65,7 +65,8 @@ DEFAULT_WAIT_S = 30.0
 
 def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argparse.ArgumentParser:
     """The arguments every bot takes (``--address``, ``--token-file``, ``--capacity``,
-    ``--name``, ``--wait-for-arena``, ``--bot-version``, and ``--token``, ``--ticket``, which
+    ``--name``, ``--wait-for-arena``, ``--bot-version``, ``--root-certificate``, and
+    ``--token``, ``--ticket``, which
     put a secret where other users can read it); add your own. :func:`run_bot` reads these
     from the same command line by itself; pass it what you change, e.g. ``name=args.name``
     after ``parser.set_defaults(name="mine")``.
@@ -111,6 +112,15 @@ def bot_arguments(description: str = "A bot for the 炒地皮 arena.") -> argpar
         "users can read a command line",
     )
     parser.add_argument("--name", default="python-bot", help="name shown in logs and reports")
+    parser.add_argument(
+        "--root-certificate",
+        type=Path,
+        metavar="PEM",
+        default=os.environ.get("ARENA_ROOT_CERTIFICATE") or None,
+        help="connect over TLS, trusting this PEM certificate (the arena's own, or its CA's: "
+        "a ladder served with tls_cert gives it out); default: $ARENA_ROOT_CERTIFICATE, or "
+        "plaintext",
+    )
     parser.add_argument(
         "--bot-version",
         default=os.environ.get("ARENA_BOT_VERSION", ""),
@@ -170,13 +180,15 @@ def run_bot(
 
         run_bot(new_game=Counting)
 
-    ``address``, ``token``, ``capacity``, ``ticket``, ``name``, ``wait_for_arena`` and
-    ``bot_version`` default to ``--address``, ``--token-file`` (or ``--token``),
-    ``--capacity``, ``--ticket``, ``--name``, ``--wait-for-arena`` and ``--bot-version`` in
-    ``argv`` (default ``sys.argv[1:]``; other arguments are ignored), then to the environment:
-    ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``, ``$ARENA_TICKET``, ``$ARENA_BOT_VERSION``
-    (:func:`bot_arguments`). A token or ticket on the command line works, with a one-line
-    warning on stderr: other users can read it there. A ticket wins over a token.
+    ``address``, ``token``, ``capacity``, ``ticket``, ``name``, ``wait_for_arena``,
+    ``bot_version`` and ``root_certificate`` default to ``--address``, ``--token-file`` (or
+    ``--token``), ``--capacity``, ``--ticket``, ``--name``, ``--wait-for-arena``,
+    ``--bot-version`` and ``--root-certificate`` (the file's bytes: TLS) in ``argv`` (default
+    ``sys.argv[1:]``; other arguments are ignored), then to the environment:
+    ``$ARENA_ADDRESS``, ``$ARENA_TOKEN``, ``$ARENA_TICKET``, ``$ARENA_BOT_VERSION``,
+    ``$ARENA_ROOT_CERTIFICATE`` (:func:`bot_arguments`). A token or ticket on the command line
+    works, with a one-line warning on stderr: other users can read it there. A ticket wins over
+    a token.
     ``decide_in_thread`` says where ``decide`` runs (:mod:`chaodipi.bot.thinking`): ``None``
     (the default) in a worker thread until 8 calls in a row took at most 5 ms each, then inline
     on the SDK's event loop until one is slower (then twice as many are wanted before the next
@@ -201,6 +213,8 @@ def run_bot(
     raised (a bug in the bot, with its traceback), and bad arguments (neither a ticket nor a
     token, say) are ``SystemExit``."""
     make = _per_game(decide, new_game)
+    if root_certificate is None:
+        root_certificate = _root_certificate(argv)
     missing = None in (address, name, wait_for_arena, bot_version)
     if missing or (not ticket and None in (ticket, token, capacity)):
         parser = bot_arguments()
@@ -292,6 +306,22 @@ def _run(play: Coroutine[Any, Any, _Result]) -> _Result:
     if failure:
         raise failure[0]
     return outcome[0]
+
+
+def _root_certificate(argv: Sequence[str] | None) -> bytes | None:
+    """The PEM certificate ``--root-certificate`` (or $ARENA_ROOT_CERTIFICATE) names, if any."""
+    parser = bot_arguments()
+    parser.allow_abbrev = False
+    known, _ = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    if known.root_certificate is None:
+        return None
+    try:
+        return bytes(known.root_certificate.read_bytes())
+    except OSError as err:
+        raise SystemExit(
+            f"cannot read the root certificate (--root-certificate) {known.root_certificate}: "
+            f"{err.strerror}"
+        ) from None
 
 
 def _token(known: argparse.Namespace, words: list[str]) -> str:

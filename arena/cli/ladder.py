@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
+import ssl
 import sys
 import time
 import urllib.error
@@ -188,9 +189,12 @@ def _serve(args: argparse.Namespace) -> int:
     log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def ready(address: str, web: str) -> None:
+        scheme = "https" if config.tls is not None else "http"
+        tls = "" if config.tls is None else f" over TLS ({config.tls[0]})"
+        pages = f"its pages are at {scheme}://{web}/" if web else "it serves no pages"
         print(
-            f"ladder {config.name!r}: resident bots connect to {address}; its pages are at "
-            f"http://{web}/; the operator's token is in {token_path}; Ctrl-C stops it",
+            f"ladder {config.name!r}: resident bots connect to {address}{tls}; {pages}; the "
+            f"operator's token is in {token_path}; Ctrl-C stops it",
             file=sys.stderr,
             flush=True,
         )
@@ -371,7 +375,13 @@ def _request(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[
     host, _, port = config.web.rpartition(":")
     if host in ("0.0.0.0", "::", "[::]", ""):
         host = "127.0.0.1"
-    url = f"http://{host}:{port}/api/operator/{path}"
+    scheme, context = "http", None
+    if config.tls is not None:  # trust exactly the ladder's own certificate
+        scheme = "https"
+        context = ssl.create_default_context(cafile=str(config.tls[0]))
+        context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # the certificate is the anchor
+        context.check_hostname = False
+    url = f"{scheme}://{host}:{port}/api/operator/{path}"
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode(),
@@ -379,7 +389,7 @@ def _request(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[
         method="POST",
     )
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=30, context=context) as response:
             answer: dict[str, Any] = json.loads(response.read() or b"{}")
             return answer
     except urllib.error.HTTPError as err:
@@ -391,7 +401,7 @@ def _request(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[
     except (urllib.error.URLError, OSError) as err:
         reason = getattr(err, "reason", err)
         raise _Refused(
-            f"the ladder's pages at http://{host}:{port}/ do not answer ({reason}): is it "
+            f"the ladder's pages at {scheme}://{host}:{port}/ do not answer ({reason}): is it "
             f"running? (arena ladder serve {args.config})"
         ) from None
 
@@ -427,12 +437,19 @@ def _add(args: argparse.Namespace) -> int:
     make_private_folder(path.parent)
     write_private(path, answer["token"] + "\n")
     config = _config(args)
+    tls = "" if config.tls is None else " --root-certificate CA.pem"
     print(
         f"bot {args.name} added; its token is in {path} (readable by you only: hand it to the "
         f"bot's owner, never on a command line). Its processes connect with\n"
-        f"  python3 my_bot.py --address {config.address} --token-file {path} --bot-version v1\n"
+        f"  python3 my_bot.py --address {config.address} --token-file {path}{tls} "
+        "--bot-version v1\n"
         f"four at least (a pair seats four copies of a bot, each in a process of its own); a "
         f"new --bot-version starts a new rated version"
+        + (
+            ""
+            if config.tls is None
+            else f"; CA.pem is {config.tls[0]} when it is self-signed, else its CA's certificate"
+        )
     )
     return 0
 

@@ -47,7 +47,7 @@ from chaodipi.engine import PRESETS
 
 __all__ = ["KEYS", "HostedBot", "LadderConfig", "LadderKey", "load_ladder", "parse_ladder"]
 
-KeyKind = Literal["text", "whole", "number", "share", "preset", "address", "rungs"]
+KeyKind = Literal["text", "whole", "number", "share", "preset", "address", "rungs", "file"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +74,14 @@ KEYS: tuple[LadderKey, ...] = (
     LadderKey(
         "storage", "ladder.sqlite", "a SQLite file beside this config, or a PostgreSQL URL", "text"
     ),
+    LadderKey(
+        "tls_cert",
+        "",
+        "a PEM certificate (beside this config): bots connect over TLS and the pages are "
+        "HTTPS; with tls_key",
+        "file",
+    ),
+    LadderKey("tls_key", "", "the certificate's PEM private key (readable by you only)", "file"),
     LadderKey("concurrency", 2, "pairs played at once (each is two tables)", minimum=1),
     LadderKey(
         "rungs",
@@ -157,9 +165,18 @@ class LadderConfig:
     tables_per_bot: int
     connect_timeout: float
     ray: str
+    tls_cert: str
+    tls_key: str
     bots: tuple[HostedBot, ...]
     folder: Path = Path()
     """The config file's folder: where relative paths start and hosted commands run."""
+
+    @property
+    def tls(self) -> tuple[Path, Path] | None:
+        """The certificate and key files, when the ladder serves over TLS."""
+        if not self.tls_cert:
+            return None
+        return (self.folder / self.tls_cert, self.folder / self.tls_key)
 
     @property
     def hosted(self) -> tuple[HostedBot, ...]:
@@ -226,6 +243,13 @@ def parse_ladder(data: Mapping[str, Any], folder: Path) -> LadderConfig:
     if unknown:
         raise ConfigError(f"{unknown[0]}: unknown key (known: {', '.join(sorted(_KNOWN))})")
     values = {key.name: _value(key, data.get(key.name, key.default)) for key in KEYS}
+    if bool(values["tls_cert"]) != bool(values["tls_key"]):
+        raise ConfigError(
+            "tls_cert, tls_key: give both (TLS for the bots and the pages) or neither"
+        )
+    for name in ("tls_cert", "tls_key"):
+        if values[name] and not (folder / values[name]).is_file():
+            raise ConfigError(f"{name}: no file {folder / values[name]}")
     bots = _bots(data.get("bots", {}), set(values["rungs"]))
     return LadderConfig(**values, bots=bots, folder=folder)
 
@@ -233,7 +257,7 @@ def parse_ladder(data: Mapping[str, Any], folder: Path) -> LadderConfig:
 def _value(key: LadderKey, value: Any) -> Any:
     name = key.name
     match key.kind:
-        case "text":
+        case "text" | "file":
             if not isinstance(value, str):
                 raise ConfigError(f"{name}: must be a string, not {value!r}")
             return value

@@ -152,8 +152,14 @@ class Ladder:
         deal_key = await self._db(self.store.deal_key)
         make_private_folder(self.log_dir)  # the bots' stderr
         settings = self.config.table_settings()
+        tls = self.config.tls
         async with (
-            open_server(self.config.address) as server,
+            open_server(
+                self.config.address,
+                plaintext=tls is None,
+                tls_cert=None if tls is None else tls[0].read_bytes(),
+                tls_key=None if tls is None else tls[1].read_bytes(),
+            ) as server,
             anyio.create_task_group() as nursery,
         ):
             self._server, self._nursery = server, nursery
@@ -185,7 +191,7 @@ class Ladder:
             title=self.config.name,
             provisional_width=self.config.provisional_width,
         )
-        await serve_web(app, self.config.web, task_status=task_status)
+        await serve_web(app, self.config.web, tls=self.config.tls, task_status=task_status)
 
     @property
     def _instances(self) -> Instances:

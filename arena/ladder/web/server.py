@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from pathlib import Path
 from typing import Any, cast
 
 import anyio
@@ -31,13 +32,18 @@ GRACE_SECONDS = 2.0
 
 
 class _BoundConfig(Config):
-    """Hypercorn's config serving one socket bound beforehand."""
+    """Hypercorn's config serving one socket bound beforehand (over TLS when given the
+    certificate and key files)."""
 
-    def __init__(self, bound: socket.socket) -> None:
+    def __init__(self, bound: socket.socket, tls: tuple[Path, Path] | None) -> None:
         super().__init__()
         self._bound = bound
+        if tls is not None:
+            self.certfile, self.keyfile = str(tls[0]), str(tls[1])
 
     def create_sockets(self) -> Sockets:
+        if self.ssl_enabled:
+            return Sockets(secure_sockets=[self._bound], insecure_sockets=[], quic_sockets=[])
         return Sockets(secure_sockets=[], insecure_sockets=[self._bound], quic_sockets=[])
 
 
@@ -70,12 +76,14 @@ async def serve_web(
     app: Starlette,
     address: str,
     *,
+    tls: tuple[Path, Path] | None = None,
     task_status: TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve ``app`` (:func:`create_app`'s) on ``address`` until cancelled; ``task_status``
-    is told the address bound (``HOST:PORT``, the port read back when 0 was asked)."""
+    """Serve ``app`` (:func:`create_app`'s) on ``address`` until cancelled, over HTTPS with
+    ``tls`` (a PEM certificate file and its key's); ``task_status`` is told the address bound
+    (``HOST:PORT``, the port read back when 0 was asked)."""
     bound = _listen(address)
-    config = _BoundConfig(bound)
+    config = _BoundConfig(bound, tls)
     config.accesslog = None
     config.errorlog = logging.getLogger("chaodipi.arena.ladder.web")
     config.graceful_timeout = GRACE_SECONDS
@@ -95,7 +103,8 @@ async def serve_web(
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(until_cancelled)
-            log.info("web_serving", url=f"http://{shown}/")
+            scheme = "https" if tls is not None else "http"
+            log.info("web_serving", url=f"{scheme}://{shown}/")
             task_status.started(shown)
             with anyio.CancelScope(shield=True):  # Hypercorn stops itself once told to
                 # Starlette's ASGI types and Hypercorn's differ in their names only
