@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 
 from chaodipi.arena.ladder import Ladder, LadderConfig, Store, database_url, parse_ladder
+from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.bot import run_bot
 
 RANDOM_BOT = "python3 -m chaodipi.sample_bots.random_bot"
@@ -96,19 +97,29 @@ class Resident:
     instance id), started at once; :meth:`join` once the ladder stopped."""
 
     def __init__(
-        self, address: str, token: str, *, processes: int = 4, version: str = "v1", seed: int = 1
+        self,
+        address: str,
+        token: str,
+        *,
+        processes: int = 4,
+        version: str = "v1",
+        seed: int = 1,
+        capacity: int = 2,
     ) -> None:
         self.results: list[object] = []
+        self.capacity = capacity
+        self.messages: list[list[pb.PlayResponse]] = [[] for _ in range(processes)]
+        """What each session was sent, on all its seats' streams, in order."""
         self.threads = [
             threading.Thread(
-                target=self._play, args=(address, token, version, seed * 100 + n), daemon=True
+                target=self._play, args=(address, token, version, seed * 100 + n, n), daemon=True
             )
             for n in range(processes)
         ]
         for thread in self.threads:
             thread.start()
 
-    def _play(self, address: str, token: str, version: str, seed: int) -> None:
+    def _play(self, address: str, token: str, version: str, seed: int, n: int) -> None:
         rng = random.Random(seed)
         try:
             self.results.append(
@@ -119,8 +130,9 @@ class Resident:
                     name="resident",
                     bot_version=version,
                     exit_on_error=False,
-                    capacity=2,
+                    capacity=self.capacity,
                     reconnects=1,
+                    on_message=self.messages[n].append,
                 )
             )
         except Exception as err:  # the ladder stopped under it: what a test may read
