@@ -7,6 +7,8 @@ a version past its fault rate is paused with the reason."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 
 from chaodipi.arena.ladder import PairKind, PairState, Store, VersionState
@@ -121,3 +123,33 @@ def test_a_version_past_its_fault_rate_is_paused_with_the_reason(tmp_path: Path)
     assert "illegal answers" in faulty.reason and "arena ladder resume" in faulty.reason
     running.store.close()
 
+
+
+def test_a_frozen_season_plays_its_final_pairs_publishes_its_table_and_takes_no_new_version(
+    tmp_path: Path,
+) -> None:
+    config = ladder_config(tmp_path, rungs=["random", "heuristic"], fault_games=1000)
+    refused: list[str | None] = []
+
+    async def freeze(running: Running) -> None:
+        ladder = running.ladder
+        await ladder.freeze(2)
+        token = await ladder.add_bot("late")
+        # a session naming a version the ladder does not know is turned away, with why
+        from chaodipi.arena.v2 import arena_pb2 as pb
+
+        bot = next(b for b in ladder._bots.values() if b.name == "late")
+        refused.append(ladder._refusal(bot.id, pb.EnterRequest(token=token, bot_version="v9")))
+
+    def final(store: Store) -> bool:
+        return store.get_meta("final") is not None
+
+    running = run_ladder(config, final, on_ready=freeze)
+    store = running.store
+    finals = store.pairs(kinds=(PairKind.FINAL,))
+    played = Counter(v for p in finals for v in (p.version_a, p.version_b))
+    assert sorted(played.values()) == [2, 2]  # each version its two final pairs
+    assert refused[0] is not None and refused[0].startswith("the season is frozen")
+    table = json.loads(store.get_meta("final") or "{}")["table"]
+    assert [row["version"] for row in table] and len(table) == 2
+    store.close()

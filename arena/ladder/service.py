@@ -125,6 +125,8 @@ class Ladder:
     _playing: int = 0
     """Pairs and validation games started and not over (each takes a slot of
     ``concurrency``)."""
+    _final_playing: int = 0
+    """The season's final pairs started and not over."""
     _changed: anyio.Event = field(default_factory=anyio.Event)
     _writes: anyio.CapacityLimiter = field(default_factory=lambda: anyio.CapacityLimiter(1))
     _server: ArenaServer | None = None
@@ -382,8 +384,15 @@ class Ladder:
             a, b = chosen
             self._reserve(a)
             self._reserve(b)
+            if self._final_left is not None:  # a final pair counts once it starts
+                self._final_playing += 1
+                for entry in (a, b):
+                    self._final_left[entry.version.id] = max(
+                        0, self._final_left[entry.version.id] - 1
+                    )
             self._playing += 1
-            self._nursery.start_soon(self._play_pair, a, b)
+            kind = PairKind.RATED if self._final_left is None else PairKind.FINAL
+            self._nursery.start_soon(self._play_pair, a, b, kind)
 
     def _reserve(self, entry: _Entry) -> None:
         entry.in_flight += 1
@@ -432,10 +441,6 @@ class Ladder:
             return None
         by_name = {e.version.name: e for e in entries}
         return by_name[picked.seed], by_name[picked.opponent]
-
-    @property
-    def _frozen(self) -> bool:
-        return self._final_left is not None
 
     # -- playing ---------------------------------------------------------------------------------
 
@@ -500,12 +505,11 @@ class Ladder:
             self._playing -= 1
             self._change()
 
-    async def _play_pair(self, a: _Entry, b: _Entry) -> None:
+    async def _play_pair(self, a: _Entry, b: _Entry, kind: PairKind) -> None:
         """One new deal twice, the seats swapped, both games at once; then all of the pair
         stored in one transaction, and each version's faults checked."""
         assert self._games is not None and self._server is not None
-        kind = PairKind.FINAL if self._frozen else PairKind.RATED
-        reserved = True
+        reserved, final_over = True, False
         try:
             pair = await self._db(
                 self.store.start_pair, kind, a.version.id, b.version.id, at=self.clock()
@@ -540,7 +544,14 @@ class Ladder:
                 self._server.release(table)
             results = [played[False][0], played[True][0]]
             await self._pair_over(pair.id, kind, a, b, results)
+            if kind is PairKind.FINAL:
+                final_over = True
+                self._final_playing -= 1
+                if not self._schedulable_final() and not self._final_playing:
+                    await self._season_over()
         finally:
+            if kind is PairKind.FINAL and not final_over:
+                self._final_playing -= 1
             if reserved:
                 a.reserved -= SEATS_PER_PAIR
                 b.reserved -= SEATS_PER_PAIR
@@ -577,8 +588,8 @@ class Ladder:
             for entry in (a, b):
                 entry.pairs_played += 1
                 entry.last_played = stored.finished_at
-                if self._final_left is not None and self._final_left[entry.version.id] > 0:
-                    self._final_left[entry.version.id] -= 1
+        if score is None and kind is PairKind.FINAL and self._final_left is not None:
+            self._final_left.update((a.version.id, b.version.id))  # a void pair is played again
         get_logger(pair=pair_id).info(
             "pair_over", a=a.version.name, b=b.version.name, score_a=score, void=why or None
         )
@@ -594,8 +605,6 @@ class Ladder:
         )
         for entry in (a, b):
             await self._check_faults(entry)
-        if self._final_left is not None and not self._schedulable_final():
-            await self._season_over()
 
     async def _check_faults(self, entry: _Entry) -> None:
         """Pause a version once its share of faulty games passed the ladder's rate."""
