@@ -13,7 +13,14 @@ from typing import Any
 
 import anyio
 
-from chaodipi.arena.ladder import Ladder, LadderConfig, Store, database_url, parse_ladder
+from chaodipi.arena.ladder import (
+    Ladder,
+    LadderConfig,
+    RayTables,
+    Store,
+    database_url,
+    parse_ladder,
+)
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.bot import run_bot
 
@@ -53,13 +60,14 @@ def run_ladder(
     *,
     on_ready: Callable[[Running], Any] | None = None,
     store: Store | None = None,
+    ray: RayTables | None = None,
 ) -> Running:
     """Run a ladder until ``until(store)`` holds after one of its events (a pair or game over,
     a version's state changed), then stop it. ``on_ready(running)`` once it listens (in the
     ladder's loop: start resident bots there, in threads)."""
     store = store or Store.open(database_url(config.storage, config.folder))
     log_dir = config.folder / "logs"
-    ladder = Ladder(config, store, log_dir, operator_digest=None)
+    ladder = Ladder(config, store, log_dir, operator_digest=None, ray=ray)
     running = Running(ladder, store)
 
     async def main() -> None:

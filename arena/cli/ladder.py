@@ -163,7 +163,7 @@ def _serve(args: argparse.Namespace) -> int:
         return _fail(args, absent, 2)
     import anyio
 
-    from chaodipi.arena.ladder import Ladder
+    from chaodipi.arena.ladder import Ladder, ray_tables
     from chaodipi.arena.logs import configure_logging
     from chaodipi.arena.serving import check_can_listen, token_digest, tune_garbage_collector
     from chaodipi.arena.signals import stop_on_signals
@@ -199,15 +199,23 @@ def _serve(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    ladder = Ladder(config, store, log_dir, operator_digest=token_digest(token), on_ready=ready)
-
-    async def main() -> None:
+    async def main(ladder: Ladder) -> None:
         async with anyio.create_task_group() as nursery:
             await nursery.start(stop_on_signals, nursery.cancel_scope.cancel)
             await ladder.run()
 
     try:
-        anyio.run(main, backend="asyncio")
+        # Ray first: it takes SIGTERM as it connects, and the ladder's own handler comes after
+        with ray_tables(config, log_dir) as cluster:
+            ladder = Ladder(
+                config,
+                store,
+                log_dir,
+                operator_digest=token_digest(token),
+                on_ready=ready,
+                ray=cluster,
+            )
+            anyio.run(main, ladder, backend="asyncio")
     except ArenaError as err:
         return _fail(args, str(err), err.exit_code)
     finally:

@@ -22,6 +22,8 @@ from .matchmaking import MatchmakingSettings as MatchmakingSettings
 from .matchmaking import Pairing as Pairing
 from .matchmaking import SeedRule as SeedRule
 from .matchmaking import next_pairing as next_pairing
+from .on_ray import RayTables as RayTables
+from .on_ray import ray_tables as ray_tables
 from .operator import LadderError as LadderError
 from .operator import Operator as Operator
 from .ratings import ELO_PER_MU as ELO_PER_MU
@@ -55,6 +57,7 @@ __all__ = [
     "PairState",
     "Pairing",
     "Playing",
+    "RayTables",
     "SeedRule",
     "Store",
     "Version",
@@ -66,6 +69,7 @@ __all__ = [
     "parse_ladder",
     "provisional",
     "rate_pair",
+    "ray_tables",
     "refit",
     "status_document",
 ]

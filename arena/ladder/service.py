@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.abc
 
+from chaodipi.arena.deals import DealKey
 from chaodipi.arena.files import make_private_folder
 from chaodipi.arena.ladder import matchmaking, ratings
 from chaodipi.arena.ladder.config import HostedBot, LadderConfig
@@ -53,6 +54,7 @@ from chaodipi.arena.ladder.entries import (
 from chaodipi.arena.ladder.judging import pair_outcome, validation_verdict
 from chaodipi.arena.ladder.live import LadderEvent, Live, Playing
 from chaodipi.arena.ladder.matchmaking import Candidate, MatchmakingSettings
+from chaodipi.arena.ladder.on_ray import RayTables
 from chaodipi.arena.ladder.operator import LadderError
 from chaodipi.arena.ladder.ratings import LiveRating
 from chaodipi.arena.ladder.store import RefitRow, Store
@@ -94,6 +96,8 @@ class _Entry:
     """Its pairs (or validation game) playing now."""
     reserved: int = 0
     """Seats promised to games it starts that are not taken from its pool yet."""
+    external: bool = False
+    """A resident version: its processes are its owner's."""
 
 
 @dataclass(slots=True)
@@ -110,6 +114,8 @@ class Ladder:
     on_ready: Callable[[str, str], None] | None = None
     """Told (the gRPC address, the pages' address) once both listen."""
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+    ray: RayTables | None = None
+    """Where pairs of two hosted versions are played, when the config names a Ray cluster."""
     _entries: dict[int, _Entry] = field(default_factory=dict)
     """The versions that may play, by id."""
     _bots: dict[int, Bot] = field(default_factory=dict)
@@ -132,6 +138,7 @@ class Ladder:
     _server: ArenaServer | None = None
     _games: Games | None = None
     _nursery: anyio.abc.TaskGroup | None = None
+    _deal_key: DealKey | None = None
 
     # -- the store, off the loop ---------------------------------------------------------------
 
@@ -151,7 +158,7 @@ class Ladder:
         abandoned = await self._db(self.store.recover, at=self.clock())
         if abandoned:
             log.info("pairs_abandoned", pairs=[p.id for p in abandoned])
-        deal_key = await self._db(self.store.deal_key)
+        deal_key = self._deal_key = await self._db(self.store.deal_key)
         make_private_folder(self.log_dir)  # the bots' stderr
         settings = self.config.table_settings()
         tls = self.config.tls
@@ -270,7 +277,7 @@ class Ladder:
             rating = LiveRating.pinned_at(version.pinned_elo)  # never moved, never stored
         elif rating is None:
             rating = LiveRating.newcomer()
-        entry = self._entries[version.id] = _Entry(version, bot, rating, spec)
+        entry = self._entries[version.id] = _Entry(version, bot, rating, spec, external=external)
         self._change()
         return entry
 
@@ -402,6 +409,8 @@ class Ladder:
         """Whether a new deal's four seats of the version can be taken now."""
         if 2 * (self._tables_of(entry.bot) + 2) > 2 * self._tables_cap(entry.bot):
             return False
+        if self.ray is not None and not entry.external:
+            return True  # its pairs with other hosted versions are played on the cluster
         return self._instances.room(entry.spec.name) - entry.reserved >= SEATS_PER_PAIR
 
     def _tables_of(self, bot: Bot) -> int:
@@ -506,10 +515,18 @@ class Ladder:
             self._change()
 
     async def _play_pair(self, a: _Entry, b: _Entry, kind: PairKind) -> None:
-        """One new deal twice, the seats swapped, both games at once; then all of the pair
+        """One new deal twice, the seats swapped, both games at once (here, or on the Ray
+        cluster when both versions are hosted and the config names one); then all of the pair
         stored in one transaction, and each version's faults checked."""
-        assert self._games is not None and self._server is not None
-        reserved, final_over = True, False
+        unreserved, final_over = False, False
+
+        def unreserve() -> None:
+            nonlocal unreserved
+            if not unreserved:
+                unreserved = True
+                a.reserved -= SEATS_PER_PAIR
+                b.reserved -= SEATS_PER_PAIR
+
         try:
             pair = await self._db(
                 self.store.start_pair, kind, a.version.id, b.version.id, at=self.clock()
@@ -518,31 +535,13 @@ class Ladder:
             self.live.started(
                 Playing(pair.id, kind.value, a.version.name, b.version.name, pair.started_at)
             )
-            bots = {a.version.name: a.spec, b.version.name: b.spec}
             keys = [GameKey(a.version.name, b.version.name, pair.id, s) for s in (False, True)]
-            seats: list[Any] = []
-            for key in keys:  # one game's seats at a time, each all at once
-                seats.append(await self._games.seat(key, bots))
-            a.reserved -= SEATS_PER_PAIR
-            b.reserved -= SEATS_PER_PAIR
-            reserved = False
-            over = anyio.Event()
-            played: dict[bool, tuple[GameResult, Table]] = {}
-
-            async def game(key: GameKey, seated: Any) -> None:
-                assert self._games is not None
-                played[key.swapped] = await self._games.play(
-                    key, bots, spectators_after=over, seated=seated
-                )
-                self.live.game_over(pair.id)
-
-            async with anyio.create_task_group() as both:
-                for key, seated in zip(keys, seats, strict=True):
-                    both.start_soon(game, key, seated)
-            over.set()  # the deal is over: its games may be watched
-            for _, table in played.values():
-                self._server.release(table)
-            results = [played[False][0], played[True][0]]
+            if self.ray is not None and not (a.external or b.external):
+                unreserve()  # its processes are the cluster's
+                assert self._deal_key is not None
+                results = await self.ray.play(keys, [a.spec, b.spec], self._deal_key)
+            else:
+                results = await self._play_here(pair.id, keys, a, b, unreserve)
             await self._pair_over(pair.id, kind, a, b, results)
             if kind is PairKind.FINAL:
                 final_over = True
@@ -552,9 +551,7 @@ class Ladder:
         finally:
             if kind is PairKind.FINAL and not final_over:
                 self._final_playing -= 1
-            if reserved:
-                a.reserved -= SEATS_PER_PAIR
-                b.reserved -= SEATS_PER_PAIR
+            unreserve()
             a.in_flight -= 1
             b.in_flight -= 1
             self._playing -= 1
@@ -562,6 +559,39 @@ class Ladder:
                 if entry.version.id not in self._entries and not entry.in_flight:
                     self._instances.remove(entry.spec.name)
             self._change()
+
+    async def _play_here(
+        self,
+        pair_id: int,
+        keys: list[GameKey],
+        a: _Entry,
+        b: _Entry,
+        seated: Callable[[], None],
+    ) -> list[GameResult]:
+        """A pair's two games on this ladder's table server: each game's four seats taken from
+        the pools at once (then ``seated()``), both games at once, their tables released once
+        both are over (their spectators wait for that)."""
+        assert self._games is not None and self._server is not None
+        bots = {a.version.name: a.spec, b.version.name: b.spec}
+        seats = [await self._games.seat(key, bots) for key in keys]
+        seated()
+        over = anyio.Event()
+        played: dict[bool, tuple[GameResult, Table]] = {}
+
+        async def game(key: GameKey, chosen: Any) -> None:
+            assert self._games is not None
+            played[key.swapped] = await self._games.play(
+                key, bots, spectators_after=over, seated=chosen
+            )
+            self.live.game_over(pair_id)
+
+        async with anyio.create_task_group() as both:
+            for key, chosen in zip(keys, seats, strict=True):
+                both.start_soon(game, key, chosen)
+        over.set()  # the deal is over: its games may be watched
+        for _, table in played.values():
+            self._server.release(table)
+        return [played[False][0], played[True][0]]
 
     async def _pair_over(
         self, pair_id: int, kind: PairKind, a: _Entry, b: _Entry, results: list[GameResult]

@@ -25,12 +25,15 @@ from .driver import run_tournament as run_tournament
 from .local import Games as Games
 from .local import LocalBackend as LocalBackend
 from .pools import Instances as Instances
+from .ray_backend import MAX_RETRIES as MAX_RETRIES
 from .ray_backend import RayBackend as RayBackend
+from .ray_backend import runtime_env as runtime_env
 from .ray_cluster import connect as connect
 from .ray_cluster import import_ray as import_ray
 from .ray_cluster import parse_address as parse_address
 from .ray_shard import Shard as Shard
 from .ray_shard import ShardResult as ShardResult
+from .ray_shard import play_shard as play_shard
 from .recorder import Outcome as Outcome
 from .recorder import Recorder as Recorder
 from .rungs import RUNGS as RUNGS
@@ -41,6 +44,7 @@ from .runs import stored_config as stored_config
 
 __all__ = [
     "KEYS",
+    "MAX_RETRIES",
     "RUNGS",
     "SCHEDULES",
     "TRANSPORTS",
@@ -71,10 +75,12 @@ __all__ = [
     "load_deal_set",
     "parse_address",
     "parse_config",
+    "play_shard",
     "prepare_log_dir",
     "resolve_deal_set",
     "run_tournament",
     "rung",
+    "runtime_env",
     "schedule",
     "stored_config",
     "write_document",
