@@ -532,6 +532,7 @@ class Ladder:
                 self.store.start_pair, kind, a.version.id, b.version.id, at=self.clock()
             )
             self._met[frozenset((a.version.name, b.version.name))] = pair.started_at
+            get_logger(pair=pair.id).info("pair_started", a=a.version.name, b=b.version.name)
             self.live.started(
                 Playing(pair.id, kind.value, a.version.name, b.version.name, pair.started_at)
             )
