@@ -112,22 +112,25 @@ def test_the_docs_list_the_rungs_arena_bench_plays() -> None:
         assert [word.strip() for word in listed.split(",")] == [r.name for r in RUNGS], name
 
 
-THE_TWO_COMMANDS = (
+THE_COMMANDS = (
     "python3 -m pip install -e '.[test]' && python3 -m chaodipi.arena run examples/sample_bots.toml"
     " --resume",
     "python3 -m pip install -e '.[test]' && python3 -m pytest -rs",
+    "python3 -m pip install -e '.[ladder]' && python3 -m chaodipi.arena ladder serve "
+    "examples/ladder.toml",
 )
+"""The main job, the tests, and a standing ladder."""
 
 
-def test_the_readme_opens_with_the_two_commands() -> None:
+def test_the_readme_opens_with_its_three_commands() -> None:
     """The README's first block, right under its title and a few lines of what it is, holds
-    the main job and the tests, each exactly as a newcomer pastes it."""
+    the main job, the tests and a standing ladder, each exactly as a newcomer pastes it."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     head, fence, rest = readme.partition("```sh\n")
     assert fence and len(head.splitlines()) <= 8, "the commands are not at the top"
     block = rest.partition("```")[0].splitlines()
     commands = [line.partition("#")[0].strip() for line in block]
-    assert commands == list(THE_TWO_COMMANDS)
+    assert commands == list(THE_COMMANDS)
 
 
 BENCH_COMMAND = re.compile(r"`python3 (?:benchmarks/\w+\.py|-m chaodipi\.arena \w+)[^`]*`")

@@ -100,8 +100,16 @@ def add_command(commands: Any) -> None:
         metavar="PATH",
         help="where to write its token (default: tokens/NAME.token beside the config)",
     )
-    add.add_argument("--max-sessions", type=whole(4), help="sessions it may hold at once")
-    add.add_argument("--max-tables", type=whole(4), help="tables it may play at once")
+    add.add_argument(
+        "--max-sessions",
+        type=whole(4),
+        help="sessions it may hold at once (default: the config's sessions_per_bot)",
+    )
+    add.add_argument(
+        "--max-tables",
+        type=whole(4),
+        help="tables it may play at once (default: the config's tables_per_bot)",
+    )
     add.set_defaults(run=_add)
     for name, summary in (
         ("pause", "keep a bot out of the schedule (its games in play go on)"),
@@ -111,7 +119,11 @@ def add_command(commands: Any) -> None:
         sub = action(name, summary)
         sub.add_argument("name", help="the bot's name")
         if name == "pause":
-            sub.add_argument("--reason", default="paused by the operator", help="shown on its page")
+            sub.add_argument(
+                "--reason",
+                default="paused by the operator",
+                help="shown on its page (default: 'paused by the operator')",
+            )
         sub.set_defaults(run=_operator_action)
     freeze = action("freeze", "end the season: no new versions, a final schedule, a final table")
     freeze.add_argument("--pairs", type=whole(1), required=True, help="final pairs per version")
