@@ -126,11 +126,20 @@ def add_command(commands: Any) -> None:
             )
         sub.set_defaults(run=_operator_action)
     freeze = action("freeze", "end the season: no new versions, a final schedule, a final table")
-    freeze.add_argument("--pairs", type=whole(1), required=True, help="final pairs per version")
+    freeze.add_argument(
+        "--pairs", type=whole(1), default=20, help="final pairs per version (default: 20)"
+    )
     freeze.set_defaults(run=_freeze)
     export = action("export", "write the ratings and every pair as CSV files or JSON")
-    export.add_argument("--csv", type=output_folder, metavar="DIR", help="ratings.csv, pairs.csv")
-    export.add_argument("--json", type=output_file, metavar="FILE", help="one JSON document")
+    export.add_argument(
+        "--csv",
+        type=output_folder,
+        metavar="DIR",
+        help="write ratings.csv and pairs.csv there (default: none)",
+    )
+    export.add_argument(
+        "--json", type=output_file, metavar="FILE", help="write one JSON document (default: none)"
+    )
     export.set_defaults(run=_export)
     parser.set_defaults(run=_missing_action)
 
