@@ -124,7 +124,6 @@ def test_a_version_past_its_fault_rate_is_paused_with_the_reason(tmp_path: Path)
     running.store.close()
 
 
-
 def test_a_frozen_season_plays_its_final_pairs_publishes_its_table_and_takes_no_new_version(
     tmp_path: Path,
 ) -> None:
@@ -152,4 +151,25 @@ def test_a_frozen_season_plays_its_final_pairs_publishes_its_table_and_takes_no_
     assert refused[0] is not None and refused[0].startswith("the season is frozen")
     table = json.loads(store.get_meta("final") or "{}")["table"]
     assert [row["version"] for row in table] and len(table) == 2
+    store.close()
+
+
+def test_a_ladder_on_postgresql_plays_and_rates_as_on_sqlite(tmp_path: Path) -> None:
+    from tests.postgres_support import postgres_url
+
+    url = postgres_url(tmp_path)
+    config = ladder_config(
+        tmp_path,
+        rungs=["random", "heuristic"],
+        storage=url.replace("postgresql+psycopg://", "postgresql://"),
+    )
+
+    def rated(store: Store) -> bool:
+        return len(store.pairs()) >= 3
+
+    running = run_ladder(config, rated)
+    store = running.store
+    assert store.engine.dialect.name == "postgresql"
+    assert all(len(store.games(pair_id=p.id)) == 2 for p in store.pairs())
+    assert store.live_ratings()
     store.close()
