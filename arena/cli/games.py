@@ -287,7 +287,10 @@ def _index_page(database: str, cells: list[tuple[str, ...]]) -> str:
     """The page listing a tournament's games (``cells``: each row's cells, HTML already)."""
     head = ("#", "game", "0+2 v 1+3", "result", "ending", "hands")
     rows = "\n".join(
-        "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in cells
+        "<tr>"
+        + "".join(f'<td data-label="{n}">{cell}</td>' for n, cell in zip(head, row, strict=True))
+        + "</tr>"
+        for row in cells
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -305,6 +308,15 @@ table {{ border-collapse: collapse; width: 100%; }}
 th {{ text-align: left; font-weight: 500; color: #6b6b6b; }}
 th, td {{ padding: 4px 8px; border-bottom: 1px solid #f0f1ec; white-space: nowrap; }}
 a {{ color: #17543a; font-weight: 600; }}
+/* a phone: a game a block, every cell in sight with its column's name */
+@media (max-width: 600px) {{
+  thead {{ display: none; }}
+  tr {{ display: flex; flex-wrap: wrap; column-gap: 10px; padding: 6px 8px;
+    border-bottom: 1px solid #e3e5de; }}
+  td {{ padding: 1px 0; border: 0; white-space: normal; overflow-wrap: anywhere; }}
+  td:nth-child(3) {{ width: 100%; }}
+  td:nth-child(n+3)::before {{ content: attr(data-label) ": "; color: #6b6b6b; }}
+}}
 </style>
 </head>
 <body>
