@@ -22,9 +22,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from chaodipi.engine import PRESETS, Match, Phase, Play, TrickWon, observe, same_team
+from chaodipi.engine import PRESETS, Deal, Match, Phase, Play, TrickWon, observe, same_team
 from chaodipi.review import judge
-from chaodipi.review.game import _real_deal  # the one place a review reads the real deal
 
 GIFT = 25
 """The least points the planted move gives away beyond a legal alternative."""
@@ -94,7 +93,8 @@ def main() -> None:
     count = 0
     for position in planted(iter(range(100_000))):
         view = observe(position.match, position.seat)
-        real = _real_deal(position.match)
+        hand = position.match.hand  # the real deal, for hindsight only (as the review's)
+        real = Deal(tuple(tuple(hand.hand(seat)) for seat in range(4)), tuple(hand.kitty))
         row: dict[str, object] = {"seed": position.seed, "gift": position.points}
         for way, most in ways.items():
             started = time.process_time()

@@ -298,6 +298,9 @@ def test_a_card_the_seat_does_not_hold_is_the_records_one_line_error(tmp_path: P
         (["nowhere.jsonl"], "arena review: cannot read nowhere.jsonl"),
         (["game.jsonl", "3"], "is a record file, which holds one game: give no GAME"),
         (["game.jsonl", "--games", "2"], "--games reviews a database's games: give no GAME"),
+        (["game.jsonl", "--worst", "2"], "--worst reviews a database's games: give no GAME"),
+        (["game.jsonl", "--bot", "x"], "--bot reviews a database's games: give no GAME"),
+        (["game.jsonl", "--phase", "leading"], "--phase goes with --worst"),
         (["game.jsonl", "--simulations", "1"], "--simulations: must be a whole number"),
     ],
 )
@@ -363,25 +366,29 @@ def test_a_bots_worst_decisions_each_with_its_game_and_step(database: Path) -> N
     at = printed.index("the 3 worst decisions of random, following (marked first, then by cost):")
     shown = [row for row in printed[at + 1 :] if not row.startswith(" " * 6)]
     opened = [row.strip() for row in printed[at + 1 :] if row.startswith(" " * 6)]
-    assert len(shown) == 3 and len(opened) == 3
+    assert len(shown) == 3 and len(opened) == 6
     found = json.loads(_arena(*args, "--json", cwd=database.parent).stdout.splitlines()[-1])
     worst = found["worst"]
     assert [w["phase"] for w in worst] == ["following"] * 3 and {w["bot"] for w in worst} == {"random"}
     order = {"??": 0, "?": 1, "?!": 2, "": 3}
     keys = [(order[w["mark"]], -w["cost"]) for w in worst]
     assert keys == sorted(keys)
-    for row, command, entry in zip(shown, opened, worst, strict=True):
+    for row, command, then, entry in zip(shown, opened[::2], opened[1::2], worst, strict=True):
         game = entry["game"]
         assert row.strip().startswith(f"{game} hand {entry['hand'] + 1} step {entry['step']} · seat ")
-        assert command == (
-            f"arena show {database} {game} --html {game}.html; open {game}.html{entry['link']}"
-        )
+        assert command == f"arena show {database} {game} --html {game}.html"
+        assert then == f"then open {game}.html{entry['link']}" and entry["page"] == command
         record = load_game(database, game)
         line = dict(zip(action_steps(record), _actions(record), strict=True))[
             (entry["hand"], entry["step"])
         ]
         assert line["seat"] == entry["seat"] and record[0]["bots"][line["seat"]]["name"] == "random"
         assert entry["chosen"] == line["action"]
+    unknown = _arena("review", str(database), "--bot", "nobody", cwd=database.parent)
+    assert unknown.returncode == 2 and unknown.stderr == (
+        f"arena review: {database} holds no game of a bot named 'nobody' (its bots: heuristic, "
+        "random)\n"
+    )
 
 
 def test_a_review_cut_short_leaves_the_games_it_ended(database: Path) -> None:

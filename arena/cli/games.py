@@ -287,10 +287,12 @@ def _index_page(database: str, cells: list[tuple[str, ...]]) -> str:
     """The page listing a tournament's games (``cells``: each row's cells, HTML already)."""
     head = ("#", "game", "0+2 v 1+3", "result", "ending", "hands")
     rows = "\n".join(
-        "<tr>"
-        + "".join(f'<td data-label="{n}">{cell}</td>' for n, cell in zip(head, row, strict=True))
-        + "</tr>"
-        for row in cells
+        "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in cells
+    )
+    labels = " ".join(  # on a phone, each value after its column's name
+        f'td:nth-child({i})::before {{ content: "{name}: "; color: #6b6b6b; }}'
+        for i, name in enumerate(head, start=1)
+        if i > 2
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -315,7 +317,7 @@ a {{ color: #17543a; font-weight: 600; }}
     border-bottom: 1px solid #e3e5de; }}
   td {{ padding: 1px 0; border: 0; white-space: normal; overflow-wrap: anywhere; }}
   td:nth-child(3) {{ width: 100%; }}
-  td:nth-child(n+3)::before {{ content: attr(data-label) ": "; color: #6b6b6b; }}
+  {labels}
 }}
 </style>
 </head>

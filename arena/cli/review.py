@@ -17,16 +17,22 @@ import os
 import random
 import shlex
 import sys
-import textwrap
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chaodipi.arena.cli.arguments import whole
+from chaodipi.arena.cli.review_text import (
+    GamePrinter,
+    game_line,
+    quality_json,
+    quality_text,
+    worst_text,
+)
 
 if TYPE_CHECKING:
-    from chaodipi.review import BotQuality, GameReview, Judged, Reviewed
+    from chaodipi.review import GameReview, Reviewed
 
 __all__ = ["add_budget", "add_command", "reviewed"]
 
@@ -43,14 +49,14 @@ in each world to the end of the hand by the search bot's playout policy, scored 
 team in levels (the points a tie-break). A decision's cost is the value of the reviewer's best
 candidate less the value of the bot's move, ± one standard error of the paired difference;
 it is marked ?! (inaccuracy, ≥ 0.1 level), ? (mistake, ≥ 0.25) or ?? (blunder, ≥ 0.5) when
-it is also more than two standard errors; a decision whose cost is within two standard errors
-of a mark's line is given more worlds, up to four times its budget. Declaring, and frying
-while bids are hidden, are not judged; a forced move is no decision. Each decision is named
-by its hand and step as the game's page numbers them (arena show … --html PAGE; PAGE#hand=1&
-step=26 opens it there). The values of the other seats' worlds are hindsight (all cards
-open), shown only when every seat is reviewed. The same --seed and --simulations give the
-same review on any machine. Progress goes to stderr: a bar on a terminal, else a line now
-and then.
+it is also more than two standard errors; where the cost is within two standard errors of a
+mark's line, the best and the chosen move meet more worlds, up to four times the budget.
+Declaring, and frying while bids are hidden, are not judged; a forced move is no decision.
+Each decision is named by its hand and step as the game's page numbers them (the page
+arena show … --html PAGE writes; PAGE#hand=1&step=26 opens it there). The move best with
+every card open (hindsight, no seat's information) is shown only when every seat is
+reviewed. The same --seed and --simulations give the same review on any machine. Progress
+goes to stderr: a bar on a terminal, else a line at each tenth of the way.
 
 With a results database and no GAME: reviews --games K games (all by default; with --bot
 NAME, only NAME's games and seats), printing a line as each game's review ends, then, per
@@ -73,7 +79,8 @@ def add_budget(parser: argparse.ArgumentParser) -> None:
         type=whole(2),
         default=DEFAULT_SIMULATIONS,
         help=f"playouts a decision is judged with (default {DEFAULT_SIMULATIONS}, as the "
-        "search bot's; as many again for hindsight)",
+        "search bot's; as many again for hindsight; up to 4 times as many for the best and "
+        "the chosen move where the cost is near a mark's line)",
     )
     parser.add_argument("--seed", type=whole(0), default=1, help="the review's seed (default 1)")
     parser.add_argument(
@@ -122,12 +129,13 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         type=whole(1),
         metavar="K",
         help="with a database and no GAME: list the K worst decisions reviewed (of --bot's), "
-        "each with its game, step and the command that shows it",
+        "each with its game, step and the command that shows it (default: none listed)",
     )
     review.add_argument(
         "--phase",
         choices=PHASES,
-        help="with --worst: only decisions of this phase (bidding covers frying)",
+        help="with --worst: only decisions of this phase (bidding covers frying; default: "
+        "every phase)",
     )
     add_budget(review)
     review.add_argument(
@@ -180,7 +188,8 @@ def review_command(args: argparse.Namespace) -> int:
             print(json.dumps(review_json(review), ensure_ascii=False, indent=1))
             return 0
         printer = GamePrinter(args.width, hindsight=args.seat is None)
-        for text in printer.title(lines[0], args.simulations, args.seed, _page(args)):
+        page = _page(args, None if args.game is None else str(lines[0].get("game", args.game)))
+        for text in printer.title(lines[0], args.simulations, args.seed, page):
             print(text, flush=True)
 
         def each(decision: Reviewed) -> None:
@@ -236,7 +245,7 @@ def reviewed(
     on a terminal, else a line now and then); ``each`` is given each decision as it comes."""
     from chaodipi.review import review_game
 
-    with _progress(label) as advance:
+    with _progress(label, getattr(args, "command", "review")) as advance:
         return review_game(
             lines,
             seats=seats,
@@ -303,27 +312,25 @@ def _review_games(args: argparse.Namespace) -> int:
         raise UsageError(f"a stored record does not re-play: {err}") from None
     figures = quality(review for _, review in reviews)
     labels = {id(review): label for label, review in reviews}
-    found = []
+    found: list[tuple[str, Reviewed, str]] = []  # the worst: game, decision, its page's command
     if args.worst is not None:
-        found = worst((review for _, review in reviews), args.worst, bot=args.bot, phase=args.phase)
+        for review, decision in worst(
+            (review for _, review in reviews), args.worst, bot=args.bot, phase=args.phase
+        ):
+            label = labels[id(review)]
+            found.append((label, decision, _page(args, label)))
     if args.json:
-        bots = {name: _quality_json(q) for name, q in figures.items()}
+        bots = {name: quality_json(q) for name, q in figures.items()}
         listed = [
-            {
-                "game": labels[id(review)],
-                **decision_json(decision),
-                "page": _page(args, labels[id(review)]),
-            }
-            for review, decision in found
+            {"game": label, **decision_json(decision), "page": page}
+            for label, decision, page in found
         ]
         print(json.dumps({"bots": bots, "worst": listed}, ensure_ascii=False))
         return 0
     for text in quality_text(figures, len(reviews), args.simulations, args.width):
         print(text)
     if args.worst is not None:
-        for text in worst_text(
-            [(labels[id(review)], decision) for review, decision in found], args
-        ):
+        for text in worst_text(found, args.bot, args.phase, args.width):
             print(text)
     return 0
 
@@ -359,7 +366,7 @@ def _review_on_ray(
         raise UsageError(f"--ray: {err}") from None
     ray = import_ray()
     task = ray.remote(num_cpus=1)(review_game)
-    with connect(address), _progress("games") as advance:
+    with connect(address), _progress("games", "review") as advance:
         advance(0, len(records))
         labels = {}
         for label, lines, seats in records:
@@ -376,9 +383,9 @@ def _review_on_ray(
 
 
 @contextmanager
-def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
+def _progress(label: str, command: str) -> Iterator[Callable[[int, int], None]]:
     """Progress on stderr: a bar on a terminal; else a line at each tenth of the way (so a
-    log shows a long review going on)."""
+    log shows a long review going on), said by ``arena COMMAND``."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -401,206 +408,6 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None]]:
         tenth = 10 * done // total if total else 10
         if tenth > said and (done or not total):
             said = tenth
-            print(f"arena review: {label}: {done}/{total}", file=sys.stderr, flush=True)
+            print(f"arena {command}: {label}: {done}/{total}", file=sys.stderr, flush=True)
 
     yield line
-
-
-# -- printing -------------------------------------------------------------------------------
-
-
-class GamePrinter:
-    """A game's review for a terminal of ``width`` columns, a decision at a time: a title,
-    then each decision judged, a line for its verdict and one for the candidates (with the
-    move best with every card open when ``hindsight``: never in one seat's review, whose
-    seat did not see the cards it is judged on), then a summary."""
-
-    def __init__(self, width: int = 80, *, hindsight: bool = True) -> None:
-        self.width = width
-        self.hindsight = hindsight
-        self._hand: int | None = None
-
-    def title(self, header: Mapping[str, Any], simulations: int, seed: int, page: str) -> list[str]:
-        """The review's title: the game, the budget, what the values mean, and where its
-        steps are shown (``page``: the command that writes the game's page)."""
-        from chaodipi.records import visible
-
-        game = visible(str(header.get("game") or "the game"))
-        return [
-            *textwrap.wrap(f"review of {game} · preset {header.get('preset')}", self.width),
-            *textwrap.wrap(
-                f"{simulations} playouts a decision (more near a mark's line), seed {seed}; "
-                "values in levels for the seat's team (points/80 a tie-break), ± one standard "
-                "error; ?! inaccuracy, ? mistake, ?? blunder",
-                self.width,
-            ),
-            *textwrap.wrap(
-                f"steps as the game's page shows them (PAGE#hand=1&step=26): {page}",
-                self.width,
-                break_long_words=False,
-                break_on_hyphens=False,
-            ),
-        ]
-
-    def decision(self, decision: Reviewed) -> list[str]:
-        """A decision judged, in two lines or more (none for one not judged)."""
-        from chaodipi.records import visible
-
-        judged = decision.judged
-        if judged is None:
-            return []
-        out = []
-        if decision.hand != self._hand:
-            self._hand = decision.hand
-            out += ["", f"── hand {decision.hand + 1} ──"]
-        who = f"seat {decision.seat}" + (f" {visible(decision.bot)}" if decision.bot else "")
-        out += textwrap.wrap(
-            f"step {decision.step} · {who}, {decision.phase}: {_move(judged.chosen)}: "
-            f"{verdict_text(judged)}",
-            self.width,
-            subsequent_indent="    ",
-        )
-        values = " · ".join(f"{_move(c.action)} {c.value:+.2f}" for c in judged.candidates)
-        if self.hindsight:
-            values += f" (all cards open: {_move(judged.hindsight)})"
-        out += textwrap.wrap(values, self.width, initial_indent="    ", subsequent_indent="    ")
-        return out
-
-    def summary(self, review: GameReview) -> list[str]:
-        """How many decisions were judged, and how many not."""
-        judged = len(review.judged)
-        unjudged = len(review.decisions) - judged
-        return ["", f"{judged} decisions judged, {unjudged} not (declaring, hidden frying)"]
-
-
-def verdict_text(judged: Judged) -> str:
-    """A verdict in words: "?? cost 0.62 ± 0.10; better ♠AA", "a best move"."""
-    mark = f"{judged.mark} " if judged.mark else ""
-    if judged.cost <= 1e-9:
-        return f"{mark}a best move"
-    return f"{mark}cost {judged.cost:.2f} ± {judged.error:.2f}; better {_move(judged.best)}"
-
-
-def game_line(label: str, review: GameReview, number: int, games: int) -> str:
-    """One line for a game reviewed among ``games``: its decisions judged, its marks and
-    its mean cost."""
-    from chaodipi.review import MARKS
-
-    judged = review.judged
-    marks = " · ".join(f"{sum(j.mark == mark for j in judged)} {mark}" for mark, _, _ in MARKS)
-    mean = sum(j.cost for j in judged) / len(judged) if judged else 0.0
-    return (
-        f"game {number}/{games} {label}: {len(judged)} decisions judged · {marks} · "
-        f"cost/decision {mean:.3f}"
-    )
-
-
-def _move(action: object) -> str:
-    """A move as the review prints it: the record's action text without ``play``."""
-    text = str(action)
-    return text.removeprefix("play ")
-
-
-def quality_text(
-    figures: dict[str, BotQuality], games: int, simulations: int, width: int = 80
-) -> list[str]:
-    """Each bot's decision quality as a table, then its hindsight agreement."""
-    import io
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from chaodipi.records import visible
-    from chaodipi.review import PHASES
-
-    table = Table(title=f"Decision quality ({games} games, {simulations} playouts a decision)")
-    for column in ("bot", "phase", "decisions", "cost/decision [95 %]", "??", "?", "best"):
-        table.add_column(column, justify="left" if column in ("bot", "phase") else "right")
-    for name in sorted(figures, key=lambda n: figures[n].all.mean_cost):
-        bot = figures[name]
-        for phase, figure in [("all", bot.all), *((p, bot.phases[p]) for p in PHASES)]:
-            if not figure.count:
-                continue
-            table.add_row(
-                visible(name) if phase == "all" else "",
-                phase,
-                str(figure.count),
-                f"{figure.mean_cost:.3f} ± {figure.interval:.3f}",
-                f"{figure.rate('??'):.1%}",
-                f"{figure.rate('?'):.1%}",
-                f"{figure.agreed / figure.count:.1%}",
-            )
-    buffer = io.StringIO()
-    Console(file=buffer, width=width, force_terminal=False).print(table)
-    out = buffer.getvalue().rstrip("\n").splitlines()
-    out.append("hindsight agreement (a sign of seeing hidden cards, not a proof):")
-    for name in sorted(figures):
-        all_ = figures[name].all
-        if all_.divergent:
-            rate = f"{all_.fitted / all_.divergent:.1%}"
-            out += textwrap.wrap(
-                f"{visible(name)}: chose the all-cards-open move in {all_.fitted} of "
-                f"{all_.divergent} decisions where it was not the reviewer's ({rate})",
-                width,
-                initial_indent="  ",
-                subsequent_indent="    ",
-            )
-        else:
-            out.append(f"  {visible(name)}: no decision where the two differed")
-    unjudged = sum(f.unjudged for f in figures.values())
-    out.append(f"{unjudged} decisions not judged (declaring, hidden frying)")
-    return out
-
-
-def worst_text(found: list[tuple[str, Reviewed]], args: argparse.Namespace) -> list[str]:
-    """The worst decisions, one by one: the game, its step, the verdict, and the command
-    that writes the page showing it."""
-    from chaodipi.records import visible
-
-    whose = f" of {visible(args.bot)}" if args.bot is not None else ""
-    phase = f", {args.phase}" if args.phase is not None else ""
-    out = ["", f"the {len(found)} worst decisions{whose}{phase} (marked first, then by cost):"]
-    if not found:
-        out.append("  none judged")
-    for label, decision in found:
-        judged = decision.judged
-        assert judged is not None
-        who = f"seat {decision.seat}" + (f" {visible(decision.bot)}" if decision.bot else "")
-        page = _page(args, label)
-        name = page.rsplit(" ", 1)[1]
-        out += textwrap.wrap(
-            f"{visible(label)} hand {decision.hand + 1} step {decision.step} · {who}, "
-            f"{decision.phase}: {_move(judged.chosen)}: {verdict_text(judged)}",
-            args.width,
-            initial_indent="  ",
-            subsequent_indent="      ",
-        )
-        out += textwrap.wrap(
-            f"{page}; open {name}{decision.link}",
-            args.width,
-            initial_indent="      ",
-            subsequent_indent="        ",
-            break_on_hyphens=False,
-        )
-    return out
-
-
-def _quality_json(bot: BotQuality) -> dict[str, Any]:
-    from chaodipi.review import PHASES
-
-    def figure(f: Any) -> dict[str, Any]:
-        return {
-            "decisions": f.count,
-            "mean_cost": None if not f.count else round(f.mean_cost, 4),
-            "interval": None if f.count < 2 else round(f.interval, 4),
-            "marks": f.marks,
-            "best": f.agreed,
-            "divergent": f.divergent,
-            "hindsight": f.fitted,
-        }
-
-    return {
-        "all": figure(bot.all),
-        "phases": {p: figure(bot.phases[p]) for p in PHASES},
-        "unjudged": bot.unjudged,
-    }
