@@ -29,6 +29,8 @@ __all__ = ["DEFAULT_SIMULATIONS", "GameReview", "Reviewed", "review_game"]
 DEFAULT_SIMULATIONS = 120
 """Playouts a decision is judged with by default (and as many for hindsight): the search
 bot's budget."""
+CHUNKS = 4
+"""Pieces of a game's decisions per worker: enough that the workers end together."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +139,6 @@ def _interrupts_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
-CHUNKS = 4
-"""Pieces of a game's decisions per worker: enough that the workers end together."""
 
 
 def _decisions(lines: Sequence[Mapping[str, Any]], seats: set[int], hand: int | None) -> list[int]:
