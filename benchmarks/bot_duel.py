@@ -31,7 +31,6 @@ from functools import partial
 
 from chaodipi.arena.report import pentanomial_estimate, wilson_interval
 from chaodipi.arena.results import pentanomial
-from chaodipi.arena.serving import forced_action
 from chaodipi.bot import Action, SeatView
 from chaodipi.engine import PRESETS, IllegalAction, Match, observe, other_team, team_of
 from chaodipi.sample_bots import heuristic_bot, mc_bot, search_bot
@@ -91,7 +90,7 @@ def play_game(preset: str, seed: int | str, hands: int, bots: list[Decide]) -> G
     while not match.over:
         seat = match.to_play
         legal = match.legal_actions(seat)
-        forced = forced_action(legal)
+        forced = legal.forced()
         if forced is not None:
             match.apply(seat, forced)
             continue

@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 V1_SCRIPT = """
 import json, random, sys
 from arena.protocol import decision_message
-from chaodipi.arena.serving.table import forced_action
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
 totals = []
@@ -37,7 +36,7 @@ for seed in range(1, int(sys.argv[1]) + 1):
     while not match.over:
         seat = match.to_play
         legal = match.legal_actions(seat)
-        if forced_action(legal) is None:
+        if legal.forced() is None:
             n += 1
             sizes[seat] += len(decision_message(match, seat, n, legal).SerializeToString())
         match.apply(seat, legal.sample(rng))
@@ -48,7 +47,6 @@ print(json.dumps(totals))
 
 def v2_sizes(hands: int) -> list[list[int]]:
     """Per hand, each seat's Decision bytes in v2 (as arena/serving/table.py builds them)."""
-    from chaodipi.arena.serving import forced_action
     from chaodipi.arena.v2 import convert
     from chaodipi.engine import PRESETS, Match
 
@@ -59,7 +57,7 @@ def v2_sizes(hands: int) -> list[list[int]]:
         while not match.over:
             seat = match.to_play
             legal = match.legal_actions(seat)
-            if forced_action(legal) is None:
+            if legal.forced() is None:
                 decisions += 1
                 news = match.events_since(sent[seat], seat)
                 sent[seat] = match.log.cursor

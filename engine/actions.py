@@ -193,6 +193,19 @@ class LegalActions:
             return card_action(self.phase, cards)
         return bid_action(self.phase, self.bids[0])
 
+    def forced(self) -> Action | None:
+        """The only legal action, if there is just one: a seat with nothing to choose is not
+        asked (the table plays it, a record says ``"asked": false``); ``None`` otherwise.
+
+        >>> LegalActions(Phase.FRY, 1, can_pass=True).forced()
+        Pass()
+        """
+        if self.cards is None:
+            return PASS if not self.bids and self.can_pass else None
+        if len(self.cards.options) == 1 and self.cards.options[0].is_single:
+            return self.default()
+        return None
+
     def sample(self, rng: random.Random) -> Action:
         """A legal action at random: uniform over pass and the bids, or over the card plays."""
         if self.cards is not None:

@@ -14,6 +14,7 @@ Its public vocabulary is this package's ``__all__``:
   ``chaodipi.arena.files``);
 * re-playing one through the engine: :func:`replay_record`, :func:`replay_steps` (the match
   before each action);
+* its steps, as the viewer and a review number them: :func:`action_steps`, :func:`step_link`;
 * its views: the text transcript (:func:`transcript`, :class:`Transcript`, :func:`seat_view`,
   :func:`spectator_view`, :func:`match_transcript`, :func:`spaced`), the HTML viewer
   (:func:`render_html`, :func:`write_html`), a spectator's live record of a table
@@ -81,6 +82,8 @@ from chaodipi.records.reading import read_file as read_file
 from chaodipi.records.reading import unpack as unpack
 from chaodipi.records.replay import replay_record as replay_record
 from chaodipi.records.replay import replay_steps as replay_steps
+from chaodipi.records.steps import action_steps as action_steps
+from chaodipi.records.steps import step_link as step_link
 from chaodipi.records.text import visible as visible
 from chaodipi.records.transcript import Transcript as Transcript
 from chaodipi.records.transcript import match_transcript as match_transcript
@@ -131,6 +134,7 @@ __all__ = [
     "TrickLine",
     "TrumpLine",
     "Turn",
+    "action_steps",
     "cards_text",
     "check_lines",
     "dump_lines",
@@ -149,6 +153,7 @@ __all__ = [
     "seat_view",
     "spaced",
     "spectator_view",
+    "step_link",
     "transcript",
     "unpack",
     "visible",

@@ -383,18 +383,24 @@ class LineMaker:
         }
 
 
-def _action_line(hand: int, seat: int, action: str, turn: Turn | None) -> ActionLine:
-    line: ActionLine = {"type": "action", "hand": hand, "seat": seat, "action": action}
-    if turn is not None:
-        line["asked"] = turn.asked
-        if turn.asked:
-            line["ms"] = turn.ms
-            line["timeout"] = turn.struck
-            line["strikes"] = turn.strikes
-            line["refused"] = turn.refused
-            line["fallback"] = turn.fallback
-            if turn.note:
-                line["note"] = turn.note
+def _action_line(hand: int, seat: int, action: str, asked: bool, turn: Turn | None) -> ActionLine:
+    """An action's line: whether the seat was ``asked``, and the rest of how it was taken
+    when a ``turn`` says (a match played without a table has no clock)."""
+    line: ActionLine = {
+        "type": "action",
+        "hand": hand,
+        "seat": seat,
+        "action": action,
+        "asked": asked,
+    }
+    if turn is not None and turn.asked:
+        line["ms"] = turn.ms
+        line["timeout"] = turn.struck
+        line["strikes"] = turn.strikes
+        line["refused"] = turn.refused
+        line["fallback"] = turn.fallback
+        if turn.note:
+            line["note"] = turn.note
     return line
 
 
@@ -453,7 +459,8 @@ def record_lines(
 ) -> Iterator[Line]:
     """The record of ``match`` (played or stopped), line by line: the header, then every hand,
     event and action in order. ``turns``: one per action of ``match.actions`` (None: the
-    actions carry no clock). ``bots``: the name of each seat's bot; ``end``: how the arena
+    actions carry no clock, and a seat was asked wherever it had more than one legal action,
+    as a table asks). ``bots``: the name of each seat's bot; ``end``: how the arena
     ended the game (default: as the match stands); ``date``: when (ISO 8601); ``about``: more
     header fields (``game``, ``deal``, ``table``, ``clock``: ``docs/game-record.md``)."""
     actions = match.actions
@@ -470,7 +477,11 @@ def record_lines(
     yield from news(shadow, maker, 0)
     for index, (seat, action) in enumerate(actions):
         hand = shadow.number
-        yield _action_line(hand, seat, str(action), None if turns is None else turns[index])
+        if turns is None:
+            asked = shadow.legal_actions(seat).forced() is None
+            yield _action_line(hand, seat, str(action), asked, None)
+        else:
+            yield _action_line(hand, seat, str(action), turns[index].asked, turns[index])
         cursor = shadow.log.cursor
         shadow.push(seat, action)
         yield from news(shadow, maker, cursor)
@@ -504,7 +515,7 @@ def _from_log(match: Match, turns: Sequence[Turn]) -> Iterator[Line]:
         if upto > done:
             hand = events[upto - 1].hand
             done = upto
-        yield _action_line(max(hand, 0), seat, str(action), turn)
+        yield _action_line(max(hand, 0), seat, str(action), turn.asked, turn)
     yield from (made for event in events[done:] for made in maker.lines(event))
 
 

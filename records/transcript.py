@@ -225,8 +225,8 @@ class Transcript:
             return ""
         hand = self._hand
         bits = []
-        if self.times:
-            bits.append(f"{action.get('ms', 0) / 1000:.2f}s")
+        if self.times and "ms" in action:  # a match played without a table has no clock
+            bits.append(f"{action['ms'] / 1000:.2f}s")
         if action.get("timeout"):
             bits.append(f"strike {action.get('strikes', 0)}")
         if action.get("refused"):

@@ -6,8 +6,9 @@ Its public vocabulary is this package's ``__all__``:
   :class:`Judged` (its :class:`Candidate`\\ s, cost, mark) or not;
 * one decision: :func:`judge`, with its :data:`MARKS` (:func:`mark_of`) and phases
   (:data:`PhaseName`, :func:`phase_of`, :data:`PHASES`);
-* many games: :func:`quality` → :class:`BotQuality` per bot (:class:`Figure` per phase);
-* as JSON: :func:`review_json`.
+* many games: :func:`quality` → :class:`BotQuality` per bot (:class:`Figure` per phase),
+  :func:`worst` (a bot's worst decisions);
+* as JSON: :func:`review_json`, :func:`decision_json`.
 """
 
 from chaodipi.review.game import DEFAULT_SIMULATIONS as DEFAULT_SIMULATIONS
@@ -25,6 +26,8 @@ from chaodipi.review.quality import PHASES as PHASES
 from chaodipi.review.quality import BotQuality as BotQuality
 from chaodipi.review.quality import Figure as Figure
 from chaodipi.review.quality import quality as quality
+from chaodipi.review.quality import worst as worst
+from chaodipi.review.serial import decision_json as decision_json
 from chaodipi.review.serial import review_json as review_json
 
 __all__ = [
@@ -38,10 +41,12 @@ __all__ = [
     "Judged",
     "PhaseName",
     "Reviewed",
+    "decision_json",
     "judge",
     "mark_of",
     "phase_of",
     "quality",
     "review_game",
     "review_json",
+    "worst",
 ]

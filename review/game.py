@@ -13,13 +13,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import signal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from chaodipi.engine import Deal, Match, Phase, observe, parse_action
-from chaodipi.records import replay_steps
+from chaodipi.engine import Deal, Match, Phase, SeatView, observe, parse_action
+from chaodipi.records import action_steps, replay_steps, step_link
 from chaodipi.review.judging import Judged, PhaseName, judge, phase_of
 
 __all__ = ["DEFAULT_SIMULATIONS", "GameReview", "Reviewed", "review_game"]
@@ -27,20 +29,28 @@ __all__ = ["DEFAULT_SIMULATIONS", "GameReview", "Reviewed", "review_game"]
 DEFAULT_SIMULATIONS = 120
 """Playouts a decision is judged with by default (and as many for hindsight): the search
 bot's budget."""
+CHUNKS = 4
+"""Pieces of a game's decisions per worker: enough that the workers end together."""
 
 
 @dataclass(frozen=True, slots=True)
 class Reviewed:
-    """One decision of a game: the action's ``number`` in the game (from 1), its ``hand``
-    (from 0), the ``seat`` and its ``bot``, the ``phase``, and the verdict (``None``: not
-    judged, as declaring is not)."""
+    """One decision of a game: its ``hand`` (from 0, as the record numbers hands) and its
+    ``step`` in that hand (from 1, as the viewer numbers steps: :attr:`link`), the ``seat``
+    and its ``bot``, the ``phase``, and the verdict (``None``: not judged, as declaring is
+    not)."""
 
-    number: int
     hand: int
+    step: int
     seat: int
     bot: str
     phase: PhaseName
     judged: Judged | None
+
+    @property
+    def link(self) -> str:
+        """Where the game's page (``arena show --html``) shows it: ``#hand=1&step=26``."""
+        return step_link(self.hand, self.step)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,33 +78,72 @@ def review_game(
     seed: int = 1,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    each: Callable[[Reviewed], None] | None = None,
 ) -> GameReview:
     """Review every decision the ``seats`` took (in hand ``hand`` only, counting from 0, when
     given) in the record ``lines``: the same review for the same ``seed`` and ``simulations``
     whatever ``workers`` (processes) judge it. ``progress(done, total)`` is called as
-    decisions are judged."""
+    decisions are judged, and ``each(decision)`` with each one in the order played, as soon as
+    it and those before it are judged. A forced move (one legal action) is no decision. A
+    record that does not re-play up to the last decision reviewed is a
+    :class:`chaodipi.engine.ReplayError`, before any decision after its fault is judged."""
     wanted = _decisions(lines, set(seats), hand)
     total = len(wanted)
+    reviewed: list[Reviewed] = []
     if progress is not None:
         progress(0, total)
+
+    def took(batch: list[Reviewed], done: int) -> None:
+        reviewed.extend(batch)
+        if each is not None:
+            for decision in batch:
+                each(decision)
+        if progress is not None:
+            progress(done, total)
+
     if workers <= 1 or total < 2:
-        reviewed = _review(lines, wanted, simulations, seed, progress, total)
+        done = 0
+
+        def one(decision: Reviewed | None) -> None:
+            nonlocal done
+            done += 1
+            took([] if decision is None else [decision], done)
+
+        _review(lines, wanted, simulations, seed, one)
     else:
-        chunks = [wanted[i :: workers * 4] for i in range(workers * 4) if wanted[i :: workers * 4]]
-        reviewed = []
-        with ProcessPoolExecutor(workers) as pool:
-            futures = [pool.submit(_review, lines, c, simulations, seed, None, 0) for c in chunks]
-            for future in futures:
-                reviewed.extend(future.result())
-                if progress is not None:
-                    progress(len(reviewed), total)
-        reviewed.sort(key=lambda r: r.number)
+        size = -(-total // (workers * CHUNKS))  # in order, so that each comes as it is judged
+        chunks = [wanted[i : i + size] for i in range(0, total, size)]
+        pool = ProcessPoolExecutor(workers)
+        try:
+            with _interrupts_held():
+                futures = [pool.submit(_review, lines, c, simulations, seed) for c in chunks]
+            done = 0
+            for chunk, future in zip(chunks, futures, strict=True):
+                done += len(chunk)
+                took(future.result(), done)
+        finally:  # a fault or Ctrl-C: what is not begun is not judged
+            pool.shutdown(cancel_futures=True)
     return GameReview(lines[0], simulations, seed, tuple(reviewed))
 
 
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held back while the pool starts its workers, which inherit the hold:
+    the pool is then whole when it comes (it can stop its workers), and only this process
+    takes it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _decisions(lines: Sequence[Mapping[str, Any]], seats: set[int], hand: int | None) -> list[int]:
-    """The numbers of the actions to review: asked of one of ``seats`` (a forced move is no
-    decision), in ``hand`` when given."""
+    """The numbers of the actions to review (from 1, counting every action of the record):
+    asked of one of ``seats`` (a forced move is no decision), in ``hand`` when given."""
     actions = [line for line in lines if line.get("type") == "action"]
     return [
         number
@@ -103,35 +152,62 @@ def _decisions(lines: Sequence[Mapping[str, Any]], seats: set[int], hand: int | 
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """A decision seen in the re-play, judged once its action has re-played (so a record's
+    fault is the re-play's one-line error, never a judgement of an action the seat could not
+    take)."""
+
+    number: int
+    view: SeatView
+    line: Mapping[str, Any]
+    real: Deal
+
+
 def _review(
     lines: Sequence[Mapping[str, Any]],
     numbers: Sequence[int],
     simulations: int,
     seed: int,
-    progress: Callable[[int, int], None] | None,
-    total: int,
+    each: Callable[[Reviewed | None], None] | None = None,
 ) -> list[Reviewed]:
-    """The decisions ``numbers`` of the record, judged (one re-play of the record)."""
-    wanted = set(numbers)
+    """The decisions ``numbers`` of the record, judged (one re-play of the record, as far as
+    the last of them); ``each`` is called with each as it is judged (``None`` for a forced
+    move, which is no decision: a record made before records said ``asked``)."""
+    left = set(numbers)
+    places = action_steps(lines)
     bots = [bot["name"] for bot in lines[0].get("bots", ())] or ["", "", "", ""]
     reviewed: list[Reviewed] = []
+    taken: _Taken | None = None
+
+    def judge_taken() -> None:
+        assert taken is not None
+        view, line = taken.view, taken.line
+        hand, step = places[taken.number - 1]
+        chosen = parse_action(str(line["action"]), view.level, view.preset.card)
+        verdict = judge(view, chosen, taken.real, simulations, f"{seed}/{taken.number}")
+        decision = Reviewed(hand, step, view.seat, bots[view.seat], phase_of(view), verdict)
+        reviewed.append(decision)
+        if each is not None:
+            each(decision)
+
     for number, (match, line) in enumerate(replay_steps(lines), start=1):
-        if number not in wanted:
-            continue
-        seat = int(line["seat"])
-        view = observe(match, seat)
-        chosen = parse_action(str(line["action"]), match.hand.level, match.preset.card)
-        legal = view.legal
-        verdict = None
-        if legal is not None and legal.count() > 1:
-            verdict = judge(view, chosen, _real_deal(match), simulations, f"{seed}/{number}")
-        reviewed.append(
-            Reviewed(number, match.number, seat, bots[seat], phase_of(view), verdict)
-        )
-        if progress is not None:
-            progress(len(reviewed), total)
-        if len(reviewed) == len(wanted):
+        if taken is not None:  # its action re-played: it was the seat's to take
+            judge_taken()
+            taken = None
+        if not left:
             break
+        if number not in left:
+            continue
+        left.discard(number)
+        view = observe(match, int(line["seat"]))
+        if view.legal is None or view.legal.forced() is not None:
+            if each is not None:
+                each(None)
+            continue
+        taken = _Taken(number, view, line, _real_deal(match))
+    if taken is not None:
+        judge_taken()
     return reviewed
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "mark_of",
     "normal",
     "phase_of",
+    "settled",
 ]
 
 PhaseName = Literal["bidding", "burying", "leading", "following"]
@@ -48,6 +49,9 @@ MARKS: tuple[tuple[str, str, float], ...] = (
 cost to be more than :data:`NOISE` standard errors, so that noise never earns one."""
 NOISE = 2.0
 """Standard errors a cost must exceed to be marked."""
+GROWTH = 4
+"""A decision whose verdict is near a mark's line (:func:`settled`) is given more worlds, twice
+as many at a time, up to this many times its first budget."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +70,8 @@ class Candidate:
 class Judged:
     """A decision judged: the ``candidates`` (best first), the move ``chosen``, its ``cost``
     (the best value less the chosen's, at least 0) with its standard ``error``, its
-    :data:`MARKS` mark ('' for none), the ``worlds`` each candidate met, and the move best in
+    :data:`MARKS` mark ('' for none), the ``worlds`` the best and the chosen met (the other
+    candidates met the first of them, the first budget's), and the move best in
     ``hindsight``."""
 
     candidates: tuple[Candidate, ...]
@@ -108,12 +113,33 @@ def mark_of(cost: float, error: float) -> str:
     return ""
 
 
-def judge(view: SeatView, chosen: Action, real: Deal, simulations: int, seed: str) -> Judged | None:
+def settled(cost: float, error: float) -> bool:
+    """Whether more worlds could not change a cost's mark: no mark's least cost lies within
+    :data:`NOISE` standard errors of it.
+
+    >>> settled(0.02, 0.01), settled(0.6, 0.02), settled(0.31, 0.1), settled(0.0, 0.0)
+    (True, True, False, True)
+    """
+    low, high = cost - NOISE * error, cost + NOISE * error
+    return not any(low < least <= high for _, _, least in MARKS)
+
+
+def judge(
+    view: SeatView,
+    chosen: Action,
+    real: Deal,
+    simulations: int,
+    seed: str,
+    *,
+    most: int | None = None,
+) -> Judged | None:
     """``chosen`` at ``view``'s decision, judged with about ``simulations`` playouts from the
-    seat's own information (and as many on the ``real`` deal, for hindsight); ``None`` when the
-    reviewer has nothing to weigh it against (declaring, frying while bids are hidden: the
-    search does not judge those; or one legal move). The same ``seed`` gives the same verdict
-    on any machine."""
+    seat's own information (and as many on the ``real`` deal, for hindsight); while its mark is
+    not :func:`settled`, the best candidate and the chosen meet more worlds, twice as many at a
+    time, until ``most`` playouts of each candidate's share (:data:`GROWTH` times
+    ``simulations`` by default). ``None`` when the reviewer has nothing to weigh it against
+    (declaring, frying while bids are hidden: the search does not judge those; or one legal
+    move). The same ``seed`` gives the same verdict on any machine."""
     from chaodipi.sample_bots.search_bot import problem  # the SDK's gRPC: only when judging
 
     found = problem(view)
@@ -123,25 +149,41 @@ def judge(view: SeatView, chosen: Action, real: Deal, simulations: int, seed: st
         return None
     if chosen not in choices:
         choices.append(chosen)
+    weigh = found
     worlds = max(4, simulations // len(choices))
+    cap = max(worlds, (GROWTH * simulations if most is None else most) // len(choices))
     rng = random.Random(seed)
+    drawn: list[tuple[Deal, int]] = []  # the worlds and their playouts' dice, in order
     values: list[list[float]] = [[] for _ in choices]
-    seen: list[list[float]] = [[] for _ in choices]
-    for _ in range(worlds):
-        world, dice = found.draw(rng), rng.getrandbits(32)
-        for i, choice in enumerate(choices):
-            values[i].append(found.judge(choice, world, dice))
-            seen[i].append(found.judge(choice, real, dice))
-    means = [statistics.fmean(v) for v in values]
+
+    def meet(i: int, count: int) -> None:
+        """Candidate ``i`` played out in the first ``count`` worlds."""
+        while len(drawn) < count:
+            drawn.append((weigh.draw(rng), rng.getrandbits(32)))
+        for world, dice in drawn[len(values[i]) : count]:
+            values[i].append(weigh.judge(choices[i], world, dice))
+
+    for i in range(len(choices)):
+        meet(i, worlds)
+    seen = [[weigh.judge(choice, real, dice) for _, dice in drawn] for choice in choices]
+    mine = choices.index(chosen)
+    while True:  # more worlds for the best and the chosen while the mark is unsettled
+        means = [statistics.fmean(v) for v in values]
+        top = max(range(len(choices)), key=lambda i: (means[i], -i))
+        if len(values[top]) < worlds or len(values[mine]) < worlds:
+            meet(top, worlds)  # a new best meets the worlds the verdict is judged in
+            meet(mine, worlds)
+            continue
+        cost = means[top] - means[mine]
+        error = _error(values[top], values[mine])
+        if worlds >= cap or settled(cost, error):
+            break
+        worlds = min(cap, 2 * worlds)
     order = sorted(range(len(choices)), key=lambda i: -means[i])
-    top = order[0]
     candidates = tuple(
         Candidate(choices[i], means[i], _error(values[top], values[i]), statistics.fmean(seen[i]))
         for i in order
     )
-    mine = choices.index(chosen)
-    cost = means[top] - means[mine]
-    error = _error(values[top], values[mine])
     hindsight = max(range(len(choices)), key=lambda i: statistics.fmean(seen[i]))
     return Judged(candidates, chosen, cost, error, mark_of(cost, error), worlds, choices[hindsight])
 
@@ -164,8 +206,9 @@ def normal(action: Action) -> Action:
 
 
 def _error(best: Sequence[float], other: Sequence[float]) -> float:
-    """The standard error of the mean paired difference ``best - other``."""
+    """The standard error of the mean paired difference ``best - other``, over the worlds both
+    met."""
     if best is other:
         return 0.0
-    diffs = [a - b for a, b in zip(best, other, strict=True)]
+    diffs = [a - b for a, b in zip(best, other, strict=False)]
     return statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from chaodipi.engine import Action
-from chaodipi.review.game import GameReview
-from chaodipi.review.judging import Candidate, Judged, PhaseName
+from chaodipi.review.game import GameReview, Reviewed
+from chaodipi.review.judging import MARKS, Candidate, Judged, PhaseName
 
-__all__ = ["PHASES", "BotQuality", "Figure", "quality"]
+__all__ = ["PHASES", "BotQuality", "Figure", "quality", "worst"]
 
 TIE = 1e-9
 """Values closer than this are equal."""
@@ -112,3 +112,29 @@ def _tops(judged: Judged, value: Callable[[Candidate], float]) -> set[Action]:
     return {c.action for c in judged.candidates if value(c) >= top - TIE}
 
 
+def worst(
+    reviews: Iterable[GameReview],
+    k: int,
+    *,
+    bot: str | None = None,
+    phase: PhaseName | None = None,
+) -> list[tuple[GameReview, Reviewed]]:
+    """The ``k`` worst decisions judged in ``reviews`` (of ``bot``, in ``phase``, when
+    given; a bot named as :func:`quality` names it), each with its game's review: the marked
+    first, ``??`` before ``?`` before ``?!``, each kind costliest first."""
+    severity = {mark: rank for rank, (mark, _, _) in enumerate(MARKS)}
+    found = [
+        (review, decision)
+        for review in reviews
+        for decision in review.decisions
+        if decision.judged is not None
+        and bot in (None, decision.bot or f"seat {decision.seat}")
+        and phase in (None, decision.phase)
+    ]
+
+    def badness(item: tuple[GameReview, Reviewed]) -> tuple[int, float]:
+        judged = item[1].judged
+        assert judged is not None
+        return severity.get(judged.mark, len(MARKS)), -judged.cost
+
+    return sorted(found, key=badness)[:k]

@@ -127,6 +127,30 @@ def test_turns_are_recorded_per_action() -> None:
         list(record_lines(match, turns[:-1]))
 
 
+@pytest.mark.parametrize("name", ["classic", "hefei"])
+def test_a_record_made_without_a_table_says_who_was_asked_as_the_table_says(name: str) -> None:
+    """A match a table played (random bots over its ports), recorded by the table, and the
+    same match recorded in the engine alone (no turns): every action line says ``asked``, the
+    same on both; the table's forced moves are there, and the engine-alone lines say nothing
+    of a clock."""
+    from chaodipi.arena.serving.record import table_record
+    from tests.table_support import config, play_table
+
+    tables: list[Any] = []
+
+    async def keep(table: Any, players: Any) -> None:
+        tables.append(table)
+
+    result, _ = play_table(config(name, seed=4), during=keep)
+    assert result.reason == "played to the end"
+    table = tables[0]
+    by_table = [line for line in table_record(table) if line["type"] == "action"]
+    alone = [line for line in record_lines(table.match) if line["type"] == "action"]
+    assert [line["asked"] for line in alone] == [line["asked"] for line in by_table]
+    assert not all(line["asked"] for line in alone) and any(line["asked"] for line in alone)
+    assert all(set(line) == {"type", "hand", "seat", "action", "asked"} for line in alone)
+
+
 def test_an_answer_the_bot_s_kit_chose_is_recorded_as_a_fallback() -> None:
     """The action line of a decision answered by the bot's kit (``Answer.fallback``) says
     ``"fallback": true``, valid by the schema; a forced action has no such field."""

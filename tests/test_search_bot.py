@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from chaodipi.arena.results.database import ResultsDB
-from chaodipi.arena.serving.table import forced_action
 from chaodipi.arena.tournament.config import load_config
 from chaodipi.engine.actions import Fry, LegalActions, Pass
 from chaodipi.engine.cards import DECK, Card, Rank, Suit
@@ -41,7 +40,7 @@ def _advance(
         legal = match.legal_actions(seat)
         if stop(match, legal):
             return observe(match, seat)
-        forced = forced_action(legal)
+        forced = legal.forced()
         match.apply(
             seat, forced if forced is not None else heuristic_bot.decide(observe(match, seat))
         )
@@ -50,7 +49,7 @@ def _advance(
 
 def _at(phase: Phase, tricks: int = 0) -> Callable[[Match, LegalActions], bool]:
     def stop(match: Match, legal: LegalActions) -> bool:
-        if legal.phase is not phase or forced_action(legal) is not None:
+        if legal.phase is not phase or legal.forced() is not None:
             return False
         play = match.hand.play
         return phase is not Phase.PLAY or (play is not None and len(play.tricks) >= tricks)
@@ -68,7 +67,7 @@ def test_plays_a_whole_hand_legally_in_every_preset(preset: str) -> None:
     while not match.over:
         seat = match.to_play
         legal = match.legal_actions(seat)
-        forced = forced_action(legal)
+        forced = legal.forced()
         if forced is not None:
             match.apply(seat, forced)
             continue

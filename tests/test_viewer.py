@@ -729,6 +729,22 @@ def test_this_hands_tricks_and_the_graph_of_the_defenders_points(
     assert problems == []
 
 
+def test_the_status_names_stand_apart_from_their_values(browser: Any, tmp_path: Path) -> None:
+    """Beside the table, each row's name ("team 0 (seats 0, 2)") and its value ("level 2")
+    have a space between them, on a wide screen and on a phone, at the hand's end (when the
+    trump's row is long)."""
+    lines = _record("classic", seed=5, hands=1)
+    for context in (DESK, PHONE):
+        page, problems = _open_in(browser, lines, tmp_path / "game.html", context)
+        page.keyboard.press("End")
+        gaps = page.evaluate("""() => Array.from(document.querySelectorAll('#status tr'), (row) => {
+          const text = document.createRange();
+          text.selectNodeContents(row.cells[0]);
+          return row.cells[1].getBoundingClientRect().left - text.getBoundingClientRect().right; })""")
+        assert len(gaps) >= 7 and min(gaps) >= 4, gaps
+        assert problems == []
+
+
 def test_the_games_index_links_every_game_one_click_away(browser: Any, tmp_path: Path) -> None:
     """``arena games DB --html DIR``: a click on a game in DIR/index.html opens its page."""
     database = tmp_path / "results.sqlite"
@@ -748,6 +764,14 @@ def test_the_games_index_links_every_game_one_click_away(browser: Any, tmp_path:
         page.goto((tmp_path / "pages" / "index.html").as_uri())
         assert page.evaluate("document.documentElement.scrollWidth") <= context["viewport"]["width"]
         _shot(page, tmp_path, f"{name}-index")
+        cells = page.evaluate("""() => Array.from(document.querySelectorAll('tbody td'), (td) => {
+          const r = td.getBoundingClientRect(), box = td.closest('.box').getBoundingClientRect();
+          const said = getComputedStyle(td, '::before').content;
+          return [r.left >= box.left && r.right <= box.right && r.width > 0, said]; })""")
+        assert all(inside for inside, _ in cells), cells  # every column in sight, none scrolled
+        if name == "phone":  # a game a block: each value after its column's name
+            said = {label for _, label in cells if label != "none"}
+            assert said == {'"0+2 v 1+3: "', '"result: "', '"ending: "', '"hands: "'}, cells
         assert page.locator("a").all_inner_texts() == ["alpha-beta-d1-a", "alpha-beta-d2-a"]
         page.click("text=alpha-beta-d2-a")
         page.wait_for_function("document.body.dataset.step === '0'")

@@ -47,16 +47,17 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     yield {"lines": lines, "folder": folder, "review": review}
 
 
-def _steps_of_actions(lines: list[dict[str, Any]]) -> dict[int, int]:
-    """The viewer's step (from 0) of each action, by its number in the game (from 1)."""
-    found: dict[int, int] = {}
-    step = -1
+def _viewer_step(lines: list[dict[str, Any]], decision: dict[str, Any]) -> int:
+    """The viewer's step (from 0, over the whole game: ``document.body.dataset.step``) of a
+    decision the review names by its hand (from 0) and its step in it (from 1)."""
+    step, first = -1, None
     for line in lines[1:]:
         if line["type"] in ("action", "hand") or step < 0:
             step += 1
-        if line["type"] == "action":
-            found[len(found) + 1] = step
-    return found
+        if line["type"] == "hand" and line["hand"] == decision["hand"]:
+            first = step
+    assert first is not None
+    return first + decision["step"] - 1
 
 
 def _open(browser: Any, path: Path, context: dict[str, Any]) -> tuple[Any, list[str]]:
@@ -92,7 +93,7 @@ def test_review_goes_with_html(game: dict[str, Any], capsys: Any) -> None:
     assert said == ["arena show: --review goes with --html (arena review prints a review as text)"]
 
 
-READ_REVIEW = """() => ({
+READ_REVIEW = r"""() => ({
   step: Number(document.body.dataset.step),
   hidden: document.getElementById('step-review').hidden,
   text: document.getElementById('step-review').innerText,
@@ -101,6 +102,8 @@ READ_REVIEW = """() => ({
   raised: Array.from(document.querySelectorAll('.card.better:not(#step-review .card)'),
     (c) => Number(c.dataset.card)),
   logMark: (document.querySelector('#log li.current .mark') || {}).textContent || '',
+  where: document.getElementById('where').textContent.replace(/\d+$/, ''),
+  scrolled: (document.querySelector('#step-review .candidates') || {}).scrollTop || 0,
 })"""
 
 
@@ -112,12 +115,13 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
     the bot's choice highlighted, and the table raises the better move's cards; the step in
     the hand's steps carries the mark. A step the review does not judge says so."""
     page, problems = _open(browser, game["folder"] / "game.html", DESK)
-    step_of = _steps_of_actions(game["lines"])
     marked = [d for d in game["review"]["decisions"] if d["judged"] and d["mark"]]
     for number, decision in enumerate(marked):
-        page.evaluate(f"chaodipiViewer.go({step_of[decision['number']]})")
+        page.goto((game["folder"] / "game.html").as_uri() + decision["link"])  # its link
         shown = page.evaluate(READ_REVIEW)
-        assert not shown["hidden"]
+        assert shown["step"] == _viewer_step(game["lines"], decision)
+        assert not shown["hidden"] and shown["where"] == f"step {decision['step']} / "
+        assert shown["scrolled"] == 0  # every candidate in sight, the best first
         cost = f"{decision['mark']} cost {decision['cost']:.2f} ± {decision['error']:.2f}"
         assert cost in shown["text"], (cost, shown["text"])
         assert f"better: {_move(decision['best'])}" in shown["text"]
@@ -137,7 +141,7 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
         if number == 0:
             _shot(page, tmp_path, "review-desk-judged")
     not_judged = next(d for d in game["review"]["decisions"] if not d["judged"])
-    page.evaluate(f"chaodipiViewer.go({step_of[not_judged['number']]})")
+    page.evaluate(f"chaodipiViewer.go({_viewer_step(game['lines'], not_judged)})")
     shown = page.evaluate(READ_REVIEW)
     assert "Not judged" in shown["text"] and shown["rows"] == [] and shown["raised"] == []
     assert problems == []
@@ -154,12 +158,11 @@ def test_the_value_graph_has_a_point_per_judged_decision_and_its_dots_go_to_thei
     teams = {bot["seat"]: bot["team"] for bot in game["lines"][0]["bots"]}
     expected = [(1 if teams[d["seat"]] == 0 else -1) * d["candidates"][0]["value"] for d in judged]
     assert json.loads(page.evaluate("document.getElementById('values').dataset.values")) == expected
-    step_of = _steps_of_actions(game["lines"])
     colours = {"??": "blunder", "?": "mistake", "?!": "inaccuracy"}
     dots = page.evaluate("""() => Array.from(document.querySelectorAll('#values .dot:not(.here)'),
       (d) => [Number(d.dataset.step), d.getAttribute('class')])""")
     assert dots == [
-        [step_of[d["number"]], f"dot {colours[d['mark']]}"] for d in judged if d["mark"]
+        [_viewer_step(game["lines"], d), f"dot {colours[d['mark']]}"] for d in judged if d["mark"]
     ]
     target = dots[-1][0]  # drawn last, so on top of any it overlaps
     page.locator(f'#values .dot[data-step="{target}"]').click()
@@ -169,31 +172,68 @@ def test_the_value_graph_has_a_point_per_judged_decision_and_its_dots_go_to_thei
     assert problems == []
 
 
-def test_on_a_phone_the_reviewed_page_fits_its_width(
+def test_on_a_phone_the_review_and_its_graph_come_right_after_the_table(
     browser: Any, game: dict[str, Any], tmp_path: Path
 ) -> None:
-    """390×844, touch: at a marked step the page is no wider than the screen; a tap on a dot
-    of the graph goes to its step."""
+    """390×844, touch: at a marked step the page is no wider than the screen; the step's
+    review begins within 1.2 screens of the top, the graph of the position's value
+    right under it; a tap on a dot of the graph goes to its step with that step's review in
+    sight."""
     page, problems = _open(browser, game["folder"] / "game.html", PHONE)
-    step_of = _steps_of_actions(game["lines"])
-    blunder = next(d for d in game["review"]["decisions"] if d["judged"] and d["mark"] == "??")
-    page.evaluate(f"chaodipiViewer.go({step_of[blunder['number']]})")
+    judged = [d for d in game["review"]["decisions"] if d["judged"]]
+    blunder = next(d for d in judged if d["mark"] == "??")
+    page.evaluate(f"chaodipiViewer.go({_viewer_step(game['lines'], blunder)})")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert re.search(r"\?\? cost \d", page.inner_text("#step-review"))
     _shot(page, tmp_path, "review-phone", full=True)
+    box = page.locator("#step-review").bounding_box()
+    graph = page.locator("#values-graph").bounding_box()
+    table = page.locator("#table").bounding_box()
+    assert box is not None and graph is not None and table is not None
+    assert table["y"] + table["height"] < box["y"] < 1.2 * 844
+    assert 0 <= graph["y"] - (box["y"] + box["height"]) < 20
     last = page.locator("#values .dot:not(.here)").last
     last.scroll_into_view_if_needed()
     step = last.get_attribute("data-step")
     last.tap()
     assert page.evaluate("document.body.dataset.step") == step
+    seen = page.evaluate("""() => { const r = document.getElementById('step-review').getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight; }""")
+    tapped = next(d for d in judged if str(_viewer_step(game["lines"], d)) == step)
+    assert seen and f"cost {tapped['cost']:.2f}" in page.inner_text("#step-review")
+    _shot(page, tmp_path, "review-phone-tapped")
     assert problems == []
+
+
+def test_a_seats_view_shows_only_what_the_seat_saw_of_the_review(
+    browser: Any, game: dict[str, Any], tmp_path: Path
+) -> None:
+    """In seat N's view: the graph has a point for each of seat N's decisions judged and no
+    other (the others' values come from cards seat N never saw), and a decision's review
+    says nothing of the move best with every card open, which the view of all hands says."""
+    judged = [d for d in game["review"]["decisions"] if d["judged"]]
+    teams = {bot["seat"]: bot["team"] for bot in game["lines"][0]["bots"]}
+    for seat in (1, 2):
+        mine = [d for d in judged if d["seat"] == seat]
+        marked = next(d for d in mine if d["mark"])
+        page, problems = _open(browser, game["folder"] / "game.html", DESK)
+        page.goto((game["folder"] / "game.html").as_uri() + marked["link"] + f"&seat={seat}")
+        values = json.loads(page.evaluate("document.getElementById('values').dataset.values"))
+        sign = 1 if teams[seat] == 0 else -1
+        assert values == [sign * d["candidates"][0]["value"] for d in mine]
+        text = page.inner_text("#step-review")
+        assert f"cost {marked['cost']:.2f}" in text and "all cards open" not in text
+        assert f"seat {seat}" in page.inner_text("#values-graph figcaption")
+        page.keyboard.press("a")  # all hands
+        assert "all cards open: " in page.inner_text("#step-review")
+        assert problems == []
+    _shot(page, tmp_path, "review-desk-all")
 
 
 def test_a_page_without_a_review_shows_no_review(browser: Any, game: dict[str, Any]) -> None:
     page, problems = _open(browser, game["folder"] / "plain.html", DESK)
-    step_of = _steps_of_actions(game["lines"])
     marked = next(d for d in game["review"]["decisions"] if d["judged"] and d["mark"])
-    page.evaluate(f"chaodipiViewer.go({step_of[marked['number']]})")
+    page.evaluate(f"chaodipiViewer.go({_viewer_step(game['lines'], marked)})")
     assert page.locator("#step-review").is_hidden() and page.locator("#values-graph").is_hidden()
     assert page.locator("#log .mark, .card.better").count() == 0
     assert problems == []

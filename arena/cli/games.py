@@ -296,6 +296,11 @@ def _index_page(database: str, cells: list[tuple[str, ...]], *, done: bool) -> s
     rows = "\n".join(
         "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in cells
     )
+    labels = " ".join(  # on a phone, each value after its column's name
+        f'td:nth-child({i})::before {{ content: "{name}: "; color: #6b6b6b; }}'
+        for i, name in enumerate(head, start=1)
+        if i > 2
+    )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -312,6 +317,15 @@ table {{ border-collapse: collapse; width: 100%; }}
 th {{ text-align: left; font-weight: 500; color: #6b6b6b; }}
 th, td {{ padding: 4px 8px; border-bottom: 1px solid #f0f1ec; white-space: nowrap; }}
 a {{ color: #17543a; font-weight: 600; }}
+/* a phone: a game a block, every cell in sight with its column's name */
+@media (max-width: 600px) {{
+  thead {{ display: none; }}
+  tr {{ display: flex; flex-wrap: wrap; column-gap: 10px; padding: 6px 8px;
+    border-bottom: 1px solid #e3e5de; }}
+  td {{ padding: 1px 0; border: 0; white-space: normal; overflow-wrap: anywhere; }}
+  td:nth-child(3) {{ width: 100%; }}
+  {labels}
+}}
 </style>
 </head>
 <body>

@@ -1,10 +1,12 @@
 """``arena review SOURCE [GAME]``: what each decision cost, judged from what its seat knew.
 
-With a GAME (or a record file), every decision of the game (``--seat``, ``--hand``): the
-candidates the reviewer weighed with their values, the bot's choice, its cost and mark, the
-better move. With a results database and no GAME, ``--games K`` of its games (all by default)
-reviewed, and each bot's decision quality printed. Heavy modules are imported only when the
-command runs.
+With a GAME (or a record file), every decision of the game (``--seat``, ``--hand``), printed
+as it is judged: the candidates the reviewer weighed with their values, the bot's choice, its
+cost and mark, the better move, and the step of the game's page that shows it. With a results
+database and no GAME, ``--games K`` of its games (all by default, or ``--bot``'s) reviewed, a
+line printed as each game's review ends, then each bot's decision quality and, with
+``--worst K``, the costliest decisions. Heavy modules are imported only when the command
+runs.
 """
 
 from __future__ import annotations
@@ -13,18 +15,24 @@ import argparse
 import json
 import os
 import random
+import shlex
 import sys
-import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chaodipi.arena.cli.arguments import whole
+from chaodipi.arena.cli.review_text import (
+    GamePrinter,
+    game_line,
+    quality_json,
+    quality_text,
+    worst_text,
+)
 
 if TYPE_CHECKING:
-    from rich.progress import Progress
-
-    from chaodipi.review import BotQuality, GameReview
+    from chaodipi.review import GameReview, Reviewed
 
 __all__ = ["add_budget", "add_command", "reviewed"]
 
@@ -41,15 +49,25 @@ in each world to the end of the hand by the search bot's playout policy, scored 
 team in levels (the points a tie-break). A decision's cost is the value of the reviewer's best
 candidate less the value of the bot's move, ± one standard error of the paired difference;
 it is marked ?! (inaccuracy, ≥ 0.1 level), ? (mistake, ≥ 0.25) or ?? (blunder, ≥ 0.5) when
-it is also more than two standard errors. Declaring, and frying while bids are hidden, are
-not judged. The same --seed and --simulations give the same review on any machine.
+it is also more than two standard errors; where the cost is within two standard errors of a
+mark's line, the best and the chosen move meet more worlds, up to four times the budget.
+Declaring, and frying while bids are hidden, are not judged; a forced move is no decision.
+Each decision is named by its hand and step as the game's page numbers them (the page
+arena show … --html PAGE writes; PAGE#hand=1&step=26 opens it there). The move best with
+every card open (hindsight, no seat's information) is shown only when every seat is
+reviewed. The same --seed and --simulations give the same review on any machine. Progress
+goes to stderr: a bar on a terminal, else a line at each tenth of the way.
 
-With a results database and no GAME: reviews --games K games (all by default) and prints,
-per bot, the mean cost per decision with its 95 % interval, the mark rates and how often it
+With a results database and no GAME: reviews --games K games (all by default; with --bot
+NAME, only NAME's games and seats), printing a line as each game's review ends, then, per
+bot, the mean cost per decision with its 95 % interval, the mark rates and how often it
 chose the reviewer's move, by phase; and its hindsight agreement: of the decisions where the
 best move with every card open differs from the best on the seat's own information, how often
 it chose the former (a bot that sees hidden cards does it often; it is a sign, not a proof).
-The values are the reviewer's judgement with its playout policy, not the game's optimum."""
+--worst K then lists the K worst decisions (of --phase P only, when given): marked ones
+first, ?? before ? before ?!, each kind costliest first, each with its game, its step and the
+command that writes the page showing it. The values are the reviewer's judgement with its
+playout policy, not the game's optimum."""
 
 
 def add_budget(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +79,8 @@ def add_budget(parser: argparse.ArgumentParser) -> None:
         type=whole(2),
         default=DEFAULT_SIMULATIONS,
         help=f"playouts a decision is judged with (default {DEFAULT_SIMULATIONS}, as the "
-        "search bot's; as many again for hindsight)",
+        "search bot's; as many again for hindsight; up to 4 times as many for the best and "
+        "the chosen move where the cost is near a mark's line)",
     )
     parser.add_argument("--seed", type=whole(0), default=1, help="the review's seed (default 1)")
     parser.add_argument(
@@ -74,6 +93,8 @@ def add_budget(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from chaodipi.review import PHASES
+
     review = commands.add_parser(
         "review",
         help="judge each decision of a game (or a tournament's bots) from what its seat knew",
@@ -97,6 +118,25 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         metavar="K",
         help="with a database and no GAME: review K games drawn by --seed (default: all)",
     )
+    review.add_argument(
+        "--bot",
+        metavar="NAME",
+        help="with a database and no GAME: only the games NAME played, only its seats' "
+        "decisions (default: every bot's)",
+    )
+    review.add_argument(
+        "--worst",
+        type=whole(1),
+        metavar="K",
+        help="with a database and no GAME: list the K worst decisions reviewed (of --bot's), "
+        "each with its game, step and the command that shows it (default: none listed)",
+    )
+    review.add_argument(
+        "--phase",
+        choices=PHASES,
+        help="with --worst: only decisions of this phase (bidding covers frying; default: "
+        "every phase)",
+    )
     add_budget(review)
     review.add_argument(
         "--ray",
@@ -106,7 +146,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "HOST:PORT: the head's GCS; docs/running-on-ray.md; needs the ray extra); the same "
         "review as without it (default: none, the games are reviewed on this machine)",
     )
-    review.add_argument("--json", action="store_true", help="print the review as JSON")
+    review.add_argument(
+        "--json",
+        action="store_true",
+        help="print the review as JSON (with a database: a line per game as it ends, then "
+        "one of the bots' figures)",
+    )
     review.add_argument(
         "--width", type=whole(40), default=80, help="the terminal's width (default 80)"
     )
@@ -121,35 +166,68 @@ def review_command(args: argparse.Namespace) -> int:
     try:
         if args.game is None and is_database(args.source):
             return _review_games(args)
-        if args.games is not None or args.ray is not None:
-            flag = "--games" if args.games is not None else "--ray"
-            raise UsageError(f"{flag} reviews a database's games: give no GAME")
+        for flag, given in (
+            ("--games", args.games),
+            ("--ray", args.ray),
+            ("--bot", args.bot),
+            ("--worst", args.worst),
+        ):
+            if given is not None:
+                raise UsageError(f"{flag} reviews a database's games: give no GAME")
+        if args.phase is not None:
+            raise UsageError("--phase goes with --worst")
         lines = load_game(args.source, args.game)
     except ArenaError as err:
         print(f"arena review: {err}", file=sys.stderr)
         return err.exit_code
     try:
-        review = _review(args, lines)
+        if args.json:
+            from chaodipi.review import review_json
+
+            review = _review(args, lines)
+            print(json.dumps(review_json(review), ensure_ascii=False, indent=1))
+            return 0
+        printer = GamePrinter(args.width, hindsight=args.seat is None)
+        page = _page(args, None if args.game is None else str(lines[0].get("game", args.game)))
+        for text in printer.title(lines[0], args.simulations, args.seed, page):
+            print(text, flush=True)
+
+        def each(decision: Reviewed) -> None:
+            for text in printer.decision(decision):
+                print(text, flush=True)
+
+        review = _review(args, lines, each=each)
     except ReplayError as err:
         print(f"arena review: the record does not re-play: {err}", file=sys.stderr)
         return 2
-    if args.json:
-        from chaodipi.review import review_json
-
-        print(json.dumps(review_json(review), ensure_ascii=False, indent=1))
-        return 0
-    for text in game_text(review, args.width):
+    for text in printer.summary(review):
         print(text)
     return 0
 
 
-def _review(args: argparse.Namespace, lines: Any, label: str = "decisions") -> GameReview:
+def _page(args: argparse.Namespace, game: str | None = None) -> str:
+    """The command that writes the page a review's steps are named in."""
+    source = shlex.quote(str(args.source))
+    game = game if game is not None else args.game
+    name = Path(game or args.source.stem).name.removesuffix(".html") + ".html"
+    return " ".join(
+        ["arena show", source, *([shlex.quote(game)] if game else []), "--html", shlex.quote(name)]
+    )
+
+
+def _review(
+    args: argparse.Namespace,
+    lines: Any,
+    label: str = "decisions",
+    each: Callable[[Reviewed], None] | None = None,
+) -> GameReview:
     return reviewed(
         args,
         lines,
         seats=range(4) if args.seat is None else (args.seat,),
         hand=None if args.hand is None else args.hand - 1,
         label=label,
+        each=each,
     )
 
 
@@ -160,18 +238,14 @@ def reviewed(
     seats: Iterable[int] = range(4),
     hand: int | None = None,
     label: str = "decisions",
+    each: Callable[[Reviewed], None] | None = None,
 ) -> GameReview:
     """The review of the ``seats``' decisions (in ``hand``, from 0, when given) of the record
-    ``lines``, with the budget of ``args`` (:func:`add_budget`), a progress bar on stderr when
-    it is a terminal."""
+    ``lines``, with the budget of ``args`` (:func:`add_budget`), its progress on stderr (a bar
+    on a terminal, else a line now and then); ``each`` is given each decision as it comes."""
     from chaodipi.review import review_game
 
-    with _progress(label) as progress:
-        task = progress.add_task(label)
-
-        def advance(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
-
+    with _progress(label, getattr(args, "command", "review")) as advance:
         return review_game(
             lines,
             seats=seats,
@@ -180,6 +254,7 @@ def reviewed(
             seed=args.seed,
             workers=args.workers,
             progress=advance,
+            each=each,
         )
 
 
@@ -188,11 +263,21 @@ def _review_games(args: argparse.Namespace) -> int:
     from chaodipi.arena.errors import UsageError
     from chaodipi.arena.results import ResultsDB, game_label
     from chaodipi.engine import ReplayError
-    from chaodipi.review import quality, review_json
+    from chaodipi.review import decision_json, quality, review_json, worst
 
+    if args.phase is not None and args.worst is None:
+        raise UsageError("--phase goes with --worst")
     db = ResultsDB(args.source, read_only=True)
     try:
         rows = db.rows()
+        if args.bot is not None:
+            names = sorted({name for row in rows for name in (row.key.bot_a, row.key.bot_b)})
+            if args.bot not in names:
+                raise UsageError(
+                    f"{args.source} holds no game of a bot named {args.bot!r} (its bots: "
+                    f"{', '.join(names) or 'none'})"
+                )
+            rows = [row for row in rows if args.bot in (row.key.bot_a, row.key.bot_b)]
         stored = [(row, db.record(row.key)) for row in rows]
     finally:
         db.close()
@@ -202,40 +287,74 @@ def _review_games(args: argparse.Namespace) -> int:
     if args.games is not None and args.games < len(games):
         drawn = random.Random(args.seed).sample(games, args.games)
         games = sorted(drawn, key=lambda game: game[0].id or 0)
-    records = []
+    records: list[tuple[str, list[Any], tuple[int, ...]]] = []
     for row, blob in games:
         label = game_label(row.key)
-        records.append((label, stored_lines(label, blob)))
+        lines = stored_lines(label, blob)
+        records.append((label, lines, _seats(args, lines)))
+    reviews: list[tuple[str, GameReview]] = []
+
+    def ended(label: str, review: GameReview) -> None:
+        reviews.append((label, review))
+        if args.json:
+            print(json.dumps({"label": label, **review_json(review)}, ensure_ascii=False))
+        else:
+            print(game_line(label, review, len(reviews), len(records)), flush=True)
+
     try:
         if args.ray is not None:
-            reviews = _review_on_ray(args, [lines for _, lines in records])
+            _review_on_ray(args, records, ended)
         else:
-            reviews = [
-                _review(args, lines, f"game {number}/{len(records)} {label}")
-                for number, (label, lines) in enumerate(records, start=1)
-            ]
+            for number, (label, lines, seats) in enumerate(records, start=1):
+                progress = f"game {number}/{len(records)} {label}"
+                ended(label, reviewed(args, lines, seats=seats, hand=_hand(args), label=progress))
     except ReplayError as err:
         raise UsageError(f"a stored record does not re-play: {err}") from None
-    figures = quality(reviews)
+    figures = quality(review for _, review in reviews)
+    labels = {id(review): label for label, review in reviews}
+    found: list[tuple[str, Reviewed, str]] = []  # the worst: game, decision, its page's command
+    if args.worst is not None:
+        for review, decision in worst(
+            (review for _, review in reviews), args.worst, bot=args.bot, phase=args.phase
+        ):
+            label = labels[id(review)]
+            found.append((label, decision, _page(args, label)))
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "games": [review_json(r) for r in reviews],
-                    "bots": {name: _quality_json(q) for name, q in figures.items()},
-                },
-                ensure_ascii=False,
-                indent=1,
-            )
-        )
+        bots = {name: quality_json(q) for name, q in figures.items()}
+        listed = [
+            {"game": label, **decision_json(decision), "page": page}
+            for label, decision, page in found
+        ]
+        print(json.dumps({"bots": bots, "worst": listed}, ensure_ascii=False))
         return 0
     for text in quality_text(figures, len(reviews), args.simulations, args.width):
         print(text)
+    if args.worst is not None:
+        for text in worst_text(found, args.bot, args.phase, args.width):
+            print(text)
     return 0
 
 
-def _review_on_ray(args: argparse.Namespace, records: list[Any]) -> list[GameReview]:
-    """Each game reviewed by a task of its own on a Ray cluster, in the order given."""
+def _hand(args: argparse.Namespace) -> int | None:
+    return None if args.hand is None else args.hand - 1
+
+
+def _seats(args: argparse.Namespace, lines: Any) -> tuple[int, ...]:
+    """The seats to review in a game: --seat's, --bot's (as its record names them), or all."""
+    seats = range(4) if args.seat is None else (args.seat,)
+    if args.bot is None:
+        return tuple(seats)
+    named = {bot["seat"] for bot in lines[0].get("bots", ()) if bot.get("name") == args.bot}
+    return tuple(seat for seat in seats if seat in named)
+
+
+def _review_on_ray(
+    args: argparse.Namespace,
+    records: list[tuple[str, list[Any], tuple[int, ...]]],
+    ended: Callable[[str, GameReview], None],
+) -> None:
+    """Each game reviewed by a task of its own on a Ray cluster, ``ended`` called with each
+    as it ends."""
 
     from chaodipi.arena.errors import UsageError
     from chaodipi.arena.tournament import connect, import_ray, parse_address
@@ -247,161 +366,48 @@ def _review_on_ray(args: argparse.Namespace, records: list[Any]) -> list[GameRev
         raise UsageError(f"--ray: {err}") from None
     ray = import_ray()
     task = ray.remote(num_cpus=1)(review_game)
-    with connect(address), _progress("games") as progress:
-        bar = progress.add_task("games", total=len(records))
-        seats = range(4) if args.seat is None else (args.seat,)
-        hand = None if args.hand is None else args.hand - 1
-        pending = [
-            task.remote(lines, seats=seats, hand=hand, simulations=args.simulations, seed=args.seed)
-            for lines in records
-        ]
-        waiting = list(pending)
+    with connect(address), _progress("games", "review") as advance:
+        advance(0, len(records))
+        labels = {}
+        for label, lines, seats in records:
+            ref = task.remote(
+                lines, seats=seats, hand=_hand(args), simulations=args.simulations, seed=args.seed
+            )
+            labels[ref] = label
+        waiting = list(labels)
         while waiting:
             done, waiting = ray.wait(waiting, num_returns=1)
-            progress.advance(bar, len(done))
-        return list(ray.get(pending))
+            for ref in done:
+                ended(labels[ref], ray.get(ref))
+            advance(len(records) - len(waiting), len(records))
 
 
-def _progress(label: str) -> Progress:
-    """A progress bar on stderr, shown only when it is a terminal."""
+@contextmanager
+def _progress(label: str, command: str) -> Iterator[Callable[[int, int], None]]:
+    """Progress on stderr: a bar on a terminal; else a line at each tenth of the way (so a
+    log shows a long review going on), said by ``arena COMMAND``."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     console = Console(stderr=True)
-    return Progress(
-        TextColumn(label),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal,
-    )
+    if console.is_terminal:
+        with Progress(
+            TextColumn(label),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total}"),
+            TimeRemainingColumn(),
+            console=console,
+        ) as bar:
+            task = bar.add_task(label)
+            yield lambda done, total: bar.update(task, completed=done, total=total)
+        return
+    said = -1
 
+    def line(done: int, total: int) -> None:
+        nonlocal said
+        tenth = 10 * done // total if total else 10
+        if tenth > said and (done or not total):
+            said = tenth
+            print(f"arena {command}: {label}: {done}/{total}", file=sys.stderr, flush=True)
 
-# -- printing -------------------------------------------------------------------------------
-
-
-def game_text(review: GameReview, width: int = 80) -> list[str]:
-    """A game's review for a terminal of ``width`` columns: a title, then each decision
-    judged, a line for its verdict and one for the candidates."""
-    from chaodipi.records import visible
-
-    header = review.header
-    game = visible(str(header.get("game") or "the game"))
-    title = f"review of {game} · preset {header.get('preset')}"
-    out = textwrap.wrap(title, width) + textwrap.wrap(
-        f"{review.simulations} playouts a decision, seed {review.seed}; values in levels for "
-        "the seat's team (points/80 a tie-break), ± one standard error; ?! inaccuracy, "
-        "? mistake, ?? blunder",
-        width,
-    )
-    hand = None
-    unjudged = 0
-    for decision in review.decisions:
-        judged = decision.judged
-        if judged is None:
-            unjudged += 1
-            continue
-        if decision.hand != hand:
-            hand = decision.hand
-            out += ["", f"── hand {hand + 1} ──"]
-        who = f"seat {decision.seat}" + (f" {visible(decision.bot)}" if decision.bot else "")
-        verdict = f"{judged.mark} " if judged.mark else ""
-        if judged.cost <= 1e-9:
-            said = f"{verdict}a best move"
-        else:
-            said = (
-                f"{verdict}cost {judged.cost:.2f} ± {judged.error:.2f}; better "
-                f"{_move(judged.best)}"
-            )
-        out += textwrap.wrap(
-            f"#{decision.number} {who}, {decision.phase}: {_move(judged.chosen)}: {said}",
-            width,
-            subsequent_indent="    ",
-        )
-        values = " · ".join(f"{_move(c.action)} {c.value:+.2f}" for c in judged.candidates)
-        hindsight = f" (all cards open: {_move(judged.hindsight)})"
-        out += textwrap.wrap(
-            values + hindsight, width, initial_indent="    ", subsequent_indent="    "
-        )
-    judged_count = len(review.decisions) - unjudged
-    out += ["", f"{judged_count} decisions judged, {unjudged} not (declaring, hidden frying)"]
-    return out
-
-
-def _move(action: object) -> str:
-    """A move as the review prints it: the record's action text without ``play``."""
-    text = str(action)
-    return text.removeprefix("play ")
-
-
-def quality_text(
-    figures: dict[str, BotQuality], games: int, simulations: int, width: int = 80
-) -> list[str]:
-    """Each bot's decision quality as a table, then its hindsight agreement."""
-    import io
-
-    from rich.console import Console
-    from rich.table import Table
-
-    from chaodipi.records import visible
-    from chaodipi.review import PHASES
-
-    table = Table(title=f"Decision quality ({games} games, {simulations} playouts a decision)")
-    for column in ("bot", "phase", "decisions", "cost/decision [95 %]", "??", "?", "best"):
-        table.add_column(column, justify="left" if column in ("bot", "phase") else "right")
-    for name in sorted(figures, key=lambda n: figures[n].all.mean_cost):
-        bot = figures[name]
-        for phase, figure in [("all", bot.all), *((p, bot.phases[p]) for p in PHASES)]:
-            if not figure.count:
-                continue
-            table.add_row(
-                visible(name) if phase == "all" else "",
-                phase,
-                str(figure.count),
-                f"{figure.mean_cost:.3f} ± {figure.interval:.3f}",
-                f"{figure.rate('??'):.1%}",
-                f"{figure.rate('?'):.1%}",
-                f"{figure.agreed / figure.count:.1%}",
-            )
-    buffer = io.StringIO()
-    Console(file=buffer, width=width, force_terminal=False).print(table)
-    out = buffer.getvalue().rstrip("\n").splitlines()
-    out.append("hindsight agreement (a sign of seeing hidden cards, not a proof):")
-    for name in sorted(figures):
-        all_ = figures[name].all
-        if all_.divergent:
-            rate = f"{all_.fitted / all_.divergent:.1%}"
-            out += textwrap.wrap(
-                f"{visible(name)}: chose the all-cards-open move in {all_.fitted} of "
-                f"{all_.divergent} decisions where it was not the reviewer's ({rate})",
-                width,
-                initial_indent="  ",
-                subsequent_indent="    ",
-            )
-        else:
-            out.append(f"  {visible(name)}: no decision where the two differed")
-    unjudged = sum(f.unjudged for f in figures.values())
-    out.append(f"{unjudged} decisions not judged (declaring, hidden frying)")
-    return out
-
-
-def _quality_json(bot: BotQuality) -> dict[str, Any]:
-    from chaodipi.review import PHASES
-
-    def figure(f: Any) -> dict[str, Any]:
-        return {
-            "decisions": f.count,
-            "mean_cost": None if not f.count else round(f.mean_cost, 4),
-            "interval": None if f.count < 2 else round(f.interval, 4),
-            "marks": f.marks,
-            "best": f.agreed,
-            "divergent": f.divergent,
-            "hindsight": f.fitted,
-        }
-
-    return {
-        "all": figure(bot.all),
-        "phases": {p: figure(bot.phases[p]) for p in PHASES},
-        "unjudged": bot.unjudged,
-    }
+    yield line

@@ -19,7 +19,6 @@ from .streams import StreamPort as StreamPort
 from .table import Table as Table
 from .table import TableConfig as TableConfig
 from .table import TableResult as TableResult
-from .table import forced_action as forced_action
 
 __all__ = [
     "SERVICE_NAME",
@@ -33,7 +32,6 @@ __all__ = [
     "TableConfig",
     "TableResult",
     "check_can_listen",
-    "forced_action",
     "host_tables",
     "new_spectator_token",
     "open_server",

@@ -43,14 +43,12 @@ from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.arena.v2.convert import MatchEnd, WireError
 from chaodipi.engine import (
-    Action,
     Ending,
     HandOver,
     HandRecord,
     IllegalAction,
     LegalActions,
     Match,
-    Pass,
     Preset,
     observe,
     other_team,
@@ -71,7 +69,6 @@ __all__ = [
     "TableConfig",
     "TableResult",
     "Void",
-    "forced_action",
 ]
 
 
@@ -177,15 +174,6 @@ class _Open:
     opened: float
     budget_s: float
     legal_message: pb.LegalActions
-
-
-def forced_action(legal: LegalActions) -> Action | None:
-    """The only legal action, if there is just one (the table plays it without asking)."""
-    if legal.cards is None:
-        return Pass() if not legal.bids and legal.can_pass else None
-    if len(legal.cards.options) == 1 and legal.cards.options[0].is_single:
-        return legal.default()
-    return None
 
 
 class Table:
@@ -451,7 +439,7 @@ class Table:
             self._convert_events()
             seat = match.to_play
             legal = match.legal_actions(seat)
-            forced = forced_action(legal)
+            forced = legal.forced()
             if forced is not None:
                 cursor = match.log.cursor
                 match.apply(seat, forced)

@@ -53,16 +53,18 @@ function drawGraph(state) {
  * at each judged decision, the reviewer's best candidate's value for the acting seat's team
  * (negated for team 1), joined by a line over the hand's steps (above the middle: team 0
  * ahead; below: team 1). The marked decisions are dots coloured by their mark (a click goes
- * to the step), and the current step is marked, as lichess's evaluation graph. Hidden without
- * a review. */
+ * to the step), and the current step is marked, as lichess's evaluation graph. In a seat's
+ * view, only that seat's decisions: the others' values come from worlds drawn from cards it
+ * never saw. Hidden without a review. */
 function drawValues(state) {
   const figure = $("values-graph");
   figure.hidden = !review;
   if (!review) return;
+  $("values-whose").textContent = view === "all" ? "each seat's decisions" : seatName(view) + "'s decisions only";
   const svg = $("values");
   const node = (tag, attributes) => svgNode(svg, tag, attributes);
   const [first, last] = handRange();
-  const judged = (decisionsOf[state.number] || []).filter((d) => d.judged);
+  const judged = (decisionsOf[state.number] || []).filter((d) => d.judged && reviewShown(d));
   const points = judged.map((d) => [d.step, teamValue(d), d]);
   svg.replaceChildren();
   svg.dataset.values = JSON.stringify(points.map(([, v]) => v));
@@ -97,9 +99,9 @@ function drawValues(state) {
     });
     dot.dataset.step = String(i);
     const title = node("title", {});
-    title.textContent = "#" + d.number + " " + seatName(d.seat) + ": " + verdictText(d);
+    title.textContent = "step " + d.step + " · " + seatName(d.seat) + ": " + verdictText(d);
     dot.append(title);
-    dot.addEventListener("click", (event) => { event.stopPropagation(); go(i); });
+    dot.addEventListener("click", (event) => { event.stopPropagation(); goShown(i); });
     svg.append(dot);
   }
   svg.onclick = (event) => { // elsewhere on the graph: the judged decision nearest across
@@ -107,6 +109,13 @@ function drawValues(state) {
     const box = svg.getBoundingClientRect();
     const across = (event.clientX - box.left) * width / box.width;
     const nearest = points.reduce((a, b) => (Math.abs(x(b[0]) - across) < Math.abs(x(a[0]) - across) ? b : a));
-    go(nearest[0]);
+    goShown(nearest[0]);
   };
+}
+
+/** Go to step ``i`` from the graph, the step's review brought into sight (beside the graph on
+ * a phone, in the panel beside the table on a wide screen). */
+function goShown(i) {
+  go(i);
+  $("step-review").scrollIntoView({ block: "nearest" });
 }

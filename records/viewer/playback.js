@@ -21,7 +21,9 @@ function draw() {
   drawValues(state);
   $("prev").disabled = at === 0;
   $("next").disabled = at === steps.length - 1;
-  $("where").textContent = "step " + (at + 1) + " / " + steps.length;
+  const place = placeOf(at);
+  $("where").textContent = "step " + place.step + " / " + place.steps; // in this hand, as the address
+  $("where").title = "hand " + place.hand + ", step " + place.step + " of its " + place.steps;
   $("scrub").value = String(at);
   writeHash();
 }
@@ -34,9 +36,8 @@ function go(step) {
 // -- where one is, in the address: #hand=4&step=31&seat=2 -------------------------------
 
 function writeHash() {
-  const first = handStarts.filter((i) => i <= at).pop() ?? 0;
-  const hand = handStarts.indexOf(first) + 1;
-  const hash = "#hand=" + hand + "&step=" + (at - first + 1) + (view === "all" ? "" : "&seat=" + view);
+  const place = placeOf(at);
+  const hash = "#hand=" + place.hand + "&step=" + place.step + (view === "all" ? "" : "&seat=" + view);
   if (location.hash !== hash) history.replaceState(null, "", hash);
 }
 

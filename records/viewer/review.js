@@ -8,7 +8,7 @@ const review = JSON.parse($("review").textContent);
 const reviewOf = {}; // step → the review's decision taken at it
 const decisionsOf = {}; // hand number → its decisions reviewed, in order
 for (const decision of review ? review.decisions : []) {
-  const step = stepOfAction[decision.number];
+  const step = stepAt(decision.hand, decision.step); // the review names steps as the address does
   if (step === undefined) continue;
   const entry = { ...decision, step };
   reviewOf[step] = entry;
@@ -48,7 +48,8 @@ function verdictText(d) {
 }
 
 /** Whether the current view shows a decision's review: all hands, or the acting seat's view
- * (its candidates name cards the other seats did not see). */
+ * (its candidates name cards the other seats did not see, and its values come from worlds
+ * drawn from what the acting seat saw). */
 const reviewShown = (d) => view === "all" || view === d.seat;
 
 /** The mark beside a step in the hand's steps, or null. */
@@ -105,12 +106,9 @@ function drawReview(state) {
     table.append(row);
   }
   box.append(table);
-  const chosen = table.querySelector("tr.chosen"); // in sight in the table's own scroll
-  if (chosen && chosen.offsetTop + chosen.offsetHeight > table.clientHeight) {
-    table.scrollTop = chosen.offsetTop + chosen.offsetHeight - table.clientHeight;
-  }
+  // hindsight (all cards open) is no seat's information: only in the view of all hands
   box.append(el("p", "muted small", "levels for team " + teamOf(d.seat) + " · " + d.worlds + " worlds, " +
-    review.simulations + " playouts · all cards open: " + moveText(d.hindsight)));
+    review.simulations + " playouts" + (view === "all" ? " · all cards open: " + moveText(d.hindsight) : "")));
 }
 
 /** The better move's cards raised on the table: in the acting seat's hand as this step shows

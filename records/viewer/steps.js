@@ -165,15 +165,26 @@ const tricksOf = {}; // hand number → its completed tricks: {number, plays, wi
     states.push(state);
   }
 }
-/** Each action's step, by the action's number in the game (from 1, counting every action
- * line in order: the number a review gives a decision). */
-const stepOfAction = {};
-steps.forEach((step, i) => {
-  if (step.action) stepOfAction[Object.keys(stepOfAction).length + 1] = i;
-});
 const handStarts = steps.map((step, i) => (step.lines.length && step.lines[0].type === "hand" ? i : -1))
   .filter((i) => i >= 0);
 const beginsHand = (i) => steps[i] && steps[i].lines.length > 0 && steps[i].lines[0].type === "hand";
+
+/** Where step ``i`` is, as the address and a review name it (records/steps.py): its hand
+ * and its step in that hand, both from 1, and how many steps the hand has. */
+function placeOf(i) {
+  const first = handStarts.filter((s) => s <= i).pop() ?? 0;
+  const index = handStarts.indexOf(first);
+  const end = handStarts[index + 1] ?? steps.length;
+  return { hand: index + 1, step: i - first + 1, steps: end - first };
+}
+
+/** The step (from 0, over the whole game) of a hand's step ``step`` (from 1), the hand as
+ * the record numbers it (from 0); undefined when the record has no such step. */
+function stepAt(hand, step) {
+  const first = handStarts.find((i) => steps[i].lines[0].hand === hand);
+  const end = handStarts.find((i) => i > first) ?? steps.length;
+  return first === undefined || step < 1 || first + step - 1 >= end ? undefined : first + step - 1;
+}
 
 /** The seat to act next after step ``i``, as the record's next action line says: none at
  * the last step, at a hand's end, or when the next step begins a hand. */

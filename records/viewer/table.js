@@ -116,8 +116,8 @@ function drawStatus(state) {
       (state.penalties ? " (" + (state.penalties > 0 ? "+" : "") + state.penalties + " from throws)" : "") +
       " in " + state.tricksDone + " tricks";
   const rows = [
-    ["hand", (state.number + 1) + " of " + handStarts.length],
-    ["step", (at + 1) + " of " + steps.length],
+    ["hand", placeOf(at).hand + " of " + handStarts.length],
+    ["step", placeOf(at).step + " of " + placeOf(at).steps + " in this hand"],
     ["dealer", state.dealer === null ? "not yet known" : seatName(state.dealer)],
     ["trump", trump],
     ["defenders", defenders === null ? "—" : "team " + defenders + ": " + running],
