@@ -28,7 +28,7 @@ from typing import Any
 from chaodipi.engine import PRESETS, Action, Match, SeatView, observe
 from chaodipi.records import record_lines
 from chaodipi.review import review_game
-from chaodipi.sample_bots import heuristic_bot, search_bot
+from chaodipi.search import Budget, heuristic_move, search_move
 
 Z99 = 2.326
 
@@ -41,12 +41,12 @@ def _rungs(seed: int) -> dict[str, Callable[[SeatView], Action]]:
         return view.legal.sample(rng)
 
     def search(simulations: int) -> Callable[[SeatView], Action]:
-        budget = search_bot.Budget(simulations, None)
-        return lambda view: search_bot.decide(view, rng, budget)
+        budget = Budget(simulations, None)
+        return lambda view: search_move(view, rng, budget)
 
     return {
         "random": random_bot,
-        "heuristic": heuristic_bot.decide,
+        "heuristic": heuristic_move,
         "search40": search(40),
         "search": search(120),
     }
@@ -56,7 +56,7 @@ def _play(bot: Callable[[SeatView], Action], deal: int, team: int) -> tuple[list
     match = Match(PRESETS["classic"], seed=deal, max_hands=1)
     while not match.over:
         seat = match.to_play
-        decide = bot if seat % 2 == team else heuristic_bot.decide
+        decide = bot if seat % 2 == team else heuristic_move
         match.apply(seat, decide(observe(match, seat)))
     score = 0.5 if match.winner is None else float(match.winner == team)
     return list(record_lines(match)), score

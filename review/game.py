@@ -23,12 +23,14 @@ from typing import Any
 from chaodipi.engine import Deal, Match, Phase, SeatView, observe, parse_action
 from chaodipi.records import action_steps, replay_steps, step_link
 from chaodipi.review.judging import Judged, PhaseName, judge, phase_of
+from chaodipi.search import DEFAULT_SIMULATIONS as SEARCH_SIMULATIONS
+from chaodipi.search import JUDGE_NAME, JUDGE_VERSION
 
 __all__ = ["DEFAULT_SIMULATIONS", "GameReview", "Reviewed", "review_game"]
 
-DEFAULT_SIMULATIONS = 120
-"""Playouts a decision is judged with by default (and as many for hindsight): the search
-bot's budget."""
+DEFAULT_SIMULATIONS = SEARCH_SIMULATIONS
+"""Playouts a decision is judged with by default (and as many for hindsight): the search's
+budget (:data:`chaodipi.search.DEFAULT_SIMULATIONS`)."""
 CHUNKS = 4
 """Pieces of a game's decisions per worker: enough that the workers end together."""
 
@@ -56,12 +58,16 @@ class Reviewed:
 @dataclass(frozen=True, slots=True)
 class GameReview:
     """A game's review: the record's ``header``, the budget and seed it was judged with, and
-    each decision of the seats reviewed, in the order played."""
+    each decision of the seats reviewed, in the order played; the ``judge`` that judged them
+    and its ``judge_version`` (:data:`chaodipi.search.JUDGE_NAME`,
+    :data:`~chaodipi.search.JUDGE_VERSION`)."""
 
     header: Mapping[str, Any]
     simulations: int
     seed: int
     decisions: tuple[Reviewed, ...]
+    judge: str = JUDGE_NAME
+    judge_version: str = JUDGE_VERSION
 
     @property
     def judged(self) -> list[Judged]:

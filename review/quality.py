@@ -3,7 +3,7 @@ interval, the marks, how often it chose the reviewer's move, split by phase; and
 choices fit the cards it could not see.
 
 The cost is the reviewer's: worlds consistent with the seat's information, played out by the
-search bot's playout policy. It ranks decisions by that policy's judgement, which is not the
+playouts of chaodipi.search. It ranks decisions by that policy's judgement, which is not the
 game's optimum (PIMC's limits: information given away or hidden is valued at nothing).
 
 *Hindsight agreement*: over the decisions where the move best with every card open differs
