@@ -140,8 +140,7 @@ def judge(
     not :func:`settled`, the best candidate and the chosen meet more worlds, twice as many at a
     time, until ``most`` playouts of each candidate's share (:data:`GROWTH` times
     ``simulations`` by default). ``None`` when the reviewer has nothing to weigh it against
-    (declaring, frying while bids are hidden: the search does not judge those; or one legal
-    move). The same ``seed`` gives the same verdict on any machine."""
+    (one candidate). The same ``seed`` gives the same verdict on any machine."""
     found = judge_problem(view)
     chosen = normal(chosen)
     choices: list[Action] = list(dict.fromkeys(normal(c) for c in found.choices)) if found else []

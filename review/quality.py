@@ -77,7 +77,7 @@ class BotQuality:
     all: Figure = field(default_factory=Figure)
     phases: dict[PhaseName, Figure] = field(default_factory=lambda: {p: Figure() for p in PHASES})
     unjudged: int = 0
-    """Decisions the reviewer does not judge (declaring, hidden frying)."""
+    """Decisions the reviewer does not judge (nothing to weigh the move against)."""
 
 
 def quality(reviews: Iterable[GameReview]) -> dict[str, BotQuality]:

@@ -16,7 +16,9 @@ One home for the policies the project's bots, its trainer and its reviewer share
 * the Monte-Carlo policy (:mod:`chaodipi.search.monte_carlo`): :func:`monte_carlo_move`
   (:data:`MARGIN`);
 * the review's judge (:mod:`chaodipi.search.judge`): :func:`judge_problem`, named
-  :data:`JUDGE_NAME` at :data:`JUDGE_VERSION`.
+  :data:`JUDGE_NAME` at :data:`JUDGE_VERSION`, which weighs the auction too
+  (:mod:`chaodipi.search.auction`: :func:`auction_problem`, declaring and frying while bids
+  are hidden).
 
 It imports the engine alone (``tests/test_layers.py``): the sample bots
 (``chaodipi.sample_bots``) are thin programs over it, the review (``chaodipi.review``) and the
@@ -32,6 +34,7 @@ Pass()
 True
 """
 
+from chaodipi.search.auction import auction_problem as auction_problem
 from chaodipi.search.heuristic import bury_cards as bury_cards
 from chaodipi.search.heuristic import card_value as card_value
 from chaodipi.search.heuristic import choose_bid as choose_bid
@@ -71,6 +74,7 @@ __all__ = [
     "Budget",
     "Problem",
     "Spent",
+    "auction_problem",
     "bury_cards",
     "card_value",
     "choose_bid",

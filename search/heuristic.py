@@ -62,6 +62,7 @@ __all__ = [
     "heuristic_move",
     "play_candidates",
     "trump_guessed",
+    "trump_share",
 ]
 
 MAX_ENUMERATED = 60
@@ -85,6 +86,16 @@ def card_value(trump: Trump | None, card: Card) -> float:
     return float(value)
 
 
+def trump_share(hand: Sequence[Card], trump: Trump) -> float:
+    """The share of ``hand`` that is trump under ``trump`` (0 for no cards).
+
+    >>> from chaodipi.engine import Rank, Suit, Trump, parse_cards
+    >>> trump_share(parse_cards("♠AK ♥3 ♦4"), Trump(Rank.TWO, Suit.SPADES))
+    0.5
+    """
+    return sum(1 for c in hand if trump.suit_of[c] == TRUMP) / max(1, len(hand))
+
+
 def choose_bid(
     hand: Sequence[Card], level: Rank | None, preset: Preset, legal: LegalActions
 ) -> Action:
@@ -93,8 +104,7 @@ def choose_bid(
     pass (or the first bid, when passing is not allowed)."""
     best: tuple[float, Bid] | None = None
     for bid in legal.bids:
-        trump = Trump(level, bid.suit, preset.card)
-        share = sum(1 for c in hand if trump.suit_of[c] == TRUMP) / max(1, len(hand))
+        share = trump_share(hand, Trump(level, bid.suit, preset.card))
         if best is None or share > best[0]:
             best = (share, bid)
     needed = 0.36 if legal.phase is Phase.DECLARE else 0.40

@@ -209,7 +209,7 @@ def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
     named = [row for row in printed if row.startswith("step ")]
     assert named and all("· seat 2 alpha, " in row for row in named)
     assert {int(row.split()[1]) for row in named} <= steps
-    assert printed[-1].endswith("not (declaring, hidden frying)")
+    assert printed[-1].endswith("not (nothing to weigh them against)")
     done = _arena("review", str(path), "--hand", "1", "--simulations", "8", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     review = json.loads(done.stdout)

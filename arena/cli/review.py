@@ -51,13 +51,13 @@ decision's cost is the value of the reviewer's best candidate less the value of 
 move, ± one standard error of the paired difference; it is marked ?! (inaccuracy, ≥ 0.1
 level), ? (mistake, ≥ 0.25) or ?? (blunder, ≥ 0.5) when it is also more than two standard
 errors; where the cost is within two standard errors of a mark's line, the best and the
-chosen move meet more worlds, up to four times the budget. Declaring, and frying while bids
-are hidden, are not judged; a forced move is no decision. Each decision is named by its hand
-and step as the game's page numbers them (the page arena show … --html PAGE writes;
-PAGE#hand=1&step=26 opens it there). The move best with every card open (hindsight, no seat's
-information) is shown only when every seat is reviewed. The same --seed and --simulations
-give the same review on any machine. Progress goes to stderr: a bar on a terminal, else a
-line at each tenth of the way.
+chosen move meet more worlds, up to four times the budget. Every decision is judged, the
+auction's too; a forced move is no decision. Each decision is named by its hand and step as
+the game's page numbers them (the page arena show … --html PAGE writes; PAGE#hand=1&step=26
+opens it there). The move best with every card open (hindsight, no seat's information) is
+shown only when every seat is reviewed. The same --seed and --simulations give the same
+review on any machine. Progress goes to stderr: a bar on a terminal, else a line at each
+tenth of the way.
 
 With a results database and no GAME: reviews --games K games (all by default; with --bot
 NAME, only NAME's games and seats), printing a line as each game's review ends, then, per

@@ -84,7 +84,7 @@ class GamePrinter:
         """How many decisions were judged, and how many not."""
         judged = len(review.judged)
         unjudged = len(review.decisions) - judged
-        return ["", f"{judged} decisions judged, {unjudged} not (declaring, hidden frying)"]
+        return ["", f"{judged} decisions judged, {unjudged} not (nothing to weigh them against)"]
 
 
 def verdict_text(judged: Judged) -> str:
@@ -165,7 +165,7 @@ def quality_text(
         else:
             out.append(f"  {visible(name)}: no decision where the two differed")
     unjudged = sum(f.unjudged for f in figures.values())
-    out.append(f"{unjudged} decisions not judged (declaring, hidden frying)")
+    out.append(f"{unjudged} decisions not judged (nothing to weigh them against)")
     return out
 
 
