@@ -476,6 +476,7 @@ class Ladder:
             over.set()
             verdict = validation_verdict(result, table.result)
             self._server.release(table)
+            self._instances.forget_deal(pair.id)
             await self._db(
                 self.store.finish_pair,
                 pair,
@@ -592,6 +593,7 @@ class Ladder:
         over.set()  # the deal is over: its games may be watched
         for _, table in played.values():
             self._server.release(table)
+        self._instances.forget_deal(pair_id)  # never dealt again
         return [played[False][0], played[True][0]]
 
     async def _pair_over(
