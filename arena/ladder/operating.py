@@ -17,7 +17,7 @@ from chaodipi.arena.ladder.core import SEATS_PER_PAIR, Core
 from chaodipi.arena.ladder.entries import Bot, BotKind, Pair, VersionState
 from chaodipi.arena.ladder.live import LadderEvent
 from chaodipi.arena.ladder.operator import LadderError
-from chaodipi.arena.ladder.store import RefitRow
+from chaodipi.arena.ladder.played import RefitRow
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
 from chaodipi.arena.serving import token_digest
