@@ -6,8 +6,9 @@ Its public vocabulary is this package's ``__all__``:
   :class:`ActionLine` and the 16 event lines of :data:`EventLine`; :data:`Line` is any),
   :data:`LINE_KINDS`, :data:`RECORD_FORMAT` and the JSON Schema, :func:`record_schema`;
 * making them: :func:`record_lines` (a match, and how each action was taken:
-  :class:`Turn`, :data:`FORCED`; how it ended: :class:`GameEnd`), :class:`LineMaker`
-  (one event at a time), :func:`cards_text`, :func:`preset_options`, :func:`now`;
+  :class:`Turn`, :data:`FORCED`; how it ended: the engine's :class:`~chaodipi.engine.Outcome`,
+  read back from a header by :func:`outcome_of`), :class:`LineMaker` (one event at a time),
+  :func:`cards_text`, :func:`preset_options`, :func:`now`;
 * reading them: :func:`dump_lines` / :func:`load_lines` (text), :func:`pack` /
   :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`hands_in`,
   :func:`read_file`, :data:`MAX_RECORD_BYTES` (the arena writes record files:
@@ -65,11 +66,11 @@ from chaodipi.records.lines import TrumpLine as TrumpLine
 from chaodipi.records.lines import record_schema as record_schema
 from chaodipi.records.live import LiveRecord as LiveRecord
 from chaodipi.records.making import FORCED as FORCED
-from chaodipi.records.making import GameEnd as GameEnd
 from chaodipi.records.making import LineMaker as LineMaker
 from chaodipi.records.making import Turn as Turn
 from chaodipi.records.making import cards_text as cards_text
 from chaodipi.records.making import now as now
+from chaodipi.records.making import outcome_of as outcome_of
 from chaodipi.records.making import preset_options as preset_options
 from chaodipi.records.making import record_lines as record_lines
 from chaodipi.records.reading import MAX_RECORD_BYTES as MAX_RECORD_BYTES
@@ -111,7 +112,6 @@ __all__ = [
     "DeclareLine",
     "EventLine",
     "FryLine",
-    "GameEnd",
     "HandLine",
     "HandOverLine",
     "Header",
@@ -142,6 +142,7 @@ __all__ = [
     "load_lines",
     "match_transcript",
     "now",
+    "outcome_of",
     "pack",
     "preset_options",
     "read_file",

@@ -474,6 +474,7 @@ class Ladder:
             over = anyio.Event()
             result, table = await self._games.play(key, bots, spectators_after=over, seated=seated)
             over.set()
+            assert table.result is not None, "a table's game has ended once it is played"
             verdict = validation_verdict(result, table.result)
             self._server.release(table)
             await self._db(
