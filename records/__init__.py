@@ -16,8 +16,10 @@ Its public vocabulary is this package's ``__all__``:
 * re-playing one through the engine: :func:`replay_record`, :func:`replay_steps` (the match
   before each action);
 * its steps, as the viewer and a review number them: :func:`action_steps`, :func:`step_link`;
-* its views: the text transcript (:func:`transcript`, :class:`Transcript`, :func:`seat_view`,
-  :func:`spectator_view`, :func:`match_transcript`, :func:`spaced`), the HTML viewer
+* its views, each saying a line in the same words (``words.py``: cards as :func:`spaced`
+  prints them, a team as :func:`team_name` names it): the text transcript
+  (:func:`transcript`, :class:`Transcript`, :func:`seat_view`, :func:`spectator_view`,
+  :func:`match_transcript`), the HTML viewer
   (:func:`render_html`, :func:`write_html`), a spectator's live record of a table
   (:class:`LiveRecord`), and a bot's text made safe for a terminal (:func:`visible`).
 
@@ -89,11 +91,12 @@ from chaodipi.records.text import visible as visible
 from chaodipi.records.transcript import Transcript as Transcript
 from chaodipi.records.transcript import match_transcript as match_transcript
 from chaodipi.records.transcript import seat_view as seat_view
-from chaodipi.records.transcript import spaced as spaced
 from chaodipi.records.transcript import spectator_view as spectator_view
 from chaodipi.records.transcript import transcript as transcript
 from chaodipi.records.viewer import render_html as render_html
 from chaodipi.records.viewer import write_html as write_html
+from chaodipi.records.words import spaced as spaced
+from chaodipi.records.words import team_name as team_name
 
 __all__ = [
     "FORCED",
@@ -155,6 +158,7 @@ __all__ = [
     "spaced",
     "spectator_view",
     "step_link",
+    "team_name",
     "transcript",
     "unpack",
     "visible",

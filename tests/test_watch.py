@@ -370,3 +370,6 @@ def test_the_last_line_names_the_reward_as_the_viewer_does() -> None:
         "match over: team 0 (seats 0 and 2) won (reward 3) on a forfeit after 4 hands: "
         "seat 0 struck out; progress 5 : 2"
     )
+    assert ending_text(outcome, ("ann", "bo", "ann", "bo")).startswith(
+        "match over: team 0 (ann) won (reward 3)"
+    )

@@ -5,7 +5,7 @@ show`` prints a record, and the watcher's last line."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 import grpc
@@ -20,7 +20,7 @@ from chaodipi.arena.v2.convert import (
     watch_request,
 )
 from chaodipi.engine import Outcome
-from chaodipi.records import LiveRecord, Transcript, visible
+from chaodipi.records import LiveRecord, Transcript, team_name, visible
 
 __all__ = ["ending_text", "open_watch", "refusal", "spectating_text", "watch_table"]
 
@@ -81,7 +81,7 @@ def watch_table(
     for text in teller.close():
         print(text, file=out)
     if outcome is not None:
-        print(ending_text(outcome), file=out, flush=True)
+        print(ending_text(outcome, spectating.bots), file=out, flush=True)
     return outcome
 
 
@@ -101,14 +101,16 @@ def spectating_text(table: str, address: str, spectating: Spectating) -> str:
     return line
 
 
-def ending_text(outcome: Outcome) -> str:
-    """How the game ended, as the watcher's last line (:meth:`Outcome.said`).
+def ending_text(outcome: Outcome, bots: Sequence[str] = ()) -> str:
+    """How the game ended, as the watcher's last line, in the words ``arena show`` and the
+    viewer use; each team named by its ``bots`` (by seat) when the server said them.
 
     >>> from chaodipi.engine import Ending
     >>> print(ending_text(Outcome(Ending.PLAYED_OUT, "played out", 1, 9, (2, 4), None, 2)))
     match over: team 1 (seats 1 and 3) won (reward 2) after 9 hands: played out; progress 2 : 4
     """
-    return visible("match over: " + outcome.said(lambda t: f"team {t} (seats {t} and {t + 2})"))
+    names = list(bots) if len(bots) == 4 else ["", "", "", ""]
+    return visible("match over: " + outcome.said(lambda team: team_name(team, names)))
 
 
 _REFUSALS = {
