@@ -361,3 +361,46 @@ def test_an_answer_marked_fallback_is_counted_as_the_seat_s_fallback_and_recorde
     assert [line["seat"] for line in asked if line["fallback"]] == [0] * seats[0].decisions
     assert all(not line["fallback"] for line in asked if line["seat"] == 2)  # timeouts
     assert sum(1 for d in result.turns if d.fallback) == seats[0].decisions
+
+
+# -- how the game ended: one value in every layer ------------------------------------------------
+
+
+@pytest.mark.parametrize("forfeit", [False, True])
+def test_the_game_ends_as_one_outcome_in_every_layer(forfeit: bool) -> None:
+    """A table played to its end (classic, seed 3, two hands), and one whose seat 1 forfeits
+    as play begins (its process crashed): the table's result holds an ``Outcome``, and every
+    layer reads that same value back, none a copy of its fields: each seat's MatchOver (the
+    contract), the SDK's ``MatchResult`` made from it, the record's header (``outcome_of``).
+    Played out, it is the match's own (``Match.outcome()``); a forfeit is lost by seat 1's team
+    and earns no reward (``Match.cut_short``)."""
+    from chaodipi.bot.seat import Seat
+    from chaodipi.engine import Ending
+    from chaodipi.records import outcome_of
+
+    tables: list[Table] = []
+
+    async def keep(table: Table, players: list[Player]) -> None:
+        tables.append(table)
+        if forfeit:
+            await table.connected.wait()
+            table.forfeit(1, "seat 1 crashed, exit code 1")
+
+    result, players = play_table(config("classic", seed=3, max_hands=2), during=keep)
+    table, outcome = tables[0], result.outcome
+    if forfeit:
+        assert (outcome.ending, outcome.winner, outcome.forfeited_by) == (Ending.FORFEIT, 0, 1)
+        assert (outcome.reason, outcome.reward) == ("seat 1 crashed, exit code 1", 0)
+        assert outcome == table.match.cut_short(Ending.FORFEIT, outcome.reason, 1)
+    else:
+        assert outcome == table.match.outcome() and outcome.ending is Ending.PLAYED_OUT
+        assert (outcome.hands, outcome.progress) == (2, tuple(table.match.progress))
+    for player in players:
+        (over,) = player.of("match_over")
+        assert convert.outcome_from_message(over)[0] == outcome
+        read = Seat(lambda view: view.legal.default(), 0.0, None).read(
+            pb.PlayResponse(match_over=over)
+        )
+        assert read is not None and not isinstance(read, pb.PlayRequest)
+        assert read.outcome == outcome and read.winner == outcome.winner
+    assert outcome_of(table_record(table)[0]["result"]) == outcome
