@@ -50,6 +50,7 @@ class PairPlaying(Core):
             over = anyio.Event()
             result, table = await self._games.play(key, bots, spectators_after=over, seated=seated)
             over.set()
+            assert table.result is not None, "a table's game has ended once it is played"
             verdict = validation_verdict(result, table.result)
             self._server.release(table)
             self._instances.forget_deal(pair.id)
