@@ -19,7 +19,6 @@ from chaodipi.engine.presets import PRESETS
 from chaodipi.records import (
     FORCED,
     RECORD_FORMAT,
-    GameEnd,
     Turn,
     dump_lines,
     load_lines,
@@ -142,7 +141,7 @@ def test_a_record_made_without_a_table_says_who_was_asked_as_the_table_says(name
         tables.append(table)
 
     result, _ = play_table(config(name, seed=4), during=keep)
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     table = tables[0]
     by_table = [line for line in table_record(table) if line["type"] == "action"]
     alone = [line for line in record_lines(table.match) if line["type"] == "action"]
@@ -167,12 +166,13 @@ def test_an_answer_the_bot_s_kit_chose_is_recorded_as_a_fallback() -> None:
 
 def test_the_header_says_who_played_and_how_it_ended() -> None:
     match = _played("kangqi", seed=4, max_hands=1, limit=30)
-    end = GameEnd(Ending.FORFEIT, "seat 1 timed out 3 times", winner=0, forfeited_by=1)
+    outcome = match.cut_short(Ending.FORFEIT, "seat 1 timed out 3 times", 1)
+    assert outcome.winner == 0
     header = next(
         record_lines(
             match,
             bots=("x", "y", "x", "y"),
-            end=end,
+            outcome=outcome,
             date="d",
             about={"game": "x-y-d0-a", "deal": 0},
         )
@@ -183,7 +183,7 @@ def test_the_header_says_who_played_and_how_it_ended() -> None:
     assert (header["game"], header["deal"], header["seed"]) == ("x-y-d0-a", 0, 4)
     _validator().validate(header)
     # a record of a match cut short re-plays as far as it went
-    again = replay_record(list(record_lines(match, end=end)))
+    again = replay_record(list(record_lines(match, outcome=outcome)))
     assert again.actions == match.actions
 
 
