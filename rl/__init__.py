@@ -9,7 +9,8 @@ docs/rl-environment.md).
   (:class:`CardBuilder`);
 * :mod:`chaodipi.rl.candidates`: the DouZero form, legal actions with feature vectors;
 * :mod:`chaodipi.rl.policy`: a trained Q(s, a) model's file (:func:`save_model`,
-  :func:`load_model`) and its greedy player (:class:`QPolicy`), numpy only;
+  :func:`load_model`) and its player (:class:`QPolicy`), numpy only, for the preset it was
+  trained on (:class:`PresetError` for another);
 * :mod:`chaodipi.rl.train`: the Deep Monte-Carlo trainer on torch (``python3 -m
   chaodipi.rl.train``; with :mod:`~chaodipi.rl.qnet`, :mod:`~chaodipi.rl.selfplay` and
   :mod:`~chaodipi.rl.ray_actors`, not imported here: they need torch);
@@ -43,6 +44,7 @@ from chaodipi.rl.encoding import LAYOUT as LAYOUT
 from chaodipi.rl.encoding import OBSERVATION_SIZE as OBSERVATION_SIZE
 from chaodipi.rl.encoding import ViewEncoder as ViewEncoder
 from chaodipi.rl.encoding import split as split
+from chaodipi.rl.policy import PresetError as PresetError
 from chaodipi.rl.policy import QModel as QModel
 from chaodipi.rl.policy import QPolicy as QPolicy
 from chaodipi.rl.policy import load_model as load_model
@@ -57,6 +59,7 @@ __all__ = [
     "BatchedEnv",
     "CardBuilder",
     "ChaoDipiEnv",
+    "PresetError",
     "QModel",
     "QPolicy",
     "RandomBot",

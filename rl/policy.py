@@ -60,8 +60,8 @@ from chaodipi.rl.candidates import FEATURES, candidates
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
 
 __all__ = [
-    "DEFAULT_THRESHOLD", "FORMAT", "MAX_MODEL_BYTES", "VERSION", "QModel", "QPolicy",
-    "inflated_bytes", "load_model", "model_bytes", "save_model",
+    "DEFAULT_THRESHOLD", "FORMAT", "MAX_MODEL_BYTES", "VERSION", "PresetError", "QModel",
+    "QPolicy", "inflated_bytes", "load_model", "model_bytes", "save_model",
 ]
 
 FORMAT: Final = "chaodipi-q-mlp"
@@ -83,6 +83,12 @@ model's unit: levels a hand, :func:`~chaodipi.rl.selfplay.hand_target`): the tra
 and what a model with a teacher but no ``threshold`` is played with."""
 
 Array = npt.NDArray[np.float32]
+
+
+class PresetError(ValueError):
+    """A model asked to play a game of a preset it was not trained on: ``str()`` is one line
+    naming both presets."""
+
 Layer = tuple[npt.NDArray[Any], npt.NDArray[Any]]
 """One ``Linear`` layer: its weight ``(out, in)`` and its bias ``(out,)``."""
 
@@ -197,6 +203,20 @@ class QModel:
     def hidden(self) -> tuple[int, ...]:
         """The hidden layers' widths."""
         return tuple(int(weight.shape[1]) for weight, _ in self.layers[:-1])
+
+    @property
+    def preset(self) -> str:
+        """The preset it was trained on: the only one it plays (:meth:`check_preset`)."""
+        return str(self.meta["preset"])
+
+    def check_preset(self, preset: str) -> None:
+        """Raise :class:`PresetError` unless ``preset`` is the one it was trained on."""
+        if preset != self.preset:
+            raise PresetError(
+                f"the model was trained on the {self.preset} preset and plays no other: this "
+                f"game is {preset} (train one on it: python3 -m chaodipi.rl.train --preset "
+                f"{preset})"
+            )
 
     @property
     def limit(self) -> int:
@@ -321,9 +341,9 @@ class QPolicy:
     model is sure (a model trained on the teacher's hands estimates the value of the teacher's
     play; its errors are small beside a large difference and can be as large as a small one).
 
-    It keeps an encoder per seat, so use one per game (``run_bot(new_game=...)``); the model
-    may be shared. ``deviations`` counts the decisions where it did not play the teacher's
-    choice."""
+    It plays the model's preset only: a view of another raises :class:`PresetError`. It keeps
+    an encoder per seat, so use one per game (``run_bot(new_game=...)``); the model may be
+    shared. ``deviations`` counts the decisions where it did not play the teacher's choice."""
 
     def __init__(
         self,
@@ -346,6 +366,7 @@ class QPolicy:
         """The action to play from ``view`` (a view with its legal actions)."""
         if view.legal is None:
             raise ValueError(f"seat {view.seat} has nothing to decide: its view has no legal set")
+        self.model.check_preset(view.preset.name)
         choice = None if self.teacher is None else self.teacher(view)
         actions, features = candidates(view.legal, self.rng, self.limit, include=choice)
         if len(actions) == 1:

@@ -68,11 +68,11 @@ def weights(net: QNet) -> list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
             for w, b in pairs]
 
 
-def to_model(net: QNet, limit: int) -> QModel:
+def to_model(net: QNet, limit: int, preset: str) -> QModel:
     """The network as the numpy model :class:`~chaodipi.rl.policy.QPolicy` plays (what
-    :func:`export` writes, in float32), without a file: the trainer evaluates what the dmc
-    bot would play."""
-    return QModel.of_layers(weights(net), {"limit": limit})
+    :func:`export` writes, in float32), without a file, for games of ``preset``: the trainer
+    evaluates what the dmc bot would play."""
+    return QModel.of_layers(weights(net), {"limit": limit, "preset": preset})
 
 
 def export(net: QNet, path: Path, meta: dict[str, Any]) -> None:

@@ -267,7 +267,7 @@ def evaluate(net: QNet, preset: str, deals: int, opponents: list[tuple[str, Deci
     from chaodipi.rl.qnet import to_model
 
     figures: dict[str, float] = {}
-    model = to_model(net, LIMIT)  # what the dmc bot plays of it
+    model = to_model(net, LIMIT, preset)  # what the dmc bot plays of it
 
     def player() -> Decide:
         return QPolicy(model, random.Random(1), teacher=teacher, threshold=threshold).decide

@@ -12,6 +12,12 @@ none`` plays the candidate of highest Q). The model is a file :func:`~chaodipi.r
 wrote (by default the one shipped beside this module, :data:`MODEL`). It needs numpy (the
 ``rl`` extra), not torch or PettingZoo. Each game gets its own encoders and its own generator
 of candidates, drawn from ``--seed``. It runs numpy's BLAS on one thread (:func:`one_blas_thread`).
+
+A model plays the preset it was trained on, no other. Without ``--model`` the bot holds every
+model shipped beside this module (:func:`shipped`: ``models/dmc-PRESET.npz``, today classic's
+alone) and plays each game with the one of its preset; a game of a preset it has no model for
+ends the bot with one line naming the game's preset and the presets it has a model for (exit
+status 1), at the game's first decision, before it plays anything.
 """
 
 from __future__ import annotations
@@ -20,15 +26,25 @@ import math
 import os
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chaodipi.bot import Action, Decide, SeatView, bot_arguments, run_bot
 
-__all__ = ["BLAS_THREADS", "MODEL", "main", "one_blas_thread"]
+if TYPE_CHECKING:
+    from chaodipi.rl import QModel
 
-MODEL = Path(__file__).resolve().parent / "models" / "dmc-classic.npz"
-"""The shipped model (package data)."""
+__all__ = [
+    "BLAS_THREADS", "MODEL", "MODELS", "Game", "Policy", "main", "one_blas_thread", "shipped",
+]
+
+MODELS = Path(__file__).resolve().parent / "models"
+"""The shipped models (package data): ``dmc-PRESET.npz``, each trained on its preset."""
+MODEL = MODELS / "dmc-classic.npz"
+"""The shipped model of the classic preset."""
+Policy = Callable[[SeatView], Action]
+"""A policy: the action to play at a view."""
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 """The variables that set how many threads numpy's BLAS starts, read as numpy is imported."""
 
@@ -42,11 +58,45 @@ def one_blas_thread() -> None:
         os.environ.setdefault(variable, "1")
 
 
+def shipped() -> dict[str, Path]:
+    """The shipped models by the preset each was trained on (its file's name says it; a test
+    checks the name against the model's ``meta``)."""
+    return {path.stem.removeprefix("dmc-"): path for path in sorted(MODELS.glob("dmc-*.npz"))}
+
+
+class Game:
+    """One game's player: at the game's first decision, the policy of the model for the
+    game's preset; a preset with none raises :class:`~chaodipi.rl.PresetError`."""
+
+    def __init__(self, policies: Mapping[str, Callable[[], Policy]], given: QModel | None) -> None:
+        self.policies, self.given = policies, given
+        self.decide: Policy | None = None
+
+    def __call__(self, view: SeatView) -> Action:
+        if self.decide is None:
+            preset = view.preset.name
+            if self.given is not None:
+                self.given.check_preset(preset)
+            make = self.policies.get(preset)
+            if make is None:
+                from chaodipi.rl import PresetError
+
+                raise PresetError(
+                    f"no model shipped for the {preset} preset (shipped: "
+                    f"{', '.join(sorted(self.policies))}): give --model a model trained on it "
+                    f"(python3 -m chaodipi.rl.train --preset {preset})"
+                )
+            self.decide = make()
+        return self.decide(view)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = bot_arguments(__doc__.splitlines()[0])
     parser.add_argument(
-        "--model", type=Path, default=MODEL,
-        help="the model file (chaodipi.rl.save_model's .npz; default: the shipped one)",
+        "--model", type=Path, default=None,
+        help="the model file (chaodipi.rl.save_model's .npz), played in games of the preset it"
+        " was trained on only (default: the shipped model of each game's preset: "
+        f"{', '.join(shipped()) or 'none in this install'})",
     )
     parser.add_argument(
         "--limit", type=int, default=None,
@@ -72,34 +122,54 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--threshold must be a number ≥ 0, not {args.threshold}")
     one_blas_thread()
     try:
-        from chaodipi.rl import QPolicy, load_model, resolve_bot
+        from chaodipi.rl import PresetError, QPolicy, load_model, resolve_bot
     except ImportError as error:
         parser.error(f"needs the rl extra (pip install 'chaodipi-arena[rl]'): {error}")
-    if not args.model.is_file():
-        shipped = " (the shipped model is not in this install)" if args.model == MODEL else ""
-        parser.error(f"--model {args.model}: no such file{shipped}")
-    try:
-        model = load_model(args.model)
-    except ValueError as error:
-        parser.error(f"--model: {error}")
-    name = model.teacher if args.teacher is None else args.teacher
-    teacher: Callable[[SeatView], Action] | None = None
-    if name is not None and name != "none":
+    paths = shipped() if args.model is None else {"": args.model}
+    if not paths:
+        parser.error(f"no model shipped in {MODELS} (the shipped models are not in this "
+                     "install): give --model")
+    models: dict[str, QModel] = {}
+    for path in paths.values():
+        if not path.is_file():
+            parser.error(f"--model {path}: no such file")
         try:
-            teacher = resolve_bot(name)
+            model = load_model(path)
         except ValueError as error:
-            parser.error(f"--teacher: {error}")
-    if teacher is None and args.threshold is not None:
-        parser.error("--threshold is the teacher's: this model names none (give --teacher)"
-                     if name is None else "--threshold is the teacher's: not with --teacher none")
-    threshold = model.threshold if args.threshold is None else args.threshold
+            parser.error(f"--model: {error}")
+        models[model.preset] = model
+    policies: dict[str, Callable[[], Policy]] = {}
     seeds = random.Random(args.seed)
+    for preset, model in models.items():
+        name = model.teacher if args.teacher is None else args.teacher
+        teacher: Policy | None = None
+        if name is not None and name != "none":
+            try:
+                teacher = resolve_bot(name)
+            except ValueError as error:
+                parser.error(f"--teacher: {error}")
+        if teacher is None and args.threshold is not None:
+            parser.error("--threshold is the teacher's: this model names none (give --teacher)"
+                         if name is None else
+                         "--threshold is the teacher's: not with --teacher none")
+        threshold = model.threshold if args.threshold is None else args.threshold
+
+        def policy(model: QModel = model, teacher: Policy | None = teacher,
+                   threshold: float = threshold) -> Policy:
+            rng = random.Random(seeds.getrandbits(64))
+            return QPolicy(model, rng, args.limit, teacher=teacher, threshold=threshold).decide
+
+        policies[preset] = policy
+    given = None if args.model is None else next(iter(models.values()))
 
     def new_game() -> Decide:
-        rng = random.Random(seeds.getrandbits(64))
-        return QPolicy(model, rng, args.limit, teacher=teacher, threshold=threshold).decide
+        return Game(policies, given)
 
-    print(run_bot(new_game=new_game, argv=argv, name=args.name), file=sys.stderr)
+    try:
+        result = run_bot(new_game=new_game, argv=argv, name=args.name)
+    except PresetError as error:
+        raise SystemExit(f"{parser.prog}: {error}") from None
+    print(result, file=sys.stderr)
     return 0
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 
 from chaodipi.arena.cli.bench import duration_text, estimate_s
@@ -211,3 +212,40 @@ def test_an_elo_error_that_cannot_be_measured_is_explained_under_the_table() -> 
     assert _row(console.export_text(), "search")[4] == "+552.0 ± ?"
     (note,) = [note for note in bench_notes([row]) if note.startswith("± ?")]
     assert "cannot be measured" in note and note.endswith("search: interval reaches 100 %")
+
+
+def test_a_learned_rung_is_a_rung_of_the_presets_with_a_model_shipped_alone(
+    tmp_path: Path,
+) -> None:
+    """The dmc rung plays a model trained on classic: ``-p hefei`` leaves it out of the
+    default rungs, refuses it named in ``--rungs`` in one line saying which presets have a
+    model (nothing played), and ``--help`` lists each preset's rungs."""
+    from chaodipi.arena.tournament.rungs import rungs_of
+
+    assert rung_named("dmc").presets() == ("classic",)
+    assert [r.name for r in rungs_of("classic")] == [r.name for r in RUNGS]
+    for preset in ("anchao", "kangqi", "mingchao", "hefei"):
+        assert [r.name for r in rungs_of(preset)] == ["random", "heuristic", "search40", "search"]
+    said = ("arena bench: rung dmc plays a model trained on one preset and has none for hefei "
+            "(it has one for: classic): leave it out of --rungs")
+    for argv in ([BOT, "--rungs", "heuristic,dmc"], ["--ladder", "--rungs", "heuristic,dmc"]):
+        done = bench(*argv, "-p", "hefei", "-n", "1", cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.splitlines() == [said], done.stderr
+    assert not list(tmp_path.iterdir())  # nothing played, no database
+    done = bench("--help", cwd=tmp_path)
+    lines = [" ".join(line.split()) for line in done.stdout.splitlines()]
+    assert "classic random,heuristic,dmc,search40,search" in lines, done.stdout
+    assert "hefei random,heuristic,search40,search" in lines, done.stdout
+
+
+def test_a_ladder_of_a_preset_without_the_learned_rung_s_model_refuses_it() -> None:
+    from chaodipi.arena.errors import ConfigError
+    from tests.ladder_support import ladder_config
+
+    with pytest.raises(ConfigError) as refused:
+        ladder_config(ROOT, preset="hefei", rungs=["heuristic", "dmc"])
+    assert str(refused.value) == (
+        "rungs: dmc plays a model trained on one preset and has none for hefei (it has one "
+        "for: classic): leave it out")
+    assert ladder_config(ROOT, preset="classic", rungs=["heuristic", "dmc"]).rungs == (
+        "heuristic", "dmc")

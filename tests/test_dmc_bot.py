@@ -92,10 +92,10 @@ def test_a_missing_model_is_said_in_one_line(
 ) -> None:
     absent = tmp_path / "absent.npz"
     assert refusal(["--model", str(absent)], capsys).endswith(f"--model {absent}: no such file")
-    monkeypatch.setattr(dmc_bot, "MODEL", tmp_path / "shipped.npz")
+    monkeypatch.setattr(dmc_bot, "MODELS", tmp_path)
     assert refusal([], capsys).endswith(
-        f"--model {tmp_path / 'shipped.npz'}: no such file (the shipped model is not in this "
-        "install)")
+        f"no model shipped in {tmp_path} (the shipped models are not in this install): give "
+        "--model")
 
 
 def test_a_broken_model_or_limit_is_said_in_one_line(
@@ -154,21 +154,24 @@ def test_the_bot_runs_blas_on_one_thread(tmp_path: Path) -> None:
     assert done.stdout == "True 1\n", done.stdout + done.stderr
 
 
-def test_the_shipped_model_loads_and_plays_every_preset_legally() -> None:
-    """The model the dmc rung plays is this encoding's, trained (not random weights: it says
-    how), and plays a whole hand of each preset with legal moves only."""
+def test_each_shipped_model_plays_its_preset_legally_and_no_other() -> None:
+    """The models the dmc rung plays are this encoding's, trained (not random weights: each says
+    how), each on the preset its file names; each plays a whole hand of it with legal moves
+    only, and refuses the first decision of any other preset."""
     import random
 
     from chaodipi.engine import PRESETS, Match, observe
-    from chaodipi.rl import QPolicy, load_model, resolve_bot
+    from chaodipi.rl import PresetError, QPolicy, load_model, resolve_bot
     from chaodipi.search import heuristic_move
 
-    model = load_model(dmc_bot.MODEL)
-    assert model.meta["preset"] == "classic" and model.meta["hands"] > 10_000
-    assert model.meta["command"].startswith("python3 -m chaodipi.rl.train")
-    assert (model.teacher, model.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.3)
-    assert resolve_bot(model.teacher) is heuristic_move  # the name it was trained with
-    for preset in PRESETS:
+    models = dmc_bot.shipped()
+    assert list(models) == ["classic"] and models["classic"] == dmc_bot.MODEL
+    for preset, path in models.items():
+        model = load_model(path)
+        assert model.preset == preset and model.meta["hands"] > 10_000
+        assert model.meta["command"].startswith("python3 -m chaodipi.rl.train")
+        assert (model.teacher, model.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.3)
+        assert resolve_bot(model.teacher) is heuristic_move  # the name it was trained with
         match = Match(PRESETS[preset], seed=11, max_hands=1)
         policy = QPolicy(model, random.Random(0))
         while not match.over:
@@ -176,3 +179,71 @@ def test_the_shipped_model_loads_and_plays_every_preset_legally() -> None:
             action = policy.decide(view)
             assert view.legal is not None and action in view.legal
             match.apply(match.to_play, action)
+        for other in PRESETS:
+            if other != preset:
+                match = Match(PRESETS[other], seed=11, max_hands=1)
+                with pytest.raises(PresetError, match=f"trained on the {preset} preset"):
+                    QPolicy(model, random.Random(0)).decide(observe(match, match.to_play))
+
+
+def _hefei_game(tmp_path: Path, dmc: str) -> subprocess.CompletedProcess[str]:
+    """One game of hefei in a real ``arena run``: the dmc bot (``dmc``, its command) against
+    the random bot."""
+    random_bot = f"{sys.executable} -m chaodipi.sample_bots.random_bot --seed 1"
+    return subprocess.run(
+        [sys.executable, "-m", "chaodipi.arena", "run", "-b", f"dmc={dmc}",
+         "-b", f"random={random_bot}", "-p", "hefei", "-n", "1", "--hands", "1",
+         "-j", "1", "-d", "r.sqlite"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_a_hefei_game_with_the_classic_model_stops_the_bot_in_one_line(tmp_path: Path) -> None:
+    """The bot given the classic model, seated at a hefei table, exits with status 1 at its
+    first decision, its stderr one line naming both presets (no traceback); the game is its
+    forfeit, played by nothing it made up."""
+    done = _hefei_game(tmp_path, f"{sys.executable} -m chaodipi.sample_bots.dmc_bot "
+                       f"--model {dmc_bot.MODEL}")
+    said = ("dmc_bot.py: the model was trained on the classic preset and plays no other: this "
+            "game is hefei (train one on it: python3 -m chaodipi.rl.train --preset hefei)")
+    assert done.returncode == 1, done.stderr
+    assert "crashed after it was sent its hand, before its first move was done, exit code 1" \
+        in done.stderr, done.stderr
+    logs = [path.read_text(encoding="utf-8") for path in (tmp_path / "r-logs").glob("dmc#*")]
+    stopped = [text for text in logs if said in text]
+    assert stopped, logs
+    for text in logs:
+        assert "Traceback" not in text, text
+    for text in stopped:  # the line, after the SDK's own line of entering the session
+        assert text.splitlines()[-1] == said, text
+    rows = ResultsDB(tmp_path / "r.sqlite", read_only=True).rows()
+    assert rows and all(row.forfeit == "dmc" for row in rows)
+
+
+def test_without_a_model_a_game_of_a_preset_with_none_shipped_is_refused_in_one_line() -> None:
+    """The bot's default: the shipped model of each game's preset; a game of a preset with none
+    is refused naming the preset and those with one, before any policy is made for it."""
+    from chaodipi.engine import PRESETS, Action, Match, SeatView, observe
+    from chaodipi.rl import PresetError
+
+    made: list[str] = []
+
+    def first_legal(view: SeatView) -> Action:
+        assert view.legal is not None
+        return view.legal.default()
+
+    def classic() -> dmc_bot.Policy:
+        made.append("classic")
+        return first_legal
+
+    game = dmc_bot.Game({"classic": classic}, None)
+    match = Match(PRESETS["hefei"], seed=3, max_hands=1)
+    with pytest.raises(PresetError) as refused:
+        game(observe(match, match.to_play))
+    assert str(refused.value) == (
+        "no model shipped for the hefei preset (shipped: classic): give --model a model "
+        "trained on it (python3 -m chaodipi.rl.train --preset hefei)")
+    assert made == []
+    match = Match(PRESETS["classic"], seed=3, max_hands=1)
+    view = observe(match, match.to_play)
+    assert game(view) == first_legal(view) and made == ["classic"]

@@ -1,7 +1,8 @@
 """A trained model's file and its player (chaodipi.rl.policy): what save_model writes
 load_model reads back and scores as torch's ``nn.Linear`` layers would; a broken or mismatched
 file is refused with one line naming what is wrong; QPolicy plays the candidate of highest Q,
-legally, in every preset, and with a teacher keeps the teacher's choice unless a candidate's Q
+legally, in every preset (a model trained on it), refuses a game of another preset in one line,
+and with a teacher keeps the teacher's choice unless a candidate's Q
 is higher by more than the threshold."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from chaodipi.engine import PRESETS, Match, observe  # noqa: E402
 from chaodipi.rl import (  # noqa: E402
     FEATURES,
     OBSERVATION_SIZE,
+    PresetError,
     QPolicy,
     ViewEncoder,
     candidates,
@@ -269,7 +271,7 @@ def test_save_model_refuses_what_load_model_would(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_the_policy_plays_the_candidate_of_highest_q_legally(tmp_path: Path, preset: str) -> None:
-    save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)
+    save_model(tmp_path / "m.npz", random_weights((16,), seed=5), {**META, "preset": preset})
     model = load_model(tmp_path / "m.npz")
     policy = QPolicy(model, random.Random(9))
     drawn = random.Random(9)  # the same draws of candidates, in step with the policy's
@@ -366,3 +368,18 @@ def test_a_models_teacher_and_threshold_are_read_from_its_meta(tmp_path: Path) -
     save_model(tmp_path / "taught.npz", random_weights((4,)), meta)
     taught = load_model(tmp_path / "taught.npz")
     assert (taught.teacher, taught.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.5)
+
+
+def test_a_model_refuses_a_game_of_another_preset_in_one_line_naming_both(tmp_path: Path) -> None:
+    """A model plays the preset it was trained on (its ``meta``'s ``preset``), no other: its
+    encoding and its values are that preset's."""
+    save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)  # classic
+    model = load_model(tmp_path / "m.npz")
+    assert model.preset == "classic"
+    match = Match(PRESETS["hefei"], seed=4, max_hands=1)
+    with pytest.raises(PresetError) as refused:
+        QPolicy(model, random.Random(9)).decide(observe(match, match.to_play))
+    assert str(refused.value) == (
+        "the model was trained on the classic preset and plays no other: this game is hefei "
+        "(train one on it: python3 -m chaodipi.rl.train --preset hefei)"
+    )

@@ -58,7 +58,7 @@ def test_a_short_run_writes_a_checkpoint_that_resumes_and_plays_legal_moves(
     net, saved = train.load(tmp_path / "model.pt")
     assert saved["stage"] == "versus" and saved["progress"] == second
 
-    greedy = QPolicy(to_model(net, 32), random.Random(0))
+    greedy = QPolicy(to_model(net, 32, "classic"), random.Random(0))
     match = Match(PRESETS["classic"], seed=7, max_hands=1)
     while not match.over:
         view = observe(match, match.to_play)

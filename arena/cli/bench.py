@@ -1,7 +1,8 @@
 """``arena bench CMD``: a bot against each rung of the reference ladder, on a public deal set.
 
 It is ``arena run`` with a fixed shape: a gauntlet of the bot against the rungs of
-:data:`chaodipi.arena.tournament.rungs.RUNGS` (``--rungs`` picks some), on the preset's shipped
+:data:`chaodipi.arena.tournament.rungs.RUNGS` that play the preset (``rungs_of``: a learned rung
+only where a model for the preset is shipped; ``--rungs`` picks some), on the preset's shipped
 standard deal set (``--deal-set``), each deal played twice with the seats swapped, stored in a
 results database like any run (``--resume`` goes on, ``arena report`` reprints it). It prints
 one table, a row per rung: the bot's score with its 95 % interval, Elo ± its 95 % error and
@@ -31,7 +32,7 @@ from chaodipi.arena.cli.arguments import (
     whole,
 )
 from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
-from chaodipi.arena.tournament import RUNGS, Rung, rung
+from chaodipi.arena.tournament import RUNGS, Rung, rung, rungs_of
 from chaodipi.engine import PRESETS
 
 if TYPE_CHECKING:
@@ -60,8 +61,12 @@ BENCH_EPILOG = """\
 the rungs (chaodipi/arena/tournament/rungs.py), weakest first:
 {rungs}
 
+the rungs of each preset (the default --rungs; a learned rung plays a model trained on one
+preset, and is a rung only where a model for the preset is shipped):
+{presets}
+
 how long: the default bench is {games} games of {hands} hands ({deals} deals, each twice,
-against each of the {rung_count} rungs), roughly {time} on 2 cores; it says its own estimate
+against each of classic's {rung_count} rungs), roughly {time} on 2 cores; it says its own estimate
 (the games to play, roughly how long) before it starts. Fewer deals (-n), rungs (--rungs) or
 hands (--hands) make it shorter.
 
@@ -88,6 +93,11 @@ def _rungs(text: str) -> tuple[Rung, ...]:
             f"name each rung once, e.g. random,heuristic, not {text!r}"
         )
     return tuple(sorted((rung(n) for n in names), key=RUNGS.index))
+
+
+def _chosen(args: argparse.Namespace) -> tuple[Rung, ...]:
+    """The rungs to play: ``--rungs``, or the preset's (:func:`rungs_of`)."""
+    return rungs_of(args.preset) if args.rungs is None else tuple(args.rungs)
 
 
 def _name(text: str) -> str:
@@ -182,6 +192,12 @@ def _problem(args: argparse.Namespace) -> str | None:
         if args.name in {r.name for r in args.rungs}:
             return f"--name {args.name}: a rung is called so; give the bot another name"
     for chosen in args.rungs:
+        if args.preset not in chosen.presets():
+            having = ", ".join(chosen.presets()) or "none in this install"
+            return (
+                f"rung {chosen.name} plays a model trained on one preset and has none for "
+                f"{args.preset} (it has one for: {having}): leave it out of --rungs"
+            )
         module = missing_module(chosen.command)
         if module is not None:
             return (
@@ -229,6 +245,7 @@ def bench_command(args: argparse.Namespace) -> int:
     from chaodipi.arena.cli.bench_job import bench_job
     from chaodipi.arena.errors import ConfigError
 
+    args.rungs = _chosen(args)
     problem = _problem(args)
     if problem is not None:
         return _fail(problem)
@@ -262,7 +279,9 @@ def reproduce(args: argparse.Namespace, rungs: tuple[Rung, ...], command: str | 
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     width = max(len(r.name) for r in RUNGS)
-    default = [("bot", r.name) for r in RUNGS for _ in range(2 * DEALS)]
+    classic = rungs_of("classic")
+    default = [("bot", r.name) for r in classic for _ in range(2 * DEALS)]
+    wide = max(len(name) for name in PRESETS)
     bench = commands.add_parser(
         "bench",
         help="play a bot against the reference ladder's rungs",
@@ -273,9 +292,13 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "per defended hand.",
         epilog=BENCH_EPILOG.format(
             rungs="\n".join(f"  {r.name:<{width}}  {r.command}" for r in RUNGS),
+            presets="\n".join(
+                f"  {preset:<{wide}}  {','.join(r.name for r in rungs_of(preset))}"
+                for preset in PRESETS
+            ),
             games=len(default),
             deals=DEALS,
-            rung_count=len(RUNGS),
+            rung_count=len(classic),
             hands=HANDS,
             time=duration_text(estimate_s(default, HANDS, JOBS) or 0.0),
         )
@@ -298,9 +321,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     bench.add_argument(
         "--rungs",
         type=_rungs,
-        default=RUNGS,
+        default=None,
         metavar="NAME,…",
-        help=f"the rungs to play (default all: {','.join(r.name for r in RUNGS)})",
+        help="the rungs to play (default: every rung of the preset, listed below)",
     )
     bench.add_argument(
         "--ladder",

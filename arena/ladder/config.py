@@ -250,6 +250,13 @@ def parse_ladder(data: Mapping[str, Any], folder: Path) -> LadderConfig:
     for name in ("tls_cert", "tls_key"):
         if values[name] and not (folder / values[name]).is_file():
             raise ConfigError(f"{name}: no file {folder / values[name]}")
+    for name in values["rungs"]:
+        played = next(r for r in RUNGS if r.name == name).presets()
+        if values["preset"] not in played:
+            raise ConfigError(
+                f"rungs: {name} plays a model trained on one preset and has none for "
+                f"{values['preset']} (it has one for: {', '.join(played) or 'none'}): leave it out"
+            )
     bots = _bots(data.get("bots", {}), set(values["rungs"]))
     return LadderConfig(**values, bots=bots, folder=folder)
 

@@ -39,6 +39,7 @@ from .recorder import RunResult as RunResult
 from .rungs import RUNGS as RUNGS
 from .rungs import Rung as Rung
 from .rungs import rung as rung
+from .rungs import rungs_of as rungs_of
 from .runs import games_left as games_left
 from .runs import stored_config as stored_config
 
@@ -80,6 +81,7 @@ __all__ = [
     "resolve_deal_set",
     "run_tournament",
     "rung",
+    "rungs_of",
     "runtime_env",
     "schedule",
     "stored_config",

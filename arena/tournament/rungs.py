@@ -6,7 +6,9 @@ opponents on every machine: the two search rungs spend 40 and 120 playouts a dec
 only a machine much slower or busier than a 2-core laptop reaches: keep ``--decision-ms`` at
 600 or more. The dmc rung plays the model shipped with the package
 (``sample_bots/models/dmc-classic.npz``, trained by :mod:`chaodipi.rl.train`) over its teacher,
-the heuristic bot. Each rung is above the one below it with LOS ≥ 99 % but search40 and dmc,
+the heuristic bot. A learned rung plays a model trained on one preset, so it is a rung of the
+presets it has a model shipped for alone (:meth:`Rung.presets`: the dmc rung, classic's).
+Each rung is above the one below it with LOS ≥ 99 % but search40 and dmc,
 which are level (README.md, "Strength ladder", which ``arena bench --ladder`` regenerates). The
 Monte-Carlo bot is not a rung: at the search rung's CPU (80 sampled worlds a play) it is no
 stronger than the heuristic bot. Changing a rung's command changes what a bench result means:
@@ -21,13 +23,22 @@ hours on 2 cores put them there, within a factor of 1.5.
 ['random', 'heuristic', 'dmc', 'search40', 'search']
 >>> rung("heuristic").command
 'python3 -m chaodipi.sample_bots.heuristic_bot'
+>>> rung("dmc").presets(), [r.name for r in rungs_of("hefei")]
+(('classic',), ['random', 'heuristic', 'search40', 'search'])
 """
 
 from __future__ import annotations
 
+import importlib.resources
 from dataclasses import dataclass
 
-__all__ = ["RUNGS", "Rung", "rung"]
+from chaodipi.engine import PRESETS
+
+__all__ = ["MODELS", "RUNGS", "Rung", "rung", "rungs_of"]
+
+MODELS = "chaodipi.sample_bots"
+"""The package whose ``models/`` folder ships the learned rungs' models (package data), each
+``NAME-PRESET.npz``: the rung ``NAME``'s model trained on ``PRESET``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +54,29 @@ class Rung:
     ladder rows (each rung against the one below, and search40 against the heuristic bot),
     where a standing ladder pins it (``arena ladder``, docs/ladder.md). None for the random
     bot, which no rung ever lost a game to: its rating has no finite estimate."""
+    learned: bool = False
+    """It plays a model trained on one preset: a rung of the presets with a model shipped
+    (:data:`MODELS`) alone."""
+
+    def presets(self) -> tuple[str, ...]:
+        """The presets it is a rung of: every one, or a learned rung's with a model shipped."""
+        if not self.learned:
+            return tuple(PRESETS)
+        prefix = f"{self.name}-"
+        try:
+            folder = importlib.resources.files(MODELS) / "models"
+            names = [entry.name for entry in folder.iterdir()]
+        except (FileNotFoundError, ModuleNotFoundError):
+            return ()
+        shipped = {name.removeprefix(prefix).removesuffix(".npz") for name in names
+                   if name.startswith(prefix) and name.endswith(".npz")}
+        return tuple(preset for preset in PRESETS if preset in shipped)
 
 
 RUNGS: tuple[Rung, ...] = (
     Rung("random", "python3 -m chaodipi.sample_bots.random_bot", 1.5),
     Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0, elo=0.0),
-    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5, elo=165.0),
+    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5, elo=165.0, learned=True),
     Rung(
         "search40",
         "python3 -m chaodipi.sample_bots.search_bot --simulations 40 --budget-ms 500",
@@ -64,6 +92,11 @@ RUNGS: tuple[Rung, ...] = (
 )
 """The ladder, weakest first (``arena bench --ladder`` plays each rung against the one
 before it)."""
+
+
+def rungs_of(preset: str) -> tuple[Rung, ...]:
+    """The rungs of ``preset``'s ladder, weakest first: every rung that plays it."""
+    return tuple(r for r in RUNGS if preset in r.presets())
 
 
 def rung(name: str) -> Rung:
