@@ -1,13 +1,13 @@
 """The trainer's actors on a Ray cluster (``python3 -m chaodipi.rl.train --ray ADDRESS``).
 
-Each actor is a Ray actor with one CPU that plays :data:`HANDS_PER_CALL` hands with the
-weights it is given and returns them; the learner (this process, the driver) keeps one call in
-flight per actor and puts its newest weights in the object store once per learner step
-(``ray.put``), which every next call reads. ``ADDRESS``: ``auto`` (the cluster ``ray start``
-runs on this machine, or ``RAY_ADDRESS``), ``local`` (a cluster started here for the run, on
-127.0.0.1 only, no dashboard, no usage statistics) or ``HOST:PORT`` of the head's GCS, as
-``arena run --ray`` takes them. Every node needs this package installed at the same version
-(``pip install -e '.[rl,ray]'``).
+Each actor is a Ray actor with one CPU that plays ``--tables`` hands side by side
+(:func:`~chaodipi.rl.selfplay.play_hands`) with the weights it is given and returns them; the
+learner (this process, the driver) keeps one call in flight per actor and puts its newest
+weights in the object store once per learner step (``ray.put``), which every next call reads.
+``ADDRESS``: ``auto`` (the cluster ``ray start`` runs on this machine, or ``RAY_ADDRESS``),
+``local`` (a cluster started here for the run, on 127.0.0.1 only, no dashboard, no usage
+statistics) or ``HOST:PORT`` of the head's GCS, as ``arena run --ray`` takes them. Every node
+needs this package installed at the same version (``pip install -e '.[rl,ray]'``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ from typing import Any
 import torch
 
 from chaodipi.rl.qnet import QNet
-from chaodipi.rl.selfplay import Hand, Stage, bot, play_hand
+from chaodipi.rl.selfplay import Hand, Stage, bot, play_hands
 
-__all__ = ["HANDS_PER_CALL", "RayActors", "check_ray"]
+__all__ = ["RayActors", "check_ray"]
 
-HANDS_PER_CALL = 4
-"""Hands an actor plays per call, with the weights of the call's start."""
 _LOCAL_ENVIRONMENT = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # Ray binds to 127.0.0.1 only (arena's setting)
     "RAY_USAGE_STATS_ENABLED": "0",
@@ -69,12 +67,10 @@ class _Actor:
 
     def play(self, weights: dict[str, Any], hands: int) -> list[Hand]:
         self.net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
-        played = []
-        for _ in range(hands):
-            played.append(play_hand(self.net, self.stage, self.teacher, self.preset,
-                                    f"{self.name}/{self.hand}", self.rng, self.epsilon))
-            self.hand += 1
-        return played
+        seeds = [f"{self.name}/{self.hand + i}" for i in range(hands)]
+        self.hand += hands
+        return play_hands(self.net, self.stage, self.teacher, self.preset, seeds, self.rng,
+                          self.epsilon)
 
 
 class RayActors:
@@ -82,11 +78,12 @@ class RayActors:
 
     def __init__(self, net: QNet, args: argparse.Namespace, seed: int) -> None:
         self.ray = _connect(args.ray)
+        self.tables: int = args.tables
         remote = self.ray.remote(num_cpus=1)(_Actor)
         self.actors = [remote.remote(i, net.hidden, args.stage, args.teacher, args.preset,
                                      args.epsilon, seed) for i in range(args.actors)]
         self.publish(net)
-        self.calls = {actor.play.remote(self.weights, HANDS_PER_CALL): actor
+        self.calls = {actor.play.remote(self.weights, self.tables): actor
                       for actor in self.actors}
 
     def publish(self, net: QNet) -> None:
@@ -98,10 +95,14 @@ class RayActors:
         for call in ready:
             actor = self.calls.pop(call)
             hands: list[Hand] = self.ray.get(call)
-            self.calls[actor.play.remote(self.weights, HANDS_PER_CALL)] = actor
+            self.calls[actor.play.remote(self.weights, self.tables)] = actor
             yield from hands
 
     def close(self) -> None:
+        """Stop the actors and leave the cluster (once: again does nothing)."""
+        if not self.actors:
+            return
         for actor in self.actors:
             self.ray.kill(actor)
+        self.actors = []
         self.ray.shutdown()

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from chaodipi.engine import PRESETS, HandRecord, Match, observe, team_of
+from chaodipi.engine import PRESETS, Action, HandRecord, Match, observe, team_of
 from chaodipi.rl.bots import Decide, bot_name, resolve_bot
 from chaodipi.rl.candidates import FEATURES, candidates, features_of
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
@@ -33,7 +33,10 @@ from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
 if TYPE_CHECKING:
     from chaodipi.rl.qnet import QNet
 
-__all__ = ["KEPT", "LIMIT", "Decide", "Hand", "Stage", "bot", "duel", "hand_target", "play_hand"]
+__all__ = [
+    "KEPT", "LIMIT", "Decide", "Hand", "Stage", "bot", "duel", "hand_target", "play_hand",
+    "play_hands", "q_values",
+]
 
 LIMIT = 32
 """Candidates the network chooses among in training (a bury or a long lead lists 32 of its
@@ -81,74 +84,118 @@ class Hand:
     """(n,) the hand's outcome for the acting seat's team."""
 
 
-def best(net: QNet, state: F32, features: npt.NDArray[np.int8]) -> int:
-    """The index of the candidate with the highest Q."""
+def q_values(net: QNet, states: list[F32], features: list[npt.NDArray[np.int8]]) -> list[F32]:
+    """Q of each decision's candidates (``features[i]``, the rows of decision ``i`` whose
+    observation is ``states[i]``), all decisions in one forward pass."""
     import torch  # (here: the stages and the duels, which the command's --help names, need none)
 
+    counts = [len(rows) for rows in features]
     with torch.no_grad():
-        states = torch.from_numpy(state).unsqueeze(0)
-        owner = torch.zeros(len(features), dtype=torch.long)
-        q = net.rows(states, owner, torch.from_numpy(features.astype(np.float32)))
-    return int(torch.argmax(q))
+        owner = torch.from_numpy(np.repeat(np.arange(len(counts)), counts))
+        q = net.rows(torch.from_numpy(np.stack(states)), owner,
+                     torch.from_numpy(np.concatenate(features).astype(np.float32)))
+    return list(np.split(q.numpy(), np.cumsum(counts)[:-1]))
+
+
+class _Table:
+    """One hand being played for :func:`play_hands`: its match, its seats' encoders, and the
+    decisions kept so far."""
+
+    def __init__(self, stage: Stage, preset: str, seed: int | str, rng: random.Random) -> None:
+        self.match = Match(PRESETS[preset], seed=seed, max_hands=1)
+        self.encoders = [ViewEncoder(seat) for seat in range(4)]
+        learner_team = rng.randrange(2)
+        self.taught = [stage is Stage.IMITATE or (stage is Stage.VERSUS
+                                                  and team_of(seat) != learner_team)
+                       for seat in range(4)]
+        self.states: list[F32] = []
+        self.rows: list[npt.NDArray[np.int8]] = []
+        self.seats: list[int] = []
+        self.chosen: list[int] = []
+        self.demo: list[bool] = []
+        self.kept = 0
+        self.waiting: tuple[F32, list[Action], npt.NDArray[np.int8]] | None = None
+        """The network's decision this table waits for: observation, candidates, features."""
+
+    def advance(self, teacher: Decide | None, rng: random.Random, epsilon: float) -> None:
+        """Play until the network is to decide (:attr:`waiting`) or the hand is over."""
+        match = self.match
+        while not match.over:
+            seat = match.to_play
+            legal = match.legal_actions(seat)
+            if legal.count() == 1:  # nothing to learn: no view, no encoding
+                match.apply(seat, next(iter(legal)))
+                continue
+            view = observe(match, seat)
+            state = self.encoders[seat].encode(view)
+            actions, features = candidates(legal, rng, LIMIT)
+            if rng.random() < epsilon:
+                self.take(state, actions, features, rng.randrange(len(actions)), rng, False)
+            elif self.taught[seat]:
+                assert teacher is not None
+                action = teacher(view)
+                if action in actions:
+                    index = actions.index(action)
+                else:  # the teacher's choice, always among the candidates
+                    index = len(actions) - 1
+                    actions[index] = action
+                    features[index] = features_of(action)
+                self.take(state, actions, features, index, rng, True)
+            else:
+                self.waiting = (state, actions, features)
+                return
+
+    def take(self, state: F32, actions: list[Action], features: npt.NDArray[np.int8],
+             index: int, rng: random.Random, demo: bool) -> None:
+        """Keep the decision (its choice and up to :data:`KEPT` − 1 others) and play it."""
+        seat = self.match.to_play
+        others = [i for i in range(len(actions)) if i != index]
+        picked = [index, *rng.sample(others, min(KEPT - 1, len(others)))]
+        self.states.append(state)
+        self.rows.append(features[picked])
+        self.seats.append(seat)
+        self.chosen.append(self.kept)
+        self.demo.append(demo)
+        self.kept += len(picked)
+        self.match.apply(seat, actions[index])
+
+    def hand(self) -> Hand:
+        record = self.match.records[-1]
+        rows, counts = self.rows, [len(r) for r in self.rows]
+        return Hand(
+            states=(np.stack(self.states) if self.states
+                    else np.zeros((0, OBSERVATION_SIZE), np.float32)),
+            rows=np.concatenate(rows) if rows else np.zeros((0, FEATURES), np.int8),
+            owner=np.repeat(np.arange(len(rows)), counts).astype(np.int64),
+            chosen=np.array(self.chosen, np.int64),
+            demo=np.array(self.demo, np.bool_),
+            targets=np.array([hand_target(record, seat) for seat in self.seats], np.float32),
+        )
+
+
+def play_hands(net: QNet, stage: Stage, teacher: Decide | None, preset: str,
+               seeds: Sequence[int | str], rng: random.Random, epsilon: float) -> list[Hand]:
+    """One hand of ``stage`` per seed, played side by side: each round plays every table up to
+    its network's next decision, then scores the candidates of all those decisions in one
+    forward pass (a pass over many rows costs less a row than one over a decision's few).
+    Each hand's kept decisions, labelled, in the seeds' order."""
+    tables = [_Table(stage, preset, seed, rng) for seed in seeds]
+    for table in tables:
+        table.advance(teacher, rng, epsilon)
+    while waiting := [t for t in tables if t.waiting is not None]:
+        decisions = [t.waiting for t in waiting if t.waiting is not None]
+        values = q_values(net, [d[0] for d in decisions], [d[2] for d in decisions])
+        for table, (state, actions, features), q in zip(waiting, decisions, values, strict=True):
+            table.waiting = None
+            table.take(state, actions, features, int(np.argmax(q)), rng, False)
+            table.advance(teacher, rng, epsilon)
+    return [table.hand() for table in tables]
 
 
 def play_hand(net: QNet, stage: Stage, teacher: Decide | None, preset: str, seed: int | str,
               rng: random.Random, epsilon: float) -> Hand:
-    """One hand of ``stage``: its kept decisions, labelled."""
-    match = Match(PRESETS[preset], seed=seed, max_hands=1)
-    encoders = [ViewEncoder(seat) for seat in range(4)]
-    learner_team = rng.randrange(2)
-    taught = {seat: stage is Stage.IMITATE or (stage is Stage.VERSUS
-                                               and team_of(seat) != learner_team)
-              for seat in range(4)}
-    states: list[F32] = []
-    rows: list[npt.NDArray[np.int8]] = []
-    seats: list[int] = []
-    chosen: list[int] = []
-    demo: list[bool] = []
-    kept = 0
-    while not match.over:
-        seat = match.to_play
-        view = observe(match, seat)
-        assert view.legal is not None
-        state = encoders[seat].encode(view)
-        if view.legal.count() == 1:
-            match.apply(seat, next(iter(view.legal)))
-            continue
-        actions, features = candidates(view.legal, rng, LIMIT)
-        exploring = rng.random() < epsilon
-        if exploring:
-            index = rng.randrange(len(actions))
-        elif taught[seat]:
-            assert teacher is not None
-            action = teacher(view)
-            if action in actions:
-                index = actions.index(action)
-            else:  # the teacher's choice, always among the candidates
-                index = len(actions) - 1
-                actions[index] = action
-                features[index] = features_of(action)
-        else:
-            index = best(net, state, features)
-        others = [i for i in range(len(actions)) if i != index]
-        picked = [index, *rng.sample(others, min(KEPT - 1, len(others)))]
-        states.append(state)
-        rows.append(features[picked])
-        seats.append(seat)
-        chosen.append(kept)
-        demo.append(taught[seat] and not exploring)
-        kept += len(picked)
-        match.apply(seat, actions[index])
-    record = match.records[-1]
-    counts = [len(r) for r in rows]
-    return Hand(
-        states=np.stack(states) if states else np.zeros((0, OBSERVATION_SIZE), np.float32),
-        rows=np.concatenate(rows) if rows else np.zeros((0, FEATURES), np.int8),
-        owner=np.repeat(np.arange(len(rows)), counts).astype(np.int64),
-        chosen=np.array(chosen, np.int64),
-        demo=np.array(demo, np.bool_),
-        targets=np.array([hand_target(record, seat) for seat in seats], np.float32),
-    )
+    """One hand of ``stage``: its kept decisions, labelled (:func:`play_hands` of one)."""
+    return play_hands(net, stage, teacher, preset, [seed], rng, epsilon)[0]
 
 
 def duel(agent: Callable[[], Decide], other: Decide, preset: str, deals: int) -> list[float]:

@@ -18,6 +18,8 @@ options, rewards, observation and ``render`` are those documented there). The ag
 * ``Discrete(limit)`` actions, an index into the candidates. An index the mask forbids plays
   candidate ``index % count`` and says so in ``info["invalid_action"]`` (``strict=True``: raises
   ``ValueError`` instead), so any action of the space steps;
+* :meth:`SingleSeatEnv.state`, beside the observation: the full state turned to the learner's
+  seat, for a critic or oracle features in training (never for acting);
 * its own rewards on its own steps: what its team earned (a hand's reward, the match's) while
   the bots played after it, given on the step that the learner took before them; zero
   elsewhere. Nothing is lost: a reward earned after the learner's last step comes with the
@@ -48,6 +50,7 @@ from gymnasium import spaces
 
 from chaodipi.engine import Action, SeatView
 from chaodipi.rl.bots import Opponent, resolve_bot
+from chaodipi.rl.encoding import Vector
 from chaodipi.rl.env import AGENTS, ChaoDipiEnv
 
 __all__ = ["SingleSeatEnv"]
@@ -98,6 +101,8 @@ class SingleSeatEnv(gymnasium.Env[Observation, np.int64]):
         self.render_mode = self.aec.render_mode
         self.observation_space = self.aec.observation_space(AGENTS[seat])
         self.action_space = spaces.Discrete(self.aec.limit)
+        self.state_space = self.aec.state_space
+        """The space of :meth:`state`."""
         self._mask = np.zeros(self.aec.limit, np.int8)
 
     def reset(
@@ -161,6 +166,15 @@ class SingleSeatEnv(gymnasium.Env[Observation, np.int64]):
     def candidate_actions(self) -> list[Action]:
         """The engine actions the learner's candidates stand for."""
         return self.aec.candidate_actions()
+
+    def state(self) -> Vector:
+        """The full state of the match (:mod:`chaodipi.rl.state`: every seat's cards, the
+        kitty, the undealt cards, every bid, hidden ones too), turned to the learner's seat as
+        its observation is (row 0 its own seat, 1 the next, 2 its partner, 3 the seat before
+        it; its own team first), a vector of :attr:`state_space`. For a centralized critic or
+        oracle features in training, never for the acting policy: it holds the cards the
+        learner cannot see."""
+        return self.aec.state(self.seat)
 
     def view(self) -> SeatView:
         """What the learner's seat to act (or its own seat, the match over) may know now."""

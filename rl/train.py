@@ -22,6 +22,7 @@ run without it says what to install in one line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import pickle
@@ -42,11 +43,12 @@ from chaodipi.engine import PRESETS
 from chaodipi.rl.policy import (
     DEFAULT_THRESHOLD,
     MAX_MODEL_BYTES,
+    QModel,
     QPolicy,
     inflated_bytes,
     model_bytes,
 )
-from chaodipi.rl.selfplay import LIMIT, Decide, Hand, Stage, bot, duel, play_hand
+from chaodipi.rl.selfplay import LIMIT, Decide, Hand, Stage, bot, duel, play_hands
 
 if TYPE_CHECKING:
     import torch
@@ -59,9 +61,14 @@ NEEDS_TORCH = (
 )
 """What a run without torch is told (after the missing module's name)."""
 
-__all__ = ["Progress", "elo", "load", "loss_of", "main", "train"]
+__all__ = [
+    "Evaluation", "Evaluations", "Progress", "elo", "evaluate", "load", "loss_of", "main", "train",
+]
 
 Emit = Callable[[dict[str, Any]], None]
+
+TABLES = 8
+"""``--tables``' default: hands an actor plays side by side."""
 
 
 @dataclass
@@ -112,7 +119,7 @@ def loss_of(net: QNet, hands: list[Hand], margin: float,
     return loss, agreement
 
 
-def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: int,
+def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float, int], seed: int,
            out: Any, stop: Any) -> None:
     import torch
     import torch.multiprocessing as mp
@@ -120,7 +127,7 @@ def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: 
     from chaodipi.rl.qnet import QNet
 
     torch.set_num_threads(1)
-    stage, teacher_name, preset, epsilon = plan
+    stage, teacher_name, preset, epsilon, tables = plan
     net = QNet(shared.hidden)
     rng = random.Random(f"{seed}/{index}")
     teacher = bot(teacher_name)[1] if stage is not Stage.SELF else None
@@ -132,15 +139,15 @@ def _actor(index: int, shared: QNet, plan: tuple[Stage, str, str, float], seed: 
     hand = 0
     while wanted():
         net.load_state_dict(shared.state_dict())
-        sample = play_hand(net, stage, teacher, preset, f"train/{seed}/{index}/{hand}", rng,
-                           epsilon)
-        hand += 1
-        while wanted():
-            try:
-                out.put(sample, timeout=0.5)
-                break
-            except queue.Full:
-                continue
+        seeds = [f"train/{seed}/{index}/{hand + i}" for i in range(tables)]
+        hand += tables
+        for sample in play_hands(net, stage, teacher, preset, seeds, rng, epsilon):
+            while wanted():
+                try:
+                    out.put(sample, timeout=0.5)
+                    break
+                except queue.Full:
+                    continue
     out.cancel_join_thread()
 
 
@@ -159,7 +166,7 @@ class Processes:
         ctx = mp.get_context("spawn")
         self.hands: Any = ctx.Queue(maxsize=64)
         self.stop = ctx.Event()
-        plan = (args.stage, args.teacher, args.preset, args.epsilon)
+        plan = (args.stage, args.teacher, args.preset, args.epsilon, args.tables)
         self.actors = [ctx.Process(target=_actor, daemon=True,
                                    args=(i, self.shared, plan, seed, self.hands, self.stop))
                        for i in range(args.actors)]
@@ -176,6 +183,7 @@ class Processes:
             return
 
     def close(self) -> None:
+        """Stop the actors (again: nothing more to stop)."""
         self.stop.set()
         for actor in self.actors:
             actor.join(timeout=10)
@@ -220,6 +228,7 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
     losses: list[float] = []
     agreements: list[float] = []
     stop_at = progress.hands + args.hands if args.hands is not None else None
+    evaluations = Evaluations(args, emit)
     try:
         while time.perf_counter() < deadline and (stop_at is None or progress.hands < stop_at):
             for hand in actors.collect(timeout=1.0):
@@ -247,39 +256,133 @@ def train(args: argparse.Namespace, emit: Emit) -> Progress:
                       "agreement": round(float(np.mean(agreements)), 3) if agreements else None})
                 last_hands, last_time, losses, agreements = progress.hands, now, [], []
                 next_report = now + args.report_seconds
+            evaluations.finished()
             if now >= next_eval:
-                _checkpoint(args, net, optimizer, progress, origin, emit, evaluate_too=True)
-                next_eval = time.perf_counter() + 60 * args.eval_minutes
+                _checkpoint(args, net, optimizer, progress, origin)
+                if args.eval_deals > 0:
+                    evaluations.start(net, progress)
+                next_eval = now + 60 * args.eval_minutes
+        actors.close()  # the last hands are in: the rest is the learner's
+        _checkpoint(args, net, optimizer, progress, origin)
+        evaluations.finished(wait=True)
+        if args.eval_deals > 0:
+            evaluations.start(net, progress)
+            evaluations.finished(wait=True)
     finally:
         actors.close()
-    _checkpoint(args, net, optimizer, progress, origin, emit,
-                evaluate_too=args.eval_deals > 0)
+        evaluations.close()
     return progress
 
 
-def evaluate(net: QNet, preset: str, deals: int, opponents: list[tuple[str, Decide]],
-             teacher: Decide | None = None,
+def evaluate(model: QModel, deals: int, opponents: list[str], teacher: str | None = None,
              threshold: float = DEFAULT_THRESHOLD) -> dict[str, float]:
-    """Score % (hands won, half a tie) and mean hand target against each opponent, on ``deals``
-    duplicate deals (each played twice, the network as each team), played as the dmc bot
-    plays the model file: greedily, or with the teacher and its threshold
-    (:class:`~chaodipi.rl.policy.QPolicy`)."""
-    from chaodipi.rl.qnet import to_model
-
+    """Score % (hands won, half a tie) and mean hand target against each opponent (a bot's
+    name, :func:`~chaodipi.rl.selfplay.bot`), on ``deals`` duplicate deals of the model's
+    preset (each played twice, the model as each team), played as the dmc bot plays the model
+    file: greedily, or over the teacher (a bot's name) with its threshold
+    (:class:`~chaodipi.rl.policy.QPolicy`). It needs no torch: the trainer runs it in a
+    process of its own (:class:`Evaluations`)."""
+    taught = None if teacher is None else bot(teacher)[1]
     figures: dict[str, float] = {}
-    model = to_model(net, LIMIT, preset)  # what the dmc bot plays of it
 
     def player() -> Decide:
-        return QPolicy(model, random.Random(1), teacher=teacher, threshold=threshold).decide
+        return QPolicy(model, random.Random(1), teacher=taught, threshold=threshold).decide
 
-    for name, other in opponents:
-        values = duel(player, other, preset, deals)
+    for name in opponents:
+        short, other = bot(name)
+        values = duel(player, other, model.preset, deals)
         won = sum(v > 0 for v in values) + sum(v == 0 for v in values) / 2
         score = won / len(values)
-        figures[f"score_vs_{name}"] = round(100 * score, 1)
-        figures[f"elo_vs_{name}"] = elo(score)
-        figures[f"margin_vs_{name}"] = round(float(np.mean(values)), 3)
+        figures[f"score_vs_{short}"] = round(100 * score, 1)
+        figures[f"elo_vs_{short}"] = elo(score)
+        figures[f"margin_vs_{short}"] = round(float(np.mean(values)), 3)
     return figures
+
+
+def _evaluate_into(out: Any, *arguments: Any) -> None:
+    """An evaluation's process: :func:`evaluate`, its figures sent on ``out``."""
+    figures = evaluate(*arguments)
+    with contextlib.suppress(OSError):  # the learner is gone: nobody reads them
+        out.send(figures)
+
+
+class Evaluation:
+    """One evaluation running in a process of its own (spawned: it imports no torch), its
+    figures sent back on a pipe when it is done."""
+
+    def __init__(self, *arguments: Any) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        self.figures, sending = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(target=_evaluate_into, args=(sending, *arguments),
+                                   daemon=True)
+        self.process.start()
+        sending.close()
+
+    def done(self) -> bool:
+        return bool(self.figures.poll())
+
+    def result(self) -> dict[str, float]:
+        """Its figures (waiting for them); a RuntimeError if the process died without."""
+        try:
+            figures: dict[str, float] = self.figures.recv()
+        except EOFError:
+            self.process.join()
+            raise RuntimeError(f"the evaluation's process ended (exit code "
+                               f"{self.process.exitcode}) without its figures") from None
+        self.process.join()
+        return figures
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+
+
+class Evaluations:
+    """The trainer's evaluations, one at a time, each in a process of its own
+    (:class:`Evaluation`), so that the learner goes on taking the actors' hands while one
+    plays: :meth:`start` one on the network as it is, :meth:`finished` emits its figures (with
+    the minutes and hands of its start) once it is done."""
+
+    def __init__(self, args: argparse.Namespace, emit: Emit) -> None:
+        self.args, self.emit = args, emit
+        self.running: tuple[Evaluation, dict[str, Any]] | None = None
+
+    def launch(self, model: QModel, teacher: str | None) -> Evaluation:
+        """The evaluation of ``model`` (over ``teacher``), started."""
+        args = self.args
+        return Evaluation(model, args.eval_deals, args.against, teacher, args.threshold)
+
+    def start(self, net: QNet, progress: Progress) -> bool:
+        """Evaluate the network as it is now, unless an evaluation is still running (False)."""
+        from chaodipi.rl.qnet import to_model
+
+        self.finished()
+        if self.running is not None:
+            return False
+        args = self.args
+        model = to_model(net, LIMIT, args.preset)  # what the dmc bot plays of it
+        teacher = None if args.stage is Stage.SELF else args.teacher
+        self.running = (self.launch(model, teacher),
+                        {"minutes": round(progress.seconds / 60, 2), "hands": progress.hands})
+        return True
+
+    def finished(self, wait: bool = False) -> None:
+        """Emit the running evaluation's figures if it is done (or once done, ``wait``)."""
+        if self.running is None:
+            return
+        evaluation, when = self.running
+        if wait or evaluation.done():
+            self.running = None
+            self.emit({**when, "eval": evaluation.result()})
+
+    def close(self) -> None:
+        """Stop an evaluation still running (the run is stopped)."""
+        if self.running is not None:
+            self.running[0].close()
+            self.running = None
 
 
 def elo(score: float) -> float:
@@ -294,7 +397,7 @@ def elo(score: float) -> float:
 
 
 def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Optimizer,
-                progress: Progress, origin: float, emit: Emit, evaluate_too: bool) -> None:
+                progress: Progress, origin: float) -> None:
     import torch
 
     from chaodipi.rl.qnet import export
@@ -313,14 +416,6 @@ def _checkpoint(args: argparse.Namespace, net: QNet, optimizer: torch.optim.Opti
         "minutes": round(progress.seconds / 60, 1), "seed": args.seed,
         "stage": args.stage.value, "command": " ".join(["python3 -m chaodipi.rl.train",
                                                          *args.argv]), **taught})
-    if evaluate_too:
-        net.eval()
-        teacher = None if args.stage is Stage.SELF else bot(args.teacher)[1]
-        figures = evaluate(net, args.preset, args.eval_deals, args.opponents, teacher,
-                           args.threshold)
-        net.train()
-        emit({"minutes": round(progress.seconds / 60, 2), "hands": progress.hands,
-              "eval": figures})
 
 
 MAX_CHECKPOINT_BYTES = 4 * MAX_MODEL_BYTES
@@ -401,6 +496,9 @@ def parser() -> argparse.ArgumentParser:
         " a candidate's Q is higher by more than this (levels a hand); written in model.npz"
         f" and played by the evaluations (default: {DEFAULT_THRESHOLD})")
     add("--actors", type=int, default=1, help="self-play processes (default: 1)")
+    add("--tables", type=int, default=TABLES,
+        help="hands each actor plays side by side, the network's decisions of all of them"
+        f" scored in one forward pass, with the weights of their start (default: {TABLES})")
     add("--ray", metavar="ADDRESS", default=None,
         help="run the actors as Ray actors on a cluster (auto, local: one started here, or"
         " HOST:PORT of the head); the learner"
@@ -439,14 +537,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parse.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args.opponents = [bot(name) for name in
-                          args.against or ["random", "heuristic"]]
+        args.against = args.against or ["random", "heuristic"]
+        for name in args.against:
+            bot(name)
         if args.stage is not Stage.SELF:
             bot(args.teacher)
     except ValueError as error:
         parse.error(str(error))
     if args.actors < 1:
         parse.error(f"--actors {args.actors}: at least one actor")
+    if args.tables < 1:
+        parse.error(f"--tables {args.tables}: at least one table")
     if not (math.isfinite(args.threshold) and args.threshold >= 0):
         parse.error(f"--threshold {args.threshold}: give a number ≥ 0")
     try:

@@ -210,3 +210,36 @@ def _view() -> SeatView:
     env = ChaoDipiEnv("classic")
     env.reset(seed=random.Random(0).randrange(100))
     return env.view(env.match.to_play)
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+def test_state_is_the_full_state_turned_to_the_learners_seat_and_no_observation(
+    seat: int,
+) -> None:
+    """``state()`` is the match's full state (every seat's cards, the kitty: what the learner
+    cannot see) turned to the learner's seat: its own cards in row 0, the next seat's in row 1,
+    its partner's in row 2; at every step of an episode, with the other seats' cards that no
+    observation holds."""
+    from chaodipi.rl.state import STATE_SIZE, full_state, split_state
+
+    env = SingleSeatEnv("classic", seat=seat, opponent="random")
+    observation, _ = env.reset(seed=5)
+    over, steps = False, 0
+    while not over:
+        state = env.state()
+        assert state.shape == (STATE_SIZE,) and env.state_space.contains(state)
+        match = env.aec.match
+        np.testing.assert_array_equal(state, full_state(match, seat))
+        parts = split_state(state)
+        for row in range(4):
+            held = np.bincount(np.asarray(match.hand.hand((seat + row) % 4), np.intp),
+                               minlength=54)
+            np.testing.assert_array_equal(parts["hands"][row], held)
+        assert observation["observation"].shape != state.shape
+        hidden = sum(len(match.hand.hand(s)) for s in range(4) if s != seat)
+        assert parts["hands"][1:].sum() == hidden
+        action = int(env.np_random.choice(env.action_masks().nonzero()[0]))
+        observation, _, over, _, _ = env.step(action)
+        steps += 1
+    assert steps > 10
+    assert split_state(env.state())["to_act"][4] == 1  # the match over: nobody to act

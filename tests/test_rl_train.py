@@ -9,6 +9,7 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from chaodipi.engine.view import observe  # noqa: E402
 from chaodipi.rl import features_of, train  # noqa: E402
 from chaodipi.rl.policy import QPolicy, load_model  # noqa: E402
 from chaodipi.rl.qnet import QNet, to_model  # noqa: E402
-from chaodipi.rl.selfplay import Hand, Stage, hand_target, play_hand  # noqa: E402
+from chaodipi.rl.selfplay import Hand, Stage, hand_target, play_hand, play_hands  # noqa: E402
 from chaodipi.search import heuristic_move  # noqa: E402
 
 SHORT = ["--minutes", "30", "--hands", "12", "--batch", "64", "--eval-deals", "1", "--report-seconds", "1",
@@ -223,3 +224,83 @@ def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum
         trainer.wait(timeout=120)
     for actor in actors:  # each sees its learner gone within a hand (a generous bound)
         assert ends(actor, within_s=60), f"actor {actor} outlived its trainer"
+
+
+def test_tables_played_side_by_side_score_all_their_decisions_in_one_pass_a_round() -> None:
+    """``play_hands`` plays each seed's hand, the network's decisions of all the tables scored
+    together: as many forward passes as the longest hand has network decisions, not their sum;
+    each hand's decisions are labelled with its own outcome (one value for a team, its
+    negation for the other)."""
+    net = QNet((16,))
+    calls: list[int] = []
+    rows = net.rows
+
+    def counted(states: torch.Tensor, owner: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        calls.append(len(states))
+        return rows(states, owner, actions)
+
+    net.rows = counted  # type: ignore[method-assign]
+    seeds = [11, 12, 13, 14]
+    hands = play_hands(net, Stage.SELF, None, "classic", seeds, random.Random(2), epsilon=0.0)
+    decisions = [len(hand.targets) for hand in hands]
+    assert min(decisions) > 30
+    assert len(calls) <= max(decisions) < sum(decisions) == sum(calls)
+    assert calls[0] == len(seeds)  # the first round: every table waits for the network
+    for hand in hands:
+        assert len(hand.states) == len(hand.chosen) == len(hand.demo) == len(hand.targets)
+        assert not hand.demo.any() and hand.owner.tolist() == sorted(hand.owner.tolist())
+        values = {round(float(v), 5) for v in hand.targets}
+        assert len(values) <= 2 and {-v for v in values} <= values | {0.0}
+
+
+HANG_GUARD_S = 120.0
+"""How long a held evaluation may wait at most (a guard against a hang, not a wait)."""
+
+
+def test_an_evaluation_runs_while_the_learner_takes_the_actors_hands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trainer's evaluation plays beside the learner: while one runs (held here until the
+    learner has taken more hands than it had at the evaluation's start), the learner goes on
+    taking the actors' hands; the figures come once it is done, with the hands of its start."""
+    released = threading.Event()
+    started_at: list[int] = []
+
+    class Held:
+        def done(self) -> bool:
+            return released.is_set()
+
+        def result(self) -> dict[str, float]:
+            assert released.wait(timeout=HANG_GUARD_S), "the learner took no hand meanwhile"
+            return {"score_vs_random": 50.0}
+
+        def close(self) -> None:
+            pass
+
+    start = train.Evaluations.start
+
+    def starting(self: train.Evaluations, net: QNet, progress: train.Progress) -> bool:
+        if not started_at:
+            started_at.append(progress.hands)
+        return start(self, net, progress)
+
+    monkeypatch.setattr(train.Evaluations, "start", starting)
+    monkeypatch.setattr(train.Evaluations, "launch", lambda self, model, teacher: Held())
+    lines: list[dict[str, object]] = []
+
+    def emit(entry: dict[str, object]) -> None:
+        lines.append(entry)
+        hands = entry.get("hands")
+        if (started_at and "hands_per_s" in entry and isinstance(hands, int)
+                and hands > started_at[0]):
+            released.set()
+
+    args = train.parser().parse_args([
+        *SHORT, "--hands", "40", "--eval-minutes", "0", "--report-seconds", "0",
+        "--tables", "2", "--out", str(tmp_path)])
+    args.argv, args.against = [], ["random"]
+    train.train(args, emit)
+    first = next(i for i, e in enumerate(lines) if "eval" in e)
+    assert lines[first]["hands"] == started_at[0]
+    taken = [e["hands"] for e in lines[:first] if "hands_per_s" in e]
+    assert any(isinstance(h, int) and h > started_at[0] for h in taken), lines[: first + 1]
