@@ -76,6 +76,7 @@ from chaodipi.engine.errors import ReplayError as ReplayError
 from chaodipi.engine.events import Event as Event
 from chaodipi.engine.events import EventKind as EventKind
 from chaodipi.engine.follow import follow as follow
+from chaodipi.engine.knowledge import Inference as Inference
 from chaodipi.engine.knowledge import Knowledge as Knowledge
 from chaodipi.engine.knowledge import infer as infer
 from chaodipi.engine.legal import LegalPlays as LegalPlays
@@ -191,6 +192,7 @@ __all__ = [
     "HandResult",
     "IllegalAction",
     "IllegalPlay",
+    "Inference",
     "KittyTaken",
     "KittyTurned",
     "Knowledge",

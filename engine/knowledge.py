@@ -87,7 +87,10 @@ from chaodipi.engine.trick import Lead, PlayKind, Trick, classify_lead, trump_fi
 from chaodipi.engine.trump import TRUMP, Trump
 from chaodipi.engine.view import SeatView, TableTrick
 
-__all__ = ["KITTY", "PLACES", "UNDEALT", "Bound", "Knowledge", "Tally", "infer", "place_name"]
+__all__ = [
+    "KITTY", "PLACES", "UNDEALT", "Bound", "Inference", "Knowledge", "Tally", "infer",
+    "place_name",
+]
 
 KITTY: Final = 4
 """The place of the kitty."""
@@ -573,3 +576,34 @@ def infer(view: SeatView) -> Knowledge:
     for event in view.events:
         reader.see(event.payload)
     return reader.knowledge()
+
+
+class Inference:
+    """:func:`infer` for one seat's decisions in a game, the events already read kept: each
+    view's new events are read on top of them (:meth:`knowledge` is ``infer(view)``, at a
+    fraction of its cost late in a hand). A new hand, a redeal, bids revealed or a dealer fixed
+    since (facts that change how earlier events read) read the hand's events again."""
+
+    def __init__(self) -> None:
+        self._reader: _Reader | None = None
+        self._hand = -1
+        self._read = 0
+
+    def knowledge(self, view: SeatView) -> Knowledge:
+        """What ``view``'s seat knows now: ``infer(view)``."""
+        reader, events = self._reader, view.events
+        if (
+            reader is None
+            or view.hand_number != self._hand
+            or view.seat != reader.seat
+            or view.dealer != reader.view.dealer
+            or len(events) < self._read
+            or any(isinstance(e.payload, BidsRevealed | Redealt) for e in events[self._read :])
+        ):
+            reader = self._reader = _Reader(view)
+            self._hand, self._read = view.hand_number, 0
+        reader.view = view
+        for event in events[self._read :]:
+            reader.see(event.payload)
+        self._read = len(events)
+        return reader.knowledge()

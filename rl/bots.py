@@ -24,9 +24,12 @@ from collections.abc import Callable
 from typing import TypeAlias
 
 from chaodipi.engine import Action, SeatView
-from chaodipi.search import heuristic_move
+from chaodipi.search import Heuristic, heuristic_move
 
-__all__ = ["HEURISTIC_BOT", "NAMED", "Decide", "Opponent", "RandomBot", "bot_name", "resolve_bot"]
+__all__ = [
+    "HEURISTIC_BOT", "NAMED", "Decide", "Opponent", "RandomBot", "bot_name", "per_game",
+    "resolve_bot",
+]
 
 Decide: TypeAlias = Callable[[SeatView], Action]
 """A bot: the action it plays from a seat's view (whose ``legal`` is set)."""
@@ -53,6 +56,13 @@ class RandomBot:
         if view.legal is None:
             raise ValueError(f"seat {view.seat} is not to act: its view has no legal actions")
         return view.legal.sample(self.rng)
+
+
+def per_game(decide: Decide) -> Decide:
+    """``decide`` for one game: the heuristic policy as a :class:`~chaodipi.search.Heuristic`
+    (each seat's inference kept between its decisions: the same actions, quicker), any other
+    bot as it is."""
+    return Heuristic() if decide is heuristic_move else decide
 
 
 def resolve_bot(spec: Opponent) -> Decide:

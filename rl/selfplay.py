@@ -9,9 +9,10 @@ A hand is played in one of three stages (:class:`Stage`):
 * ``self``: every seat plays the network ε-greedy (DouZero's self-play).
 
 Every decision with more than one candidate is kept: the seat's observation, up to
-:data:`KEPT` candidates' features (the chosen one and others drawn at random), which one was
-chosen, whether the teacher chose it (a demonstration), and the hand's outcome for the acting
-seat's team (:func:`hand_target`).
+:data:`KEPT` candidates' features (the chosen one and others drawn at random: the network's
+among the :data:`LIMIT` it scored, the teacher's and a drawn one's among :data:`KEPT` drawn
+with it), which one was chosen, whether the teacher chose it (a demonstration), and the
+hand's outcome for the acting seat's team (:func:`hand_target`).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from chaodipi.engine import PRESETS, Action, HandRecord, Match, observe, team_of
-from chaodipi.rl.bots import Decide, bot_name, resolve_bot
-from chaodipi.rl.candidates import FEATURES, candidates, features_of
+from chaodipi.rl.bots import Decide, bot_name, per_game, resolve_bot
+from chaodipi.rl.candidates import FEATURES, candidates
 from chaodipi.rl.encoding import OBSERVATION_SIZE, ViewEncoder
 
 if TYPE_CHECKING:
@@ -101,8 +102,10 @@ class _Table:
     """One hand being played for :func:`play_hands`: its match, its seats' encoders, and the
     decisions kept so far."""
 
-    def __init__(self, stage: Stage, preset: str, seed: int | str, rng: random.Random) -> None:
+    def __init__(self, stage: Stage, teacher: Decide | None, preset: str, seed: int | str,
+                 rng: random.Random) -> None:
         self.match = Match(PRESETS[preset], seed=seed, max_hands=1)
+        self.teacher = None if teacher is None else per_game(teacher)
         self.encoders = [ViewEncoder(seat) for seat in range(4)]
         learner_team = rng.randrange(2)
         self.taught = [stage is Stage.IMITATE or (stage is Stage.VERSUS
@@ -117,7 +120,7 @@ class _Table:
         self.waiting: tuple[F32, list[Action], npt.NDArray[np.int8]] | None = None
         """The network's decision this table waits for: observation, candidates, features."""
 
-    def advance(self, teacher: Decide | None, rng: random.Random, epsilon: float) -> None:
+    def advance(self, rng: random.Random, epsilon: float) -> None:
         """Play until the network is to decide (:attr:`waiting`) or the hand is over."""
         match = self.match
         while not match.over:
@@ -128,21 +131,16 @@ class _Table:
                 continue
             view = observe(match, seat)
             state = self.encoders[seat].encode(view)
-            actions, features = candidates(legal, rng, LIMIT)
-            if rng.random() < epsilon:
+            if rng.random() < epsilon:  # a drawn candidate: among KEPT as among LIMIT
+                actions, features = candidates(legal, rng, KEPT)
                 self.take(state, actions, features, rng.randrange(len(actions)), rng, False)
             elif self.taught[seat]:
-                assert teacher is not None
-                action = teacher(view)
-                if action in actions:
-                    index = actions.index(action)
-                else:  # the teacher's choice, always among the candidates
-                    index = len(actions) - 1
-                    actions[index] = action
-                    features[index] = features_of(action)
-                self.take(state, actions, features, index, rng, True)
+                assert self.teacher is not None
+                action = self.teacher(view)
+                actions, features = candidates(legal, rng, KEPT, include=action)
+                self.take(state, actions, features, actions.index(action), rng, True)
             else:
-                self.waiting = (state, actions, features)
+                self.waiting = (state, *candidates(legal, rng, LIMIT))
                 return
 
     def take(self, state: F32, actions: list[Action], features: npt.NDArray[np.int8],
@@ -179,16 +177,16 @@ def play_hands(net: QNet, stage: Stage, teacher: Decide | None, preset: str,
     its network's next decision, then scores the candidates of all those decisions in one
     forward pass (a pass over many rows costs less a row than one over a decision's few).
     Each hand's kept decisions, labelled, in the seeds' order."""
-    tables = [_Table(stage, preset, seed, rng) for seed in seeds]
+    tables = [_Table(stage, teacher, preset, seed, rng) for seed in seeds]
     for table in tables:
-        table.advance(teacher, rng, epsilon)
+        table.advance(rng, epsilon)
     while waiting := [t for t in tables if t.waiting is not None]:
         decisions = [t.waiting for t in waiting if t.waiting is not None]
         values = q_values(net, [d[0] for d in decisions], [d[2] for d in decisions])
         for table, (state, actions, features), q in zip(waiting, decisions, values, strict=True):
             table.waiting = None
             table.take(state, actions, features, int(np.argmax(q)), rng, False)
-            table.advance(teacher, rng, epsilon)
+            table.advance(rng, epsilon)
     return [table.hand() for table in tables]
 
 
@@ -205,10 +203,10 @@ def duel(agent: Callable[[], Decide], other: Decide, preset: str, deals: int) ->
     for deal in range(deals):
         for team in (0, 1):
             match = Match(PRESETS[preset], seed=f"dmc-eval/{deal}", max_hands=1)
-            mine = agent()
+            mine, theirs = agent(), per_game(other)
             while not match.over:
                 seat = match.to_play
-                decide = mine if team_of(seat) == team else other
+                decide = mine if team_of(seat) == team else theirs
                 match.apply(seat, decide(observe(match, seat)))
             values.append(hand_target(match.records[-1], team))
     return values

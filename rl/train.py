@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chaodipi.engine import PRESETS
+from chaodipi.rl.bots import per_game
 from chaodipi.rl.policy import (
     DEFAULT_THRESHOLD,
     MAX_MODEL_BYTES,
@@ -286,7 +287,8 @@ def evaluate(model: QModel, deals: int, opponents: list[str], teacher: str | Non
     figures: dict[str, float] = {}
 
     def player() -> Decide:
-        return QPolicy(model, random.Random(1), teacher=taught, threshold=threshold).decide
+        over = None if taught is None else per_game(taught)
+        return QPolicy(model, random.Random(1), teacher=over, threshold=threshold).decide
 
     for name in opponents:
         short, other = bot(name)

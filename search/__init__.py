@@ -2,7 +2,8 @@
 
 One home for the policies the project's bots, its trainer and its reviewer share:
 
-* the heuristic policy (:mod:`chaodipi.search.heuristic`): :func:`heuristic_move`, with its
+* the heuristic policy (:mod:`chaodipi.search.heuristic`): :func:`heuristic_move`
+  (:class:`Heuristic` for a game: each seat's inference kept between its decisions), with its
   parts :func:`choose_bid`, :func:`bury_cards`, :func:`guess_trump` (:func:`trump_guessed`),
   :func:`play_candidates`, :func:`card_value`;
 * the playouts (:mod:`chaodipi.search.playout`): a sampled world played to the end of the hand,
@@ -35,6 +36,7 @@ True
 """
 
 from chaodipi.search.auction import auction_problem as auction_problem
+from chaodipi.search.heuristic import Heuristic as Heuristic
 from chaodipi.search.heuristic import bury_cards as bury_cards
 from chaodipi.search.heuristic import card_value as card_value
 from chaodipi.search.heuristic import choose_bid as choose_bid
@@ -72,6 +74,7 @@ __all__ = [
     "MARGIN",
     "POINTS_PER_LEVEL",
     "Budget",
+    "Heuristic",
     "Problem",
     "Spent",
     "auction_problem",

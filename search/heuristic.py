@@ -36,6 +36,7 @@ from chaodipi.engine import (
     Card,
     Declared,
     Fried,
+    Inference,
     KittyTurned,
     Knowledge,
     LegalActions,
@@ -55,6 +56,7 @@ from chaodipi.engine import (
 )
 
 __all__ = [
+    "Heuristic",
     "bury_cards",
     "card_value",
     "choose_bid",
@@ -237,18 +239,32 @@ def _follow(knowledge: Knowledge, legal: LegalActions) -> tuple[Card, ...]:
     return best[1]
 
 
-def heuristic_move(view: SeatView) -> Action:
-    """The heuristic's action at ``view``'s decision (its ``legal`` set)."""
+def heuristic_move(view: SeatView, inference: Inference | None = None) -> Action:
+    """The heuristic's action at ``view``'s decision (its ``legal`` set); with the seat's
+    ``inference`` (kept between its decisions in a game: :class:`Heuristic`) the same action,
+    its knowledge read from the new events alone."""
     legal = view.legal
     assert legal is not None
     if legal.phase in (Phase.DECLARE, Phase.FRY):
         return choose_bid(view.hand, view.level, view.preset, legal)
     if legal.phase is Phase.BURY:
         return Bury(bury_cards(guess_trump(view), view.hand))
-    knowledge = infer(view)
+    knowledge = infer(view) if inference is None else inference.knowledge(view)
     trick = knowledge.trick()
     if trick is None:
         return Play(play_candidates(legal, knowledge.trump)[0])
     if not trick.plays:
         return Play(_lead(knowledge))
     return Play(_follow(knowledge, legal))
+
+
+class Heuristic:
+    """The heuristic policy for one game: :func:`heuristic_move` with each seat's
+    :class:`~chaodipi.engine.Inference` kept between its decisions (the same actions, quicker
+    late in a hand). Use one per game."""
+
+    def __init__(self) -> None:
+        self.inferences = [Inference() for _ in range(4)]
+
+    def __call__(self, view: SeatView) -> Action:
+        return heuristic_move(view, self.inferences[view.seat])

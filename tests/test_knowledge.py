@@ -13,7 +13,7 @@ from chaodipi.engine.actions import Bury, Pass, Play
 from chaodipi.engine.cards import Card, Rank, parse_cards
 from chaodipi.engine.events import EventLog
 from chaodipi.engine.hand import HandState
-from chaodipi.engine.knowledge import KITTY, Bound, infer
+from chaodipi.engine.knowledge import KITTY, Bound, Inference, infer
 from chaodipi.engine.match import Match
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.presets import PRESETS
@@ -187,3 +187,21 @@ def test_failed_fries_count_in_the_position_as_they_do_in_the_hand() -> None:
             assert infer(view).fry_penalty == penalty
             sampler = DealSampler(view)
             assert sampler.hand_state(sampler.sample(rng)).fry_penalty == penalty
+
+
+def test_an_inference_kept_through_a_game_knows_what_infer_knows_at_every_decision() -> None:
+    """``Inference`` reads each view's new events on top of those it read: at every decision of
+    whole matches of every preset (hidden bids revealed, redeals, buries, fries, failed and stood
+    throws among them), for every seat that decides, its knowledge is ``infer``'s."""
+    checked = 0
+    for name, preset in sorted(PRESETS.items()):
+        for seed in (1, 2):
+            match, rng = Match(preset, seed=seed, max_hands=2), random.Random(seed)
+            inferences = [Inference() for _ in range(4)]
+            while not match.over:
+                seat = match.to_play
+                view = observe(match, seat)
+                assert inferences[seat].knowledge(view) == infer(view), (name, seed, checked)
+                checked += 1
+                match.apply(seat, match.legal_actions().sample(rng))
+    assert checked > 1000

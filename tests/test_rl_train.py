@@ -304,3 +304,23 @@ def test_an_evaluation_runs_while_the_learner_takes_the_actors_hands(
     assert lines[first]["hands"] == started_at[0]
     taken = [e["hands"] for e in lines[:first] if "hands_per_s" in e]
     assert any(isinstance(h, int) and h > started_at[0] for h in taken), lines[: first + 1]
+
+
+def test_the_teacher_of_a_table_plays_the_heuristic_policy_s_actions() -> None:
+    """Each table's teacher keeps its seats' inferences between decisions
+    (``per_game``: a :class:`~chaodipi.search.Heuristic`): the same action as
+    ``heuristic_move`` at every decision of a hand."""
+    from chaodipi.rl.bots import per_game
+    from chaodipi.search import Heuristic
+
+    teacher = per_game(heuristic_move)
+    assert isinstance(teacher, Heuristic) and per_game(heuristic_move) is not teacher
+    match = Match(PRESETS["hefei"], seed=5, max_hands=1)
+    decisions = 0
+    while not match.over:
+        view = observe(match, match.to_play)
+        action = teacher(view)
+        assert action == heuristic_move(view)
+        match.apply(match.to_play, action)
+        decisions += 1
+    assert decisions > 50
