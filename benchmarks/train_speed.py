@@ -7,9 +7,10 @@ number of hands per stage, with its actors as processes, from this tree and, wit
 
 Each run starts from a new network of the default sizes, with ``--actors 2`` and no
 evaluation; its rate is the trainer's own count (hands the learner took) from its first report
-on (start-up left out), by the wall clock; beside it, hands per CPU second of the whole run
-(the learner's and the actors' processes, start-up included), which other work on the machine
-does not lower: twice it is what two idle cores would give at most. Prints one JSON line per
+on (start-up left out), by the wall clock; beside it, hands per CPU second (the learner's and
+the actors' processes, less the CPU of a run of no hands from the same tree: start-up and
+shutdown), which other work on the machine lowers far less: twice it is about what two idle
+cores would give. Prints one JSON line per
 run and one per tree and stage (the mean over the rounds). Needs torch.
 """
 
@@ -27,8 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent / "src"
 
 
-def run(source: Path, folder: Path, stage: str, hands: int) -> dict[str, float]:
-    """One trainer run from ``source``: hands, seconds, hands a second after start-up."""
+def cpu_of(source: Path, folder: Path, stage: str, hands: int) -> float:
+    """The CPU seconds (user + system) of one trainer run from ``source``, its processes all."""
     command = [sys.executable, "-m", "chaodipi.rl.train", "--out", str(folder), "--stage", stage,
                "--hands", str(hands), "--minutes", "60", "--actors", "2", "--eval-deals", "0",
                "--report-seconds", "3"]
@@ -36,14 +37,22 @@ def run(source: Path, folder: Path, stage: str, hands: int) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def run(source: Path, folder: Path, stage: str, hands: int) -> dict[str, float]:
+    """One trainer run from ``source``: hands, seconds, hands a second after start-up, and
+    hands per CPU second less a run of no hands' CPU (start-up and shutdown)."""
+    idle = cpu_of(source, folder.with_name(folder.name + "-idle"), stage, 0)
+    cpu = cpu_of(source, folder, stage, hands)
     lines = [json.loads(line) for line in (folder / "log.jsonl").read_text().splitlines()]
     first = next(e for e in lines if "hands_per_s" in e)
     done = lines[-1]["done"]
     seconds = done["seconds"] - 60 * first["minutes"]
     return {"hands": done["hands"], "seconds": round(done["seconds"], 1),
             "hands_per_s": round((done["hands"] - first["hands"]) / seconds, 2),
-            "cpu_s": round(cpu, 1), "hands_per_cpu_s": round(done["hands"] / cpu, 2)}
+            "cpu_s": round(cpu, 1), "idle_cpu_s": round(idle, 1),
+            "hands_per_cpu_s": round(done["hands"] / (cpu - idle), 2)}
 
 
 def main() -> None:
