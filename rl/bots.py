@@ -3,8 +3,10 @@ or their names.
 
 A name is ``"random"`` (:class:`RandomBot`: uniform over the legal actions), ``"heuristic"``
 (:func:`chaodipi.search.heuristic_move`, the trainer's default teacher; also under
-:data:`HEURISTIC_BOT`, the name the shipped models were trained with), or the dotted name of a
-module with a ``decide(view)`` function.
+:data:`HEURISTIC_BOT`, the name the shipped models were trained with), ``"search"``
+(:class:`SearchBot`: the search policy at the search40 rung's playouts, no clock: a teacher
+whose choices the trainer distils), or the dotted name of a module with a ``decide(view)``
+function.
 
 >>> bot_name(HEURISTIC_BOT), bot_name("heuristic"), bot_name("random")
 ('heuristic', 'heuristic', 'random')
@@ -24,17 +26,18 @@ from collections.abc import Callable
 from typing import TypeAlias
 
 from chaodipi.engine import Action, SeatView
-from chaodipi.search import Heuristic, heuristic_move
+from chaodipi.search import Budget, Heuristic, heuristic_move, search_move
 
 __all__ = [
-    "HEURISTIC_BOT", "NAMED", "Decide", "Opponent", "RandomBot", "bot_name", "per_game",
-    "resolve_bot",
+    "HEURISTIC_BOT", "NAMED", "SEARCH_SIMULATIONS", "Decide", "Opponent", "RandomBot",
+    "SearchBot", "bot_name", "per_game", "resolve_bot",
 ]
 
 Decide: TypeAlias = Callable[[SeatView], Action]
 """A bot: the action it plays from a seat's view (whose ``legal`` is set)."""
 Opponent: TypeAlias = Decide | str
-"""A bot, or a name: ``"random"``, ``"heuristic"`` or a module with ``decide(view)``."""
+"""A bot, or a name: ``"random"``, ``"heuristic"``, ``"search"`` or a module with
+``decide(view)``."""
 
 HEURISTIC_BOT = "chaodipi.sample_bots.heuristic_bot"
 """The heuristic's name in the model files trained before it moved to :mod:`chaodipi.search`
@@ -58,6 +61,26 @@ class RandomBot:
         return view.legal.sample(self.rng)
 
 
+SEARCH_SIMULATIONS = 40
+"""The playouts a decision of :class:`SearchBot`: the search40 rung's."""
+
+
+class SearchBot:
+    """The search policy (:func:`chaodipi.search.search_move`) at :data:`SEARCH_SIMULATIONS`
+    playouts a decision and no clock (the same choices on any machine, for a seed), from its
+    own generator (``seed`` reseeds it)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.budget = Budget(SEARCH_SIMULATIONS, None)
+
+    def seed(self, seed: int) -> None:
+        self.rng.seed(seed)
+
+    def __call__(self, view: SeatView) -> Action:
+        return search_move(view, self.rng, self.budget)
+
+
 def per_game(decide: Decide) -> Decide:
     """``decide`` for one game: the heuristic policy as a :class:`~chaodipi.search.Heuristic`
     (each seat's inference kept between its decisions: the same actions, quicker), any other
@@ -74,6 +97,8 @@ def resolve_bot(spec: Opponent) -> Decide:
         return spec
     if spec == "random":
         return RandomBot(0)
+    if spec == "search":
+        return SearchBot(0)
     if spec in NAMED:
         return NAMED[spec]
     try:

@@ -492,7 +492,8 @@ def parser() -> argparse.ArgumentParser:
         " against the teacher (versus), or the network everywhere (self) (default: self)")
     add("--teacher", default="heuristic", metavar="BOT",
         help="the teacher of the imitate and versus stages: heuristic (chaodipi.search's"
-        " heuristic policy), random, or a module with decide(view) (default: heuristic)")
+        " heuristic policy), search (its search at 40 playouts a decision, no clock), random,"
+        " or a module with decide(view) (default: heuristic)")
     add("--threshold", type=float, default=DEFAULT_THRESHOLD,
         help="after the imitate and versus stages the model plays its teacher's choice unless"
         " a candidate's Q is higher by more than this (levels a hand); written in model.npz"
@@ -524,7 +525,7 @@ def parser() -> argparse.ArgumentParser:
     add("--report-seconds", type=float, default=30.0,
         help="seconds between log lines (default: 30)")
     add("--against", action="append", metavar="BOT",
-        help="evaluation opponent: random, heuristic, or a module with decide(view)"
+        help="evaluation opponent: random, heuristic, search, or a module with decide(view)"
         " (repeatable; default: random and heuristic)")
     add("--seed", type=int, default=0, help="seeds deals and exploration (default: 0)")
     return parse

@@ -324,3 +324,21 @@ def test_the_teacher_of_a_table_plays_the_heuristic_policy_s_actions() -> None:
         match.apply(match.to_play, action)
         decisions += 1
     assert decisions > 50
+
+
+def test_the_search_teacher_plays_the_search_at_forty_playouts_without_a_clock() -> None:
+    """``--teacher search`` (and an opponent ``search``) is the search policy at the search40
+    rung's playouts and no clock: from the same seed, the same choice as ``search_move``."""
+    from chaodipi.engine.phase import Phase
+    from chaodipi.rl.bots import SearchBot, bot_name, resolve_bot
+    from chaodipi.search import Budget, search_move
+
+    teacher = resolve_bot("search")
+    assert isinstance(teacher, SearchBot) and bot_name("search") == "search"
+    assert (teacher.budget.simulations, teacher.budget.seconds) == (40, None)
+    match, rng = Match(PRESETS["classic"], seed=9, max_hands=1), random.Random(9)
+    while match.hand.phase is not Phase.PLAY or match.legal_actions().count() < 3:
+        match.apply(match.to_play, match.legal_actions().sample(rng))
+    view = observe(match, match.to_play)
+    teacher.seed(4)
+    assert teacher(view) == search_move(view, random.Random(4), Budget(40, None))
