@@ -5,14 +5,15 @@ what the search bot chooses, on deals no trainer plays; and each one's CPU a dec
 
 The first figure a rung above ``search`` distilled from it needs (a network that plays the
 search's card-play choices could play out the search's worlds in its place): every seat plays
-the search policy at the search40 budget (:class:`chaodipi.rl.bots.SearchBot`: 40 playouts a
-decision, no clock) on deals seeded ``agreement/N`` (the trainer's hands are ``train/…``, its
-evaluations' ``dmc-eval/…``); at each card-play decision with more than one legal play, from
-the same view, the model chooses as the dmc bot plays it (over its teacher with its threshold),
-and greedily (the highest Q alone), and the heuristic policy chooses. It prints one JSON line:
-the decisions, each one's share of the search's choices, and the CPU milliseconds a decision
-of the search, the model (as the dmc bot) and the heuristic. A model trained on the heuristic
-(the shipped one) measures where such a distillation starts. Needs numpy (the rl extra).
+the search policy at the search40 budget (``"search"``, :class:`chaodipi.rl.bots.SearchBot`: 40
+playouts a decision, no clock) on deals seeded ``agreement/N`` (the trainer's hands are
+``train/…``, its evaluations' ``dmc-eval/…``); at each card-play decision with more than one
+legal play, from the same view, the model chooses as the dmc bot plays it (over its teacher
+with its threshold), and greedily (the highest Q alone), and the heuristic policy chooses. It
+prints one JSON line: the decisions, each one's share of the search's choices, and the CPU
+milliseconds a decision of the search, the model (as the dmc bot) and the heuristic. A model
+trained on the heuristic (the shipped one) measures where such a distillation starts. Needs
+numpy (the rl extra).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ import random
 import time
 from collections.abc import Callable
 
-from chaodipi.engine import PRESETS, Action, Match, Phase, SeatView, observe
-from chaodipi.rl import QPolicy, load_model, resolve_bot
-from chaodipi.rl.bots import SearchBot, per_game
-from chaodipi.sample_bots.dmc_bot import MODEL
-from chaodipi.search import heuristic_move
+from chaodipi.sample_bots.dmc_bot import MODEL, one_blas_thread
+
+one_blas_thread()  # as the dmc bot plays: BLAS threads waiting on small products cost CPU
+
+from chaodipi.engine import PRESETS, Action, Match, Phase, SeatView, observe  # noqa: E402
+from chaodipi.rl import QPolicy, load_model, resolve_bot  # noqa: E402
+from chaodipi.search import heuristic_move  # noqa: E402
 
 
 def timed(decide: Callable[[SeatView], Action], view: SeatView, cpu: dict[str, float],
@@ -52,9 +55,9 @@ def main() -> None:
     decisions = searched = 0
     for deal in range(args.deals):
         match = Match(PRESETS[args.preset], seed=f"agreement/{deal}", max_hands=1)
-        search = SearchBot(deal)
-        dmc = QPolicy(model, random.Random(deal), threshold=model.threshold,
-                      teacher=None if teacher is None else per_game(teacher))
+        search = resolve_bot("search")  # the search at search40's budget, no clock
+        search.seed(deal)  # type: ignore[attr-defined]
+        dmc = QPolicy(model, random.Random(deal), threshold=model.threshold, teacher=teacher)
         greedy = QPolicy(model, random.Random(deal))
         while not match.over:
             view = observe(match, match.to_play)
