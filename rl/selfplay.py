@@ -41,9 +41,10 @@ __all__ = [
 
 LIMIT = 32
 """Candidates the network chooses among in training (a bury or a long lead lists 32 of its
-many; the teacher's choice is always among them)."""
+many)."""
 KEPT = 8
-"""Candidates kept per decision for learning: the chosen one and up to seven others."""
+"""Candidates kept per decision for learning: the chosen one and up to seven others (a
+teacher's choice, or an exploring draw, is made among this many, drawn with it)."""
 POINTS_PER_LEVEL = 80
 """The points that weigh as much as one level in a target (the tie-break)."""
 
