@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from chaodipi.engine.throws import beats_unit
 from chaodipi.engine.trick import PlayKind, classify_lead
 from chaodipi.engine.trump import Trump
 from chaodipi.engine.view import SeatView, observe
+from tests.support import copied
 
 P_FLOOR = 1e-6
 """A chi-square p-value below this fails: with the fixed seeds a false failure would need a
@@ -235,7 +235,7 @@ def test_samples_do_not_depend_on_hidden_cards(preset: str) -> None:
     rng = random.Random(preset)
     changed = 0
     for trial, played in enumerate(points_of_games(preset, range(2), every=11)):
-        match = copy.deepcopy(played)  # the game goes on from the unchanged one
+        match = copied(played)  # the game goes on from the unchanged one
         seat = trial % 4
         before = observe(match, seat)
         drawn = sample_deals(before, random.Random(trial), 5)
@@ -434,8 +434,8 @@ def test_the_true_deal_as_a_position_plays_on_like_the_real_hand(preset: str) ->
             assert state.play.defender_points == real.play.defender_points
             assert state.play.penalty_points == real.play.penalty_points
             assert state.to_play == real.to_play == view.to_act
-            ours, theirs = state, copy.deepcopy(real)
-            theirs.log = copy.deepcopy(real.log)
+            ours, theirs = state, copied(real)
+            theirs.log = copied(real.log)
             _play_out(ours, random.Random(seat))
             _play_out(theirs, random.Random(seat))
             assert ours.result == theirs.result
