@@ -17,7 +17,6 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from scipy.stats import chisquare
 
 from chaodipi.engine.actions import Play
 from chaodipi.engine.bidding import Bid
@@ -327,6 +326,8 @@ def _key(knowledge: Knowledge, deal: Deal) -> tuple[tuple[Card, ...], ...]:
 
 
 def assert_matches_exact(knowledge: Knowledge, draws: int, seed: int) -> None:
+    from scipy.stats import chisquare  # a second's import, for the tests that draw many
+
     ways = exact(knowledge)
     total = sum(ways.values())
     assert count_deals(knowledge) == total
