@@ -30,7 +30,8 @@ def _logging_at_info() -> Iterator[None]:
 def transport(request: pytest.FixtureRequest) -> str:
     """How ``arena run``'s command bots reach it (the config's ``transport``): a test that
     takes this runs over each, the default one (``local``) in the default run, ``grpc`` in
-    ``pytest -m slow``."""
+    ``pytest -m slow``. A test that runs over both in the default run parametrizes
+    ``transport`` itself (tests/test_sessions_run.py's secrets test)."""
     return str(request.param)
 
 
