@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.arena.cli.arguments import LOG_LEVELS, ArenaParser, output_file, output_folder, whole
-from chaodipi.arena.errors import ArenaError, SetupError
+from chaodipi.arena.errors import ArenaError, LadderRefused, SetupError
 from chaodipi.arena.extra import missing
 from chaodipi.arena.files import make_private_folder, write_private
 
@@ -426,17 +426,13 @@ def _request(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[
             why = json.loads(err.read()).get("error", err.reason)
         except ValueError:
             why = err.reason
-        raise _Refused(str(why)) from None
+        raise LadderRefused(str(why)) from None
     except (urllib.error.URLError, OSError) as err:
         reason = getattr(err, "reason", err)
-        raise _Refused(
+        raise LadderRefused(
             f"the ladder's pages at {scheme}://{host}:{port}/ do not answer ({reason}): is it "
             f"running? (arena ladder serve {args.config})"
         ) from None
-
-
-class _Refused(Exception):
-    """The running ladder refused, or was not there."""
 
 
 def _ask(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[str, Any] | int:
@@ -447,8 +443,6 @@ def _ask(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[str,
         return _request(args, path, body)
     except ArenaError as err:
         return _fail(args, str(err), err.exit_code)
-    except _Refused as err:
-        return _fail(args, str(err), 1)
 
 
 def _add(args: argparse.Namespace) -> int:
