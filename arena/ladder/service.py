@@ -366,6 +366,8 @@ class Ladder(PairPlaying, OperatorActions):
             a, b = chosen
             self._reserve(a)
             self._reserve(b)
+            # met from now: the next choice in this loop sees it (the pair's start is stored later)
+            self._met[frozenset((a.version.name, b.version.name))] = self.clock()
             if self._final_left is not None:  # a final pair counts once it starts
                 self._final_playing += 1
                 for entry in (a, b):
@@ -412,8 +414,8 @@ class Ladder(PairPlaying, OperatorActions):
                 version=e.version.name,
                 bot=e.bot.name,
                 rating=e.rating,
-                pairs=e.pairs_played,
-                last_played=e.last_played,
+                pairs=e.pairs_played + e.in_flight,  # a pair playing counts, as just played
+                last_played=self.clock() if e.in_flight else e.last_played,
                 free=self._room(e),
                 provisional=ratings.provisional(e.rating, self.config.provisional_width),
             )
