@@ -87,7 +87,13 @@ def add_command(commands: Any) -> None:
     serve = action(
         "serve", "run the ladder until Ctrl-C or SIGTERM (its pages on the config's web address)"
     )
-    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info", help="default: info")
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="info (the default): the ladder's own lines (pairs, versions, the operator's "
+        "requests) and every warning; debug adds each table's and bot session's lines",
+    )
     serve.set_defaults(run=_serve)
     status = action("status", "print the standings and what is playing")
     status.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -204,7 +210,7 @@ def _serve(args: argparse.Namespace) -> int:
     except OSError as err:
         store.close()
         return _fail(args, f"cannot write the operator's token {token_path}: {err}", 2)
-    configure_logging(args.log_level)
+    configure_logging(args.log_level, tables_at_info=False)
     tune_garbage_collector()
     log_dir = config.folder / f"{args.config.stem}-logs"
     log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
