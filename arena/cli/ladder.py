@@ -67,7 +67,7 @@ def add_command(commands: Any) -> None:
         "issued, hosted bots are commands it starts; each new version plays a validation "
         "game, then pairs (one secret deal twice, the seats swapped) chosen to keep every bot "
         "playing; a live rating moves after each pair and an order-free refit publishes each "
-        "rating with its 95 %% interval (docs/ladder.md).",
+        "rating with its 95 % interval (docs/ladder.md).",
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -301,10 +301,13 @@ def _print_status(document: dict[str, Any]) -> None:
 
     console = Console()
     now = document["at"]
-    table = Table(title=f"{document['name']}: {document['pairs']} rated pairs")
-    for column in ("#", "version", "Elo", "95 %", "pairs", "", "last played", "faults"):
-        left = column in ("version", "")
-        table.add_column(column, justify="left" if left else "right", no_wrap=left)
+    table = Table(
+        title=f"{document['name']}: {document['pairs']} rated pairs",
+        caption="* provisional: its interval is still wide",
+    )
+    for column in ("#", "version", "Elo", "95 %", "pairs", "last played", "faults"):
+        left = column == "version"
+        table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for row in document["standings"]:
         rating = row["rating"]
         if rating is None:
@@ -313,14 +316,13 @@ def _print_status(document: dict[str, Any]) -> None:
             elo, interval = f"{rating['elo']:+.0f}", "pinned"
         else:
             elo = f"{rating['elo']:+.0f}"
-            interval = f"{rating['low']:+.0f} … {rating['high']:+.0f}"
+            interval = f"[{rating['low']:+.0f}, {rating['high']:+.0f}]"
         table.add_row(
             str(row["rank"]),
-            row["version"],
+            row["version"] + (" *" if row["provisional"] else ""),
             elo,
             interval,
             str(row["pairs"]),
-            "provisional" if row["provisional"] else "",
             _ago(now, row["last_played"]),
             f"{row['faults']['rate']:.0%}",
         )
