@@ -64,6 +64,7 @@ from chaodipi.arena.tournament import (
     Games,
     Instances,
 )
+from chaodipi.arena.tournament.processes import bound_stderr
 from chaodipi.arena.v2 import arena_pb2 as pb
 
 __all__ = ["Ladder"]
@@ -73,6 +74,9 @@ T = TypeVar("T")
 TICK_S = 1.0
 """The scheduler looks again at least this often (a resident session's room can change
 without an event the ladder sees)."""
+
+STDERR_CHECK_S = 60.0
+"""How often the bots' stderr files are checked against their bound."""
 
 
 @dataclass(slots=True)
@@ -157,12 +161,25 @@ class Ladder(PairPlaying, OperatorActions):
                 log.info("ladder_ready", address=server.address, web=web)
                 task_status.started()
                 nursery.start_soon(self._refits)
+                nursery.start_soon(self._bound_stderr)
                 await self._schedule()
             finally:
                 with anyio.CancelScope(shield=True):
                     await self._db(self.store.recover, at=self.clock())
                     await instances.close(grace=False)
                 nursery.cancel_scope.cancel()
+
+    async def _bound_stderr(self) -> None:
+        """Every minute, each hosted bot's stderr file cut to its last megabyte once it
+        passes eight (:func:`~chaodipi.arena.tournament.processes.bound_stderr`): a season's
+        chatty bot cannot fill the disk."""
+        while True:
+            await anyio.sleep(STDERR_CHECK_S)
+            files = sorted(self.log_dir.glob("*.stderr"))
+            for path in files:
+                cut = await anyio.to_thread.run_sync(bound_stderr, path)
+                if cut:
+                    get_logger().warning("stderr_cut", file=path.name, bytes=cut)
 
     async def _serve_web(self, *, task_status: anyio.abc.TaskStatus[str]) -> None:
         from chaodipi.arena.ladder.web import create_app, serve_web
