@@ -63,8 +63,8 @@ from chaodipi.arena.tournament import (
     BotSpec,
     Games,
     Instances,
+    bound_stderr,
 )
-from chaodipi.arena.tournament.processes import bound_stderr
 from chaodipi.arena.v2 import arena_pb2 as pb
 
 __all__ = ["Ladder"]
