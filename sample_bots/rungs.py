@@ -81,23 +81,27 @@ class Search40(Search):
 
 class Dmc:
     """The DMC bot (:mod:`chaodipi.sample_bots.dmc_bot`) with the shipped model, its teacher
-    and threshold, the model's candidates; the model is read once per process."""
+    and threshold, the model's candidates; the model is read once per process (without numpy,
+    the ``rl`` extra, making one raises ``ImportError``: the bot cannot take its seat)."""
 
     _model: Any = None
 
     def __init__(self) -> None:
+        one_blas_thread()
+        from chaodipi.rl import load_model
+
+        if Dmc._model is None:
+            Dmc._model = load_model(MODEL)
         self.policy: Any = None
 
     def __call__(self, view: SeatView) -> Action:
         if self.policy is None:
-            one_blas_thread()
-            from chaodipi.rl import QPolicy, load_model, resolve_bot
+            from chaodipi.rl import QPolicy, resolve_bot
 
-            if Dmc._model is None:
-                Dmc._model = load_model(MODEL)
             model = Dmc._model
             teacher = None if model.teacher is None else resolve_bot(model.teacher)
-            self.policy = QPolicy(model, seeded(view), None, teacher=teacher,
-                                  threshold=model.threshold)
+            self.policy = QPolicy(
+                model, seeded(view), None, teacher=teacher, threshold=model.threshold
+            )
         action: Action = self.policy.decide(view)
         return action

@@ -254,3 +254,17 @@ def test_run_help_names_in_process_bots_and_whom_they_are_for() -> None:
     text = " ".join(done.stdout.split())
     assert "py:package.module:decide" in text
     assert "trusted" in text and "shares memory with the arena" in text
+
+
+def test_a_ladder_starts_a_hosted_callable_as_a_process_of_its_own() -> None:
+    """A standing ladder never plays a bot in-process: a hosted ``py:…`` command is started as
+    the SDK's program for it, a process of its own, as every hosted command is."""
+    from chaodipi.arena.ladder.config import parse_ladder
+
+    config = parse_ladder(
+        {"rungs": ["heuristic"], "bots": {"mine": {"command": "py:mybots.mine:decide"}}},
+        Path("/srv/class"),
+    )
+    (hosted,) = [bot for bot in config.hosted if bot.name == "mine"]
+    argv = config.spec("mine@1", hosted.label).argv()
+    assert argv[1:] == ("-m", "chaodipi.bot.callables", "mybots.mine:decide")

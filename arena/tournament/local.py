@@ -456,18 +456,21 @@ async def play_games(
 
 @dataclass(slots=True)
 class LocalBackend:
-    """The games played here (:func:`play_games`) on a table server at ``address``
+    """The games played here (:func:`play_games`): on a table server at ``address``
     (``on_listening(address)`` once it listens; ``spectator_token``: the operator's credential
     for ``Watch``, None: nobody may watch; ``on_table(name, key)`` as each game's table
-    opens)."""
+    opens), and those between in-process bots in worker processes (with no server when every
+    game is one)."""
 
     address: str = "127.0.0.1:0"
     on_listening: Callable[[str], None] | None = None
     spectator_token: str | None = None
     on_table: Callable[[str, GameKey], None] | None = None
-
     log_level: str = "warning"
     """The worker processes' (their tables' log lines)."""
+    on_open: Callable[[], None] | None = None
+    """Told once the backend is ready to play: its first worker started, or its server
+    listening."""
 
     @asynccontextmanager
     async def open(self, assignment: Assignment) -> AsyncIterator[_LocalGames]:
@@ -476,11 +479,15 @@ class LocalBackend:
             config, games, assignment.log_dir, log_level=self.log_level
         ) as workers:
             if all(in_process(config, key) for key in games):  # no server needed
+                if self.on_open is not None:
+                    self.on_open()
                 yield _LocalGames(assignment, None, workers)
                 return
             async with open_server(self.address, spectator_token=self.spectator_token) as server:
                 if self.on_listening is not None:
                     self.on_listening(server.address)
+                if self.on_open is not None:
+                    self.on_open()
                 yield _LocalGames(assignment, server, workers, self.on_table)
 
 
