@@ -19,7 +19,9 @@ For each: the wall time of the whole command (its start-up included), games a se
 CPU of the command and of every process it started (this process is their subreaper, so a
 worker's CPU is counted whichever process reaps it); the load average before and after. The
 ratios are each ``arena run``'s games a second ÷ the in-process ones, by the wall clock (only
-as good as the machine is quiet) and in CPU a game (which the load moves little). With
+as good as the machine is quiet) and in CPU a game (which the load moves little); and, from a
+``--short`` run of each too, the CPU a game beyond start-up (the long run's less the short
+run's, over the games between them: what a long tournament costs a game). With
 ``--think-us US`` both bots spend US µs of CPU more a decision (``thinking_bot.py``), in all
 three. With ``--search-deals N``, ``arena bench --ladder --rungs heuristic,search -n N --hands
 1`` is timed too, its bots processes (``--workers 0``: before) and in-process (after): the
@@ -137,6 +139,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100, help="deals (each played twice)")
     parser.add_argument("--rounds", type=int, default=1, help="rounds of the three")
+    parser.add_argument("--short", type=int, default=5,
+                        help="deals of the short runs (0: none): the CPU a game beyond start-up")
     parser.add_argument("--think-us", type=int, default=0, metavar="US",
                         help="µs of CPU each decision of both bots spends more")
     parser.add_argument("--search-deals", type=int, default=0, metavar="N",
@@ -169,16 +173,29 @@ def main() -> int:
         order = ["in-process", "link", "workers"]
         shift = number % 3
         for kind in order[shift:] + order[:shift]:
-            ran = in_process(args.deals, key, env) if kind == "in-process" else arena_run(
-                kind, args.deals, key, think, env
-            )
+
+            def run(deals: int, kind: str = kind) -> Any:
+                if kind == "in-process":
+                    return in_process(deals, key, env)
+                return arena_run(kind, deals, key, think, env)
+
+            ran = run(args.deals)
             ran["games_s"] = games / ran["wall_s"]
             ran["cpu_ms_game"] = 1000 * ran["cpu_s"] / games
+            if args.short:
+                short = run(args.short)
+                ran["short_cpu_s"] = short["cpu_s"]
+                ran["cpu_ms_game_beyond_start"] = (
+                    1000 * (ran["cpu_s"] - short["cpu_s"]) / (games - 2 * args.short)
+                )
             figures[kind] = ran
         for kind in ("link", "workers"):
             anchor = figures["in-process"]
             figures[f"{kind}_wall_ratio"] = figures[kind]["games_s"] / anchor["games_s"]
             figures[f"{kind}_cpu_ratio"] = anchor["cpu_ms_game"] / figures[kind]["cpu_ms_game"]
+            if args.short:
+                beyond = "cpu_ms_game_beyond_start"
+                figures[f"{kind}_cpu_ratio_beyond_start"] = anchor[beyond] / figures[kind][beyond]
         figures["load_after"] = os.getloadavg()
         rounds.append(figures)
         print(f"round {number + 1}: {json.dumps(figures)}", flush=True)
@@ -192,14 +209,16 @@ def main() -> int:
                 ran["games_s"] = 2 * args.search_deals / ran["wall_s"]
                 search[name] = ran
         print(f"search: {json.dumps(search)}", flush=True)
-    print("\n| round | load (before, after) | in-process games/s (CPU ms a game) | link | "
-          "workers | link ÷ in-process, wall (CPU) | workers ÷ in-process, wall (CPU) |")
+    print("\n| round | load (before, after) | in-process games/s (CPU ms a game; beyond "
+          "start-up) | link | workers | link ÷ in-process, wall (CPU; beyond start-up) | "
+          "workers ÷ in-process, wall (CPU; beyond start-up) |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for number, r in enumerate(rounds, 1):
-        cells = [f"{r[k]['games_s']:.2f} ({r[k]['cpu_ms_game']:.1f})"
+        beyond = "cpu_ms_game_beyond_start"
+        cells = [f"{r[k]['games_s']:.2f} ({r[k]['cpu_ms_game']:.1f}; {r[k].get(beyond, 0):.1f})"
                  for k in ("in-process", "link", "workers")]
-        ratios = [f"{r[f'{k}_wall_ratio']:.2f} ({r[f'{k}_cpu_ratio']:.2f})"
-                  for k in ("link", "workers")]
+        ratios = [f"{r[f'{k}_wall_ratio']:.2f} ({r[f'{k}_cpu_ratio']:.2f}; "
+                  f"{r.get(f'{k}_cpu_ratio_beyond_start', 0):.2f})" for k in ("link", "workers")]
         load = f"{r['load_before'][0]:.1f}, {r['load_after'][0]:.1f}"
         print(f"| {number} | {load} | " + " | ".join(cells + ratios) + " |")
     if search:

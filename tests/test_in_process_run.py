@@ -208,7 +208,7 @@ def test_a_decide_that_will_not_stop_has_its_worker_killed_and_the_run_stops(
     monkeypatch.setattr(workers, "STUCK_S", 0.5)
     monkeypatch.setattr(workers, "WATCH_S", 0.1)
     (tmp_path / "stubborn.py").write_text(STUBBORN, encoding="utf-8")
-    keys = {"deals": 1, "hands": 1, "concurrency": 1, "decision_ms": 100, "bank_ms": 0,
+    keys = {"deals": 1, "hands": 1, "concurrency": 1, "decision_ms": 1000, "bank_ms": 0,
             "max_strikes": 1}
     outcome = play(tmp_path, DealKey.new(), keys, {"a": RANDOM, "b": "py:stubborn:Stubborn"})
     assert outcome.stopped is not None and outcome.played == 0

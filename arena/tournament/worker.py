@@ -35,13 +35,14 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Iterator, MutableSequence
+from collections.abc import Callable, Iterator, MutableSequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import anyio
 
@@ -103,7 +104,8 @@ class _Bot:
     spec: BotSpec
     streams: Streams
     stderr: Path
-    new_game: object = None
+    new_game: Callable[[], Any] | None = None
+    """What makes a seat's ``decide`` for a game (:func:`chaodipi.bot.load_bot`), once loaded."""
 
     @contextmanager
     def running(self) -> Iterator[None]:
@@ -127,7 +129,7 @@ class _Worker:
 
     def load(self) -> str | None:
         """Load every in-process bot of the config; why the first cannot be, or None."""
-        nowhere = open(os.devnull, "w")  # noqa: SIM115  # the bots' stdout, as long as the worker lives
+        nowhere = open(os.devnull, "w")  # noqa: SIM115  # their stdout, while the worker lives
         for spec in self.setup.config.bots:
             if spec.callable is None:
                 continue
@@ -150,9 +152,10 @@ class _Worker:
         failed: list[tuple[int, BaseException]] = []
         for seat, spec in enumerate(specs):
             bot = self.bots[spec.name]
+            assert bot.new_game is not None
             with bot.running():
                 try:
-                    decide = bot.new_game()  # type: ignore[operator]
+                    decide = bot.new_game()
                 except Exception as err:
                     print(f"making seat {seat}'s decide failed: {_said(err)}", file=sys.stderr)
                     failed.append((seat, err))
