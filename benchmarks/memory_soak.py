@@ -95,8 +95,8 @@ async def play_game(
     for seat in range(4):
         tickets.put(table.ticket(seat))
     result = await server.wait(table)
-    if result.reason != "played to the end":
-        raise RuntimeError(f"{result.table}: {result.reason}")
+    if result.outcome.reason != "played to the end":
+        raise RuntimeError(f"{result.table}: {result.outcome.reason}")
     if release:
         server.release(table)
 

@@ -35,9 +35,9 @@ from chaodipi.arena.results import GameRow, ResultsDB
 from chaodipi.arena.tournament import (
     GameResult,
     LocalBackend,
-    Outcome,
     RayBackend,
     Recorder,
+    RunResult,
     Shard,
     ShardResult,
     TournamentConfig,
@@ -93,22 +93,22 @@ class Clock:
         self.main_last = time.thread_time()
 
 
-def local(config: TournamentConfig) -> tuple[Outcome, Clock]:
+def local(config: TournamentConfig) -> tuple[RunResult, Clock]:
     clock = Clock()
     backend = LocalBackend(on_listening=clock.start)
-    outcome = anyio.run(
+    run_result = anyio.run(
         lambda: run_tournament(config, backend, on_game=clock.game), backend="asyncio"
     )
-    return outcome, clock
+    return run_result, clock
 
 
-def on_ray(config: TournamentConfig) -> tuple[Outcome, Clock]:
+def on_ray(config: TournamentConfig) -> tuple[RunResult, Clock]:
     clock = Clock()
     backend = RayBackend(config, "local", on_start=clock.start)
-    outcome = anyio.run(
+    run_result = anyio.run(
         lambda: run_tournament(config, backend, on_game=clock.game), backend="asyncio"
     )
-    return outcome, clock
+    return run_result, clock
 
 
 def driver_cost(config: TournamentConfig, games: int) -> float:
@@ -129,7 +129,7 @@ def driver_cost(config: TournamentConfig, games: int) -> float:
         )
         db = ResultsDB(copy.database)
         db.claim(copy.fingerprint(), resume=False)
-        recorder = Recorder(copy, db, Outcome())
+        recorder = Recorder(copy, db, RunResult())
         started = time.perf_counter()
         for row in rows:
             recorder.keep(row)
@@ -159,15 +159,15 @@ def driver_limit(games: int) -> dict[str, float]:
         backend = RayBackend(
             config, "local", on_start=clock.start, deals_per_shard=250, task=instant_shard
         )
-        outcome = anyio.run(
+        run_result = anyio.run(
             lambda: run_tournament(config, backend, on_game=clock.game), backend="asyncio"
         )
         elapsed = clock.last - clock.playing
         cpu = clock.cpu_last - clock.cpu_playing
         main_thread = clock.main_last - clock.main_playing
-    stored = outcome.played
-    if outcome.stopped or not stored:
-        raise SystemExit(f"the driver's run failed: {outcome.stopped}")
+    stored = run_result.played
+    if run_result.stopped or not stored:
+        raise SystemExit(f"the driver's run failed: {run_result.stopped}")
     print(
         f"driver alone: {stored} results stored in {elapsed:.1f} s = {stored / elapsed:.0f} "
         f"games/s; {cpu * 1000 / stored:.2f} ms of CPU a game ({main_thread * 1000 / stored:.2f} "
@@ -202,32 +202,33 @@ def main() -> int:
         for name, runner in runs:
             config = make_config(Path(folder) / name, args)
             with_key(config, key)
-            outcome, clock = runner(config)
-            if outcome.void or outcome.stopped or outcome.problems:
-                raise SystemExit(f"the {name} run failed: {outcome.stopped or outcome.problems}")
+            run_result, clock = runner(config)
+            if run_result.void or run_result.stopped or run_result.problems:
+                why = run_result.stopped or run_result.problems
+                raise SystemExit(f"the {name} run failed: {why}")
             total = clock.last - clock.began
             playing = clock.last - clock.playing
             figures[name] = {
-                "games": outcome.played,
+                "games": run_result.played,
                 "seconds": round(total, 2),
-                "games_per_s": round(outcome.played / total, 3),
+                "games_per_s": round(run_result.played / total, 3),
                 "playing_s": round(playing, 2),
-                "playing_games_per_s": round(outcome.played / playing, 3),
-                "processes": outcome.processes,
+                "playing_games_per_s": round(run_result.played / playing, 3),
+                "processes": run_result.processes,
             }
             print(
-                f"{name:6s} {outcome.played} games in {total:6.1f} s = "
-                f"{outcome.played / total:5.2f} games/s end to end; "
-                f"{outcome.played / playing:5.2f} games/s while playing ({playing:.1f} s); "
-                f"{outcome.processes} bot processes",
+                f"{name:6s} {run_result.played} games in {total:6.1f} s = "
+                f"{run_result.played / total:5.2f} games/s end to end; "
+                f"{run_result.played / playing:5.2f} games/s while playing ({playing:.1f} s); "
+                f"{run_result.processes} bot processes",
                 flush=True,
             )
             if name == "ray":
-                cpu = (clock.cpu_last - clock.cpu_playing) * 1000 / outcome.played
+                cpu = (clock.cpu_last - clock.cpu_playing) * 1000 / run_result.played
                 figures["driver_cpu_ms_per_game"] = round(cpu, 3)
-                main = (clock.main_last - clock.main_playing) * 1000 / outcome.played
+                main = (clock.main_last - clock.main_playing) * 1000 / run_result.played
                 figures["driver_main_thread_ms_per_game"] = round(main, 3)
-                figures["store_ms_per_game"] = round(driver_cost(config, outcome.played), 3)
+                figures["store_ms_per_game"] = round(driver_cost(config, run_result.played), 3)
     ratio = figures["ray"]["games_per_s"] / figures["local"]["games_per_s"]
     playing_ratio = figures["ray"]["playing_games_per_s"] / figures["local"]["playing_games_per_s"]
     figures["ratio"] = round(ratio, 3)

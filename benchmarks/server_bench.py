@@ -293,7 +293,7 @@ def bench_arena(tables: int, hands: int, decision_ms: int) -> dict[str, float]:
                 "p99_ms": round(_pct(latencies, 99) * 1000, 3),
                 "bot_think_ms": round(float(report.get("mean_think_s", 0.0)) * 1000, 3),
                 "timeouts": strikes,
-                "finished": sum(r.reason == "played to the end" for r in results),
+                "finished": sum(r.outcome.reason == "played to the end" for r in results),
                 "bot_errors": int(report.get("errors", 0)),
                 "first_bot_errors": report.get("first_errors", []),
                 "gc_pause_s": round(sum(gc_pauses.pauses), 3),

@@ -18,9 +18,10 @@ as the arena hands it, or ``--token-file``) it holds a session: it is offered se
 game, several at once, and ``decide`` is called for all of them (maybe from several threads;
 pass ``new_game=`` instead of ``decide`` for a fresh ``decide`` per game); :func:`run_bot` returns a
 :class:`SessionResult` once the arena wants no more games. Given a ticket (``$ARENA_TICKET``)
-it plays that one seat and returns its :class:`MatchResult`. When the arena refuses it or
-cannot be reached, it exits with one line saying why (a :class:`BotError`: a
-:class:`SessionError` or a :class:`SeatError`). docs/writing-a-bot.md walks through it. The
+it plays that one seat and returns its :class:`MatchResult` (how the game ended, an
+:class:`Outcome`, and the seat's last view). When the arena refuses it or cannot be reached,
+it exits with one line saying why (a :class:`BotError`: a :class:`SessionError` or a
+:class:`SeatError`). docs/writing-a-bot.md walks through it. The
 messages are built and read by the contract's own conversion, :mod:`chaodipi.arena.v2.convert`
 (the server uses the same). The streams are grpc.aio calls on one asyncio event loop, and
 ``decide`` runs inline on it once it has shown itself quick, else in a worker thread under the
@@ -51,6 +52,7 @@ from chaodipi.engine import Declare as Declare
 from chaodipi.engine import Ending as Ending
 from chaodipi.engine import Fry as Fry
 from chaodipi.engine import LegalActions as LegalActions
+from chaodipi.engine import Outcome as Outcome
 from chaodipi.engine import Pass as Pass
 from chaodipi.engine import Play as Play
 from chaodipi.engine import SeatView as SeatView
@@ -69,6 +71,7 @@ __all__ = [
     "Fry",
     "LegalActions",
     "MatchResult",
+    "Outcome",
     "Pass",
     "Play",
     "SeatError",

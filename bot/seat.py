@@ -31,12 +31,23 @@ import grpc.aio
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
-from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.answer import Answer, action_and_note
 from chaodipi.bot.errors import SeatError, status_text, unreachable
 from chaodipi.bot.local import LocalCall, local_channel
 from chaodipi.bot.thinking import Decide, Placement, Thinker
-from chaodipi.engine import Action, Bury, Declare, Fry, LegalActions, Pass, Play, SeatView, follow
+from chaodipi.engine import (
+    Action,
+    Bury,
+    Declare,
+    Ending,
+    Fry,
+    LegalActions,
+    Outcome,
+    Pass,
+    Play,
+    SeatView,
+    follow,
+)
 
 __all__ = [
     "Decide",
@@ -61,17 +72,53 @@ ACTIONS = (Pass, Declare, Fry, Bury, Play)
 
 
 @dataclass(frozen=True, slots=True)
-class MatchResult(MatchEnd):
-    """How the match ended (what its MatchOver says: ``ending``, ``reason``, ``winner``,
-    ``hands``, ``progress``, ``forfeited_by``, ``reward``), and the seat's last view
+class MatchResult:
+    """A seat's game as it ended: its :class:`~chaodipi.engine.Outcome` (what its MatchOver
+    says), each of whose fields reads here too (``result.winner``), and the seat's last view
     (``view.over`` set)."""
 
+    outcome: Outcome
+    """How the game ended."""
     view: SeatView | None
     """The seat's view at the end (``None`` if the server never sent a Snapshot)."""
 
+    @property
+    def ending(self) -> Ending:
+        """``outcome.ending``: played out, a forfeit, stopped or failed."""
+        return self.outcome.ending
+
+    @property
+    def reason(self) -> str:
+        """``outcome.reason``: why, as a person reads it."""
+        return self.outcome.reason
+
+    @property
+    def winner(self) -> int | None:
+        """``outcome.winner``: the winning team (``None``: a draw, or undecided)."""
+        return self.outcome.winner
+
+    @property
+    def hands(self) -> int:
+        """``outcome.hands``: the hands finished."""
+        return self.outcome.hands
+
+    @property
+    def progress(self) -> tuple[int, ...]:
+        """``outcome.progress``: each team's progress at the end."""
+        return self.outcome.progress
+
+    @property
+    def forfeited_by(self) -> int | None:
+        """``outcome.forfeited_by``: the seat whose team forfeited, if one did."""
+        return self.outcome.forfeited_by
+
+    @property
+    def reward(self) -> int:
+        """``outcome.reward``: what the winner earns."""
+        return self.outcome.reward
+
     def __str__(self) -> str:
-        winner = "a draw" if self.winner is None else f"team {self.winner} won"
-        return f"match over: {winner} in {self.hands} hands ({self.reason})"
+        return f"match over: {self.outcome}"
 
 
 def backoff(attempt: int) -> float:
@@ -481,22 +528,14 @@ class Seat:
 
     def over(self, message: pb.MatchOver) -> MatchResult:
         self.thinker.close()
-        end, events = convert.match_end_from_message(message)
+        outcome, events = convert.outcome_from_message(message)
         view = self.view
         if view is not None:
             cursor = max([view.cursor, *(e.seq for e in events)])
             view = follow(view, events, cursor=cursor)
-            view = self.view = replace(view, over=True, winner=end.winner, reward=end.reward)
-        return MatchResult(
-            ending=end.ending,
-            reason=end.reason,
-            winner=end.winner,
-            hands=end.hands,
-            progress=end.progress,
-            forfeited_by=end.forfeited_by,
-            reward=end.reward,
-            view=view,
-        )
+            view = replace(view, over=True, winner=outcome.winner, reward=outcome.reward)
+            self.view = view
+        return MatchResult(outcome, view)
 
 
 async def send_request(

@@ -49,7 +49,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn
 
@@ -58,7 +57,6 @@ import grpc.aio
 
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc, convert
-from chaodipi.arena.v2.convert import MatchEnd
 from chaodipi.bot.child import TERM_S, Child, ChildError
 from chaodipi.bot.client import bot_arguments
 from chaodipi.bot.errors import BotError
@@ -250,7 +248,7 @@ class Bridge:
         for seat in seats:
             seat.close(grace_s=max(0.0, end - time.monotonic()))
 
-    def play_ticket(self, ticket: str) -> MatchEnd:
+    def play_ticket(self, ticket: str) -> MatchResult:
         """One seat to its end, a fresh channel for each connection (as the SDK does)."""
         retries = Retries(reconnects=self.reconnects, wait_s=self.wait_s, address=self.address)
         return asyncio.run(
@@ -354,8 +352,7 @@ class ChildSeat:
         raise ConnectionError("the server ended the stream before the match was over")
 
     async def _over(self, message: pb.MatchOver) -> MatchResult:
-        end = convert.match_end_from_message(message)[0]
-        result = MatchResult(**{f.name: getattr(end, f.name) for f in fields(end)}, view=None)
+        result = MatchResult(convert.outcome_from_message(message)[0], view=None)
         print(result, file=sys.stderr, flush=True)
         status = await asyncio.to_thread(self.child.finish)
         if status != 0:

@@ -8,7 +8,8 @@ Its public vocabulary is this package's ``__all__`` (``tests/test_exports.py`` k
   :func:`same_team`, :func:`other_team`, :func:`opponents`, :func:`team_seats`;
 * the rules: :data:`PRESETS`, :func:`preset`, :class:`Preset` (:class:`CardRules`,
   :class:`ScoreRules`, :class:`Side`), :class:`Trump`, :data:`TRUMP`, :class:`Phase`;
-* a match: :class:`Match` (``legal_actions``, ``apply``), :class:`Ending`, :class:`HandRecord`,
+* a match: :class:`Match` (``legal_actions``, ``apply``, ``outcome``), how it ended
+  (:class:`Outcome`, :class:`Ending`), :class:`HandRecord`,
   a hand's score (:class:`HandResult`, :func:`score_hand`, :func:`kitty_multiplier`) and the
   levels it moves (:func:`levels_for`, :func:`level_name`); the deal's auction
   (:class:`Auction`, :class:`BidRecord`, :data:`KITTY_SIZE`);
@@ -82,6 +83,7 @@ from chaodipi.engine.legal import Option as Option
 from chaodipi.engine.match import Ending as Ending
 from chaodipi.engine.match import HandRecord as HandRecord
 from chaodipi.engine.match import Match as Match
+from chaodipi.engine.match import Outcome as Outcome
 from chaodipi.engine.phase import Phase as Phase
 from chaodipi.engine.presets import PRESETS as PRESETS
 from chaodipi.engine.presets import Preset as Preset
@@ -196,6 +198,7 @@ __all__ = [
     "LegalPlays",
     "Match",
     "Option",
+    "Outcome",
     "ParseError",
     "Pass",
     "Passed",

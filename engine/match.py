@@ -17,7 +17,7 @@ ahead wins; level with each other is a draw).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -29,9 +29,9 @@ from chaodipi.engine.hand import HandState, LegalActions
 from chaodipi.engine.levels import is_must_play, settle
 from chaodipi.engine.presets import Preset
 from chaodipi.engine.scoring import HandResult
-from chaodipi.engine.seats import team_of
+from chaodipi.engine.seats import other_team, team_of
 
-__all__ = ["Ending", "HandRecord", "Match", "hand_level", "must_play_dealt"]
+__all__ = ["Ending", "HandRecord", "Match", "Outcome", "hand_level", "must_play_dealt"]
 
 
 class Ending(Enum):
@@ -45,6 +45,76 @@ class Ending(Enum):
     """Stopped before its end (the server shut down): undecided."""
     FAILED = "failed"
     """The table running it failed: undecided."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended, as python-chess's ``Outcome`` says how a board's game did: by the
+    rules (:meth:`Match.outcome`), or as the arena ended it first (:meth:`Match.cut_short`: a
+    forfeit, or undecided). The one value every layer reads: a table's result holds it, a game
+    record's header writes it (``result``), the contract's ``MatchOver`` carries it and is read
+    back into it, and the SDK's ``MatchResult`` holds it.
+
+    >>> outcome = Outcome(Ending.FORFEIT, "seat 3 timed out 3 times", 0, 2, (4, 1), 3)
+    >>> outcome.score(0), outcome.score(1), Outcome(Ending.PLAYED_OUT, "", None, 1, (2, 2)).score(1)
+    (1.0, 0.0, 0.5)
+    """
+
+    ending: Ending
+    reason: str
+    """Why, as a person reads it (``played to the end``, ``seat 3 timed out 3 times``)."""
+    winner: int | None
+    """The winning team (``None``: a draw, or undecided)."""
+    hands: int
+    """The hands finished."""
+    progress: tuple[int, ...]
+    """Each team's progress at the end (team 0's, team 1's)."""
+    forfeited_by: int | None = None
+    """The seat whose team forfeited, if one did."""
+    reward: int = 0
+    """What the winner earns (积分): 0 unless the game was played out and won."""
+
+    @property
+    def decided(self) -> bool:
+        """Whether the game is a result: won, lost or drawn (not stopped, nor failed)."""
+        return self.ending is Ending.PLAYED_OUT or self.ending is Ending.FORFEIT
+
+    def score(self, team: int) -> float | None:
+        """The game's score for ``team``: 1 won, 0 lost, ½ drawn; ``None`` undecided."""
+        if not self.decided:
+            return None
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == team else 0.0
+
+    def said(self, team: Callable[[int], str] = "team {}".format) -> str:
+        """How the game ended, in the words every view of it uses (``arena show``, ``arena
+        watch``, the viewer, the SDK's last line), each team named by ``team``.
+
+        >>> print(Outcome(Ending.FORFEIT, "seat 0 struck out", 1, 4, (5, 2), 0))
+        team 1 won on a forfeit after 4 hands: seat 0 struck out; progress 5 : 2
+        >>> Outcome(Ending.PLAYED_OUT, "played to the end", 0, 9, (13, 4), reward=9).said(
+        ...     lambda team: f"team {team} (alpha)")
+        'team 0 (alpha) won (reward 9) after 9 hands: played to the end; progress 13 : 4'
+        >>> print(Outcome(Ending.STOPPED, "the table stopped", None, 1, (0, 2)))
+        undecided (stopped) after 1 hand: the table stopped; progress 0 : 2
+        """
+        if self.winner is not None:
+            verdict = f"{team(self.winner)} won"
+            if self.reward:
+                verdict += f" (reward {self.reward})"
+            if self.ending is Ending.FORFEIT:
+                verdict += " on a forfeit"
+        elif self.ending is Ending.PLAYED_OUT:
+            verdict = "a draw"
+        else:
+            verdict = f"undecided ({self.ending.value})"
+        hands = f"{self.hands} hand{'s' * (self.hands != 1)}"
+        progress = " : ".join(str(p) for p in self.progress)
+        return f"{verdict} after {hands}: {self.reason}; progress {progress}"
+
+    def __str__(self) -> str:
+        return self.said()
 
 
 def hand_level(preset: Preset, progress: Sequence[int], dealer: int | None) -> Rank | None:
@@ -259,6 +329,42 @@ class Match:
         if winner is not None:
             margin = self.progress[winner] - self.progress[1 - winner]
             self.reward = max(margin, self.heaven_earth_rewards[winner], 1)
+
+    def outcome(self) -> Outcome | None:
+        """How the match ended by the rules, once it is over (``None`` until then).
+
+        >>> from chaodipi.engine.presets import PRESETS
+        >>> Match(PRESETS["classic"], seed=1).outcome() is None
+        True
+        """
+        if not self.over:
+            return None
+        return Outcome(
+            Ending.PLAYED_OUT,
+            "played to the end",
+            self.winner,
+            len(self.records),
+            (self.progress[0], self.progress[1]),
+            reward=self.reward,
+        )
+
+    def cut_short(self, ending: Ending, reason: str, forfeited_by: int | None = None) -> Outcome:
+        """How the match ends when the arena ends it before its rules do, as it stands: a
+        forfeit (``FORFEIT``, lost by the team of the seat ``forfeited_by``, which earns the
+        other team no reward), or undecided (``STOPPED``, ``FAILED``).
+
+        >>> from chaodipi.engine.presets import PRESETS
+        >>> Match(PRESETS["classic"], seed=1).cut_short(Ending.FORFEIT, "seat 3 crashed", 3)
+        Outcome(ending=<Ending.FORFEIT: 'forfeit'>, reason='seat 3 crashed', winner=0, hands=0, \
+progress=(0, 0), forfeited_by=3, reward=0)
+        """
+        if ending is Ending.PLAYED_OUT:
+            raise ValueError("a match cut short is not played out")
+        if (ending is Ending.FORFEIT) != (forfeited_by is not None):
+            raise ValueError("a forfeit, and only a forfeit, names the seat that forfeited")
+        winner = None if forfeited_by is None else other_team(team_of(forfeited_by))
+        progress = (self.progress[0], self.progress[1])
+        return Outcome(ending, reason, winner, len(self.records), progress, forfeited_by)
 
     def events_since(self, cursor: int, seat: int) -> list[Event]:
         """The events after ``cursor`` (a sequence number; 0: from the start) that ``seat`` may

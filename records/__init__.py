@@ -6,8 +6,9 @@ Its public vocabulary is this package's ``__all__``:
   :class:`ActionLine` and the 16 event lines of :data:`EventLine`; :data:`Line` is any),
   :data:`LINE_KINDS`, :data:`RECORD_FORMAT` and the JSON Schema, :func:`record_schema`;
 * making them: :func:`record_lines` (a match, and how each action was taken:
-  :class:`Turn`, :data:`FORCED`; how it ended: :class:`GameEnd`), :class:`LineMaker`
-  (one event at a time), :func:`cards_text`, :func:`preset_options`, :func:`now`;
+  :class:`Turn`, :data:`FORCED`; how it ended: the engine's :class:`~chaodipi.engine.Outcome`,
+  read back from a header by :func:`outcome_of`), :class:`LineMaker` (one event at a time),
+  :func:`cards_text`, :func:`preset_options`, :func:`now`;
 * reading them: :func:`dump_lines` / :func:`load_lines` (text), :func:`pack` /
   :func:`unpack` (zlib, as stored), :func:`check_lines` (the schema), :func:`hands_in`,
   :func:`read_file`, :data:`MAX_RECORD_BYTES` (the arena writes record files:
@@ -15,8 +16,10 @@ Its public vocabulary is this package's ``__all__``:
 * re-playing one through the engine: :func:`replay_record`, :func:`replay_steps` (the match
   before each action);
 * its steps, as the viewer and a review number them: :func:`action_steps`, :func:`step_link`;
-* its views: the text transcript (:func:`transcript`, :class:`Transcript`, :func:`seat_view`,
-  :func:`spectator_view`, :func:`match_transcript`, :func:`spaced`), the HTML viewer
+* its views, each saying a line in the same words (``words.py``: cards as :func:`spaced`
+  prints them, a team as :func:`team_name` names it): the text transcript
+  (:func:`transcript`, :class:`Transcript`, :func:`seat_view`, :func:`spectator_view`,
+  :func:`match_transcript`), the HTML viewer
   (:func:`render_html`, :func:`write_html`), a spectator's live record of a table
   (:class:`LiveRecord`), and a bot's text made safe for a terminal (:func:`visible`).
 
@@ -65,11 +68,11 @@ from chaodipi.records.lines import TrumpLine as TrumpLine
 from chaodipi.records.lines import record_schema as record_schema
 from chaodipi.records.live import LiveRecord as LiveRecord
 from chaodipi.records.making import FORCED as FORCED
-from chaodipi.records.making import GameEnd as GameEnd
 from chaodipi.records.making import LineMaker as LineMaker
 from chaodipi.records.making import Turn as Turn
 from chaodipi.records.making import cards_text as cards_text
 from chaodipi.records.making import now as now
+from chaodipi.records.making import outcome_of as outcome_of
 from chaodipi.records.making import preset_options as preset_options
 from chaodipi.records.making import record_lines as record_lines
 from chaodipi.records.reading import MAX_RECORD_BYTES as MAX_RECORD_BYTES
@@ -88,11 +91,12 @@ from chaodipi.records.text import visible as visible
 from chaodipi.records.transcript import Transcript as Transcript
 from chaodipi.records.transcript import match_transcript as match_transcript
 from chaodipi.records.transcript import seat_view as seat_view
-from chaodipi.records.transcript import spaced as spaced
 from chaodipi.records.transcript import spectator_view as spectator_view
 from chaodipi.records.transcript import transcript as transcript
 from chaodipi.records.viewer import render_html as render_html
 from chaodipi.records.viewer import write_html as write_html
+from chaodipi.records.words import spaced as spaced
+from chaodipi.records.words import team_name as team_name
 
 __all__ = [
     "FORCED",
@@ -111,7 +115,6 @@ __all__ = [
     "DeclareLine",
     "EventLine",
     "FryLine",
-    "GameEnd",
     "HandLine",
     "HandOverLine",
     "Header",
@@ -142,6 +145,7 @@ __all__ = [
     "load_lines",
     "match_transcript",
     "now",
+    "outcome_of",
     "pack",
     "preset_options",
     "read_file",
@@ -154,6 +158,7 @@ __all__ = [
     "spaced",
     "spectator_view",
     "step_link",
+    "team_name",
     "transcript",
     "unpack",
     "visible",

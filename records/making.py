@@ -47,6 +47,7 @@ from chaodipi.engine import (
     KittyTaken,
     KittyTurned,
     Match,
+    Outcome,
     Passed,
     Phase,
     Played,
@@ -69,16 +70,17 @@ from chaodipi.records.lines import (
     Header,
     Line,
     Options,
+    Result,
 )
 
 __all__ = [
     "FORCED",
-    "GameEnd",
     "LineMaker",
     "Turn",
     "cards_text",
     "news",
     "now",
+    "outcome_of",
     "preset_options",
     "record_lines",
 ]
@@ -112,18 +114,6 @@ class Turn:
 FORCED = Turn(asked=False)
 """An action the table took for a seat with nothing to choose (``replace(FORCED,
 cursor=…)`` notes the log's cursor)."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameEnd:
-    """How the game ended, as the arena saw it: ``winner`` is a team (None: undecided or a
-    draw), ``forfeited_by`` the seat whose team forfeited."""
-
-    ending: Ending
-    reason: str
-    winner: int | None
-    forfeited_by: int | None = None
-    reward: int = 0
 
 
 def now() -> str:
@@ -407,18 +397,12 @@ def _action_line(hand: int, seat: int, action: str, asked: bool, turn: Turn | No
 def _header(
     match: Match,
     bots: Sequence[str],
-    end: GameEnd | None,
+    outcome: Outcome | None,
     date: str,
     about: Mapping[str, Any],
 ) -> Header:
-    if end is None:
-        over = match.over
-        end = GameEnd(
-            Ending.PLAYED_OUT if over else Ending.STOPPED,
-            "played to the end" if over else "not finished",
-            match.winner,
-            reward=match.reward,
-        )
+    if outcome is None:
+        outcome = match.outcome() or match.cut_short(Ending.STOPPED, "not finished")
     header: Header = {
         "type": "header",
         "format": RECORD_FORMAT,
@@ -430,16 +414,37 @@ def _header(
         "date": date,
         "bots": [{"seat": s, "team": s % 2, "name": name} for s, name in enumerate(bots)],
         "result": {
-            "ending": end.ending.value,
-            "reason": end.reason,
-            "winner": end.winner,
-            "forfeited_by": end.forfeited_by,
-            "reward": end.reward,
-            "hands": len(match.records),
-            "progress": list(match.progress),
+            "ending": outcome.ending.value,
+            "reason": outcome.reason,
+            "winner": outcome.winner,
+            "forfeited_by": outcome.forfeited_by,
+            "reward": outcome.reward,
+            "hands": outcome.hands,
+            "progress": list(outcome.progress),
         },
     }
     return cast(Header, {**header, **about})
+
+
+def outcome_of(result: Result) -> Outcome:
+    """How the game ended, read back from the header's ``result`` that :func:`record_lines`
+    wrote from it.
+
+    >>> from chaodipi.engine import PRESETS
+    >>> outcome = Outcome(Ending.FORFEIT, "seat 1 crashed", 0, 3, (4, 2), forfeited_by=1)
+    >>> header = next(record_lines(Match(PRESETS["classic"], 1), outcome=outcome))
+    >>> outcome_of(header["result"]) == outcome
+    True
+    """
+    return Outcome(
+        ending=Ending(result["ending"]),
+        reason=result["reason"],
+        winner=result["winner"],
+        hands=result["hands"],
+        progress=tuple(result["progress"]),
+        forfeited_by=result["forfeited_by"],
+        reward=result["reward"],
+    )
 
 
 def _engine_version() -> str:
@@ -453,22 +458,23 @@ def record_lines(
     turns: Sequence[Turn] | None = None,
     *,
     bots: Sequence[str] = ("", "", "", ""),
-    end: GameEnd | None = None,
+    outcome: Outcome | None = None,
     date: str = "",
     about: Mapping[str, Any] | None = None,
 ) -> Iterator[Line]:
     """The record of ``match`` (played or stopped), line by line: the header, then every hand,
     event and action in order. ``turns``: one per action of ``match.actions`` (None: the
     actions carry no clock, and a seat was asked wherever it had more than one legal action,
-    as a table asks). ``bots``: the name of each seat's bot; ``end``: how the arena
-    ended the game (default: as the match stands); ``date``: when (ISO 8601); ``about``: more
-    header fields (``game``, ``deal``, ``table``, ``clock``: ``docs/game-record.md``)."""
+    as a table asks). ``bots``: the name of each seat's bot; ``outcome``: how the game
+    ended, as the arena ended it (default: the match's own, or stopped where it stands);
+    ``date``: when (ISO 8601); ``about``: more header fields (``game``, ``deal``,
+    ``table``, ``clock``: ``docs/game-record.md``)."""
     actions = match.actions
     if turns is not None and len(turns) != len(actions):
         raise ValueError(f"{len(turns)} turns for {len(actions)} actions")
     if len(bots) != 4:
         raise ValueError(f"a record names 4 bots, one per seat, not {len(bots)}")
-    yield _header(match, bots, end, date, about or {})
+    yield _header(match, bots, outcome, date, about or {})
     if turns is not None and all(t.cursor is not None for t in turns):
         yield from _from_log(match, turns)
         return

@@ -13,8 +13,13 @@ table knows (every public line, and that a seat took the kitty or buried, or mad
 bid, without the cards or the bid); :func:`match_transcript` tells a match so far that way
 (the RL environment's ``render()``).
 
->>> spaced("♠AK10 ♥5 LJ BJ")
-'♠A K 10  ♥5  LJ BJ'
+Every line's words are :mod:`chaodipi.records.words`' (the viewer's too); this module lays
+them out.
+
+>>> lines = [{"type": "trump", "seq": 7, "hand": 0, "level": "2", "suit": "♠", "dealer": 1}]
+>>> teller = Transcript()
+>>> teller.feed(lines[0])[-1]
+'trump ♠, level 2; seat 1 leads'
 """
 
 from __future__ import annotations
@@ -25,10 +30,9 @@ from dataclasses import dataclass, field
 from typing import assert_never
 from unicodedata import east_asian_width
 
-from chaodipi.engine import Match, parse_cards, print_order
+from chaodipi.engine import Match, parse_cards
 from chaodipi.records.lines import (
     ActionLine,
-    BuriedLine,
     BuryLine,
     DealerLine,
     DealLine,
@@ -38,44 +42,26 @@ from chaodipi.records.lines import (
     HandLine,
     HandOverLine,
     Header,
-    KittyLine,
-    KittyTurnedLine,
     Line,
     LiveHeader,
     PassLine,
     PlayLine,
     RedealLine,
-    RevealLine,
-    TookKittyLine,
     TrickLine,
     TrumpLine,
 )
-from chaodipi.records.making import LineMaker, news, record_lines
+from chaodipi.records.making import LineMaker, news, outcome_of, record_lines
 from chaodipi.records.text import visible
+from chaodipi.records.words import (
+    seat_names,
+    sentence,
+    spaced,
+    team_name,
+    throw_words,
+    turn_words,
+)
 
-__all__ = ["Transcript", "match_transcript", "seat_view", "spaced", "spectator_view", "transcript"]
-
-
-def spaced(cards: str) -> str:
-    """Cards as a person reads them: one group per suit, ranks apart, groups two apart."""
-    if not cards:
-        return "—"
-    groups: list[list[str]] = []
-    last = None
-    jokers: list[str] = []
-    for card in print_order(sorted(parse_cards(cards))):
-        if card.is_joker:
-            jokers.append(str(card))
-            continue
-        if card.suit != last:
-            groups.append([str(card)])
-            last = card.suit
-        else:
-            groups[-1].append(str(card)[1:])
-    parts = [" ".join(group) for group in groups]
-    if jokers:
-        parts.append(" ".join(jokers))
-    return "  ".join(parts)
+__all__ = ["Transcript", "match_transcript", "seat_view", "spectator_view", "transcript"]
 
 
 def seat_view(lines: Iterable[Line], seat: int) -> list[Line]:
@@ -110,33 +96,9 @@ def spectator_view(lines: Iterable[Line]) -> list[Line]:
     return kept
 
 
-def _seat_names(header: Header | LiveHeader | None) -> list[str]:
-    if header is None or "bots" not in header:
-        return ["", "", "", ""]
-    names = [visible(bot["name"]) for bot in header["bots"]]
-    return names if len(names) == 4 else ["", "", "", ""]
-
-
-def _team_name(header: Header, team: int) -> str:
-    names = _seat_names(header)
-    both = {names[team], names[team + 2]} - {""}
-    return "/".join(sorted(both)) or f"seats {team}+{team + 2}"
-
-
 def _result_text(header: Header) -> str:
-    result = header["result"]
-    progress = " : ".join(str(p) for p in result["progress"])
-    winner = result["winner"]
-    ending = result["ending"]
-    if winner is None:
-        what = "a draw" if ending == "played out" else f"undecided ({ending})"
-    else:
-        what = f"team {winner} ({_team_name(header, winner)}) won"
-        if result["reward"]:
-            what += f" (reward {result['reward']})"
-        if ending == "forfeit":
-            what += " on a forfeit"
-    return f"{what}: {result['reason']}; {result['hands']} hands, progress {progress}"
+    names = seat_names(header)
+    return outcome_of(header["result"]).said(lambda team: team_name(team, names))
 
 
 @dataclass
@@ -192,7 +154,7 @@ class Transcript:
     def _name(self, seat: int | None) -> str:
         if seat is None:
             return "table"
-        names = _seat_names(self.header)
+        names = seat_names(self.header)
         return f"{seat} {names[seat]}" if names[seat] else f"seat {seat}"
 
     def seats(self) -> list[str]:
@@ -218,25 +180,17 @@ class Transcript:
         return line["hand"] + 1 == self.only_hand
 
     def _turn(self, seat: int) -> str:
-        """What to say of how ``seat`` took its last action: time (with ``times``), a
-        strike, refusals, a fallback (its kit answered for it); its note goes to the notes."""
+        """What to say of how ``seat`` took its last action (its words, :func:`turn_words`:
+        the time with ``times``, a strike, refusals, a fallback), nothing for a forced one;
+        its note goes to the notes."""
         action = self._pending.pop(seat, None)
         if action is None or not action.get("asked"):
             return ""
-        hand = self._hand
-        bits = []
-        if self.times and "ms" in action:  # a match played without a table has no clock
-            bits.append(f"{action['ms'] / 1000:.2f}s")
-        if action.get("timeout"):
-            bits.append(f"strike {action.get('strikes', 0)}")
-        if action.get("refused"):
-            bits.append(f"{action.get('refused')} refused")
-        if action.get("fallback"):
-            bits.append("fallback: its kit answered for it")
         note = action.get("note")
-        if note and hand is not None:
-            hand.notes.append(f"{self._name(seat)}: {visible(note)}")
-        return f" ({', '.join(bits)})" if bits else ""
+        if note and self._hand is not None:
+            self._hand.notes.append(f"{self._name(seat)}: {visible(note)}")
+        words = turn_words(action, time=self.times)
+        return f" ({words})" if words else ""
 
     # -- lines ----------------------------------------------------------------------------------
 
@@ -279,28 +233,18 @@ class Transcript:
                 return self._on_dealt(line)
             case "deal":
                 return self._on_deal(line)
-            case "declare":
-                return self._on_declare(line)
-            case "fry":
-                return self._on_fry(line)
+            case "declare" | "fry":
+                return self._on_bid(line)
             case "pass":
                 return self._on_pass(line)
             case "dealer":
                 return self._on_dealer(line)
-            case "kitty":
-                return self._on_kitty(line)
-            case "took_kitty":
-                return self._on_took_kitty(line)
             case "bury":
                 return self._on_bury(line)
-            case "buried":
-                return self._on_buried(line)
             case "redeal":
                 return self._on_redeal(line)
-            case "kitty_turned":
-                return self._on_kitty_turned(line)
-            case "reveal":
-                return self._on_reveal(line)
+            case "kitty" | "took_kitty" | "buried" | "kitty_turned" | "reveal":
+                return self._say(sentence(line, self._name))
             case "trump":
                 return self._on_trump(line)
             case "play":
@@ -343,15 +287,8 @@ class Transcript:
     def _on_hand(self, line: HandLine) -> Iterator[str]:
         yield from self._close()
         self._hand = _Hand(line["hand"], dealer=line["dealer"])
-        level = line["level"] if line["level"] is not None else "none (扛旗)"
-        dealer = "decided by declaring" if line["dealer"] is None else self._name(line["dealer"])
-        progress = " : ".join(str(p) for p in line["progress"])
         yield ""
-        number = line["hand"] + 1
-        yield from self._wrap(
-            f"── hand {number} · level {level} · dealer {dealer} · progress {progress} ──",
-            indent="",
-        )
+        yield from self._wrap(f"── {sentence(line, self._name)} ──", indent="")
 
     def _hand_rows(self, hands: Sequence[str], kitty: str | None) -> Iterator[str]:
         for seat, cards in enumerate(hands):
@@ -374,17 +311,12 @@ class Transcript:
             yield f"dealt to {self._name(self.seat)}:"
             yield from self._wrap(spaced(cards))
 
-    def _on_declare(self, line: DeclareLine) -> list[str]:
-        bid = line["bid"] if line["bid"] is not None else "(hidden)"
-        self._say(f"{self._name(line['seat'])} declares {bid}{self._turn(line['seat'])}")
-        return []
-
-    def _on_fry(self, line: FryLine) -> list[str]:
-        bid = line["bid"] if line["bid"] is not None else "(hidden)"
-        self._say(f"{self._name(line['seat'])} fries {bid}{self._turn(line['seat'])}")
-        return []
+    def _on_bid(self, line: DeclareLine | FryLine) -> list[str]:
+        """A declaration or a fry, with how its seat took it."""
+        return self._say(sentence(line, self._name) + self._turn(line["seat"]))
 
     def _on_pass(self, line: PassLine) -> list[str]:
+        """Passes in a row are told as one item of the auction (``3, 0, 1 pass``)."""
         self._turn(line["seat"])
         hand = self._hand
         if hand is None:
@@ -400,6 +332,7 @@ class Transcript:
         return []
 
     def _say(self, text: str) -> list[str]:
+        """Add ``text`` to the auction (told as one paragraph when the card play begins)."""
         if self._hand is not None:
             self._hand.auction.append(text)
             self._hand.passes = []
@@ -408,34 +341,17 @@ class Transcript:
     def _on_dealer(self, line: DealerLine) -> list[str]:
         if self._hand is not None:
             self._hand.dealer = line["seat"]
-        return self._say(f"{self._name(line['seat'])} deals")
-
-    def _on_kitty(self, line: KittyLine) -> list[str]:
-        return self._say(f"{line['seat']} takes the kitty {line['cards']}")
-
-    def _on_took_kitty(self, line: TookKittyLine) -> list[str]:
-        return self._say(f"{line['seat']} takes the kitty")
+        return self._say(sentence(line, self._name))
 
     def _on_bury(self, line: BuryLine) -> list[str]:
-        return self._say(f"{line['seat']} buries {line['cards']}{self._turn(line['seat'])}")
-
-    def _on_buried(self, line: BuriedLine) -> list[str]:
-        return self._say(f"{line['seat']} buries 8 cards")
+        return self._say(sentence(line, self._name) + self._turn(line["seat"]))
 
     def _on_redeal(self, line: RedealLine) -> list[str]:
-        self._say(f"nobody declared: redeal {line['redeals']}")
+        self._say(sentence(line, self._name))
         if self._hand is not None:
             self._hand.dealt = [[], [], [], []]
             self._hand.shown = False
         return []
-
-    def _on_kitty_turned(self, line: KittyTurnedLine) -> list[str]:
-        trump = line["suit"] or "no-trump"
-        return self._say(f"nobody declared: the kitty is turned, {line['cards']}: {trump}")
-
-    def _on_reveal(self, line: RevealLine) -> list[str]:
-        bids = [f"{b['seat']} {b['bid']}{'' if b['stood'] else ' (failed)'}" for b in line["bids"]]
-        return self._say("bids shown: " + ", ".join(bids))
 
     def _flush_auction(self) -> list[str]:
         hand = self._hand
@@ -461,24 +377,26 @@ class Transcript:
         yield from self._flush_notes()
         if self._hand is not None:
             self._hand.dealer = line["dealer"]
-        suit = line["suit"] or "no-trump"
-        level = line["level"] or "none (扛旗)"
-        yield f"trump {suit}, level {level}; {self._name(line['dealer'])} leads"
+        yield sentence(line, self._name)
 
     def _on_play(self, line: PlayLine) -> list[str]:
+        """A play, in the trick's row: the seat's number and its cards (a trick's row is a
+        score sheet's, its words the failed throw's)."""
         hand = self._hand
         if hand is None:
             return []
         hand.trick = line["trick"]
         text = f"{line['seat']} {spaced(line['cards'])}"
-        if "attempted" in line:
-            throw = spaced(line["attempted"])
-            text += f" (threw {throw}: failed, defenders {line.get('penalty', 0):+d})"
+        throw = throw_words(line)
+        if throw:
+            text += f" ({throw})"
             hand.defenders = line.get("defenders")
         hand.plays.append(text + self._turn(line["seat"]))
         return []
 
     def _on_trick(self, line: TrickLine) -> Iterator[str]:
+        """A trick's row: its plays, then ``→`` its winner, the points it took and the
+        defenders' points so far."""
         hand = self._hand
         if hand is None:
             return
@@ -492,28 +410,9 @@ class Transcript:
     def _on_hand_over(self, line: HandOverLine) -> Iterator[str]:
         yield from self._flush_auction()
         yield from self._flush_notes()
-        score = line["score"]
-        parts = [f"tricks {score['trick_points']}"]
-        if score["kitty_multiplier"]:
-            parts.append(f"kitty {score['kitty_points']}×{score['kitty_multiplier']}")
-        for value, label in (
-            (score["throw_penalty"], "throws"),
-            (score["fry_penalty"], "fries"),
-            (score["red_five"], "red fives"),
-        ):
-            if value:
-                parts.append(f"{label} {value:+d}")
-        told = ", ".join(parts)
-        if score.get("floored"):  # 001 §4.1 「台下罚分罚至0分为止」: the parts sum below 0
-            told += "; floored at 0"
-        progress = " : ".join(str(p) for p in line["progress"])
         # the 扛旗 hand deals every card: 「不留底牌」
         yield f"kitty buried: {spaced(line['kitty'])}" if line["kitty"] else "no kitty"
-        yield from self._wrap(
-            f"hand {line['hand'] + 1}: defenders {line['total']} ({told}); "
-            f"{line['note']}; progress {progress}; next dealer {line['next_dealer']}",
-            indent="",
-        )
+        yield from self._wrap(sentence(line, self._name), indent="")
         if self.seat is not None or self.spectator:
             yield "every hand, as dealt:"
             yield from self._hand_rows(line["dealt"], None)

@@ -15,8 +15,9 @@ from chaodipi.arena.ladder.entries import (
     Version,
     VersionState,
 )
+from chaodipi.arena.ladder.played import RefitRow
 from chaodipi.arena.ladder.ratings import LiveRating
-from chaodipi.arena.ladder.store import RefitRow, Store
+from chaodipi.arena.ladder.store import Store
 from chaodipi.arena.results import GameKey, GameRow
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS

@@ -282,7 +282,7 @@ def check_the_session(run: SessionRun, name: str, capacity: int) -> None:
     assert run.session.capacity == capacity, run.session
     assert run.session.instance, "the bot sent no instance id"
     for result, seat in zip(run.results, run.seats, strict=True):
-        assert result.ending is Ending.PLAYED_OUT, result
+        assert result.outcome.ending is Ending.PLAYED_OUT, result
         stats = result.seats[seat]
         assert stats.name == name, stats
         assert stats.decisions > 0 and stats.connects == 1, stats

@@ -4,7 +4,7 @@ bots that are trio tasks of the test's own process, all on a clock the test cont
 and jumps to the next deadline the moment every task waits).
 
 >>> result, players = play_table(config("classic", seed=3))
->>> result.reason, [p.kinds()[:2] for p in players][0]
+>>> result.outcome.reason, [p.kinds()[:2] for p in players][0]
 ('played to the end', ['welcome', 'snapshot'])
 """
 

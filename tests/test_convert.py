@@ -17,7 +17,6 @@ from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
 from chaodipi.arena.v2.convert import (
     PROTOCOL_VERSION,
-    MatchEnd,
     OpenDecision,
     WireError,
     action_from_message,
@@ -27,13 +26,13 @@ from chaodipi.arena.v2.convert import (
     event_message,
     legal_from_message,
     legal_message,
-    match_end_from_message,
+    outcome_from_message,
     snapshot_message,
     view_from_snapshot,
 )
 from chaodipi.engine.actions import Pass, Play
 from chaodipi.engine.cards import parse_cards
-from chaodipi.engine.match import Ending, Match
+from chaodipi.engine.match import Ending, Match, Outcome
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.view import observe
 
@@ -100,16 +99,21 @@ def test_a_match_over_reads_back_as_it_was_built(
     while not match.over:
         match.apply(match.to_play, match.legal_actions().sample(rng))
     news = match.events_since(0, 3)
-    end = MatchEnd(ending, "why it ended", winner, 1, (3, 0), forfeited_by, 2)
-    frame = _again(convert.match_over(end, [event_message(e) for e in news]))
-    assert match_end_from_message(frame.match_over) == (end, tuple(news))
-    watched = convert.watched(convert.match_over_message(end))
-    assert match_end_from_message(watched.match_over) == (end, ())
+    outcome = Outcome(ending, "why it ended", winner, 1, (3, 0), forfeited_by, 2)
+    frame = _again(convert.match_over(outcome, [event_message(e) for e in news]))
+    assert outcome_from_message(frame.match_over) == (outcome, tuple(news))
+    watched = convert.watched(convert.outcome_message(outcome))
+    assert outcome_from_message(watched.match_over) == (outcome, ())
 
 
 def test_an_ending_this_side_does_not_know_reads_as_stopped() -> None:
-    end, events = match_end_from_message(pb.MatchOver(ending=99, reason="from the future"))
-    assert (end.ending, end.reason, end.winner, events) == (Ending.STOPPED, "from the future", None, ())
+    outcome, events = outcome_from_message(pb.MatchOver(ending=99, reason="from the future"))
+    assert (outcome.ending, outcome.reason, outcome.winner, events) == (
+        Ending.STOPPED,
+        "from the future",
+        None,
+        (),
+    )
 
 
 def test_the_stream_openings_carry_this_protocol_version() -> None:
@@ -157,7 +161,7 @@ def test_every_frame_of_every_stream_has_its_builder() -> None:
     one)."""
     match = Match(PRESETS["classic"], seed=1, max_hands=1)
     view = observe(match, 0)
-    end = MatchEnd(Ending.PLAYED_OUT, "played", 0, 1, (2, 0), None, 1)
+    outcome = Outcome(Ending.PLAYED_OUT, "played", 0, 1, (2, 0), None, 1)
     event = event_message(match.log.all_since(0)[0])
     legal = legal_message(match.legal_actions())
     built = {
@@ -179,12 +183,12 @@ def test_every_frame_of_every_stream_has_its_builder() -> None:
             ),
             convert.refused(1, pb.REFUSAL_CODE_STALE, "late"),
             convert.strike(1, Play(tuple(parse_cards("♠3"))), 1, 3),
-            convert.match_over(end, []),
+            convert.match_over(outcome, []),
         ],
         "EnterResponse": [convert.entered("s", 1), convert.seat_offer("t", 0, "classic")],
         "WatchResponse": [
             convert.watched(event),
-            convert.watched(convert.match_over_message(end)),
+            convert.watched(convert.outcome_message(outcome)),
             convert.attached(convert.Spectating(held_back=True, bots=("a", "b", "a", "b"))),
         ],
     }

@@ -37,7 +37,7 @@ from chaodipi.arena.tournament.config import TournamentConfig, load_config, sche
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.arena.tournament.ray_backend import RayBackend
 from chaodipi.arena.tournament.ray_shard import Shard, ShardResult
-from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.arena.tournament.recorder import RunResult
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
 from chaodipi.records import dump_lines, record_lines
@@ -123,7 +123,7 @@ class Scripted:
             raise
 
 
-def run(config: TournamentConfig, backend: Any, **options: Any) -> Outcome:
+def run(config: TournamentConfig, backend: Any, **options: Any) -> RunResult:
     clock = trio.testing.MockClock(autojump_threshold=0)
     return trio.run(lambda: run_tournament(config, backend, **options), clock=clock)
 
@@ -142,14 +142,14 @@ def test_the_backend_is_given_the_games_left_in_order_with_the_stored_deal_key(
     config = tournament(tmp_path, deals=3)
     keys = schedule(config)
     first = Scripted([played(keys[0]), played(keys[1])])
-    outcome = run(config, first)
+    run_result = run(config, first)
     assert first.assignment is not None and first.assignment.games == tuple(keys)
-    assert (outcome.played, outcome.processes, outcome.stopped) == (2, 8, None)
+    assert (run_result.played, run_result.processes, run_result.stopped) == (2, 8, None)
     again = Scripted([])
-    outcome = run(config, again, resume=True)
+    run_result = run(config, again, resume=True)
     assert again.assignment is not None and again.assignment.games == tuple(keys[2:])
     assert again.assignment.deal_key == first.assignment.deal_key
-    assert outcome.skipped == 2
+    assert run_result.skipped == 2
 
 
 def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: Path) -> None:
@@ -161,11 +161,11 @@ def test_a_bot_failing_to_start_in_three_games_in_a_row_stops_the_run(tmp_path: 
     results = [void(keys[0]), void(keys[1]), played(keys[2])]
     results += [void(key) for key in keys[3:]]
     backend = Scripted(results)
-    outcome = run(config, backend)
-    assert outcome.stopped == BROKEN_STOP
+    run_result = run(config, backend)
+    assert run_result.stopped == BROKEN_STOP
     assert backend.cancelled and backend.handed == 6
     assert stored(config) == keys[:6]
-    assert (outcome.played, outcome.void, outcome.interrupted) == (1, 5, False)
+    assert (run_result.played, run_result.void, run_result.interrupted) == (1, 5, False)
 
 
 def test_a_seat_not_taken_while_the_server_refused_streams_is_not_counted(
@@ -188,9 +188,9 @@ def test_a_seat_not_taken_while_the_server_refused_streams_is_not_counted(
     results += [GameResult(row(key, void=why), failures=(refused,)) for key in keys[2:7]]
     results += [void(keys[7])]
     backend = Scripted(results)
-    outcome = run(config, backend)
-    assert outcome.stopped == BROKEN_STOP and backend.handed == 8  # the third failure: the last
-    assert (outcome.played, outcome.void) == (0, 8)
+    run_result = run(config, backend)
+    assert run_result.stopped == BROKEN_STOP and backend.handed == 8  # the third failure: the last
+    assert (run_result.played, run_result.void) == (0, 8)
 
 
 def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -> None:
@@ -206,9 +206,9 @@ def test_one_process_dying_in_two_games_at_once_is_one_failure(tmp_path: Path) -
 
     processes = ["broken#1", "broken#1", "broken#2", "broken#3", "broken#4"]
     backend = Scripted([died(key, process) for key, process in zip(keys, processes, strict=False)])
-    outcome = run(config, backend)
+    run_result = run(config, backend)
     assert backend.handed == 4 and backend.cancelled
-    assert outcome.stopped == (
+    assert run_result.stopped == (
         "bot 'broken' kept dying: it died in 3 games in a row (broken#3, exit code 1; command: "
         "./broken --fast); the tail of its stderr:\noom"
     )
@@ -249,8 +249,8 @@ def test_a_deal_left_unfinished_leaves_its_replays_once_the_run_has_ended(tmp_pa
         after=lambda index: written.append(sorted(p.name for p in folder.glob("*.jsonl"))),
     )
     backend.fail_after = BackendFailed("shard 0 (deals 1-1) failed on the cluster: lost")
-    outcome = run(config, backend)
-    assert outcome.stopped == "shard 0 (deals 1-1) failed on the cluster: lost"
+    run_result = run(config, backend)
+    assert run_result.stopped == "shard 0 (deals 1-1) failed on the cluster: lost"
     assert stored(config) == [d1a, d2a, d2b]  # what was stored stays
     assert "good-broken-d1-a.jsonl" not in written[-1]
     assert sorted(p.name for p in folder.iterdir()) == [
@@ -318,8 +318,8 @@ def test_a_run_stopped_by_a_bot_failing_to_start_leaves_its_finished_games_showa
     backend = Scripted(
         [played(d1a, replay=record.encode()), void(d2a), void(d2b), void(d3a), void(d3b)]
     )
-    outcome = run(config, backend)
-    assert outcome.stopped == BROKEN_STOP and backend.cancelled
+    run_result = run(config, backend)
+    assert run_result.stopped == BROKEN_STOP and backend.cancelled
     assert recorded(config) == [d1a]
     assert main(["show", str(config.database), game_label(d1a)]) == 0
     assert capsys.readouterr().out.startswith("game · preset classic")
@@ -350,9 +350,9 @@ def test_a_result_received_twice_is_stored_counted_and_written_once(tmp_path: Pa
     keys = schedule(config)
     again = void(keys[0])
     backend = Scripted([again, again, void(keys[1]), played(keys[2])])
-    outcome = run(config, backend)
-    assert outcome.stopped is None and backend.handed == 4
-    assert (outcome.void, outcome.played, outcome.duplicates) == (2, 1, 1)
+    run_result = run(config, backend)
+    assert run_result.stopped is None and backend.handed == 4
+    assert (run_result.void, run_result.played, run_result.duplicates) == (2, 1, 1)
     assert stored(config) == keys[:3]
 
 
@@ -360,9 +360,9 @@ def test_the_sprt_decision_cancels_the_backend_at_a_complete_pair(tmp_path: Path
     config = tournament(tmp_path, deals=40)
     keys = schedule(config)
     backend = Scripted([played(key) for key in keys])
-    outcome = run(config, backend, sprt_test=SprtTest(0, 100, 0.05, 0.05))
-    assert outcome.sprt is not None and outcome.sprt.verdict == "H1"
-    assert backend.cancelled and outcome.stopped is None
+    run_result = run(config, backend, sprt_test=SprtTest(0, 100, 0.05, 0.05))
+    assert run_result.sprt is not None and run_result.sprt.verdict == "H1"
+    assert backend.cancelled and run_result.stopped is None
     kept = stored(config)
     assert kept == keys[: backend.handed] and len(kept) % 2 == 0 and len(kept) < len(keys)
 
@@ -379,9 +379,9 @@ def test_ctrl_c_or_sigterm_cancels_the_backend_and_keeps_what_is_stored(
             signal.raise_signal(signum)
 
     backend = Scripted([played(key) for key in keys], after=interrupt)
-    outcome = run(config, backend)
-    assert outcome.interrupted and backend.cancelled and backend.handed == 2
-    assert stored(config) == keys[:2] and outcome.stopped is None
+    run_result = run(config, backend)
+    assert run_result.interrupted and backend.cancelled and backend.handed == 2
+    assert stored(config) == keys[:2] and run_result.stopped is None
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
 
 
@@ -488,10 +488,10 @@ def test_on_ray_a_bot_failing_on_several_shards_stops_the_run_as_locally(
     keys = schedule(config)
     results = {key: void(key) for key in keys}
     lines: list[str] = []
-    outcome = trio.run(
+    run_result = trio.run(
         lambda: run_tournament(config, on_ray(config, results, on_start=lines.append))
     )
-    assert outcome.stopped == BROKEN_STOP
+    assert run_result.stopped == BROKEN_STOP
     assert stored(config) == keys[:3]
     assert lines == [
         "on Ray at 127.0.0.1:6379 (1 nodes, 2 CPUs): 12 games in 6 shards of 1 deals, 1 at "
@@ -501,7 +501,7 @@ def test_on_ray_a_bot_failing_on_several_shards_stops_the_run_as_locally(
     assert [s.cancelled for s in fake_ray.streams] == [False, True]  # the first had ended
     local = tournament(tmp_path / "local", deals=6)
     here = run(local, Scripted([void(key) for key in schedule(local)]))
-    assert here.stopped == outcome.stopped
+    assert here.stopped == run_result.stopped
 
 
 def test_on_ray_a_shard_that_fails_for_good_stops_the_run_with_its_reason(
@@ -511,8 +511,8 @@ def test_on_ray_a_shard_that_fails_for_good_stops_the_run_with_its_reason(
     keys = schedule(config)
     results: dict[GameKey, GameResult | Exception] = {key: played(key) for key in keys}
     results[keys[3]] = FakeRayError("the worker died\nWorkerCrashedError: out of retries")
-    outcome = trio.run(lambda: run_tournament(config, on_ray(config, results)))
-    assert outcome.stopped == (
+    run_result = trio.run(lambda: run_tournament(config, on_ray(config, results)))
+    assert run_result.stopped == (
         "shard 1 (deals 2-2) failed on the cluster: FakeRayError: WorkerCrashedError: out of "
         "retries; the games stored stay, and --resume plays the others"
     )
@@ -524,12 +524,12 @@ def test_on_ray_the_sprt_cancels_the_shards_in_flight(tmp_path: Path, fake_ray: 
     config = tournament(tmp_path, deals=40)
     keys = schedule(config)
     results: dict[GameKey, GameResult | Exception] = {key: played(key) for key in keys}
-    outcome = trio.run(
+    run_result = trio.run(
         lambda: run_tournament(
             config, on_ray(config, results), sprt_test=SprtTest(0, 100, 0.05, 0.05)
         )
     )
-    assert outcome.sprt is not None and outcome.sprt.verdict == "H1"
+    assert run_result.sprt is not None and run_result.sprt.verdict == "H1"
     assert len(stored(config)) < len(keys) and fake_ray.streams[-1].cancelled
     assert len(fake_ray.streams) < 40  # the rest were never sent
     # the same decision, at the same game, as from the scripted backend
@@ -537,7 +537,7 @@ def test_on_ray_the_sprt_cancels_the_shards_in_flight(tmp_path: Path, fake_ray: 
     here = run(
         local, Scripted([played(key) for key in keys]), sprt_test=SprtTest(0, 100, 0.05, 0.05)
     )
-    assert len(stored(local)) == len(stored(config)) and here.sprt == outcome.sprt
+    assert len(stored(local)) == len(stored(config)) and here.sprt == run_result.sprt
 
 
 def test_on_ray_nothing_to_play_connects_to_no_cluster(
@@ -551,5 +551,5 @@ def test_on_ray_nothing_to_play_connects_to_no_cluster(
         raise AssertionError("connected")
 
     monkeypatch.setattr(ray_backend, "connect", no_cluster)
-    outcome = trio.run(lambda: run_tournament(config, on_ray(config, {}), resume=True))
-    assert (outcome.skipped, outcome.played, fake_ray.streams) == (2, 0, [])
+    run_result = trio.run(lambda: run_tournament(config, on_ray(config, {}), resume=True))
+    assert (run_result.skipped, run_result.played, fake_ray.streams) == (2, 0, [])

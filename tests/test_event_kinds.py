@@ -5,7 +5,9 @@ engine also states each hand's level, in the public event that begins the hand."
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -223,3 +225,91 @@ def test_each_hand_begins_with_the_level_its_record_says(preset: str) -> None:
         assert event.payload.progress == record.progress_before
         # the first hand's dealer is decided by declaring; later ones are known as they begin
         assert event.payload.dealer == (None if record.number == 0 else record.dealer)
+
+
+# -- the viewer's script: every switch on a record line's kind -----------------------------------
+
+VIEWER = ROOT / "records" / "viewer"
+SWITCH_ON_KIND = re.compile(r"switch \((\w+)\.type\) \{")
+
+
+def _schema_kinds() -> set[str]:
+    """Every kind of line the record's JSON Schema allows (its ``oneOf``, each ``type``'s
+    ``const``)."""
+    schema = json.loads((ROOT / "records" / "record.schema.json").read_text(encoding="utf-8"))
+    kinds = set()
+    for branch in schema["oneOf"]:
+        definition = schema["$defs"][branch["$ref"].rsplit("/", 1)[1]]
+        kinds.add(definition["properties"]["type"]["const"])
+    return kinds
+
+
+def _body(source: str, start: int) -> str:
+    """The text between the brace at ``start`` and the one that closes it (strings and
+    comments, which may hold braces and quotes, skipped)."""
+    depth, index, quote = 0, start, ""
+    while True:
+        char = source[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif source.startswith("//", index):
+            index = source.index("\n", index)
+        elif source.startswith("/*", index):
+            index = source.index("*/", index) + 1
+        elif char in "\"'`":
+            quote = char
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return source[start + 1 : index]
+        index += 1
+
+
+def viewer_switches(folder: Path = VIEWER) -> list[tuple[str, set[str], str]]:
+    """Each ``switch (x.type)`` of the script files in ``folder``: where it is, the kinds its
+    ``case`` labels name, and its ``default:``'s first statement ('' when it has none)."""
+    found = []
+    for script in sorted(folder.glob("*.js")):
+        source = script.read_text(encoding="utf-8")
+        for switch in SWITCH_ON_KIND.finditer(source):
+            body = _body(source, switch.end() - 1)
+            line = source.count("\n", 0, switch.start()) + 1
+            cases = set(re.findall(r"\bcase \"(\w+)\":", body))
+            default = re.search(r"\bdefault:(.*)", body, re.S)
+            first = "" if default is None else re.sub(r"//[^\n]*", "", default[1]).strip()
+            found.append((f"{script.name}:{line}", cases, first.split(";")[0]))
+    return found
+
+
+def test_every_switch_of_the_viewer_on_a_line_kind_handles_every_kind_of_the_schema() -> None:
+    """The viewer's script reads record lines with switches on their kind: each names every
+    kind the record's schema has (so adding a kind to ``record.schema.json`` fails this until
+    each switch handles it), and its ``default:`` throws, naming the kind, rather than pass a
+    line it does not know in silence."""
+    kinds = _schema_kinds()
+    assert len(kinds) == 20 and {"header", "action", "buried", "hand_over"} <= kinds
+    switches = viewer_switches()
+    assert switches, "the viewer reads a line's kind somewhere"
+    for where, cases, default in switches:
+        assert cases == kinds, (where, "missing:", kinds - cases, "unknown:", cases - kinds)
+        assert default.startswith("throw new Error(") and "line.type" in default, (where, default)
+
+
+def test_the_check_of_the_viewer_s_switches_sees_a_kind_left_out(tmp_path: Path) -> None:
+    """What the test above relies on: a switch that leaves a kind out, or passes in silence,
+    is found."""
+    source = (
+        'switch (line.type) {\n  case "hand": break; // the hand\'s "}"\n  default: break;\n}\n'
+        'switch (line.type) {\n  case "trick": return "{"; /* } */\n'
+        '  default: throw new Error("unknown: " + line.type);\n}\n'
+    )
+    (tmp_path / "probe.js").write_text(source, encoding="utf-8")
+    assert viewer_switches(tmp_path) == [
+        ("probe.js:1", {"hand"}, "break"),
+        ("probe.js:5", {"trick"}, 'throw new Error("unknown: " + line.type)'),
+    ]

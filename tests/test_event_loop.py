@@ -42,7 +42,7 @@ def test_the_grpc_handlers_and_the_tables_run_on_one_thread(monkeypatch: Any) ->
     monkeypatch.setattr(servicer._Servicer, "_write", recorded_write)
     monkeypatch.setattr(Table, "_send_decision", recorded_send)
     results, _ = run_tables([config()])
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert seen["grpc"] == seen["table"] == {threading.get_ident()}
 
 

@@ -30,7 +30,8 @@ HEURISTIC = "py:chaodipi.sample_bots.rungs:Heuristic"
 
 
 def play(folder: Path, key: DealKey, keys: dict[str, Any], bots: dict[str, str]) -> Any:
-    """``arena run``'s tournament in this process, dealt from ``key``; its outcome."""
+    """``arena run``'s tournament in this process, dealt from ``key``; what the run did
+    (its ``RunResult``)."""
     folder.mkdir(parents=True, exist_ok=True)
     config = load_config(None, {"database": str(folder / "r.sqlite"), **keys}, bots)
     config = replace(config, folder=folder)  # where its bots' modules are
@@ -210,10 +211,10 @@ def test_a_decide_that_will_not_stop_has_its_worker_killed_and_the_run_stops(
     (tmp_path / "stubborn.py").write_text(STUBBORN, encoding="utf-8")
     keys = {"deals": 1, "hands": 1, "concurrency": 1, "decision_ms": 1000, "bank_ms": 0,
             "max_strikes": 1}
-    outcome = play(tmp_path, DealKey.new(), keys, {"a": RANDOM, "b": "py:stubborn:Stubborn"})
-    assert outcome.stopped is not None and outcome.played == 0
-    assert "ran on 0.5 s after it was stopped" in outcome.stopped
-    assert "its worker process was killed" in outcome.stopped
+    ran = play(tmp_path, DealKey.new(), keys, {"a": RANDOM, "b": "py:stubborn:Stubborn"})
+    assert ran.stopped is not None and ran.played == 0
+    assert "ran on 0.5 s after it was stopped" in ran.stopped
+    assert "its worker process was killed" in ran.stopped
 
 
 @pytest.mark.parametrize(

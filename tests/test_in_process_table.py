@@ -89,7 +89,7 @@ def test_a_seat_s_decide_gets_its_view_with_the_legal_set_and_nothing_is_convert
 
     bots: list[InProcessSeat | None] = [InProcessSeat(checking(s), f"b{s}") for s in range(4)]
     result, table, _ = play(config(seed=7), bots, tables=tables)
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     assert len(result.turns) == len(table.match.actions)
     assert sum(turn.asked for turn in result.turns) == len(asked) > 40
     assert [s.decisions for s in result.seats] == [asked.count(seat) for seat in range(4)]
@@ -121,8 +121,8 @@ def test_time_over_the_decision_comes_out_of_the_bank_then_a_late_answer_is_stru
     assert [t.struck for t in asked] == [False] * 4 + [True] * 3
     assert [t.strikes for t in asked] == [0, 0, 0, 0, 1, 2, 3]
     assert [t.ms for t in asked] == [1500] * 7
-    assert result.forfeited_by == 0 and result.winner == 1
-    assert result.reason == "seat 0 timed out 3 times"
+    assert result.outcome.forfeited_by == 0 and result.outcome.winner == 1
+    assert result.outcome.reason == "seat 0 timed out 3 times"
     assert result.seats[0].think_s == exactly(7 * 1.5)
 
 
@@ -158,7 +158,7 @@ def test_a_note_is_kept_and_what_is_no_action_or_illegal_is_a_fallback() -> None
     stats = result.seats[0]
     assert (stats.fallbacks, stats.illegal, stats.strikes) == (2, 1, 0)
     assert stats.first_refusal != ""
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
 
 
 def test_a_decide_that_raises_leaves_its_seat_and_its_game_is_told() -> None:
@@ -184,7 +184,7 @@ def test_a_decide_that_raises_leaves_its_seat_and_its_game_is_told() -> None:
     bots[2] = InProcessSeat(fragile, "fragile", on_gone=gone)
     result, table, _ = play(config(seed=2), bots, tables=tables)
     assert [type(e) for e in told] == [ValueError]
-    assert result.forfeited_by == 2 and result.winner == 1
+    assert result.outcome.forfeited_by == 2 and result.outcome.winner == 1
     assert result.seats[2].drops == 1 and result.seats[2].decisions == 2
     assert len(result.turns) == len(table.match.actions)
 
@@ -204,7 +204,7 @@ def test_a_raised_decide_with_nobody_to_forfeit_it_strikes_out_by_the_clock() ->
     result, table, _ = play(cfg, bots, clock)
     mine = [t for t, (seat, _) in zip(result.turns, table.match.actions, strict=True) if seat == 1]
     assert [(t.struck, t.ms) for t in mine if t.asked] == [(True, 3050), (True, 1050)]
-    assert result.forfeited_by == 1 and result.reason == "seat 1 timed out 2 times"
+    assert result.outcome.forfeited_by == 1 and result.outcome.reason == "seat 1 timed out 2 times"
     assert result.seats[1].drops == 1
 
 
@@ -242,8 +242,8 @@ def test_a_decide_still_running_when_its_seat_would_have_struck_out_is_stopped_a
     assert bots[3] is not None and bots[3].hung
     last_seat, _ = table.match.actions[-1]
     assert last_seat == 3 and result.turns[-1].struck and result.turns[-1].strikes == 1
-    assert result.forfeited_by == 3 and result.winner == 0
-    assert result.reason.startswith("seat 3 timed out: its decide was still running")
+    assert result.outcome.forfeited_by == 3 and result.outcome.winner == 0
+    assert result.outcome.reason.startswith("seat 3 timed out: its decide was still running")
 
 
 def test_in_process_seats_and_stream_seats_play_one_table() -> None:
@@ -253,7 +253,7 @@ def test_in_process_seats_and_stream_seats_play_one_table() -> None:
     bots: list[InProcessSeat | None] = [InProcessSeat(sampler(0), "a"), None]
     bots += [InProcessSeat(sampler(2), "b"), None]
     result, table, players = play(config(seed=9), bots)
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     for player in players[1::2]:
         kinds = player.kinds()
         assert kinds[:2] == ["welcome", "snapshot"] and "decision" in kinds

@@ -81,11 +81,11 @@ while not match.over:
     )
     answer = seats[number].read(frame)
     match.apply(number, convert.action_from_message(answer.answer.action))
-progress = tuple(match.progress)
-end = convert.MatchEnd(Ending.PLAYED_OUT, "played", match.winner, 1, progress, None, match.reward)
+outcome = match.outcome()
+assert outcome is not None and outcome.ending is Ending.PLAYED_OUT
 for number, seat in enumerate(seats):
     news = [convert.event_message(e) for e in match.events_since(sent[number], number)]
-    result = seat.read(convert.match_over(end, news))
+    result = seat.read(convert.match_over(outcome, news))
     assert isinstance(result, MatchResult) and result.view == observe(match, number), number
 blocked = sorted(set(sys.argv[1].split(",")) & {m.partition(".")[0] for m in sys.modules})
 print(decisions, "decisions;", "loaded of the blocked:", blocked)

@@ -37,6 +37,8 @@ from .process_bots import (
 )
 from .server_support import Bot, Recording, config, random_bot, run_tables
 
+pytestmark = pytest.mark.slow  # each kit's toolchain and build, its processes: `pytest -m slow`
+
 
 @pytest.fixture(scope="session", params=KITS, ids=lambda kit: kit.name)
 def kit(request: pytest.FixtureRequest) -> Kit:
@@ -65,9 +67,9 @@ def test_a_kit_plays_a_match_to_its_end(kit: Kit, preset: str, max_hands: int | 
     result = results[0]
     for seat in range(4):
         assert recordings[0][seat].error is None, (seat, recordings[0][seat].error)
-    assert result.ending is Ending.PLAYED_OUT and result.forfeited_by is None, result
+    assert result.outcome.ending is Ending.PLAYED_OUT and result.outcome.forfeited_by is None, result
     if max_hands is not None:
-        assert result.hands == max_hands, result
+        assert result.outcome.hands == max_hands, result
     for seat in (0, 2):
         assert logs[seat].startswith("match over: "), logs[seat]
         assert logs[seat].count("\n") == 1, logs[seat]  # no refusal, no fallback, no drop

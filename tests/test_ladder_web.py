@@ -25,8 +25,9 @@ from chaodipi.arena.ladder.board import RatingPoint, leaderboard
 from chaodipi.arena.ladder.entries import BotKind, PairKind, PairState, VersionState
 from chaodipi.arena.ladder.live import LadderEvent, Live, Playing
 from chaodipi.arena.ladder.operator import LadderError
+from chaodipi.arena.ladder.played import FaultCounts
 from chaodipi.arena.ladder.ratings import LiveRating
-from chaodipi.arena.ladder.store import FaultCounts, Store
+from chaodipi.arena.ladder.store import Store
 from chaodipi.arena.ladder.web import app as app_module
 from chaodipi.arena.ladder.web import create_app, serve_web
 from chaodipi.arena.ladder.web.chart import MOST_POINTS, rating_chart

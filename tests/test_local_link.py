@@ -99,7 +99,7 @@ def test_four_seats_play_a_match_over_local_links_through_the_sdk() -> None:
                         results.append(await player.play_once(channel, hello))
 
                     tasks.start_soon(one)
-            assert table.result is not None and table.result.ending is Ending.PLAYED_OUT
+            assert table.result is not None and table.result.outcome.ending is Ending.PLAYED_OUT
             assert [s.connects for s in table.result.seats] == [1, 1, 1, 1]
             assert not server.links or all(link.peer.startswith("local:") for link in server.links)
 
@@ -150,7 +150,7 @@ def test_an_inline_decision_is_answered_in_the_links_read_callback_as_play_once_
 
                     tasks.start_soon(one)
             result = await server.wait(table)
-            assert result.ending is Ending.FORFEIT and result.forfeited_by in (0, 2)
+            assert result.outcome.ending is Ending.FORFEIT and result.outcome.forfeited_by in (0, 2)
 
     run(main)
     assert [str(err) for err in raised] == ["a bug in the bot"]
@@ -217,8 +217,8 @@ def test_a_seat_that_does_not_answer_is_struck_and_forfeits_as_over_grpc() -> No
                 kinds.append(message.WhichOneof("response"))
             assert kinds[:2] == ["welcome", "snapshot"] and kinds[-1] == "match_over"
             result = await server.wait(table)
-            assert result.ending is Ending.FORFEIT and result.forfeited_by is not None
-            assert result.seats[result.forfeited_by].strikes == 1
+            assert result.outcome.ending is Ending.FORFEIT and result.outcome.forfeited_by is not None
+            assert result.seats[result.outcome.forfeited_by].strikes == 1
 
     run(main)
 
@@ -458,12 +458,13 @@ def test_a_seat_stream_the_arena_ends_is_opened_again_on_the_same_link_by_the_sd
                 assert isinstance(first, LocalStream)
                 raws[1].sendall(encode(Kind.MESSAGE, first.id, b"\xff\xff\xff"))
                 await until(lambda: table.seats[1].stats.connects == 2)
-            assert table.result is not None and table.result.ending is Ending.PLAYED_OUT
+            assert table.result is not None and table.result.outcome.ending is Ending.PLAYED_OUT
 
     run(main)
     assert len(results) == 4 and all(r.ending is Ending.PLAYED_OUT for r in results)
 
 
+@pytest.mark.slow  # a real run killed outright; its bots give up in seconds: `pytest -m slow`
 def test_bots_on_the_link_end_when_their_arena_is_killed(tmp_path: Path) -> None:
     """An arena killed outright (SIGKILL: nothing of it runs to end its bots) closes every
     link; each bot process's SDK sees its streams fail, gives up and exits, rather than

@@ -340,5 +340,5 @@ def test_the_kangqi_hand_has_no_kitty_so_no_kitty_bonus_nor_heaven_earth() -> No
     assert "kitty 0" not in told and "kitty buried" not in told and "上天入地" not in told
     assert "no kitty" in told
     said = "\n".join(match_transcript(match))
-    assert "\nno kitty\nhand 1: defenders 200 (tricks 200);" in said, said
+    assert "\nno kitty\nhand 1 over: the defenders have 200 (tricks 200 = 200);" in said, said
     assert "上天入地" not in said

@@ -63,7 +63,7 @@ def _play(bots: list, *, watch: bool = False) -> tuple[Table, list[Player], List
 
 def test_a_note_is_recorded_with_its_action_and_never_sent_to_anyone() -> None:
     table, players, spectator = _play([noting_bot] * 4, watch=True)
-    assert table.result is not None and table.result.reason == "played to the end"
+    assert table.result is not None and table.result.outcome.reason == "played to the end"
     lines = table_record(table)
     asked = [line for line in lines if line["type"] == "action" and line["asked"]]
     assert asked and all(line["note"].startswith(f"{MARK} seat {line['seat']} ") for line in asked)
@@ -108,7 +108,7 @@ def test_a_note_over_256_bytes_is_refused_and_the_decision_stays_open() -> None:
             )
 
     table, _, _ = _play([long_noter] + [noting_bot] * 3)
-    assert table.result is not None and table.result.reason == "played to the end"
+    assert table.result is not None and table.result.outcome.reason == "played to the end"
     assert table.seats[0].stats.strikes == 0
     lines = table_record(table)
     mine = [
@@ -145,7 +145,7 @@ def test_the_sdk_sends_the_note_decide_returns() -> None:
         [[bot] * 4],
         during=lambda server, started: tables.extend(started),
     )
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     asked = [line for line in table_record(tables[0]) if line["type"] == "action" and line["asked"]]
     assert {line["seat"] for line in asked} == {0, 1, 2, 3}
     for line in asked:

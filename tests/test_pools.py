@@ -255,3 +255,21 @@ def test_a_session_that_comes_back_first_keeps_its_seat() -> None:
             nursery.cancel_scope.cancel()
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_a_deal_over_for_good_is_forgotten_by_every_instance() -> None:
+    """A standing ladder never deals a deal twice: once its games are over its instances
+    forget it, so a pool that lives for a semester does not remember every deal."""
+    cfg = config(bots=2, deals=1, concurrency=1)
+    spec = cfg.bots[0]
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            instances = Instances(cfg, FakeServer(), nursery, Path("."))  # type: ignore[arg-type]
+            seated = await instances.seat(7, [spec] * 4, wait_s=1)
+            assert len(seated) == 4 and all(7 in i.deals for i in seated)
+            instances.forget_deal(7)
+            assert not any(i.deals for i in seated)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)

@@ -205,17 +205,17 @@ def test_an_address_where_nothing_answers_is_named_at_once() -> None:
 def test_a_game_received_twice_is_stored_once(tmp_path: Path) -> None:
     """What a shard run again by Ray could send: the recorder stores each game once."""
     from chaodipi.arena.results.database import ResultsDB
-    from chaodipi.arena.tournament.recorder import Outcome, Recorder
+    from chaodipi.arena.tournament.recorder import Recorder, RunResult
 
     config = load_config(
         write_config(tmp_path / "t.toml", deals=1, bots={"a": HEURISTIC, "b": HIGHEST})
     )
     db = ResultsDB(config.database)
     db.claim(config.fingerprint(), resume=False)
-    outcome = Outcome()
+    run_result = RunResult()
     seen: list[int] = []
-    recorder = Recorder(config, db, outcome, on_game=lambda row, done, total: seen.append(done))
+    recorder = Recorder(config, db, run_result, on_game=lambda row, done, total: seen.append(done))
     game = row(recorder.pending[0])
     assert recorder.keep(game) is True and recorder.keep(game) is False
-    assert (outcome.played, outcome.duplicates, seen, db.count()) == (1, 1, [1], 1)
+    assert (run_result.played, run_result.duplicates, seen, db.count()) == (1, 1, [1], 1)
     db.close()

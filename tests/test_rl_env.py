@@ -237,9 +237,9 @@ def test_render_says_level_2_and_spades_and_the_kitty_the_bury_and_a_hidden_bid(
     assert text.splitlines()[0].startswith("── hand 1 · level 2 ·"), text
     assert text.splitlines()[-1] == "trump ♠, level 2; seat 1 leads", text
     flat = " ".join(text.split())
-    assert "1 takes the kitty · 1 buries 8 cards" in flat, text
+    assert "seat 1 takes the kitty · seat 1 buries 8 cards" in flat, text
     if preset == "anchao":
-        assert "seat 1 declares (hidden)" in flat and "bids shown: 1 ♠2" in flat, text
+        assert "seat 1 declares a hidden bid" in flat and "bids shown: seat 1 ♠2" in flat, text
     else:
         assert "seat 1 declares ♠2" in flat, text
 

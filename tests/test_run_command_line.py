@@ -21,7 +21,7 @@ from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.results.sprt import SprtTest
 from chaodipi.arena.tournament.config import KEYS, TournamentConfig, load_config, schedule
 from chaodipi.arena.tournament.processes import STDERR_TAIL, stderr_tail
-from chaodipi.arena.tournament.recorder import Outcome
+from chaodipi.arena.tournament.recorder import RunResult
 from tests.test_driver import Scripted, played, run
 from tests.test_run_growth import config
 
@@ -248,9 +248,9 @@ def given_config(
 
     seen: list[Any] = []
 
-    def no_play(args: Any, tournament: TournamentConfig, sprt: Any, *rest: Any) -> Outcome:
+    def no_play(args: Any, tournament: TournamentConfig, sprt: Any, *rest: Any) -> RunResult:
         seen.append((tournament, sprt))
-        return Outcome()
+        return RunResult()
 
     monkeypatch.setattr(run_job, "_play", no_play)
     code = main(["run", *argv])

@@ -131,7 +131,7 @@ def test_a_session_plays_four_tables_at_once_and_finishes_them_after_the_door_cl
             assert len(outcome.games) == 4 and len(games) == 4  # a fresh decide per game
             assert all(g.ending is Ending.PLAYED_OUT for g in outcome.games)
             for seat, result in zip(mine, results, strict=True):
-                assert result.reason == "played to the end"
+                assert result.outcome.reason == "played to the end"
                 assert result.seats[seat].name == "session-bot"
                 assert result.seats[seat].connects == 1
                 assert result.seats[seat].strikes == 0
@@ -387,7 +387,7 @@ def test_the_sample_bot_and_the_examples_play_sessions_from_the_command_line() -
                         server.close_door(door)
                 for other in others:
                     await other.join()
-            assert result.reason == "played to the end"
+            assert result.outcome.reason == "played to the end"
             assert all(result.seats[s].connects == 1 for s in mine)
 
     anyio.run(main, backend="asyncio")
@@ -427,5 +427,5 @@ def test_a_ticket_still_plays_one_seat_and_returns_its_match_result() -> None:
         )
 
     outcome, _ = run_tables([config("classic", seed=11)], [[ticket_bot] * 4])
-    assert outcome[0].reason == "played to the end"
+    assert outcome[0].outcome.reason == "played to the end"
     assert len(results) == 4 and all(isinstance(r, MatchResult) for r in results)

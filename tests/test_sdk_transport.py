@@ -59,7 +59,7 @@ class Where:
 def play_two_hands(bot: Bot) -> None:
     cfg = config("classic", seed=3, max_hands=2)
     results, recordings = run_tables([cfg], [[bot, random_bot, random_bot, random_bot]])
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert all(r.error is None for r in recordings[0]), [r.error for r in recordings[0]]
     assert all(s.strikes == 0 for s in results[0].seats)
 
@@ -140,7 +140,7 @@ def test_an_illegal_action_is_sent_as_it_is_and_the_refusal_answered_with_a_safe
         [config("classic", seed=4)], [[bot, random_bot, random_bot, random_bot]]
     )
     seat = results[0].seats[0]
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert len(wrong) == 1 and seat.illegal == 1 and seat.strikes == 0
     assert seat.fallbacks == 1  # the safe action went as the SDK's, not the bot's
     assert len(recordings[0][0].of("refused")) == 1
@@ -169,7 +169,7 @@ def test_what_is_no_action_at_all_is_replaced_by_a_safe_one_with_a_warning(
         [config("classic", seed=5)], [[bot, random_bot, random_bot, random_bot]]
     )
     seat = results[0].seats[0]
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert seat.illegal == 0 and seat.strikes == 0 and seat.malformed == 0
     assert seat.fallbacks == 1
     err = capfd.readouterr().err
@@ -207,7 +207,7 @@ def test_a_decide_too_late_for_the_guard_is_answered_for_as_a_fallback_said_once
     finally:
         never.set()
     result = results[0]
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     assert recordings[0][0].error is None, recordings[0][0].error
     seat = result.seats[0]
     assert seat.fallbacks == 3 and seat.strikes == 0 and seat.illegal == 0, seat
@@ -257,7 +257,7 @@ def test_run_bot_called_from_async_code_plays_on_a_loop_of_its_own() -> None:
     results, recordings = run_tables(
         [config("classic", seed=7)], [[bot, random_bot, random_bot, random_bot]]
     )
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert recordings[0][0].error is None and len(played) == 1
 
 
@@ -324,9 +324,9 @@ def test_a_stream_the_server_ended_while_decide_thought_is_opened_again() -> Non
         1, events=[], legal=legal, deadline_s=60, bank_s=0, strikes=0, cursor=view.cursor
     )
     first = ScriptedCall([convert.snapshot(view), decision], grpc.StatusCode.UNAVAILABLE)
-    end = convert.MatchEnd(Ending.STOPPED, "stopped by the test", None, 0, (0, 0), None, 0)
+    outcome = match.cut_short(Ending.STOPPED, "stopped by the test")
     again = ScriptedCall(
-        [convert.snapshot(view), decision, convert.match_over(end, [])], grpc.StatusCode.OK
+        [convert.snapshot(view), decision, convert.match_over(outcome, [])], grpc.StatusCode.OK
     )
     channel = ScriptedChannel([first, again])
 

@@ -286,7 +286,7 @@ def test_the_seats_that_came_are_told_their_table_is_void() -> None:
 
     result, ends = anyio.run(main, backend="asyncio")
     reason = "void: seat 3 did not connect within 0.1 s"
-    assert result.reason == reason and result.ending is Ending.STOPPED and result.hands == 0
+    assert result.outcome.reason == reason and result.outcome.ending is Ending.STOPPED and result.outcome.hands == 0
     assert result.void == Void((3,), "seat 3 did not connect within 0.1 s")
     assert all(s.decisions == 0 for s in result.seats)
     for end in ends:
@@ -317,8 +317,8 @@ def test_a_seat_that_was_sent_its_hand_never_voids_its_table() -> None:
     result, kinds = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert kinds == ["welcome", "snapshot"]
     assert result.void == Void((1, 2, 3), "seats 1, 2, 3 did not connect within 60 s")
-    assert result.reason == "void: seats 1, 2, 3 did not connect within 60 s"
-    assert result.ending is Ending.STOPPED and result.winner is None and result.hands == 0
+    assert result.outcome.reason == "void: seats 1, 2, 3 did not connect within 60 s"
+    assert result.outcome.ending is Ending.STOPPED and result.outcome.winner is None and result.outcome.hands == 0
 
 
 def test_the_void_rule_leaves_a_table_that_ended_for_another_reason_as_it_ended() -> None:
@@ -335,4 +335,4 @@ def test_the_void_rule_leaves_a_table_that_ended_for_another_reason_as_it_ended(
         return table.result, void
 
     result, void = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
-    assert void is None and result.void is None and result.reason == "the server was stopped"
+    assert void is None and result.void is None and result.outcome.reason == "the server was stopped"

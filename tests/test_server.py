@@ -114,7 +114,7 @@ def test_newest_connection_wins_and_the_clock_keeps_running() -> None:
 
     results, recordings = run_tables([config()], [[twice, random_bot, random_bot, random_bot]])
     assert recordings[0][0].error is None
-    assert results[0].seats[0].connects == 2 and results[0].forfeited_by is None
+    assert results[0].seats[0].connects == 2 and results[0].outcome.forfeited_by is None
 
 
 def test_spectators_over_the_wire_and_one_that_never_reads_stalls_nothing() -> None:
@@ -136,7 +136,7 @@ def test_spectators_over_the_wire_and_one_that_never_reads_stalls_nothing() -> N
     results, _ = run_tables(
         [config(max_hands=2)], in_loop=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
     )
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert received[-1].match_over.reason == "played to the end"
     assert received[0].HasField("attached") and not received[0].attached.held_back
     kinds = {r.event.WhichOneof("payload") for r in received[1:-1]}

@@ -174,8 +174,8 @@ def test_a_client_holding_every_stream_it_may_stops_no_seat_and_no_health_check(
         anyio.run(main, backend="asyncio")
     assert [r.error for r in recordings] == [None] * 8
     assert [r.kinds()[-1] for r in recordings] == ["match_over"] * 8
-    assert [(r.ending, r.forfeited_by) for r in results] == [(Ending.PLAYED_OUT, None)] * 2, [
-        r.reason for r in results
+    assert [(r.outcome.ending, r.outcome.forfeited_by) for r in results] == [(Ending.PLAYED_OUT, None)] * 2, [
+        r.outcome.reason for r in results
     ]
     serving = health_pb2.HealthCheckResponse.SERVING
     assert checks == [serving, serving]
@@ -250,7 +250,7 @@ def test_a_bot_the_full_server_tells_to_try_again_later_comes_back_and_plays() -
     anyio.run(main, backend="asyncio")
     assert [r.error for r in recordings] == [None] * 4
     assert [r.kinds()[-1] for r in recordings] == ["match_over"] * 4
-    assert results[0].ending is Ending.PLAYED_OUT
+    assert results[0].outcome.ending is Ending.PLAYED_OUT
 
 
 # -- the log names the rpc --------------------------------------------------------------------
@@ -374,7 +374,8 @@ def test_silent_health_checks_on_many_connections_keep_no_operators_check_out() 
             for channel in channels:
                 for _ in range(per_connection):
                     await anyio.to_thread.run_sync(open_silent, channel)
-            await until(lambda: server.admission.open(Kind.CHECK) == room)
+                    opened = len(silent)  # in by the server before the next: silent[0] is oldest
+                    await until(lambda: server.admission.open(Kind.CHECK) == opened)  # noqa: B023
             with capture_logs() as logs:
                 checked = await anyio.to_thread.run_sync(health_check, server.address)
                 oldest = await anyio.to_thread.run_sync(status_of, silent[0][1])

@@ -110,7 +110,7 @@ def test_no_message_carries_what_the_seat_may_not_see(preset: str) -> None:
         [cfg], [[reconnecting_bot] * 4], during=lambda server, started: tables.extend(started)
     )
     result = results[0]
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     assert all(s.connects == 2 for s in result.seats)
     match = replay_record(table_record(tables[0]))
     log = {e.seq: e for e in match.log}

@@ -113,7 +113,7 @@ def test_tls() -> None:
             result = await server.wait(table)
             for thread in threads:
                 await anyio.to_thread.run_sync(thread.join)
-            assert result.reason == "played to the end" and len(results) == 4
+            assert result.outcome.reason == "played to the end" and len(results) == 4
 
     anyio.run(main, backend="asyncio")
 
@@ -196,7 +196,7 @@ def test_garbage_mid_stream_ends_it_with_invalid_argument_and_the_seat_reconnect
     assert "does not parse as a PlayRequest" in (outcome[0].details() or "")
     assert "reconnect" in (outcome[0].details() or "")
     result = results[0]
-    assert result.reason == "played to the end" and result.seats[0].connects == 2
+    assert result.outcome.reason == "played to the end" and result.seats[0].connects == 2
     logged = [e for e in logs if e["event"] == "unparsable_message"]
     assert logged and logged[0]["seat"] == 0 and logged[0]["table"] == result.table
 

@@ -78,7 +78,7 @@ def test_a_transcript_fits_80_columns_and_tells_every_trick(preset: str) -> None
         for seat, cards in enumerate(hand["hands"]):
             assert any(spaced(cards) in row for row in text), f"seat {seat}'s hand"
     assert (
-        sum(1 for row in text if row.startswith("hand ") and ": defenders " in row)
+        sum(1 for row in text if row.startswith("hand ") and " over: the defenders have " in row)
         == (lines[0]["result"]["hands"])
     )
 
@@ -99,11 +99,12 @@ def test_a_seat_is_told_only_what_it_knew() -> None:
     hidden = [line for line in lines if line["type"] == "declare" and line["seat"] != seat]
     text = _flat(transcript(lines, seat=seat, hand=1))
     everything = _flat(transcript(lines, hand=1))
-    assert f"takes the kitty {kitty}" in everything and kitty not in text
+    shown = _flat([spaced(kitty)])
+    assert f"takes the kitty: {shown}" in everything and shown not in text
     assert "dealt:" in transcript(lines, hand=1)
     assert "dealt:" not in transcript(lines, seat=seat, hand=1)
     assert f"dealt to {seat} beta:" in text
-    assert hidden and "(hidden)" in text and "(hidden)" not in everything  # 暗炒
+    assert hidden and "a hidden bid" in text and "a hidden bid" not in everything  # 暗炒
     own = [a["note"] for a in seat_view(lines, seat) if a["type"] == "action" and "note" in a]
     others = [
         a["note"] for a in lines if a["type"] == "action" and "note" in a and a["seat"] != seat
@@ -358,8 +359,8 @@ def test_a_floored_hefei_hand_says_so() -> None:
     parts = score["trick_points"] + score["kitty_points"] * score["kitty_multiplier"]
     assert parts + score["throw_penalty"] < 0 and over["total"] == 0
     told = _flat(transcript(lines))
-    line = re.search(rf"hand {over['hand'] + 1}: defenders 0 \(([^)]*)\)", told)
-    assert line is not None and line.group(1).endswith("; floored at 0"), told
+    line = re.search(rf"hand {over['hand'] + 1} over: the defenders have 0 \(([^)]*)\)", told)
+    assert line is not None and " < 0; floored at 0" in line.group(1), told
     unfloored = [
         row
         for row in lines
@@ -370,7 +371,7 @@ def test_a_floored_hefei_hand_says_so() -> None:
 
 @pytest.mark.parametrize(
     ("ending", "told"),
-    [("played out", "won (reward 3):"), ("forfeit", "won (reward 3) on a forfeit:")],
+    [("played out", "won (reward 3) after"), ("forfeit", "won (reward 3) on a forfeit after")],
 )
 def test_the_result_line_names_the_reward_as_the_viewer_does(ending: str, told: str) -> None:
     """The number a game's winner earns is its reward (docs/architecture.md's glossary), in the

@@ -47,7 +47,7 @@ def test_a_spectator_from_the_first_move_sees_every_public_event_and_nothing_els
     assert not any(e.declared.HasField("bid") or e.fried.HasField("bid") for e in events)
     assert spectator.kinds()[-1] == "match_over" and spectator.kinds().count("match_over") == 1
     over = spectator.of("match_over")[0]
-    assert over.reason == result.reason and not over.events
+    assert over.reason == result.outcome.reason and not over.events
     assert spectator.closed == (StreamEnd.DONE, "")
     assert not tables[0].spectators
 
@@ -97,7 +97,7 @@ def test_a_spectator_of_a_finished_table_gets_the_whole_match_and_its_end_at_onc
     assert [e.seq for e in late.of("event")] == public_seqs(tables[0])
     assert late.kinds()[-1] == "match_over" and late.kinds().count("match_over") == 1
     over = late.of("match_over")[0]
-    assert over.reason == result.reason == "played to the end" and over.hands == 2
+    assert over.reason == result.outcome.reason == "played to the end" and over.hands == 2
 
 
 def test_a_release_closes_what_still_watches_and_turns_away_who_comes_later() -> None:

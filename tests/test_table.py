@@ -4,7 +4,6 @@ stale, not your turn), answers sent twice, floods, and a failing table beside a 
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 import trio
 import trio.testing
@@ -20,7 +19,8 @@ from chaodipi.engine.actions import Action, Play
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import dump_lines, record_schema, replay_record
+from chaodipi.records import dump_lines, replay_record
+from tests.schema_support import record_validator
 
 from .table_support import (
     Player,
@@ -54,7 +54,7 @@ def test_an_instant_bot_plays_a_whole_match_with_no_strike(preset: str) -> None:
     preset: answers never count as a flood, so nobody is cut off, struck or refused."""
     cfg = config(preset, max_hands=None, decision_ms=10_000, bank_ms=60_000)
     result, players = play_table(cfg, [instant_bot] * 4)
-    assert result.reason == "played to the end" and result.winner is not None
+    assert result.outcome.reason == "played to the end" and result.outcome.winner is not None
     assert all(s.strikes == 0 and s.connects == 1 for s in result.seats), result.seats
     for player in players:
         assert "refused" not in player.kinds() and "strike" not in player.kinds()
@@ -72,11 +72,11 @@ def test_every_event_reaches_its_seat_once_in_order_one_message_per_decision() -
         tables.append(table)
 
     result, players = play_table(config(max_hands=2, seed=5), during=keep)
-    assert result.reason == "played to the end" and result.hands == 2
+    assert result.outcome.reason == "played to the end" and result.outcome.hands == 2
     lines = table_record(tables[0])
     text = dump_lines(lines)
     match = replay_record(lines)
-    assert len(match.records) == result.hands and match.winner == result.winner
+    assert len(match.records) == result.outcome.hands and match.winner == result.outcome.winner
     assert all(seat.ticket not in text for seat in tables[0].seats)
     for player in players:
         seat = player.seat
@@ -110,9 +110,9 @@ def test_tables_in_one_server_play_at_once_and_a_failing_one_disturbs_no_other()
             players = [seat_bots(nursery, t, [random_bot] * 4) for t in (broken, sound)]
             with capture_logs() as logs:
                 results = [await server.wait(t) for t in (broken, sound)]
-            assert results[0].reason == ("the table failed: RuntimeError: simulated engine failure")
-            assert results[0].winner is None
-            assert results[1].reason == "played to the end"
+            assert results[0].outcome.reason == ("the table failed: RuntimeError: simulated engine failure")
+            assert results[0].outcome.winner is None
+            assert results[1].outcome.reason == "played to the end"
             assert all(p.kinds()[-1] == "match_over" for p in players[0])
             over = players[0][0].of("match_over")[0]
             assert over.ending == pb.ENDING_FAILED
@@ -152,7 +152,7 @@ def test_an_illegal_move_is_refused_with_the_reason_and_may_be_retried() -> None
     assert {r.code for r in refused} == {_ILLEGAL}
     assert all(r.reason for r in refused)
     assert result.seats[0].illegal == len(refused) and result.seats[0].strikes == 0
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
 
 
 def test_malformed_stale_and_out_of_turn_messages_are_refused_each_with_its_reason() -> None:
@@ -192,7 +192,7 @@ def test_malformed_stale_and_out_of_turn_messages_are_refused_each_with_its_reas
         (_STALE, number, f"decision {number} is not open; none of yours is"),
     ]
     assert result.seats[0].malformed == 2 and result.seats[0].illegal == 0
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
 
 
 def test_an_answer_sent_twice_is_refused_every_time() -> None:
@@ -210,7 +210,7 @@ def test_an_answer_sent_twice_is_refused_every_time() -> None:
                 player.answer(decision.decision_id, move)
 
     result, players = play_table(config(), [repeating] * 4)
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     for player in players:
         asked = [d.decision_id for d in player.of("decision")]
         expected = [(_STALE, n, f"decision {n} is not open; none of yours is") for n in asked]
@@ -247,7 +247,7 @@ def test_a_flood_of_unasked_messages_is_cut_off_and_logged_and_the_table_plays_o
     assert floods == [FLOOD_BURST] and len(cut_off.of("refused")) == FLOOD_BURST
     assert cut_off.closed is not None and cut_off.closed[0] is StreamEnd.FLOODING
     assert cut_off.closed[1].startswith("flooding: more than 1000 messages the table did not")
-    assert result.forfeited_by == 0 and result.seats[0].strikes == 2
+    assert result.outcome.forfeited_by == 0 and result.seats[0].strikes == 2
     assert all(p.of("match_over") for p in players[1:])
     cut = [e for e in logs if e["event"] == "flood_cut_off"]
     assert len(cut) == 1 and cut[0]["seat"] == 0 and cut[0]["table"] == "t"
@@ -311,7 +311,7 @@ def test_a_table_needs_of_a_port_only_send_close_and_peer() -> None:
             table.attach(3, bare, "bare")
             table.receive(3, bare, pb.PlayRequest(answer=pb.Answer(decision_id=7)))
             await table.finished.wait()
-        assert table.result is not None and table.result.forfeited_by == 3
+        assert table.result is not None and table.result.outcome.forfeited_by == 3
         assert players[0].of("match_over")
         kinds = [kind_of(m) for m in bare.sent]
         assert kinds[:3] == ["welcome", "snapshot", "refused"] and kinds[-1] == "match_over"
@@ -345,7 +345,7 @@ def test_an_answer_marked_fallback_is_counted_as_the_seat_s_fallback_and_recorde
             during=keep,
         )
     seats = result.seats
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     assert seats[0].fallbacks == seats[0].decisions > 0 and seats[0].strikes == 0
     assert seats[1].fallbacks == seats[3].fallbacks == 0
     assert seats[2].strikes == seats[2].decisions > 0 and seats[2].fallbacks == 0
@@ -354,10 +354,53 @@ def test_an_answer_marked_fallback_is_counted_as_the_seat_s_fallback_and_recorde
     per_decision = [e for e in logs if e["event"] in ("fallback", "timeout")]
     assert per_decision and {e["log_level"] for e in per_decision} == {"info"}
     lines = table_record(tables[0])
-    schema = record_schema()
+    validator = record_validator()
     for line in lines:
-        jsonschema.validate(line, schema)
+        validator.validate(line)
     asked = [line for line in lines if line["type"] == "action" and line["asked"]]
     assert [line["seat"] for line in asked if line["fallback"]] == [0] * seats[0].decisions
     assert all(not line["fallback"] for line in asked if line["seat"] == 2)  # timeouts
     assert sum(1 for d in result.turns if d.fallback) == seats[0].decisions
+
+
+# -- how the game ended: one value in every layer ------------------------------------------------
+
+
+@pytest.mark.parametrize("forfeit", [False, True])
+def test_the_game_ends_as_one_outcome_in_every_layer(forfeit: bool) -> None:
+    """A table played to its end (classic, seed 3, two hands), and one whose seat 1 forfeits
+    as play begins (its process crashed): the table's result holds an ``Outcome``, and every
+    layer reads that same value back, none a copy of its fields: each seat's MatchOver (the
+    contract), the SDK's ``MatchResult`` made from it, the record's header (``outcome_of``).
+    Played out, it is the match's own (``Match.outcome()``); a forfeit is lost by seat 1's team
+    and earns no reward (``Match.cut_short``)."""
+    from chaodipi.bot.seat import Seat
+    from chaodipi.engine import Ending
+    from chaodipi.records import outcome_of
+
+    tables: list[Table] = []
+
+    async def keep(table: Table, players: list[Player]) -> None:
+        tables.append(table)
+        if forfeit:
+            await table.connected.wait()
+            table.forfeit(1, "seat 1 crashed, exit code 1")
+
+    result, players = play_table(config("classic", seed=3, max_hands=2), during=keep)
+    table, outcome = tables[0], result.outcome
+    if forfeit:
+        assert (outcome.ending, outcome.winner, outcome.forfeited_by) == (Ending.FORFEIT, 0, 1)
+        assert (outcome.reason, outcome.reward) == ("seat 1 crashed, exit code 1", 0)
+        assert outcome == table.match.cut_short(Ending.FORFEIT, outcome.reason, 1)
+    else:
+        assert outcome == table.match.outcome() and outcome.ending is Ending.PLAYED_OUT
+        assert (outcome.hands, outcome.progress) == (2, tuple(table.match.progress))
+    for player in players:
+        (over,) = player.of("match_over")
+        assert convert.outcome_from_message(over)[0] == outcome
+        read = Seat(lambda view: view.legal.default(), 0.0, None).read(
+            pb.PlayResponse(match_over=over)
+        )
+        assert read is not None and not isinstance(read, pb.PlayRequest)
+        assert read.outcome == outcome and read.winner == outcome.winner
+    assert outcome_of(table_record(table)[0]["result"]) == outcome

@@ -49,11 +49,11 @@ def test_a_decision_nobody_answers_times_out_at_its_budget_and_the_default_move_
     for its team, and every seat is told."""
     cfg = config(decision_ms=1000, bank_ms=2000, grace_ms=50, max_strikes=2)
     result, players = play_table(cfg, [silent_bot] * 4)
-    struck_out = result.forfeited_by
+    struck_out = result.outcome.forfeited_by
     assert struck_out is not None
     assert result.seats[struck_out].strikes == 2
-    assert result.winner == 1 - struck_out % 2
-    assert result.reason == f"seat {struck_out} timed out 2 times"
+    assert result.outcome.winner == 1 - struck_out % 2
+    assert result.outcome.reason == f"seat {struck_out} timed out 2 times"
     for player in players:
         decisions = player.timed("decision")
         strikes = player.timed("strike")
@@ -93,7 +93,7 @@ def test_time_past_the_decision_comes_out_of_the_bank_then_strikes() -> None:
     assert [s.decision_id for _, s in strikes] == [d.decision_id for _, d in decisions[4:]]
     for (opened, _), (struck, _) in zip(decisions[4:], strikes, strict=True):
         assert struck - opened == exactly(1.05)
-    assert result.forfeited_by == 0 and result.seats[0].strikes == 3
+    assert result.outcome.forfeited_by == 0 and result.seats[0].strikes == 3
     assert result.seats[0].think_s == exactly(4 * 1.5 + 3 * 1.05)
     late = seat.of("refused")
     assert [r.decision_id for r in late] == [d.decision_id for _, d in decisions[4:6]]
@@ -165,7 +165,7 @@ def test_a_seat_away_past_its_time_is_struck_while_away_and_plays_on_when_back()
     cfg = config(decision_ms=1000, bank_ms=5000, max_strikes=3)
     result, players = play_table(cfg, [flaky, random_bot, random_bot, random_bot])
     seat = players[0]
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     assert result.seats[0].connects == 2 and result.seats[0].strikes == 1
     assert seat.of("strike") == []  # it was away when it was struck
     back = seat.ports[1]
@@ -204,7 +204,7 @@ def test_the_newest_connection_takes_the_seat_and_the_old_one_is_told_and_ignore
 
     result, _ = play_table(config(decision_ms=1000), [twice] * 4)
     (player,) = took_over
-    assert result.reason == "played to the end" and result.seats[player.seat].connects == 2
+    assert result.outcome.reason == "played to the end" and result.seats[player.seat].connects == 2
     assert sorted(s.connects for s in result.seats) == [1, 1, 1, 2]
     assert all(port.of("refused") == [] for port in player.ports)
 
@@ -227,7 +227,7 @@ def test_a_seat_whose_stream_ends_for_good_strikes_out_and_its_team_forfeits() -
 
     cfg = config(max_hands=30, decision_ms=2000, bank_ms=0, max_strikes=2)
     result, players = play_table(cfg, [dies, random_bot, random_bot, random_bot])
-    assert result.forfeited_by == 0 and result.winner == 1, result.reason
+    assert result.outcome.forfeited_by == 0 and result.outcome.winner == 1, result.outcome.reason
     assert result.seats[0].decisions == 5 and result.seats[0].strikes == 2
     for player in players[1:]:
         assert player.of("match_over")[0].forfeited_by == 0
@@ -249,7 +249,7 @@ def test_a_table_waits_for_its_start_and_then_plays() -> None:
         start.set()
 
     result, players = play_table(config(), during=starter, start=start)
-    assert result.reason == "played to the end"
+    assert result.outcome.reason == "played to the end"
     first = min(t for p in players for t, _ in p.timed("decision"))
     assert first == opened[0] == exactly(1000)
 
@@ -269,7 +269,7 @@ def test_a_seat_that_never_connects_holds_the_table_up_to_its_connect_timeout(
 
     cfg = config(connect_timeout_s=30.0, max_strikes=1, decision_ms=1000, bank_ms=0)
     result, players = play_table(cfg, [random_bot, random_bot, random_bot, absent_bot], during=told)
-    assert result.forfeited_by == 3 and result.reason == "seat 3 timed out 1 times"
+    assert result.outcome.forfeited_by == 3 and result.outcome.reason == "seat 3 timed out 1 times"
     for player in players[:3]:
         ((ended, _),) = player.timed("match_over")
         assert ended == exactly(begins_at + 1.05)
@@ -297,8 +297,8 @@ def test_stop_and_forfeit_end_the_match_at_once_and_every_seat_is_told(call: str
         ((at, over),) = player.timed("match_over")
         assert at == ended[0] == exactly(0.5) and over.ending == ending
     if call == "stop":
-        assert (result.winner, result.forfeited_by) == (None, None)
-        assert result.reason == "the server stops"
+        assert (result.outcome.winner, result.outcome.forfeited_by) == (None, None)
+        assert result.outcome.reason == "the server stops"
     else:
-        assert (result.winner, result.forfeited_by) == (1, 2)
-        assert result.reason == "seat 2's process crashed"
+        assert (result.outcome.winner, result.outcome.forfeited_by) == (1, 2)
+        assert result.outcome.reason == "seat 2's process crashed"

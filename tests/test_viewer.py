@@ -26,7 +26,17 @@ from chaodipi.engine.levels import level_name
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS, preset
 from chaodipi.engine.view import observe
-from chaodipi.records import Turn, pack, record_lines, render_html, write_html
+from chaodipi.records import (
+    Turn,
+    outcome_of,
+    pack,
+    record_lines,
+    render_html,
+    team_name,
+    transcript,
+    write_html,
+)
+from chaodipi.records.words import sentence, turn_words
 
 try:
     from playwright.sync_api import Page, sync_playwright
@@ -314,7 +324,7 @@ def test_a_game_cut_short_mid_trick_shows_how_far_it_went(browser: Any, tmp_path
     assert [sorted(shown["trick"][s]) for s in range(4)] == [
         sorted(int(c) for c in played.get(s, ())) for s in range(4)
     ]
-    assert "undecided after 1 hand: not finished" in page.inner_text("#verdict")
+    assert "undecided (stopped) after 1 hand: not finished" in page.inner_text("#verdict")
     assert problems == []
 
 
@@ -329,7 +339,7 @@ def test_an_answer_the_bot_s_kit_chose_is_shown_as_a_fallback(browser: Any, tmp_
     lines = list(record_lines(match, turns, bots=("alpha", "beta", "alpha", "beta")))
     page, problems = _open(browser, lines, tmp_path / "game.html")
     text = page.evaluate("document.body.innerText")
-    assert text.count("fallback (its kit answered for it)") == 1, text
+    assert text.count("fallback: its kit answered for it") == 1, text
     assert problems == []
 
 
@@ -397,9 +407,9 @@ def test_the_page_needs_nothing_but_itself() -> None:
     """No address to fetch anything from: no src, href, url(), import or http in the page."""
     page = render_html(_record("hefei", seed=2, hands=1))
     assert not re.search(r"\b(src|href)=|url\(|@import|https?://|<link", page)
-    # the record, the arrangements, the trumps, the level names, the review, where to start,
-    # the viewer
-    assert page.count("<script") == 7
+    # the record, its words, the arrangements, the trumps, the level names, the review, where
+    # to start, the viewer
+    assert page.count("<script") == 8
 
 
 def test_a_floored_hefei_hand_says_so(browser: Any, tmp_path: Path) -> None:
@@ -777,3 +787,86 @@ def test_the_games_index_links_every_game_one_click_away(browser: Any, tmp_path:
         page.wait_for_function("document.body.dataset.step === '0'")
         assert page.url.endswith("/pages/2.html#hand=1&step=1")
         assert "alpha vs beta" in page.inner_text("#title")
+
+
+# -- the words: the page says each line as arena show does, and knows every kind -------------
+
+
+def _shown(line: dict[str, Any], view: str) -> bool:
+    """Whether the page's log shows an event line in ``view`` ("a": all hands, or a seat):
+    all hands leaves out the public copies of private facts, a seat sees what it saw."""
+    if line["type"] in ("header", "hand", "action"):
+        return False
+    if view == "a":
+        hidden_bid = line["type"] in ("declare", "fry") and line["bid"] is None
+        return "to" not in line or not (line["type"] in ("took_kitty", "buried") or hidden_bid)
+    return line["type"] != "dealt" and ("to" not in line or int(view) in line["to"])
+
+
+def test_the_page_says_each_step_in_the_words_of_arena_show(browser: Any, tmp_path: Path) -> None:
+    """A hidden-bid (暗炒) hand, in seat 1's view (the others' hidden bids, "takes the kitty",
+    "buries 8 cards") and in all hands: each line of the log is the sentence
+    ``chaodipi.records.words`` makes of it, the words ``arena show`` prints (its transcript
+    holds the same sentence, a seat named its own way); beside each step its turn's words;
+    the header says how the game ended in the words of the transcript's result line."""
+    lines = _record("anchao", seed=3, hands=1)
+    page, problems = _open(browser, lines, tmp_path / "game.html")
+    names = ["alpha", "beta", "alpha", "beta"]
+    on_page = lambda seat: f"seat {seat} ({names[seat]})"  # noqa: E731
+    in_terminal = lambda seat: f"{seat} {names[seat]}"  # noqa: E731
+    told = {"a": _flat_text(transcript(lines)), "1": _flat_text(transcript(lines, seat=1))}
+    auction = {"declare", "fry", "dealer", "kitty", "took_kitty", "bury", "buried", "reveal",
+               "redeal", "kitty_turned", "trump", "hand_over"}  # fmt: skip
+    shown: dict[str, list[str]] = {}
+    for view in ("1", "a"):
+        page.keyboard.press(view)
+        shown[view] = page.eval_on_selector_all("#log .line", "(ns) => ns.map((n) => n.innerText)")
+        expected = [sentence(line, on_page) for line in lines if _shown(line, view)]
+        assert shown[view] == expected, view
+        kinds = {line["type"] for line in lines if _shown(line, view)}
+        assert kinds >= {"declare", "pass", "dealer", "trump", "play", "trick", "hand_over"}
+        for line in lines:
+            if _shown(line, view) and line["type"] in auction:
+                assert _flat_text([sentence(line, in_terminal)]) in told[view], (view, line)
+    assert "2 alpha buries 8 cards" in told["1"] and "seat 2 (alpha) buries 8 cards" in shown["1"]
+    clocks = page.eval_on_selector_all("#log .clock", "(nodes) => nodes.map((n) => n.innerText)")
+    actions = [line for line in lines if line["type"] == "action"]
+    assert clocks == [turn_words(action) for action in actions]  # type: ignore[arg-type]
+    assert clocks[0] == "10 ms"
+    ended = outcome_of(lines[0]["result"]).said(lambda team: team_name(team, names))
+    assert page.inner_text("#verdict") == ended
+    assert f"result: {ended}" in told["a"]
+    assert problems == []
+
+
+def _flat_text(text: list[str]) -> str:
+    return " ".join(" ".join(text).split())
+
+
+def test_a_line_of_a_kind_the_viewer_does_not_know_is_an_error_not_passed(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A record line of a kind the schema does not have: the page's words are not made for it
+    (Python names the kind), and a page holding one anyway (its embedded record changed) stops
+    with an error naming the kind rather than show the game without it."""
+    lines = _record("classic", seed=5, hands=1)
+    stranger = {"type": "future", "seq": 10**6, "hand": 0}
+    with pytest.raises(AssertionError, match="'future'"):
+        render_html([*lines, stranger])
+    html = render_html(lines)
+    record, words = _embedded(html, "record"), _embedded(html, "words")
+    at = next(i for i, line in enumerate(record) if line["type"] == "play")
+    record.insert(at, stranger)
+    words["lines"].insert(at, {})
+    for element, value in (("record", record), ("words", words)):
+        tag = f'<script type="application/json" id="{element}">'
+        start = html.index(tag) + len(tag)
+        end = html.index("</script>", start)
+        html = html[:start] + json.dumps(value, ensure_ascii=False).replace("<", "\\u003c") + html[end:]
+    path = tmp_path / "stranger.html"
+    path.write_text(html, encoding="utf-8")
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+    assert any("a record line of a kind this viewer does not know: future" in e for e in errors)

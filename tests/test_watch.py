@@ -25,13 +25,12 @@ from chaodipi.arena.errors import UsageError
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.serving.record import table_record
 from chaodipi.arena.v2.convert import (
-    MatchEnd,
     event_from_message,
     event_message,
-    match_end_from_message,
+    outcome_from_message,
 )
 from chaodipi.bot import run_bot
-from chaodipi.engine import PRESETS, Ending, Match
+from chaodipi.engine import PRESETS, Ending, Match, Outcome
 from chaodipi.records import (
     LiveRecord,
     Transcript,
@@ -91,7 +90,7 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
                 if kind == "event":
                     seen.extend(live.lines(event_from_message(response.event)))
                 elif kind == "match_over":
-                    ends.append(match_end_from_message(response.match_over)[0])
+                    ends.append(outcome_from_message(response.match_over)[0])
 
         def print_it() -> None:
             ends.append(watch_table(printed_call, table.name, out))
@@ -116,7 +115,7 @@ def test_a_live_table_reads_as_its_records_public_lines_and_prints_as_it_plays()
     results, _ = run_tables(
         [config(max_hands=2)], in_loop=spectate, hold=True, spectator_token=SPECTATOR_TOKEN
     )
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert seen[0] == {"type": "header", "format": "chaodipi-record/1", "table": results[0].table}
     assert seen[1:] == _public(record)
     assert sum(line["type"] == "play" for line in seen) > 40
@@ -329,7 +328,7 @@ def test_watch_checks_a_tls_servers_certificate_against_tls_ca(tmp_path: Path, c
         tls_cert=chain,
         tls_key=cert.private_key_pem.bytes(),
     )
-    assert results[0].reason == "played to the end"
+    assert results[0].outcome.reason == "played to the end"
     assert codes == [0], capsys.readouterr().err
     assert "played to the end" in capsys.readouterr().out.splitlines()[-1]
 
@@ -366,7 +365,11 @@ def test_a_spectator_is_told_the_kangqi_hand_has_no_level() -> None:
 def test_the_last_line_names_the_reward_as_the_viewer_does() -> None:
     """The number the winner earns is its reward (docs/architecture.md's glossary), in
     ``arena watch``'s last line as in the viewer's "won (reward 3)"."""
-    end = MatchEnd(Ending.FORFEIT, "seat 0 struck out", 0, 4, (5, 2), 1, 3)
-    assert ending_text(end) == (
-        "match over after 4 hands: team 0 (seats 0 and 2) won (reward 3); seat 0 struck out"
+    outcome = Outcome(Ending.FORFEIT, "seat 0 struck out", 0, 4, (5, 2), 1, 3)
+    assert ending_text(outcome) == (
+        "match over: team 0 (seats 0 and 2) won (reward 3) on a forfeit after 4 hands: "
+        "seat 0 struck out; progress 5 : 2"
+    )
+    assert ending_text(outcome, ("ann", "bo", "ann", "bo")).startswith(
+        "match over: team 0 (ann) won (reward 3)"
     )

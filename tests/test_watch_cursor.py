@@ -160,7 +160,7 @@ def test_a_spectator_attached_around_each_of_the_first_actions_sees_every_public
         around_each_action(table, hook)
 
     table, late = run_table(config(preset, seed=5, max_hands=2), during)
-    assert table.result is not None and table.result.reason == "played to the end"
+    assert table.result is not None and table.result.outcome.reason == "played to the end"
     for spectator in [*spectators, late]:
         check_spectator(table, spectator)
 
@@ -244,7 +244,7 @@ def test_spectators_and_reconnects_at_random_points_of_whole_matches(
     table, late = run_table(
         config(preset, seed=rng.randrange(1000), max_hands=None), during, embargo=embargo
     )
-    assert table.result is not None and table.result.reason == "played to the end"
+    assert table.result is not None and table.result.outcome.reason == "played to the end"
     assert spectators and reconnects
     if embargo:
         spectators.append(table.between)  # type: ignore[attr-defined]

@@ -35,7 +35,7 @@ from chaodipi.arena.results import GameKey, GameRow, game_label, stored
 from chaodipi.arena.serving import tune_garbage_collector
 from chaodipi.arena.tournament import (
     LocalBackend,
-    Outcome,
+    RunResult,
     TournamentConfig,
     games_left,
     run_tournament,
@@ -196,7 +196,7 @@ def _say(line: str) -> None:
 
 def _play(
     config: TournamentConfig, args: argparse.Namespace, on_start: Callable[[], None]
-) -> Outcome:
+) -> RunResult:
     """One run, by the tournament driver on this machine, a line per game on stderr;
     ``on_start()`` once it has claimed its database and is ready to play, before any game."""
     try:
@@ -254,16 +254,16 @@ def bench_job(args: argparse.Namespace, jobs: list[tuple[str, TournamentConfig]]
         if label:
             _say(f"{label}, into {config.database}")
         try:
-            outcome = _play(config, args, estimate)
+            run_result = _play(config, args, estimate)
         except ArenaError as err:
             return _fail(str(err), err.exit_code)
-        if outcome.interrupted:
+        if run_result.interrupted:
             _say("interrupted; the games in flight were dropped: run it again with --resume")
             return 130
-        if outcome.stopped is not None:
-            why.append(f"stopped: {outcome.stopped}")
-        if outcome.void:
-            why.append(f"{outcome.void} void games, to play again with --resume")
+        if run_result.stopped is not None:
+            why.append(f"stopped: {run_result.stopped}")
+        if run_result.void:
+            why.append(f"{run_result.void} void games, to play again with --resume")
     table_rows: list[BenchRow] = []
     commands: list[str] = []
     for label, config in jobs:

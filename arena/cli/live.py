@@ -5,7 +5,7 @@ show`` prints a record, and the watcher's last line."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 import grpc
@@ -13,15 +13,14 @@ import grpc
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import arena_pb2_grpc
 from chaodipi.arena.v2.convert import (
-    MatchEnd,
     Spectating,
     event_from_message,
-    match_end_from_message,
+    outcome_from_message,
     spectating_from_message,
     watch_request,
 )
-from chaodipi.engine import Ending
-from chaodipi.records import LiveRecord, Transcript, visible
+from chaodipi.engine import Outcome
+from chaodipi.records import LiveRecord, Transcript, team_name, visible
 
 __all__ = ["ending_text", "open_watch", "refusal", "spectating_text", "watch_table"]
 
@@ -44,7 +43,7 @@ def watch_table(
     out: TextIO,
     width: int = 80,
     on_attach: Callable[[Spectating], None] | None = None,
-) -> MatchEnd | None:
+) -> Outcome | None:
     """Print a spectator's stream to ``out`` as it comes, in the transcript ``arena show``
     prints (:class:`chaodipi.records.Transcript`), under a title naming the seats' bots when
     the server told them; ``on_attach`` is called with what the server said as it took the
@@ -69,11 +68,11 @@ def watch_table(
         title += teller.seats()
     for text in title:
         print(text, file=out, flush=True)
-    end: MatchEnd | None = None
+    outcome: Outcome | None = None
     for response in stream:
         kind = response.WhichOneof("response")
         if kind == "match_over":
-            end, _ = match_end_from_message(response.match_over)
+            outcome, _ = outcome_from_message(response.match_over)
             break
         if kind == "event":
             for line in live.lines(event_from_message(response.event)):
@@ -81,9 +80,9 @@ def watch_table(
                     print(text, file=out, flush=True)
     for text in teller.close():
         print(text, file=out)
-    if end is not None:
-        print(ending_text(end), file=out, flush=True)
-    return end
+    if outcome is not None:
+        print(ending_text(outcome, spectating.bots), file=out, flush=True)
+    return outcome
 
 
 def spectating_text(table: str, address: str, spectating: Spectating) -> str:
@@ -102,19 +101,16 @@ def spectating_text(table: str, address: str, spectating: Spectating) -> str:
     return line
 
 
-def ending_text(end: MatchEnd) -> str:
-    """The match's end as the watcher's last line.
+def ending_text(outcome: Outcome, bots: Sequence[str] = ()) -> str:
+    """How the game ended, as the watcher's last line, in the words ``arena show`` and the
+    viewer use; each team named by its ``bots`` (by seat) when the server said them.
 
-    >>> from chaodipi.engine.match import Ending
-    >>> ending_text(MatchEnd(Ending.PLAYED_OUT, "played to the end", 1, 9, (12, 14), None, 2))
-    'match over after 9 hands: team 1 (seats 1 and 3) won (reward 2); played to the end'
+    >>> from chaodipi.engine import Ending
+    >>> print(ending_text(Outcome(Ending.PLAYED_OUT, "played out", 1, 9, (2, 4), None, 2)))
+    match over: team 1 (seats 1 and 3) won (reward 2) after 9 hands: played out; progress 2 : 4
     """
-    if end.winner is None:
-        verdict = "drawn" if end.ending is Ending.PLAYED_OUT else "undecided"
-    else:
-        team = end.winner
-        verdict = f"team {team} (seats {team} and {team + 2}) won (reward {end.reward})"
-    return f"match over after {end.hands} hands: {verdict}; {visible(end.reason)}"
+    names = list(bots) if len(bots) == 4 else ["", "", "", ""]
+    return visible("match over: " + outcome.said(lambda team: team_name(team, names)))
 
 
 _REFUSALS = {

@@ -56,7 +56,7 @@ from chaodipi.arena.tournament import (
     Backend,
     ConfigDeprecation,
     LocalBackend,
-    Outcome,
+    RunResult,
     TournamentConfig,
     games_left,
     load_config,
@@ -256,7 +256,7 @@ def run_job(args: argparse.Namespace) -> int:
         return _fail(problem)
     if args.resume and games_left(config) == []:  # the report alone: no server, no bar
         configure_logging(args.log_level)
-        return _finish(args, config, sprt, Outcome(skipped=len(schedule(config))))
+        return _finish(args, config, sprt, RunResult(skipped=len(schedule(config))))
     if args.ray is None:
         try:
             check_can_listen(_address(args))
@@ -303,24 +303,24 @@ def run_job(args: argparse.Namespace) -> int:
     tune_garbage_collector()
     try:
         with progress:
-            outcome = _play(args, config, sprt, spectator_token, on_game, path)
+            run_result = _play(args, config, sprt, spectator_token, on_game, path)
     except (ClusterError, ConnectionError) as err:  # no Ray cluster answered (or Ray said so)
         return _fail(f"--ray {args.ray}: no Ray cluster there ({err})")
     except ArenaError as err:
         return _fail(str(err), err.exit_code)
-    return _finish(args, config, sprt, outcome)
+    return _finish(args, config, sprt, run_result)
 
 
 def _finish(
-    args: argparse.Namespace, config: TournamentConfig, sprt: SprtTest | None, outcome: Outcome
+    args: argparse.Namespace, config: TournamentConfig, sprt: SprtTest | None, run_result: RunResult
 ) -> int:
     """The run's end: the report of what the database holds, and the last line (what was
     played now, the faults, why the exit code is not 0)."""
-    stored = f"{outcome.played} games played now"
-    if outcome.void:
-        stored += f" (and {outcome.void} void, to play again)"
-    stored += f", {outcome.skipped} already stored in {config.database}"
-    if outcome.interrupted:
+    stored = f"{run_result.played} games played now"
+    if run_result.void:
+        stored += f" (and {run_result.void} void, to play again)"
+    stored += f", {run_result.skipped} already stored in {config.database}"
+    if run_result.interrupted:
         _say(
             f"interrupted; {stored}; the games in flight were dropped: run it again with "
             "--resume to go on"
@@ -329,10 +329,10 @@ def _finish(
     rows, runs = _stored(config.database)
     report = build_report(rows, bot_names(rows, runs), sprt=sprt)
     emit(report, rows, runs, args, live=True)
-    if outcome.stopped is not None:
-        _say(f"stopped: {outcome.stopped}")
+    if run_result.stopped is not None:
+        _say(f"stopped: {run_result.stopped}")
     stored += faults_said(report)
-    why = _why_not_clean(report, outcome)
+    why = _why_not_clean(report, run_result)
     if why:
         _say(f"{stored}; exit code 1: {'; '.join(why)}")
         return 1
@@ -366,15 +366,15 @@ def faults_said(report: Report) -> str:
     return f"; faults: {'; '.join(said)}" if said else ""
 
 
-def _why_not_clean(report: Report, outcome: Outcome) -> list[str]:
+def _why_not_clean(report: Report, run_result: RunResult) -> list[str]:
     """What keeps a finished run from exit code 0, one item each (empty: nothing)."""
     why = _counted(report, FAILING)
-    if outcome.void:
+    if run_result.void:
         why.append("void games are left to play with --resume")
-    if outcome.stopped is not None:
+    if run_result.stopped is not None:
         why.append("the run was stopped before its end (above)")
-    if outcome.problems and not why:  # (a game's problems are its crashes and why it is void)
-        why.append(f"{len(outcome.problems)} problems (above)")
+    if run_result.problems and not why:  # (a game's problems are its crashes and why it is void)
+        why.append(f"{len(run_result.problems)} problems (above)")
     return why
 
 
@@ -396,7 +396,7 @@ def _play(
     spectator_token: str | None,
     on_game: Callable[[GameRow, int, int], None],
     token_path: Path | None = None,
-) -> Outcome:
+) -> RunResult:
     """The run itself: on this machine, or on Ray with ``--ray``; with a spectator token
     (written to ``token_path``), each table's name and how to watch it as it opens."""
     backend: Backend

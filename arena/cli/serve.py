@@ -205,12 +205,12 @@ def serve_command(args: argparse.Namespace) -> int:
         return 2
     for result in results:
         print(json.dumps(_summary(result, args.records), ensure_ascii=False))
-    unfinished = [r for r in results if r.ending is not Ending.PLAYED_OUT]
+    unfinished = [r for r in results if r.outcome.ending is not Ending.PLAYED_OUT]
     if not unfinished:
         return 0
     print(
         f"arena serve: exit code 1: {len(unfinished)} of {len(results)} tables did not play "
-        "to the end: " + visible("; ".join(f"{r.table} ({r.reason})" for r in unfinished)),
+        "to the end: " + visible("; ".join(f"{r.table} ({r.outcome.reason})" for r in unfinished)),
         file=sys.stderr,
     )
     return 1
@@ -364,13 +364,14 @@ def _spectator_token_path(given: Path | bool, tickets: Path | None) -> Path:
 
 
 def _summary(result: TableResult, records: Path) -> dict[str, object]:
+    outcome = result.outcome
     return {
         "table": result.table,
-        "winner": result.winner,
-        "hands": result.hands,
-        "progress": list(result.progress),
-        "forfeited_by": result.forfeited_by,
-        "reason": result.reason,
+        "winner": outcome.winner,
+        "hands": outcome.hands,
+        "progress": list(outcome.progress),
+        "forfeited_by": outcome.forfeited_by,
+        "reason": outcome.reason,
         "void": result.void is not None,
         "strikes": [s.strikes for s in result.seats],
         "fallbacks": [s.fallbacks for s in result.seats],

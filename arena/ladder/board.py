@@ -32,8 +32,9 @@ from chaodipi.arena.ladder.entries import (
     Version,
     VersionState,
 )
+from chaodipi.arena.ladder.played import FaultCounts, RefitRow, StoredGame
 from chaodipi.arena.ladder.ratings import LiveRating
-from chaodipi.arena.ladder.store import FaultCounts, RefitRow, Store, StoredGame
+from chaodipi.arena.ladder.store import Store
 from chaodipi.arena.results import game_label
 
 __all__ = [

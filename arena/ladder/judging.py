@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from chaodipi.arena.results import GameRow
 from chaodipi.arena.serving import TableResult
 from chaodipi.arena.tournament import FailureKind, GameResult
+from chaodipi.engine import Ending
 
 __all__ = ["Verdict", "pair_outcome", "validation_verdict"]
 
@@ -59,16 +60,17 @@ class Verdict:
     detail: str = ""
 
 
-def validation_verdict(result: GameResult, table: TableResult | None) -> Verdict:
-    """Judge a validation game (four copies of one version, so both teams are it)."""
-    row = result.row
+def validation_verdict(result: GameResult, table: TableResult) -> Verdict:
+    """Judge a validation game (four copies of one version, so both teams are it): its row's
+    faults, its table's seats and how it ended (``table.outcome``)."""
+    row, outcome = result.row, table.outcome
     stderr = next((f.stderr for f in result.failures if f.stderr), None) or ""
     for failure in result.failures:
         if failure.kind is FailureKind.REFUSED:
             return Verdict(False, f"the server had no room for its seats: {failure.why}", stderr)
     if row.void is not None:
         return Verdict(False, f"it did not take its seat: {row.void.splitlines()[0]}", _cut(stderr))
-    seats = () if table is None else table.seats
+    seats = table.seats
     refusal = next((s.first_refusal for s in seats if s.first_refusal), "")
     crashes = row.crashes_a + row.crashes_b
     if crashes:
@@ -97,10 +99,10 @@ def validation_verdict(result: GameResult, table: TableResult | None) -> Verdict
             f"it ran out of time {strikes} time{'s' * (strikes > 1)} (decision_ms, bank_ms)",
             _cut(stderr),
         )
-    if row.forfeit is not None:
-        return Verdict(False, f"it forfeited: {row.reason}", _cut(refusal or stderr))
-    if row.score_a is None and row.reason:
-        return Verdict(False, f"the game did not end: {row.reason}", _cut(stderr))
+    if outcome.ending is Ending.FORFEIT:
+        return Verdict(False, f"it forfeited: {outcome.reason}", _cut(refusal or stderr))
+    if not outcome.decided:
+        return Verdict(False, f"the game did not end: {outcome.reason}", _cut(stderr))
     return Verdict(True)
 
 

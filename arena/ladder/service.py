@@ -25,12 +25,11 @@ replays) what was playing.
 from __future__ import annotations
 
 import functools
-import json
 import random
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,40 +41,34 @@ from chaodipi.arena.deals import DealKey
 from chaodipi.arena.files import make_private_folder
 from chaodipi.arena.ladder import matchmaking, ratings
 from chaodipi.arena.ladder.config import HostedBot, LadderConfig
+from chaodipi.arena.ladder.core import SEATS_PER_PAIR, Entry
 from chaodipi.arena.ladder.entries import (
     Bot,
     BotKind,
-    Pair,
     PairKind,
-    PairState,
     Version,
     VersionState,
 )
-from chaodipi.arena.ladder.judging import pair_outcome, validation_verdict
-from chaodipi.arena.ladder.live import LadderEvent, Live, Playing
+from chaodipi.arena.ladder.live import LadderEvent, Live
 from chaodipi.arena.ladder.matchmaking import Candidate, MatchmakingSettings
 from chaodipi.arena.ladder.on_ray import RayTables
+from chaodipi.arena.ladder.operating import OperatorActions
 from chaodipi.arena.ladder.operator import LadderError
+from chaodipi.arena.ladder.playing import PairPlaying
 from chaodipi.arena.ladder.ratings import LiveRating
-from chaodipi.arena.ladder.store import RefitRow, Store
+from chaodipi.arena.ladder.store import Store
 from chaodipi.arena.logs import get_logger
-from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE, GameKey
-from chaodipi.arena.serving import ArenaServer, Door, Session, Table, open_server, token_digest
+from chaodipi.arena.serving import ArenaServer, Door, Session, open_server
 from chaodipi.arena.tournament import (
     BotSpec,
-    GameResult,
     Games,
     Instances,
 )
 from chaodipi.arena.v2 import arena_pb2 as pb
 
-__all__ = ["SEATS_PER_PAIR", "Ladder"]
+__all__ = ["Ladder"]
 
 T = TypeVar("T")
-
-SEATS_PER_PAIR = 4
-"""A pair (and a validation game) seats four copies of each of its versions, each in a process
-of its own that never sees another seat of the deal."""
 
 TICK_S = 1.0
 """The scheduler looks again at least this often (a resident session's room can change
@@ -83,25 +76,7 @@ without an event the ladder sees)."""
 
 
 @dataclass(slots=True)
-class _Entry:
-    """A version the ladder may play now: its bot, its pool's spec, its live rating."""
-
-    version: Version
-    bot: Bot
-    rating: LiveRating
-    spec: BotSpec
-    pairs_played: int = 0
-    last_played: float | None = None
-    in_flight: int = 0
-    """Its pairs (or validation game) playing now."""
-    reserved: int = 0
-    """Seats promised to games it starts that are not taken from its pool yet."""
-    external: bool = False
-    """A resident version: its processes are its owner's."""
-
-
-@dataclass(slots=True)
-class Ladder:
+class Ladder(PairPlaying, OperatorActions):
     """One ladder, from :meth:`run` to its end. ``clock``: seconds since the epoch."""
 
     config: LadderConfig
@@ -116,7 +91,7 @@ class Ladder:
     rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
     ray: RayTables | None = None
     """Where pairs of two hosted versions are played, when the config names a Ray cluster."""
-    _entries: dict[int, _Entry] = field(default_factory=dict)
+    _entries: dict[int, Entry] = field(default_factory=dict)
     """The versions that may play, by id."""
     _bots: dict[int, Bot] = field(default_factory=dict)
     _doors: dict[int, Door] = field(default_factory=dict)
@@ -263,7 +238,7 @@ class Ladder:
         pinned = self.config.pinned(hosted.name)
         await self._db(self.store.version_of, bot, hosted.label, at=now, pinned_elo=pinned)
 
-    def _enter(self, version: Version, bot: Bot, rating: LiveRating | None) -> _Entry:
+    def _enter(self, version: Version, bot: Bot, rating: LiveRating | None) -> Entry:
         """Give a version a pool and a rating (once)."""
         entry = self._entries.get(version.id)
         if entry is not None:
@@ -277,11 +252,11 @@ class Ladder:
             rating = LiveRating.pinned_at(version.pinned_elo)  # never moved, never stored
         elif rating is None:
             rating = LiveRating.newcomer()
-        entry = self._entries[version.id] = _Entry(version, bot, rating, spec, external=external)
+        entry = self._entries[version.id] = Entry(version, bot, rating, spec, external=external)
         self._change()
         return entry
 
-    def _leave(self, entry: _Entry) -> None:
+    def _leave(self, entry: Entry) -> None:
         """A version leaves the schedule (superseded, paused, retired, failed); its pool ends
         once its games in play are over."""
         self._entries.pop(entry.version.id, None)
@@ -401,11 +376,11 @@ class Ladder:
             kind = PairKind.RATED if self._final_left is None else PairKind.FINAL
             self._nursery.start_soon(self._play_pair, a, b, kind)
 
-    def _reserve(self, entry: _Entry) -> None:
+    def _reserve(self, entry: Entry) -> None:
         entry.in_flight += 1
         entry.reserved += SEATS_PER_PAIR
 
-    def _room(self, entry: _Entry) -> bool:
+    def _room(self, entry: Entry) -> bool:
         """Whether a new deal's four seats of the version can be taken now."""
         if 2 * (self._tables_of(entry.bot) + 2) > 2 * self._tables_cap(entry.bot):
             return False
@@ -417,7 +392,7 @@ class Ladder:
         """Tables the bot's versions play now (a pair is two)."""
         return sum(2 * e.in_flight for e in self._entries.values() if e.bot.id == bot.id)
 
-    def _schedulable(self) -> list[_Entry]:
+    def _schedulable(self) -> list[Entry]:
         entries = [
             e
             for e in self._entries.values()
@@ -428,7 +403,7 @@ class Ladder:
         wanting = [e for e in entries if self._final_left[e.version.id] > 0]
         return entries if len(wanting) == 1 else wanting
 
-    def _choose(self) -> tuple[_Entry, _Entry] | None:
+    def _choose(self) -> tuple[Entry, Entry] | None:
         entries = self._schedulable()
         if len(entries) < 2:
             return None
@@ -452,373 +427,3 @@ class Ladder:
         return by_name[picked.seed], by_name[picked.opponent]
 
     # -- playing ---------------------------------------------------------------------------------
-
-    async def _validate(self, entry: _Entry) -> None:
-        """Four copies of a new version play one secret deal: it passes, or fails with why."""
-        assert self._games is not None and self._server is not None
-        version = entry.version
-        log = get_logger(version=version.name)
-        reserved = True
-        try:
-            pair = await self._db(
-                self.store.start_pair, PairKind.VALIDATION, version.id, version.id, at=self.clock()
-            )
-            self.live.started(
-                Playing(pair.id, "validation", version.name, version.name, pair.started_at)
-            )
-            key = GameKey(version.name, version.name, pair.id, False)
-            bots = {version.name: entry.spec}
-            seated = await self._games.seat(key, bots)
-            entry.reserved -= SEATS_PER_PAIR
-            reserved = False
-            over = anyio.Event()
-            result, table = await self._games.play(key, bots, spectators_after=over, seated=seated)
-            over.set()
-            verdict = validation_verdict(result, table.result)
-            self._server.release(table)
-            await self._db(
-                self.store.finish_pair,
-                pair,
-                [(result.row, result.record)],
-                at=self.clock(),
-                state=PairState.DONE,
-                reason="passed" if verdict.passed else verdict.reason,
-            )
-            state = VersionState.ACTIVE if verdict.passed else VersionState.FAILED
-            await self._db(
-                self.store.set_version_state,
-                version.id,
-                state,
-                verdict.reason,
-                verdict.detail,
-                was=VersionState.VALIDATING,  # unless a newer version superseded it meanwhile
-            )
-            entry.version = await self._db(self.store.version, version.id)
-            log.info("validated", passed=verdict.passed, reason=verdict.reason or None)
-            self.live.finished(
-                pair.id,
-                {
-                    "kind": "validation",
-                    "version": version.name,
-                    "passed": verdict.passed,
-                    "reason": verdict.reason,
-                },
-            )
-            self._announce(entry.version)
-            if not verdict.passed:
-                self._leave(entry)
-        finally:
-            if reserved:
-                entry.reserved -= SEATS_PER_PAIR
-            entry.in_flight -= 1
-            self._playing -= 1
-            self._change()
-
-    async def _play_pair(self, a: _Entry, b: _Entry, kind: PairKind) -> None:
-        """One new deal twice, the seats swapped, both games at once (here, or on the Ray
-        cluster when both versions are hosted and the config names one); then all of the pair
-        stored in one transaction, and each version's faults checked."""
-        unreserved, final_over = False, False
-
-        def unreserve() -> None:
-            nonlocal unreserved
-            if not unreserved:
-                unreserved = True
-                a.reserved -= SEATS_PER_PAIR
-                b.reserved -= SEATS_PER_PAIR
-
-        try:
-            pair = await self._db(
-                self.store.start_pair, kind, a.version.id, b.version.id, at=self.clock()
-            )
-            self._met[frozenset((a.version.name, b.version.name))] = pair.started_at
-            get_logger(pair=pair.id).info("pair_started", a=a.version.name, b=b.version.name)
-            self.live.started(
-                Playing(pair.id, kind.value, a.version.name, b.version.name, pair.started_at)
-            )
-            keys = [GameKey(a.version.name, b.version.name, pair.id, s) for s in (False, True)]
-            if self.ray is not None and not (a.external or b.external):
-                unreserve()  # its processes are the cluster's
-                assert self._deal_key is not None
-                results = await self.ray.play(keys, [a.spec, b.spec], self._deal_key)
-            else:
-                results = await self._play_here(pair.id, keys, a, b, unreserve)
-            await self._pair_over(pair.id, kind, a, b, results)
-            if kind is PairKind.FINAL:
-                final_over = True
-                self._final_playing -= 1
-                if not self._schedulable_final() and not self._final_playing:
-                    await self._season_over()
-        finally:
-            if kind is PairKind.FINAL and not final_over:
-                self._final_playing -= 1
-            unreserve()
-            a.in_flight -= 1
-            b.in_flight -= 1
-            self._playing -= 1
-            for entry in (a, b):
-                if entry.version.id not in self._entries and not entry.in_flight:
-                    self._instances.remove(entry.spec.name)
-            self._change()
-
-    async def _play_here(
-        self,
-        pair_id: int,
-        keys: list[GameKey],
-        a: _Entry,
-        b: _Entry,
-        seated: Callable[[], None],
-    ) -> list[GameResult]:
-        """A pair's two games on this ladder's table server: each game's four seats taken from
-        the pools at once (then ``seated()``), both games at once, their tables released once
-        both are over (their spectators wait for that)."""
-        assert self._games is not None and self._server is not None
-        bots = {a.version.name: a.spec, b.version.name: b.spec}
-        seats = [await self._games.seat(key, bots) for key in keys]
-        seated()
-        over = anyio.Event()
-        played: dict[bool, tuple[GameResult, Table]] = {}
-
-        async def game(key: GameKey, chosen: Any) -> None:
-            assert self._games is not None
-            played[key.swapped] = await self._games.play(
-                key, bots, spectators_after=over, seated=chosen
-            )
-            self.live.game_over(pair_id)
-
-        async with anyio.create_task_group() as both:
-            for key, chosen in zip(keys, seats, strict=True):
-                both.start_soon(game, key, chosen)
-        over.set()  # the deal is over: its games may be watched
-        for _, table in played.values():
-            self._server.release(table)
-        return [played[False][0], played[True][0]]
-
-    async def _pair_over(
-        self, pair_id: int, kind: PairKind, a: _Entry, b: _Entry, results: list[GameResult]
-    ) -> None:
-        score, why = pair_outcome([r.row for r in results])
-        rated: dict[int, LiveRating] = {}
-        if score is not None:
-            new_a, new_b = ratings.rate_pair(a.rating, b.rating, score)
-            rated = {e.version.id: r for e, r in ((a, new_a), (b, new_b)) if not r.pinned}
-        pair = await self._db(self.store.pair, pair_id)
-        assert pair is not None
-        stored = await self._db(
-            self.store.finish_pair,
-            pair,
-            [(r.row, r.record) for r in results],
-            at=self.clock(),
-            state=PairState.DONE if score is not None else PairState.VOID,
-            score_a=score,
-            reason=why,
-            rated=rated,
-        )
-        if score is not None:
-            a.rating, b.rating = new_a, new_b
-            for entry in (a, b):
-                entry.pairs_played += 1
-                entry.last_played = stored.finished_at
-        if score is None and kind is PairKind.FINAL and self._final_left is not None:
-            self._final_left.update((a.version.id, b.version.id))  # a void pair is played again
-        get_logger(pair=pair_id).info(
-            "pair_over", a=a.version.name, b=b.version.name, score_a=score, void=why or None
-        )
-        self.live.finished(
-            pair_id,
-            {
-                "kind": kind.value,
-                "version_a": a.version.name,
-                "version_b": b.version.name,
-                "score_a": score,
-                "void": why or None,
-            },
-        )
-        for entry in (a, b):
-            await self._check_faults(entry)
-
-    async def _check_faults(self, entry: _Entry) -> None:
-        """Pause a version once its share of faulty games passed the ladder's rate."""
-        if entry.version.state is not VersionState.ACTIVE:
-            return
-        faults = await self._db(self.store.faults, entry.version.id)
-        if faults.games < self.config.fault_games or faults.rate <= self.config.fault_rate:
-            return
-        reason = (
-            f"faults in {faults.faulty_games} of its {faults.games} games ({faults.rate:.0%}, "
-            f"over this ladder's {self.config.fault_rate:.0%}): {faults.strikes} strikes, "
-            f"{faults.illegal} illegal answers, {faults.crashes} crashes, {faults.fallbacks} "
-            "fallbacks; a new version, or `arena ladder resume`, brings it back"
-        )
-        await self._db(
-            self.store.set_version_state,
-            entry.version.id,
-            VersionState.PAUSED,
-            reason,
-            was=VersionState.ACTIVE,
-        )
-        entry.version = await self._db(self.store.version, entry.version.id)
-        get_logger(version=entry.version.name).warning("version_paused", reason=reason)
-        self._announce(entry.version)
-        self._leave(entry)
-
-    # -- ratings ---------------------------------------------------------------------------------
-
-    async def _refits(self) -> None:
-        """The order-free refit, now and every ``refit_minutes``."""
-        while True:
-            await self.refit()
-            await anyio.sleep(self.config.refit_minutes * 60)
-
-    async def refit(self) -> None:
-        """Fit every rated pair again (in a worker thread) and publish it."""
-        pairs = await self._db(self.store.pairs)
-        if not pairs:
-            return
-        versions = {v.id: v for v in await self._db(self.store.versions)}
-        counts = Counter[int]()
-        results = []
-        for pair in pairs:
-            if pair.score_a is None:
-                continue
-            counts.update((pair.version_a, pair.version_b))
-            a, b = versions[pair.version_a].name, versions[pair.version_b].name
-            results.append((a, b, pair.score_a))
-        rated = [v for v in versions.values() if counts[v.id]]
-        pinned = {v.name: v.pinned_elo for v in rated if v.pinned_elo is not None}
-        names = [v.name for v in rated]
-        fitted = await anyio.to_thread.run_sync(ratings.refit, names, results, pinned)
-        rows = [
-            RefitRow(v.id, r.elo, r.elo - r.error, r.elo + r.error, counts[v.id])
-            for v in rated
-            for r in (fitted[v.name],)
-        ]
-        await self._db(self.store.add_refit, self.clock(), len(results), rows)
-        self.live.publish(LadderEvent("refit", {"pairs": len(results)}))
-
-    # -- the season ------------------------------------------------------------------------------
-
-    def _plan_final(self, final_pairs: int, final_played: Sequence[Pair] = ()) -> None:
-        """Each active version's final pairs, less those played."""
-        left = Counter[int]()
-        for entry in self._entries.values():
-            if entry.version.state is VersionState.ACTIVE:
-                left[entry.version.id] = final_pairs
-        for pair in final_played:
-            for version in (pair.version_a, pair.version_b):
-                if left[version] > 0:
-                    left[version] -= 1
-        self._final_left = left
-
-    def _schedulable_final(self) -> bool:
-        return self._final_left is not None and any(n > 0 for n in self._final_left.values())
-
-    async def _season_over(self) -> None:
-        """Every version has played its final pairs: the final table is the refit of the
-        whole season."""
-        if await self._db(self.store.get_meta, "final") is not None:
-            return
-        await self.refit()
-        latest = await self._db(self.store.latest_refit)
-        if latest is None:
-            return
-        at, count, rows = latest
-        table = sorted(rows.values(), key=lambda r: -r.elo)
-        final = [
-            {"version": r.version, "elo": r.elo, "low": r.low, "high": r.high, "pairs": r.pairs}
-            for r in table
-        ]
-        document = json.dumps({"at": at, "pairs": count, "table": final})
-        await self._db(self.store.set_meta, "final", document)
-        self.live.publish(LadderEvent("refit", {"final": True, "pairs": count}))
-
-    # -- the operator (chaodipi.arena.ladder.operator.Operator) ---------------------------------
-
-    async def add_bot(
-        self, name: str, *, max_sessions: int | None = None, max_tables: int | None = None
-    ) -> str:
-        if not BOT_NAME.fullmatch(name):
-            raise LadderError(f"bot name {name!r}: {BOT_NAME_RULE}")
-        for limit, key in ((max_sessions, "max_sessions"), (max_tables, "max_tables")):
-            if limit is not None and limit < SEATS_PER_PAIR:
-                raise LadderError(
-                    f"{key}: must be at least {SEATS_PER_PAIR} (a pair seats four copies of a "
-                    f"bot), not {limit}"
-                )
-        if await self._db(self.store.bot, name) is not None:
-            raise LadderError(f"the ladder has a bot named {name!r} already", 409)
-        token = secrets.token_urlsafe(32)
-        bot = await self._db(
-            self.store.add_bot,
-            name,
-            BotKind.RESIDENT,
-            at=self.clock(),
-            token_digest=token_digest(token),
-            max_sessions=max_sessions,
-            max_tables=max_tables,
-        )
-        self._bots[bot.id] = bot
-        self._labels[bot.id] = set()
-        self._open_door(bot)
-        get_logger(bot=name).info("bot_added")
-        return token
-
-    async def _bot_named(self, name: str) -> Bot:
-        bot = await self._db(self.store.bot, name)
-        if bot is None:
-            raise LadderError(f"the ladder has no bot named {name!r}", 404)
-        return bot
-
-    async def pause(self, name: str, reason: str) -> None:
-        bot = await self._bot_named(name)
-        why = reason or "paused by the operator"
-        await self._db(self.store.update_bot, bot.id, paused=why)
-        self._refresh_bot(await self._bot_named(name))
-        get_logger(bot=name).info("bot_paused", reason=why)
-
-    async def resume(self, name: str) -> None:
-        bot = await self._bot_named(name)
-        if bot.retired:
-            raise LadderError(f"bot {name} is retired: it does not come back", 409)
-        await self._db(self.store.update_bot, bot.id, paused=None)
-        for version in await self._db(self.store.versions, bot_id=bot.id):
-            if version.state is VersionState.PAUSED:
-                await self._db(self.store.set_version_state, version.id, VersionState.ACTIVE)
-                fresh = await self._db(self.store.version, version.id)
-                live = await self._db(self.store.live_ratings)
-                self._enter(fresh, bot, live.get(version.id))
-        self._refresh_bot(await self._bot_named(name))
-        get_logger(bot=name).info("bot_resumed")
-
-    async def retire(self, name: str) -> None:
-        bot = await self._bot_named(name)
-        await self._db(self.store.update_bot, bot.id, retired=True)
-        for version in await self._db(self.store.versions, bot_id=bot.id):
-            if version.state in (VersionState.ACTIVE, VersionState.VALIDATING, VersionState.PAUSED):
-                await self._db(
-                    self.store.set_version_state, version.id, VersionState.RETIRED, "retired"
-                )
-        for entry in [e for e in self._entries.values() if e.bot.id == bot.id]:
-            self._leave(entry)
-        door = self._doors.pop(bot.id, None)
-        if door is not None and self._server is not None:
-            self._server.close_door(door)
-        self._refresh_bot(await self._bot_named(name))
-        get_logger(bot=name).info("bot_retired")
-
-    async def freeze(self, final_pairs: int) -> None:
-        if final_pairs < 1:
-            raise LadderError(f"final_pairs: must be at least 1, not {final_pairs}")
-        if self._final_left is not None:
-            raise LadderError("the season is frozen already", 409)
-        await self._db(self.store.freeze, self.clock(), final_pairs)
-        self._plan_final(final_pairs)
-        get_logger(ladder=self.config.name).info("season_frozen", final_pairs=final_pairs)
-        self.live.publish(LadderEvent("refit", {"frozen": True, "final_pairs": final_pairs}))
-
-    def _refresh_bot(self, bot: Bot) -> None:
-        self._bots[bot.id] = bot
-        for entry in self._entries.values():
-            if entry.bot.id == bot.id:
-                entry.bot = bot
-        self._change()

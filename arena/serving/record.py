@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chaodipi.arena.serving.table import Table
-from chaodipi.records import GameEnd, Line, Turn, now, record_lines
+from chaodipi.records import Line, Turn, now, record_lines
 
 __all__ = ["table_record"]
 
@@ -34,14 +34,10 @@ def table_record(
         },
     }
     header.update(about or {})
-    end = GameEnd(
-        ending=result.ending,
-        reason=result.reason,
-        winner=result.winner,
-        forfeited_by=result.forfeited_by,
-        reward=result.reward,
-    )
     turns: tuple[Turn, ...] | None = result.turns
     if len(result.turns) != len(table.match.actions):  # the table failed mid-action
         turns = None  # the record then says nothing of the clock, rather than a wrong thing
-    return list(record_lines(table.match, turns, bots=names, end=end, date=now(), about=header))
+    lines = record_lines(
+        table.match, turns, bots=names, outcome=result.outcome, date=now(), about=header
+    )
+    return list(lines)

@@ -46,7 +46,7 @@ from chaodipi.arena.serving.port import Port, StreamEnd
 from chaodipi.arena.serving.spectators import Spectators, Watcher
 from chaodipi.arena.v2 import arena_pb2 as pb
 from chaodipi.arena.v2 import convert
-from chaodipi.arena.v2.convert import MatchEnd, WireError
+from chaodipi.arena.v2.convert import WireError
 from chaodipi.engine import (
     Ending,
     HandOver,
@@ -54,10 +54,9 @@ from chaodipi.engine import (
     IllegalAction,
     LegalActions,
     Match,
+    Outcome,
     Preset,
     observe,
-    other_team,
-    team_of,
 )
 from chaodipi.records import FORCED, Turn
 
@@ -131,17 +130,12 @@ class Void:
 
 @dataclass(frozen=True, slots=True)
 class TableResult:
-    """How a table's match ended."""
+    """How a table's game ended (its :class:`~chaodipi.engine.Outcome`, as every MatchOver
+    says it), and what only the table knows of it."""
 
     table: str
-    winner: int | None
-    hands: int
-    progress: tuple[int, int]
-    reward: int
-    forfeited_by: int | None
-    reason: str
+    outcome: Outcome
     seats: tuple[SeatStats, ...]
-    ending: Ending = Ending.PLAYED_OUT
     hand_records: tuple[HandRecord, ...] = ()
     """Each finished hand's summary (dealer, level, trump, points, progress), in order."""
     turns: tuple[Turn, ...] = ()
@@ -153,12 +147,19 @@ class TableResult:
 
 @dataclass(frozen=True, slots=True)
 class _Cut:
-    """Why a match ended before its end: undecided (``forfeited_by`` None: stopped, failed,
-    ``void``), or lost by the team of the seat ``forfeited_by``."""
+    """Why a match ended before its end: lost by the team of the seat ``forfeited_by``, or
+    undecided (stopped, ``void``, or ``failed``)."""
 
     reason: str
     forfeited_by: int | None = None
     void: Void | None = None
+    failed: bool = False
+
+    def outcome(self, match: Match) -> Outcome:
+        """The match as it stands, ended for this reason."""
+        if self.forfeited_by is not None:
+            return match.cut_short(Ending.FORFEIT, self.reason, self.forfeited_by)
+        return match.cut_short(Ending.FAILED if self.failed else Ending.STOPPED, self.reason)
 
 
 @dataclass(slots=True)
@@ -225,7 +226,6 @@ class Table:
         """Per seat, the log's cursor up to which the seat has been sent what it may see."""
         self._cut: _Cut | None = None
         """Why the match ended before its end, once it has."""
-        self._ending = Ending.PLAYED_OUT
         self._scope = anyio.CancelScope()
         self.latencies: list[float] = []
         """Seconds from sending each answered decision to receiving its legal answer."""
@@ -287,7 +287,7 @@ class Table:
             )
         )
         if self.result is not None:
-            connection.send(convert.match_over(self._match_end(), self._news(seat)))
+            connection.send(convert.match_over(self.result.outcome, self._news(seat)))
             connection.close()
             return
         self._convert_events()
@@ -469,8 +469,7 @@ class Table:
                     await self._start.wait()
                 await self._play()
         except Exception as err:
-            self._cut = _Cut(f"the table failed: {type(err).__name__}: {err}")
-            self._ending = Ending.FAILED
+            self._cut = _Cut(f"the table failed: {type(err).__name__}: {err}", failed=True)
             raise
         finally:
             if self.result is None:
@@ -740,60 +739,32 @@ class Table:
                     note=payload.note,
                 )
 
-    def _match_end(self) -> MatchEnd:
-        """The match's end, as every MatchOver says it."""
-        result = self.result
-        assert result is not None
-        return MatchEnd(
-            ending=result.ending,
-            reason=result.reason,
-            winner=result.winner,
-            hands=result.hands,
-            progress=result.progress,
-            forfeited_by=result.forfeited_by,
-            reward=result.reward,
-        )
-
     def _finish(self) -> None:
         if self.result is not None:
             return
         self._convert_events()
         match = self.match
         cut = self._cut
-        ending = self._ending
-        if cut is not None and cut.forfeited_by is not None:
-            winner: int | None = other_team(team_of(cut.forfeited_by))
-            reason, ending = cut.reason, Ending.FORFEIT
-        elif cut is not None:
-            winner, reason = None, cut.reason
-            ending = Ending.STOPPED if ending is Ending.PLAYED_OUT else ending
-        else:
-            winner, reason = match.winner, "played to the end"
+        outcome = match.outcome() if cut is None else cut.outcome(match)
+        assert outcome is not None, "a table ends uncut only once its match is over"
         self.result = TableResult(
             table=self.name,
-            winner=winner,
-            hands=len(match.records),
+            outcome=outcome,
             hand_records=tuple(match.records),
-            progress=(match.progress[0], match.progress[1]),
-            reward=match.reward if cut is None else 0,
-            forfeited_by=None if cut is None else cut.forfeited_by,
-            reason=reason,
             seats=tuple(s.stats for s in self.seats),
-            ending=ending,
             turns=tuple(self.turns),
             void=None if cut is None else cut.void,
         )
         self._log.info(
             "match_over",
-            winner=winner,
-            hands=self.result.hands,
-            reason=reason,
+            winner=outcome.winner,
+            hands=outcome.hands,
+            reason=outcome.reason,
             strikes=[s.stats.strikes for s in self.seats],
         )
-        end = self._match_end()
         for seat, state in enumerate(self.seats):
             if state.connection is not None:
-                state.connection.send(convert.match_over(end, self._news(seat)))
+                state.connection.send(convert.match_over(outcome, self._news(seat)))
                 state.connection.close()
-        self.gallery.end(convert.match_over_message(end))
+        self.gallery.end(convert.outcome_message(outcome))
         self.finished.set()

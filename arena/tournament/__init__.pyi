@@ -34,8 +34,8 @@ from .ray_cluster import parse_address as parse_address
 from .ray_shard import Shard as Shard
 from .ray_shard import ShardResult as ShardResult
 from .ray_shard import play_shard as play_shard
-from .recorder import Outcome as Outcome
 from .recorder import Recorder as Recorder
+from .recorder import RunResult as RunResult
 from .rungs import RUNGS as RUNGS
 from .rungs import Rung as Rung
 from .rungs import rung as rung
@@ -59,9 +59,9 @@ __all__ = [
     "Instances",
     "Key",
     "LocalBackend",
-    "Outcome",
     "RayBackend",
     "Recorder",
+    "RunResult",
     "Rung",
     "Shard",
     "ShardResult",

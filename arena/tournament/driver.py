@@ -58,7 +58,7 @@ from chaodipi.arena.tournament.backend import (
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.deal_sets import DealSetError, load_deal_set
 from chaodipi.arena.tournament.local import LocalBackend
-from chaodipi.arena.tournament.recorder import Outcome, Recorder, Write, write_now
+from chaodipi.arena.tournament.recorder import Recorder, RunResult, Write, write_now
 from chaodipi.arena.tournament.runs import claim_run
 from chaodipi.arena.tournament.writer import open_writer
 
@@ -212,7 +212,7 @@ async def run_tournament(
     sprt_test: SprtTest | None = None,
     on_game: Callable[[GameRow, int, int], None] | None = None,
     log_dir: Path | None = None,
-) -> Outcome:
+) -> RunResult:
     """Play every game of ``config`` not yet stored, on ``backend`` (default: here, on
     127.0.0.1 with any free port); ``on_game(row, done, total)`` after each stored one.
 
@@ -226,11 +226,11 @@ async def run_tournament(
     db = ResultsDB(config.database)
     try:
         claim_run(db, config, resume=resume, sprt=sprt_test)
-        outcome = Outcome()
+        run_result = RunResult()
         deals = deal_source(config, db)
         async with open_writer(str(config.database)) as writer:
             recorder = Recorder(
-                config, db, outcome, sprt_test=sprt_test, on_game=on_game, write=writer.write
+                config, db, run_result, sprt_test=sprt_test, on_game=on_game, write=writer.write
             )
             assignment = Assignment(
                 config, deals, tuple(recorder.pending), prepare_log_dir(config, log_dir)
@@ -242,10 +242,10 @@ async def run_tournament(
                     try:
                         await run.play(games)
                     finally:
-                        outcome.processes = games.processes
+                        run_result.processes = games.processes
             finally:  # every game has ended: what it left unfinished can be seen
                 run.records.release_rest()
-        return outcome
+        return run_result
     finally:
         db.close()
 
@@ -272,7 +272,7 @@ class _Run:
 
     def __init__(self, recorder: Recorder, assignment: Assignment, write: Write) -> None:
         self.recorder = recorder
-        self.outcome = recorder.outcome
+        self.run_result = recorder.run_result
         self.failures = FailureCount(assignment.config.bots)
         self.records = RecordStore(
             recorder.db, assignment.config.replays, assignment.games, write
@@ -300,7 +300,7 @@ class _Run:
         if message is not None:
             self.recorder.stop(message)
             self.scope.cancel()
-        elif self.outcome.sprt is not None:
+        elif self.run_result.sprt is not None:
             self.scope.cancel()
 
     def write_failed(self, line: str) -> None:
@@ -310,6 +310,6 @@ class _Run:
         self.scope.cancel()
 
     def _interrupt(self) -> None:
-        self.outcome.interrupted = True
+        self.run_result.interrupted = True
         self.log.info("run_interrupted")
         self.scope.cancel()

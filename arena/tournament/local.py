@@ -63,7 +63,7 @@ from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.pools import Instance, Instances
 from chaodipi.arena.tournament.processes import stderr_tail
 from chaodipi.arena.tournament.workers import Workers, in_process, open_workers
-from chaodipi.engine import PRESETS, SEATS, Ending, other_team, team_of, team_seats
+from chaodipi.engine import PRESETS, SEATS, other_team, team_of, team_seats
 from chaodipi.records import pack
 
 __all__ = ["Games", "LocalBackend", "play_games"]
@@ -339,12 +339,9 @@ async def _seat_instances(run: Games, game: _Game, instances: list[Instance]) ->
 def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: float) -> GameRow:
     a_team = 0 if team0 == key.bot_a else 1
     b_team = other_team(a_team)
+    outcome = result.outcome
     void = None if result.void is None else "\n".join(game.void)
-    score_a = None if result.winner is None else (1.0 if result.winner == a_team else 0.0)
-    if result.winner is None and result.ending is Ending.PLAYED_OUT:
-        score_a = 0.5
-    if void is not None:
-        score_a = None
+    score_a = None if void is not None else outcome.score(a_team)
     defended = [0, 0]
     points = [0, 0]
     for record in result.hand_records:
@@ -355,14 +352,14 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
     illegal = [sum(result.seats[s].illegal for s in team_seats(t)) for t in (0, 1)]
     fallbacks = [sum(result.seats[s].fallbacks for s in team_seats(t)) for t in (0, 1)]
     forfeit = None
-    if result.forfeited_by is not None and void is None:
-        forfeit = key.bot_a if team_of(result.forfeited_by) == a_team else key.bot_b
+    if outcome.forfeited_by is not None and void is None:
+        forfeit = key.bot_a if team_of(outcome.forfeited_by) == a_team else key.bot_b
     return GameRow(
         key=key,
         score_a=score_a,
-        hands=result.hands,
-        levels_a=result.progress[a_team],
-        levels_b=result.progress[b_team],
+        hands=outcome.hands,
+        levels_a=outcome.progress[a_team],
+        levels_b=outcome.progress[b_team],
         defended_a=defended[a_team],
         points_a=points[a_team],
         defended_b=defended[b_team],
@@ -374,7 +371,7 @@ def _row(key: GameKey, team0: str, result: TableResult, game: _Game, seconds: fl
         crashes_a=game.crashes[a_team],
         crashes_b=game.crashes[b_team],
         forfeit=forfeit,
-        reason=result.reason,
+        reason=outcome.reason,
         errors="\n".join(([] if void is not None else game.void) + game.problems),
         seconds=seconds,
         void=void,

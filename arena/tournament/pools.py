@@ -445,6 +445,14 @@ class Instances:
             )
         self._change()
 
+    def forget_deal(self, deal: int) -> None:
+        """Every game of ``deal`` is over and no seat of it will be given again (a ladder's
+        deals are never dealt twice): its instances need not remember it (a long-lived pool
+        would otherwise remember every deal it ever played)."""
+        for pool in self._pools.values():
+            for instance in pool.instances:
+                instance.deals.discard(deal)
+
     def names(self) -> set[str]:
         """The bots with a pool."""
         return set(self._pools)

@@ -31,7 +31,7 @@ from chaodipi.arena.results import (
 )
 from chaodipi.arena.tournament.config import TournamentConfig, schedule, unplayed
 
-__all__ = ["Outcome", "Recorder", "Write", "write_now"]
+__all__ = ["Recorder", "RunResult", "Write", "write_now"]
 
 
 class Write(Protocol):
@@ -53,7 +53,7 @@ def write_now(
 
 
 @dataclass(slots=True)
-class Outcome:
+class RunResult:
     """What a run did: games stored now (results and void ones), problems seen, an SPRT verdict
     if one was asked, and why it stopped early if it did."""
 
@@ -104,7 +104,7 @@ class Recorder:
         self,
         config: TournamentConfig,
         db: ResultsDB,
-        outcome: Outcome,
+        run_result: RunResult,
         *,
         sprt_test: SprtTest | None = None,
         on_game: Callable[[GameRow, int, int], None] | None = None,
@@ -113,7 +113,7 @@ class Recorder:
         self.config = config
         self.write = write
         self.db = db
-        self.outcome = outcome
+        self.run_result = run_result
         self.sprt_test = sprt_test
         self.on_game = on_game
         self.total = len(schedule(config))
@@ -122,8 +122,8 @@ class Recorder:
         stored by it."""
         self.pending = unplayed(config, self._kept)
         """The games this run plays, in the schedule's order (deal-major)."""
-        outcome.skipped = self.total - len(self.pending)
-        self.finished = outcome.skipped
+        run_result.skipped = self.total - len(self.pending)
+        self.finished = run_result.skipped
         self._numbers = db.numbers()
         """Each stored game's number (a void one keeps it when played again)."""
         self._next_number = max(self._numbers.values(), default=0) + 1
@@ -133,13 +133,13 @@ class Recorder:
         self.log = get_logger(database=str(config.database))
 
     def keep(self, row: GameRow, *, and_then: Callable[[], None] | None = None) -> bool:
-        """Store a finished game; False (and counted in ``outcome.duplicates``) for one this run
+        """Store a finished game; False (and counted in ``run_result.duplicates``) for one this run
         has stored already. ``and_then()`` (the game's other writes) is called right after its
         row is handed to ``write``, so ``on_game`` follows every write of the game. Once a
-        complete pair lets the SPRT decide, ``outcome.sprt`` holds its verdict: play no more."""
-        outcome = self.outcome
+        complete pair lets the SPRT decide, ``run_result.sprt`` holds its verdict: play no more."""
+        run_result = self.run_result
         if row.key in self._kept:
-            outcome.duplicates += 1
+            run_result.duplicates += 1
             self.log.warning("game_stored_already", game=game_label(row.key))
             return False
         if row.key not in self._numbers:
@@ -152,11 +152,11 @@ class Recorder:
         self._kept.add(row.key)
         self.finished += 1
         if row.void is not None:
-            outcome.void += 1
+            run_result.void += 1
         else:
-            outcome.played += 1
+            run_result.played += 1
         if row.trouble:
-            outcome.problems.append(row.trouble)
+            run_result.problems.append(row.trouble)
         self.log.info(
             "game_over",
             game=game_label(row.key),
@@ -173,15 +173,15 @@ class Recorder:
                 f"the game {game_label(row.key)}",
                 then=lambda: on_game(row, finished, self.total),
             )
-        if self._pairs.add(row) and self.sprt_test is not None and outcome.sprt is None:
+        if self._pairs.add(row) and self.sprt_test is not None and run_result.sprt is None:
             # checked after every complete pair, whichever of its games ended last
             result = self._pairs.sprt(self.sprt_test)
             if result.verdict is not None:
-                outcome.sprt = result
+                run_result.sprt = result
         return True
 
     def stop(self, message: str) -> None:
         """The run stops early: the first reason is the one reported."""
-        if self.outcome.stopped is None:
-            self.outcome.stopped = message
+        if self.run_result.stopped is None:
+            self.run_result.stopped = message
             self.log.error("run_stopped", reason=message.splitlines()[0])

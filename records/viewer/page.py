@@ -8,8 +8,10 @@ goes one thing the engine knows and the record does not say: how a player arrang
 trump is fixed (which cards are trumps, in which order: the red five, the level cards, the
 jokers), per hand, so the page shows each hand exactly as :func:`chaodipi.engine.view.observe`
 arranges it; which cards are trumps in each hand, and the words saying so (:func:`trumps`); and
-each place a team's progress may reach, named as the engine names it (:func:`level_names`). The
-script re-derives no rule: the rest it reads from the record. A page may also hold the game's
+each place a team's progress may reach, named as the engine names it (:func:`level_names`). And
+every line in words (:func:`page_words`: :mod:`chaodipi.records.words`, the words ``arena show``
+prints), so the script says nothing in words of its own about a line. The script re-derives no
+rule: the rest it reads from the record. A page may also hold the game's
 review (``arena show --html --review``: :func:`chaodipi.review.review_json`'s JSON, embedded
 as the record is), shown beside each step and as a graph of each hand.
 
@@ -26,13 +28,26 @@ import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never, cast
 
 from chaodipi.engine import CARDS, Rank, Suit, Trump, level_name, preset
+from chaodipi.records.lines import Header, Line
+from chaodipi.records.making import outcome_of
+from chaodipi.records.words import (
+    Namer,
+    hand_over_words,
+    said,
+    seat_names,
+    sentence,
+    team_name,
+    turn_words,
+)
 
-__all__ = ["arrangements", "level_names", "render_html", "trumps", "write_html"]
+__all__ = ["arrangements", "level_names", "page_words", "render_html", "trumps", "write_html"]
 
-_PLACEHOLDER = re.compile(r"/\*(STYLE|SCRIPT|RECORD|ARRANGEMENTS|TRUMPS|LEVELS|START|REVIEW)\*/")
+_PLACEHOLDER = re.compile(
+    r"/\*(STYLE|SCRIPT|RECORD|WORDS|ARRANGEMENTS|TRUMPS|LEVELS|START|REVIEW)\*/"
+)
 
 
 SCRIPTS = ("cards.js", "steps.js", "review.js", "table.js", "graphs.js", "playback.js")
@@ -138,6 +153,57 @@ def level_names(lines: Sequence[Mapping[str, Any]]) -> list[str]:
     return [level_name(progress, circuits) for progress in range(top + 1)]
 
 
+def page_words(lines: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the page says, in :mod:`chaodipi.records.words`' words: each seat's name
+    (``seats``) and, for each line of the record (``lines``, by its index), an object: the
+    header's ``says`` (how the game ended); an action's ``turn`` (how it was taken: the time,
+    a strike, refusals, a fallback, or ``forced``); a seat's line's ``does`` (its sentence
+    after the seat's name, which the page puts before it as
+    :func:`~chaodipi.records.words.sentence` does), any other line's ``says`` (its
+    sentence); a scored hand's ``head``, ``sum`` and ``next`` too (the parts of its sentence
+    the page shows apart).
+    A line of a kind the record's schema does not have is an ``AssertionError`` naming it (a
+    record is checked against the schema before it is shown: :func:`chaodipi.records.check_lines`).
+
+    >>> header = {"type": "header", "bots": [{"seat": s, "team": s % 2, "name": "ab"[s % 2]}
+    ...                                      for s in range(4)]}
+    >>> words = page_words([header, {"type": "buried", "seq": 9, "hand": 0, "seat": 2}])
+    >>> words["seats"][2], words["lines"][1]
+    ('seat 2 (a)', {'does': 'buries 8 cards'})
+    """
+    names = seat_names(cast(Header, lines[0]) if lines else None)
+
+    def name(seat: int) -> str:
+        return f"seat {seat} ({names[seat]})" if names[seat] else f"seat {seat}"
+
+    return {"seats": [name(s) for s in range(4)], "lines": [_said(line, name) for line in lines]}
+
+
+def _said(row: Mapping[str, Any], name: Namer) -> dict[str, str]:
+    line = cast(Line, row)
+    match line["type"]:
+        case "header":
+            if "result" not in line:  # a record's header always has one; a test's may not
+                return {}
+            names = seat_names(line)
+            ended = outcome_of(line["result"]).said(lambda team: team_name(team, names))
+            return {"says": ended}
+        case "action":
+            return {"turn": turn_words(line)}
+        case "hand_over":
+            head, score, next_dealer = hand_over_words(line, name)
+            return {"says": sentence(line, name), "head": head, "sum": score, "next": next_dealer}
+        case (
+            "hand" | "dealt" | "deal" | "declare" | "fry" | "pass" | "dealer" | "kitty"
+            | "took_kitty" | "bury" | "buried" | "redeal" | "kitty_turned" | "reveal" | "trump"
+            | "play" | "trick"
+        ):  # fmt: skip
+            seat, what = said(line, name)
+            return {"says": what} if seat is None else {"does": what}
+        case other:
+            assert_never(other)
+
+
 def render_html(
     lines: Sequence[Mapping[str, Any]],
     *,
@@ -158,6 +224,7 @@ def render_html(
         "STYLE": _asset("viewer.css"),
         "SCRIPT": "\n".join(_asset(name) for name in SCRIPTS),
         "RECORD": _embedded_json(list(lines)),
+        "WORDS": _embedded_json(page_words(lines)),
         "ARRANGEMENTS": _embedded_json(arrangements(lines)),
         "TRUMPS": _embedded_json(trumps(lines)),
         "LEVELS": _embedded_json(level_names(lines)),

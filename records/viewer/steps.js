@@ -5,11 +5,15 @@
 // rules decide it reads from the record (who won a trick, its points, the defenders' points so
 // far, each hand's level and trump, the score, who acts next) or from what the engine put
 // beside it (how a hand is arranged once trump is fixed, which cards are trumps, each team's
-// level by name). Then what a view shows of a line, and each line in words.
+// level by name). Then what a view shows of a line, and each line in words: the words are
+// written into the page beside the record (page.py: the words `arena show` prints), never
+// composed here.
 
 // -- the record, read into steps -------------------------------------------------------
 
 const record = JSON.parse(document.getElementById("record").textContent);
+const words = JSON.parse(document.getElementById("words").textContent);
+const wordsOf = new Map(record.map((line, i) => [line, words.lines[i]])); // a line → its words
 const arrangements = JSON.parse(document.getElementById("arrangements").textContent);
 const trumpFacts = JSON.parse(document.getElementById("trumps").textContent);
 const levelNames = JSON.parse(document.getElementById("levels").textContent);
@@ -142,8 +146,12 @@ function apply(state, line) {
       state.kittyHeldBy = null;
       state.kittyKnownTo = [0, 1, 2, 3];
       break;
-    default: // declare, fry, pass, took_kitty, buried, reveal: shown from their lines
-      break;
+    case "declare": case "fry": case "pass": case "took_kitty": case "buried": case "reveal":
+      break; // nothing on the table changes: the log says them
+    case "header": case "action":
+      throw new Error("a " + line.type + " line is no event of a step");
+    default: // every kind of the record's schema is a case above (tests/test_event_kinds.py)
+      throw new Error("a record line of a kind this viewer does not know: " + line.type);
   }
   return state;
 }
@@ -203,8 +211,8 @@ function trumpsOf(state) {
 // -- what a view shows -------------------------------------------------------------------
 
 /** Whether the viewer (``view``: "all" or a seat number) shows a line. "All hands" shows
- * the full facts and leaves out their public copies (a bid hidden as null, "took the
- * kitty", "buried eight cards"); a seat's view shows the lines that seat saw, never the
+ * the full facts and leaves out their public copies (a bid hidden as null, the lines
+ * "took_kitty" and "buried"); a seat's view shows the lines that seat saw, never the
  * referee's "dealt" line. */
 function shows(line, view) {
   if (view === "all") {
@@ -215,62 +223,23 @@ function shows(line, view) {
   return line.type !== "dealt" && (!line.to || line.to.includes(view));
 }
 
-const seatName = (seat) => "seat " + seat + " (" + names[seat] + ")";
+/** A seat as the page names it: "seat 2 (alpha)". */
+const seatName = (seat) => words.seats[seat];
 
-function bidText(line) {
-  return line.bid === null ? "a hidden bid" : line.bid;
-}
-
-/** One line of the record, in words. */
+/** One line of the record, in words: a seat's line is its name, then what it did. */
 function describe(line) {
-  const who = line.seat !== undefined ? seatName(line.seat) : "";
-  switch (line.type) {
-    case "hand": {
-      const dealer = line.dealer === null ? "decided by declaring" : seatName(line.dealer);
-      return "Hand " + (line.hand + 1) + " at level " + (line.level ?? "none (扛旗)") + "; dealer: " + dealer;
-    }
-    case "deal": return who + " is dealt " + line.cards;
-    case "dealt": return "dealt: kitty " + line.kitty;
-    case "declare": return who + " declares " + bidText(line);
-    case "fry": return who + " fries (炒底) with " + bidText(line);
-    case "pass": return who + " passes" + (line.stage === "fry" ? " (frying)" : "");
-    case "dealer": return who + " deals this hand";
-    case "kitty": return who + " takes the kitty: " + line.cards;
-    case "took_kitty": return who + " takes the kitty";
-    case "bury": return who + " buries " + line.cards;
-    case "buried": return who + " buries eight cards";
-    case "redeal": return "nobody declared: the cards are dealt again (" + line.redeals + ")";
-    case "kitty_turned":
-      return "nobody declared: the kitty " + line.cards + " is turned; trump " + (line.suit || "none (no-trump)");
-    case "reveal":
-      return "the bids: " + line.bids.map((b) => "seat " + b.seat + " " + b.bid + (b.stood ? "" : " (did not stand)")).join(", ");
-    case "trump":
-      return "trump " + (line.suit || "none (no-trump)") + ", level " + (line.level ?? "none (扛旗)") + "; " + seatName(line.dealer) + " leads";
-    case "play":
-      return who + " plays " + line.cards + (line.attempted ? " (failed throw of " + line.attempted + ", penalty " + line.penalty + ")" : "");
-    case "trick": return "trick " + line.trick + " to " + who + ", " + line.points + " points";
-    case "hand_over": return "hand over: the defenders have " + line.total + "; " + line.note;
-    default: return line.type;
-  }
+  const said = wordsOf.get(line);
+  return said.does === undefined ? said.says : seatName(line.seat) + " " + said.does;
 }
 
-/** How a seat's action was taken: time, a strike and the seat's strikes, refusals, a fallback. */
-function clockText(action) {
-  if (action.asked === false) return "forced";
-  if (action.ms === undefined) return "";
-  let text = action.ms + " ms";
-  if (action.timeout) text += ", struck";
-  if (action.strikes) text += ", strikes " + action.strikes;
-  if (action.refused) text += ", " + action.refused + " refused";
-  if (action.fallback) text += ", fallback (its kit answered for it)";
-  return text;
-}
+/** How a seat's action was taken: its time, a strike, refusals, a fallback, or "forced". */
+const clockText = (action) => wordsOf.get(action).turn;
 
-/** What a seat did at a step, as the viewer may show it: its visible event lines. */
+/** What a seat did at a step, as the viewer may show it beside the seat: its visible event
+ * line, without its name. */
 function saidText(stepIndex, seat, view) {
   const line = steps[stepIndex].lines.find((l) => l.seat === seat && shows(l, view) && l.type !== "trick");
-  if (!line) return "";
-  return describe(line).replace(seatName(seat) + " ", "");
+  return line ? wordsOf.get(line).does : "";
 }
 
 /** A team's place as the engine names it ("7", "A (circuit 2)", "扛旗"), or its number

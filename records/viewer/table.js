@@ -2,7 +2,6 @@
 // hand's steps and its tricks.
 
 function drawHeader() {
-  const result = header.result || {};
   const teams = [0, 1].map((t) => names[t] === names[t + 2] ? names[t] : names[t] + " & " + names[t + 2]);
   $("title").textContent = teams[0] + " vs " + teams[1];
   const facts = [
@@ -11,12 +10,8 @@ function drawHeader() {
     header.game ? "game " + header.game : null,
     header.date || null,
   ].filter(Boolean);
-  let verdict = result.winner === null || result.winner === undefined
-    ? (result.ending === "played out" ? "a draw" : "undecided")
-    : teams[result.winner] + " won (reward " + result.reward + ")";
-  verdict += " after " + result.hands + (result.hands === 1 ? " hand: " : " hands: ") + result.reason;
   $("facts").textContent = facts.join(" · ");
-  $("verdict").textContent = verdict;
+  $("verdict").textContent = wordsOf.get(header).says || "";
   document.title = teams[0] + " vs " + teams[1] + " — 炒地皮";
 }
 
@@ -87,22 +82,6 @@ function drawTrick(state) {
   $("trick-caption").textContent = caption;
 }
 
-/** The parts of a scored hand (the record's ``score``) summed to its total, as a sum:
- * "tricks 370 + kitty 30 × 2 + throws 20 = 430" (the floor said when it applied); the
- * kitty's points said when the defenders did not dig it. */
-function scoreSum(over) {
-  const s = over.score || {};
-  const parts = ["tricks " + s.trick_points];
-  if (s.kitty_multiplier) parts.push("kitty " + s.kitty_points + " × " + s.kitty_multiplier);
-  if (s.throw_penalty) parts.push("throws " + s.throw_penalty);
-  if (s.fry_penalty) parts.push("fries " + s.fry_penalty);
-  if (s.red_five) parts.push("red fives " + s.red_five);
-  // 001 §4.1: parts summing below 0 are floored at 0 in presets with the floor
-  let text = parts.join(" + ") + (s.floored ? " < 0; floored at 0" : " = " + over.total);
-  if (!s.kitty_multiplier && s.kitty_points) text += "; the kitty's " + s.kitty_points + " not dug";
-  return text;
-}
-
 function drawStatus(state) {
   const trumps = state.trump && trumpFacts[state.number];
   const trump = state.trump
@@ -142,13 +121,13 @@ function drawStatus(state) {
   else kitty.append(el("span", "muted", "—"));
   const over = $("hand-over");
   over.hidden = !state.over;
-  if (state.over) {
-    const tricks = (tricksOf[state.number] || []).length;
+  if (state.over) { // the parts of the hand_over line's words
+    const said = wordsOf.get(state.over);
     over.replaceChildren(
-      el("strong", "", "Hand " + (state.number + 1) + " scored: the defenders have " + state.over.total),
-      el("div", "sum", scoreSum(state.over) + "; " + tricks + " tricks played"),
+      el("strong", "", said.head),
+      el("div", "sum", said.sum),
       el("div", "", state.over.note),
-      el("div", "muted", "next dealer " + seatName(state.over.next_dealer)),
+      el("div", "muted", said.next),
     );
   }
 }

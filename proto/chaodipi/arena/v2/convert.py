@@ -66,6 +66,7 @@ from chaodipi.engine import (
     LegalActions,
     LegalPlays,
     Option,
+    Outcome,
     Pass,
     Passed,
     Payload,
@@ -91,7 +92,6 @@ from chaodipi.engine import (
 __all__ = [
     "NOTE_MAX_BYTES",
     "PROTOCOL_VERSION",
-    "MatchEnd",
     "OpenDecision",
     "Spectating",
     "WireError",
@@ -111,10 +111,10 @@ __all__ = [
     "hello",
     "legal_from_message",
     "legal_message",
-    "match_end_from_message",
     "match_over",
-    "match_over_message",
     "note_from_answer",
+    "outcome_from_message",
+    "outcome_message",
     "refused",
     "seat_offer",
     "snapshot",
@@ -810,47 +810,33 @@ def refused(decision_id: int, code: int, reason: str) -> pb.PlayResponse:
     return pb.PlayResponse(refused=pb.Refused(decision_id=decision_id, code=code, reason=reason))
 
 
-@dataclass(frozen=True, slots=True)
-class MatchEnd:
-    """How a match ended, as a MatchOver says it."""
-
-    ending: Ending
-    reason: str
-    winner: int | None
-    """The winning team (``None``: a draw, or undecided)."""
-    hands: int
-    progress: tuple[int, ...]
-    forfeited_by: int | None
-    """The seat whose team forfeited, if one did."""
-    reward: int
-
-
-def match_over_message(end: MatchEnd, events: Iterable[pb.Event] = ()) -> pb.MatchOver:
-    """A MatchOver with the events its seat has not been sent (none for a spectator)."""
+def outcome_message(outcome: Outcome, events: Iterable[pb.Event] = ()) -> pb.MatchOver:
+    """How the game ended, as a MatchOver, with the events its seat has not been sent (none
+    for a spectator)."""
     message = pb.MatchOver(
         events=events,
-        ending=_ENDINGS[end.ending],
-        reason=end.reason,
-        hands=end.hands,
-        progress=end.progress,
-        reward=end.reward,
+        ending=_ENDINGS[outcome.ending],
+        reason=outcome.reason,
+        hands=outcome.hands,
+        progress=outcome.progress,
+        reward=outcome.reward,
     )
-    if end.winner is not None:
-        message.winner = end.winner
-    if end.forfeited_by is not None:
-        message.forfeited_by = end.forfeited_by
+    if outcome.winner is not None:
+        message.winner = outcome.winner
+    if outcome.forfeited_by is not None:
+        message.forfeited_by = outcome.forfeited_by
     return message
 
 
-def match_over(end: MatchEnd, events: Iterable[pb.Event]) -> pb.PlayResponse:
-    """A seat's last message (:func:`match_over_message`); its stream then ends."""
-    return pb.PlayResponse(match_over=match_over_message(end, events))
+def match_over(outcome: Outcome, events: Iterable[pb.Event]) -> pb.PlayResponse:
+    """A seat's last message (:func:`outcome_message`); its stream then ends."""
+    return pb.PlayResponse(match_over=outcome_message(outcome, events))
 
 
-def match_end_from_message(message: pb.MatchOver) -> tuple[MatchEnd, tuple[Event, ...]]:
-    """A MatchOver back as values, and its events (an ending this side does not know reads
-    as ``STOPPED``: the match is over, undecided as far as it can tell)."""
-    end = MatchEnd(
+def outcome_from_message(message: pb.MatchOver) -> tuple[Outcome, tuple[Event, ...]]:
+    """A MatchOver back as how the game ended, and its events (an ending this side does not
+    know reads as ``STOPPED``: the game is over, undecided as far as it can tell)."""
+    outcome = Outcome(
         ending=_ENDING_OF.get(message.ending, Ending.STOPPED),
         reason=message.reason,
         winner=_optional(message, "winner"),
@@ -859,7 +845,7 @@ def match_end_from_message(message: pb.MatchOver) -> tuple[MatchEnd, tuple[Event
         forfeited_by=_optional(message, "forfeited_by"),
         reward=message.reward,
     )
-    return end, tuple(event_from_message(e) for e in message.events)
+    return outcome, tuple(event_from_message(e) for e in message.events)
 
 
 @dataclass(frozen=True, slots=True)
