@@ -257,15 +257,61 @@ def test_run_help_names_in_process_bots_and_whom_they_are_for() -> None:
     assert "trusted" in text and "shares memory with the arena" in text
 
 
-def test_a_ladder_starts_a_hosted_callable_as_a_process_of_its_own() -> None:
-    """A standing ladder never plays a bot in-process: a hosted ``py:…`` command is started as
-    the SDK's program for it, a process of its own, as every hosted command is."""
+def test_a_ladder_starts_a_trusted_hosted_callable_as_a_process_of_its_own() -> None:
+    """A standing ladder never plays a bot in-process: a hosted ``py:…`` command the operator
+    says is trusted is started as the SDK's program for it, a process of its own, as every
+    hosted command is."""
     from chaodipi.arena.ladder.config import parse_ladder
 
     config = parse_ladder(
-        {"rungs": ["heuristic"], "bots": {"mine": {"command": "py:mybots.mine:decide"}}},
+        {
+            "rungs": ["heuristic"],
+            "bots": {"mine": {"command": "py:mybots.mine:decide", "trusted": True}},
+        },
         Path("/srv/class"),
     )
     (hosted,) = [bot for bot in config.hosted if bot.name == "mine"]
     argv = config.spec("mine@1", hosted.label).argv()
     assert argv[1:] == ("-m", "chaodipi.bot.callables", "mybots.mine:decide")
+
+
+@pytest.mark.parametrize("trusted", ["", "trusted = false"])
+def test_a_ladder_refuses_a_hosted_callable_the_operator_has_not_said_is_trusted(
+    tmp_path: Path, trusted: str
+) -> None:
+    """``arena ladder serve`` of a config whose hosted bot is ``py:…`` without ``trusted =
+    true``: one line naming the bot, its command and the key to add; nothing is served."""
+    config = tmp_path / "ladder.toml"
+    config.write_text(
+        f'rungs = ["random"]\n[bots.mine]\ncommand = "py:mybots.mine:decide"\n{trusted}\n',
+        encoding="utf-8",
+    )
+    done = arena("ladder", "serve", str(config), timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"arena ladder serve: {config}: bots.mine.command: py:mybots.mine:decide is a Python "
+        "callable, which the ladder plays only for a bot you trust: add trusted = true to "
+        "[bots.mine] (it is played as a process of its own; docs/trust.md)"
+    )
+    assert not (tmp_path / "ladder.sqlite").exists()
+
+
+def test_a_ladder_s_trusted_key_is_true_or_false() -> None:
+    from chaodipi.arena.errors import ConfigError
+    from chaodipi.arena.ladder.config import parse_ladder
+
+    bots = {"mine": {"command": "py:mybots.mine:decide", "trusted": "yes"}}
+    said = r"^bots\.mine\.trusted: must be true or false, not 'yes'$"
+    with pytest.raises(ConfigError, match=said):
+        parse_ladder({"bots": bots}, Path("/srv/class"))
+
+
+def test_arena_serve_takes_no_bot_to_run() -> None:
+    """``arena serve`` starts no bot: it has no option naming one, and one given is refused
+    in a line (bots connect to its tables by themselves, with their tickets)."""
+    assert "--bot" not in arena("serve", "--help").stdout
+    done = arena("serve", "--bot", "mine=py:mybots.mine:decide", timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "arena: unrecognized arguments: --bot mine=py:mybots.mine:decide (see arena --help)"
+    )
