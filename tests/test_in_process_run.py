@@ -254,7 +254,7 @@ def test_run_help_names_in_process_bots_and_whom_they_are_for() -> None:
     done = arena("run", "--help")
     text = " ".join(done.stdout.split())
     assert "py:package.module:decide" in text
-    assert "trusted" in text and "shares memory with the arena" in text
+    assert "trusted bots only" in text and "shares memory with its table" in text
 
 
 def test_a_ladder_starts_a_trusted_hosted_callable_as_a_process_of_its_own() -> None:

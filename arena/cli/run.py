@@ -73,9 +73,9 @@ calling decide itself with the seat's view: no process per bot, no socket, no co
 speed of in-process play, by the same clocks, strikes, fallbacks and forfeits (a decide that
 raises is its bot's crash; one still running when its seat would have struck out is stopped,
 and its team forfeits). Its stderr goes to <database stem>-logs/NAME#wK.stderr (worker K), its
-stdout nowhere. Such a bot shares memory with the arena and with every seat of its game (it
-could read the whole deal): for trusted bots only, yours (docs/trust.md). Against any other
-bot, or with --workers 0, it plays as a process over the link (python3 -m
+stdout nowhere. Such a bot shares memory with its table, in the arena's worker, and with every
+seat of its game (it could read the whole deal): for trusted bots only, yours (docs/trust.md).
+Against any other bot, or with --workers 0, it plays as a process over the link (python3 -m
 chaodipi.bot.callables MODULE:NAME).
 
 bot commands run in the config file's folder (without a file: the current one), with the
