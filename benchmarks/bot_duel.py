@@ -33,7 +33,13 @@ from chaodipi.arena.report import pentanomial_estimate, wilson_interval
 from chaodipi.arena.results import pentanomial
 from chaodipi.bot import Action, SeatView
 from chaodipi.engine import PRESETS, IllegalAction, Match, observe, other_team, team_of
-from chaodipi.sample_bots import heuristic_bot, mc_bot, search_bot
+from chaodipi.search import (
+    DEFAULT_SIMULATIONS,
+    Budget,
+    heuristic_move,
+    monte_carlo_move,
+    search_move,
+)
 
 Decide = Callable[[SeatView], Action]
 BOTS = "random, heuristic, montecarlo or search"
@@ -45,7 +51,7 @@ class Budgets:
 
     mc_seconds: float | None = 0.1
     mc_samples: int | None = None
-    simulations: int = search_bot.DEFAULT_SIMULATIONS
+    simulations: int = DEFAULT_SIMULATIONS
     search_seconds: float | None = None
 
 
@@ -59,14 +65,14 @@ def make_bot(name: str, seed: int, budgets: Budgets) -> Decide:
     if name == "random":
         return partial(_random, rng=rng)
     if name == "heuristic":
-        return heuristic_bot.decide
+        return heuristic_move
     if name == "montecarlo":
         return partial(
-            mc_bot.decide, rng=rng, budget_s=budgets.mc_seconds, samples=budgets.mc_samples
+            monte_carlo_move, rng=rng, budget_s=budgets.mc_seconds, samples=budgets.mc_samples
         )
     if name == "search":
-        budget = search_bot.Budget(budgets.simulations, budgets.search_seconds)
-        return partial(search_bot.decide, rng=rng, budget=budget)
+        budget = Budget(budgets.simulations, budgets.search_seconds)
+        return partial(search_move, rng=rng, budget=budget)
     raise SystemExit(f"unknown bot {name!r}: {BOTS}")
 
 
@@ -152,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--simulations",
         type=int,
-        default=search_bot.DEFAULT_SIMULATIONS,
+        default=DEFAULT_SIMULATIONS,
         help="the search bot's playouts per decision",
     )
     parser.add_argument(

@@ -20,14 +20,14 @@ import time
 from chaodipi.engine import PRESETS, Match, observe
 from chaodipi.records import record_lines
 from chaodipi.review import review_game
-from chaodipi.sample_bots import heuristic_bot
+from chaodipi.search import heuristic_move
 
 
 def _game(seed: int) -> list[dict[str, object]]:
     match = Match(PRESETS["classic"], seed=seed, max_hands=1)
     while not match.over:
         seat = match.to_play
-        match.apply(seat, heuristic_bot.decide(observe(match, seat)))
+        match.apply(seat, heuristic_move(observe(match, seat)))
     return list(record_lines(match))  # type: ignore[arg-type]
 
 

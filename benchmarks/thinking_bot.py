@@ -50,7 +50,7 @@ def thinking(decide: Callable[[View], Choice], us: int) -> Callable[[View], Choi
 def main() -> int:
     from chaodipi.bot import SeatView, bot_arguments, run_bot
     from chaodipi.engine import Action
-    from chaodipi.sample_bots import heuristic_bot
+    from chaodipi.search import heuristic_move
 
     name, argv = sys.argv[1], sys.argv[2:]
     parser = bot_arguments(__doc__.splitlines()[0])
@@ -62,7 +62,7 @@ def main() -> int:
         assert view.legal is not None
         return view.legal.sample(rng)
 
-    chosen = {"random": random_decide, "heuristic": heuristic_bot.decide}[name]
+    chosen = {"random": random_decide, "heuristic": heuristic_move}[name]
     print(run_bot(thinking(chosen, think_us()), argv=argv, name=args.name), file=sys.stderr)
     return 0
 

@@ -26,7 +26,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from chaodipi.rl import SingleSeatEnv
-from chaodipi.sample_bots.heuristic_bot import decide as heuristic
+from chaodipi.search import heuristic_move as heuristic
 
 BOTS: dict[str, Any] = {"random": "random", "heuristic": heuristic}
 

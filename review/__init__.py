@@ -8,7 +8,9 @@ Its public vocabulary is this package's ``__all__``:
   (:data:`PhaseName`, :func:`phase_of`, :data:`PHASES`);
 * many games: :func:`quality` → :class:`BotQuality` per bot (:class:`Figure` per phase),
   :func:`worst` (a bot's worst decisions);
-* as JSON: :func:`review_json`, :func:`decision_json`.
+* as JSON: :func:`review_json`, :func:`decision_json`;
+* the judge every verdict comes from: :data:`JUDGE_NAME` at :data:`JUDGE_VERSION` (stated in
+  :mod:`chaodipi.search`, which judges).
 """
 
 from chaodipi.review.game import DEFAULT_SIMULATIONS as DEFAULT_SIMULATIONS
@@ -29,9 +31,13 @@ from chaodipi.review.quality import quality as quality
 from chaodipi.review.quality import worst as worst
 from chaodipi.review.serial import decision_json as decision_json
 from chaodipi.review.serial import review_json as review_json
+from chaodipi.search import JUDGE_NAME as JUDGE_NAME
+from chaodipi.search import JUDGE_VERSION as JUDGE_VERSION
 
 __all__ = [
     "DEFAULT_SIMULATIONS",
+    "JUDGE_NAME",
+    "JUDGE_VERSION",
     "MARKS",
     "PHASES",
     "BotQuality",

@@ -14,21 +14,24 @@
 from __future__ import annotations
 
 import signal
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from chaodipi.engine import Deal, Match, Phase, SeatView, observe, parse_action
+from chaodipi.engine import DECK, Deal, Match, Phase, SeatView, observe, parse_action
 from chaodipi.records import action_steps, replay_steps, step_link
 from chaodipi.review.judging import Judged, PhaseName, judge, phase_of
+from chaodipi.search import DEFAULT_SIMULATIONS as SEARCH_SIMULATIONS
+from chaodipi.search import JUDGE_NAME, JUDGE_VERSION
 
 __all__ = ["DEFAULT_SIMULATIONS", "GameReview", "Reviewed", "review_game"]
 
-DEFAULT_SIMULATIONS = 120
-"""Playouts a decision is judged with by default (and as many for hindsight): the search
-bot's budget."""
+DEFAULT_SIMULATIONS = SEARCH_SIMULATIONS
+"""Playouts a decision is judged with by default (and as many for hindsight): the search's
+budget (:data:`chaodipi.search.DEFAULT_SIMULATIONS`)."""
 CHUNKS = 4
 """Pieces of a game's decisions per worker: enough that the workers end together."""
 
@@ -37,8 +40,8 @@ CHUNKS = 4
 class Reviewed:
     """One decision of a game: its ``hand`` (from 0, as the record numbers hands) and its
     ``step`` in that hand (from 1, as the viewer numbers steps: :attr:`link`), the ``seat``
-    and its ``bot``, the ``phase``, and the verdict (``None``: not judged, as declaring is
-    not)."""
+    and its ``bot``, the ``phase``, and the verdict (``None``: not judged, with nothing to
+    weigh the move against)."""
 
     hand: int
     step: int
@@ -56,12 +59,16 @@ class Reviewed:
 @dataclass(frozen=True, slots=True)
 class GameReview:
     """A game's review: the record's ``header``, the budget and seed it was judged with, and
-    each decision of the seats reviewed, in the order played."""
+    each decision of the seats reviewed, in the order played; the ``judge`` that judged them
+    and its ``judge_version`` (:data:`chaodipi.search.JUDGE_NAME`,
+    :data:`~chaodipi.search.JUDGE_VERSION`)."""
 
     header: Mapping[str, Any]
     simulations: int
     seed: int
     decisions: tuple[Reviewed, ...]
+    judge: str = JUDGE_NAME
+    judge_version: str = JUDGE_VERSION
 
     @property
     def judged(self) -> list[Judged]:
@@ -212,7 +219,14 @@ def _review(
 
 
 def _real_deal(match: Match) -> Deal:
-    """Where every card not yet played really is: for hindsight only, never for a verdict."""
+    """Where every card not yet played really is (while the cards are dealt, those still to
+    come too, as a set): for hindsight only, never for a verdict."""
     hand = match.hand
     kitty = () if hand.phase is Phase.BURY else tuple(hand.kitty)
-    return Deal(tuple(tuple(hand.hand(seat)) for seat in range(4)), kitty)
+    hands = tuple(tuple(hand.hand(seat)) for seat in range(4))
+    if hand.phase is not Phase.DECLARE:
+        return Deal(hands, kitty)
+    undealt = Counter(DECK)
+    for cards in (*hands, kitty):
+        undealt.subtract(cards)
+    return Deal(hands, kitty, tuple(sorted(undealt.elements())))

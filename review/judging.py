@@ -1,10 +1,11 @@
 """Judging one decision from what its seat knew: the candidates, their values, the cost.
 
-A decision is judged as the search bot judges its own
-(:func:`chaodipi.sample_bots.search_bot.problem`): worlds drawn uniformly among the deals
-consistent with the seat's view (never the real hidden hands), each candidate played out in
-each world by a policy that sees only its own cards, the hand scored for the seat's team in
-levels, with the points as a tie-break (:func:`chaodipi.sample_bots.playout.hand_value`).
+A decision is judged by the judge of :mod:`chaodipi.search` (:func:`chaodipi.search.judge_problem`,
+named :data:`~chaodipi.search.JUDGE_NAME` at :data:`~chaodipi.search.JUDGE_VERSION`): worlds
+drawn uniformly among the deals consistent with the seat's view (never the real hidden hands),
+each candidate played out in each world by a policy that sees only its own cards, the hand
+scored for the seat's team in levels, with the points as a tie-break
+(:func:`chaodipi.search.hand_value`).
 Every candidate meets the same worlds and the same playout dice (common random numbers), so a
 cost is a mean of paired differences and its standard error is that of the differences.
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chaodipi.engine import Action, Bury, Deal, Phase, Play, SeatView
+from chaodipi.search import judge_problem
 
 __all__ = [
     "MARKS",
@@ -138,11 +140,8 @@ def judge(
     not :func:`settled`, the best candidate and the chosen meet more worlds, twice as many at a
     time, until ``most`` playouts of each candidate's share (:data:`GROWTH` times
     ``simulations`` by default). ``None`` when the reviewer has nothing to weigh it against
-    (declaring, frying while bids are hidden: the search does not judge those; or one legal
-    move). The same ``seed`` gives the same verdict on any machine."""
-    from chaodipi.sample_bots.search_bot import problem  # the SDK's gRPC: only when judging
-
-    found = problem(view)
+    (one candidate). The same ``seed`` gives the same verdict on any machine."""
+    found = judge_problem(view)
     chosen = normal(chosen)
     choices: list[Action] = list(dict.fromkeys(normal(c) for c in found.choices)) if found else []
     if found is None or choices == [chosen]:

@@ -3,7 +3,7 @@ interval, the marks, how often it chose the reviewer's move, split by phase; and
 choices fit the cards it could not see.
 
 The cost is the reviewer's: worlds consistent with the seat's information, played out by the
-search bot's playout policy. It ranks decisions by that policy's judgement, which is not the
+playouts of chaodipi.search. It ranks decisions by that policy's judgement, which is not the
 game's optimum (PIMC's limits: information given away or hidden is valued at nothing).
 
 *Hindsight agreement*: over the decisions where the move best with every card open differs
@@ -77,7 +77,7 @@ class BotQuality:
     all: Figure = field(default_factory=Figure)
     phases: dict[PhaseName, Figure] = field(default_factory=lambda: {p: Figure() for p in PHASES})
     unjudged: int = 0
-    """Decisions the reviewer does not judge (declaring, hidden frying)."""
+    """Decisions the reviewer does not judge (nothing to weigh the move against)."""
 
 
 def quality(reviews: Iterable[GameReview]) -> dict[str, BotQuality]:

@@ -11,12 +11,18 @@ __all__ = ["decision_json", "review_json"]
 
 
 def review_json(review: GameReview) -> dict[str, Any]:
-    """``review`` as plain JSON values: the game, the budget, and one object per decision
+    """``review`` as plain JSON values: the game, the judge that made it (its ``name``,
+    ``version`` and ``playouts`` a decision), the budget and seed, and one object per decision
     (:func:`decision_json`)."""
     header = review.header
     return {
         "game": header.get("game"),
         "preset": header.get("preset"),
+        "judge": {
+            "name": review.judge,
+            "version": review.judge_version,
+            "playouts": review.simulations,
+        },
         "simulations": review.simulations,
         "seed": review.seed,
         "decisions": [decision_json(decision) for decision in review.decisions],

@@ -1,12 +1,15 @@
 """The bots an environment or the trainer plays against: ``decide(view) -> Action`` callables,
 or their names.
 
-A name is ``"random"`` (:class:`RandomBot`: uniform over the legal actions) or the dotted name
-of a module with a ``decide(view)`` function, such as ``"chaodipi.sample_bots.heuristic_bot"``
-(rl imports nothing above engine and records, so a sample bot is named, not imported).
+A name is ``"random"`` (:class:`RandomBot`: uniform over the legal actions), ``"heuristic"``
+(:func:`chaodipi.search.heuristic_move`, the trainer's default teacher; also under
+:data:`HEURISTIC_BOT`, the name the shipped models were trained with), or the dotted name of a
+module with a ``decide(view)`` function.
 
->>> bot_name("chaodipi.sample_bots.heuristic_bot"), bot_name("random")
-('heuristic', 'random')
+>>> bot_name(HEURISTIC_BOT), bot_name("heuristic"), bot_name("random")
+('heuristic', 'heuristic', 'random')
+>>> resolve_bot(HEURISTIC_BOT) is resolve_bot("heuristic")
+True
 >>> resolve_bot("json")
 Traceback (most recent call last):
 ...
@@ -21,13 +24,20 @@ from collections.abc import Callable
 from typing import TypeAlias
 
 from chaodipi.engine import Action, SeatView
+from chaodipi.search import heuristic_move
 
-__all__ = ["Decide", "Opponent", "RandomBot", "bot_name", "resolve_bot"]
+__all__ = ["HEURISTIC_BOT", "NAMED", "Decide", "Opponent", "RandomBot", "bot_name", "resolve_bot"]
 
 Decide: TypeAlias = Callable[[SeatView], Action]
 """A bot: the action it plays from a seat's view (whose ``legal`` is set)."""
 Opponent: TypeAlias = Decide | str
-"""A bot, or a name: ``"random"`` or a module with ``decide(view)``."""
+"""A bot, or a name: ``"random"``, ``"heuristic"`` or a module with ``decide(view)``."""
+
+HEURISTIC_BOT = "chaodipi.sample_bots.heuristic_bot"
+"""The heuristic's name in the model files trained before it moved to :mod:`chaodipi.search`
+(their ``teacher``): still the heuristic policy."""
+NAMED: dict[str, Decide] = {"heuristic": heuristic_move, HEURISTIC_BOT: heuristic_move}
+"""The bots named without a module of their own to import."""
 
 
 class RandomBot:
@@ -54,6 +64,8 @@ def resolve_bot(spec: Opponent) -> Decide:
         return spec
     if spec == "random":
         return RandomBot(0)
+    if spec in NAMED:
+        return NAMED[spec]
     try:
         module = importlib.import_module(spec)
     except ImportError as error:

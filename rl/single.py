@@ -2,10 +2,10 @@
 
 :class:`SingleSeatEnv` seats the learner at one seat, or at one team (``team=True``: the seat
 and its partner share the policy), and plays every other seat with a bot, any
-``decide(view) -> Action`` callable: the sample bots' ``decide``, a trained model's, a user's
-own. A string names one: ``"random"`` (uniform over the legal actions, from a generator seeded by
-``reset(seed=...)``), or the dotted name of a module with a ``decide(view)`` function
-(``"chaodipi.sample_bots.heuristic_bot"``). A bot with a ``seed(int)`` method is seeded by
+``decide(view) -> Action`` callable: :func:`chaodipi.search.heuristic_move`, a trained model's,
+a user's own. A string names one: ``"random"`` (uniform over the legal actions, from a generator
+seeded by ``reset(seed=...)``), ``"heuristic"`` (the heuristic policy), or the dotted name of a
+module with a ``decide(view)`` function. A bot with a ``seed(int)`` method is seeded by
 ``reset(seed=...)`` too (one seed per seat), so an episode is reproducible whenever its bots are.
 
 Underneath is :class:`~chaodipi.rl.env.ChaoDipiEnv` in the list form (``self.aec``: its

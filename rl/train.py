@@ -393,9 +393,9 @@ def parser() -> argparse.ArgumentParser:
         metavar="{imitate,versus,self}",
         help="who plays the hands learnt from: every seat the teacher (imitate), the network"
         " against the teacher (versus), or the network everywhere (self) (default: self)")
-    add("--teacher", default="chaodipi.sample_bots.heuristic_bot", metavar="BOT",
-        help="the teacher of the imitate and versus stages: random, or a module with"
-        " decide(view) (default: chaodipi.sample_bots.heuristic_bot)")
+    add("--teacher", default="heuristic", metavar="BOT",
+        help="the teacher of the imitate and versus stages: heuristic (chaodipi.search's"
+        " heuristic policy), random, or a module with decide(view) (default: heuristic)")
     add("--threshold", type=float, default=DEFAULT_THRESHOLD,
         help="after the imitate and versus stages the model plays its teacher's choice unless"
         " a candidate's Q is higher by more than this (levels a hand); written in model.npz"
@@ -424,8 +424,8 @@ def parser() -> argparse.ArgumentParser:
     add("--report-seconds", type=float, default=30.0,
         help="seconds between log lines (default: 30)")
     add("--against", action="append", metavar="BOT",
-        help="evaluation opponent: random, or a module with decide(view) (repeatable;"
-        " default: random and chaodipi.sample_bots.heuristic_bot)")
+        help="evaluation opponent: random, heuristic, or a module with decide(view)"
+        " (repeatable; default: random and heuristic)")
     add("--seed", type=int, default=0, help="seeds deals and exploration (default: 0)")
     return parse
 
@@ -440,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args.opponents = [bot(name) for name in
-                          args.against or ["random", "chaodipi.sample_bots.heuristic_bot"]]
+                          args.against or ["random", "heuristic"]]
         if args.stage is not Stage.SELF:
             bot(args.teacher)
     except ValueError as error:

@@ -160,12 +160,14 @@ def test_the_shipped_model_loads_and_plays_every_preset_legally() -> None:
     import random
 
     from chaodipi.engine import PRESETS, Match, observe
-    from chaodipi.rl import QPolicy, load_model
+    from chaodipi.rl import QPolicy, load_model, resolve_bot
+    from chaodipi.search import heuristic_move
 
     model = load_model(dmc_bot.MODEL)
     assert model.meta["preset"] == "classic" and model.meta["hands"] > 10_000
     assert model.meta["command"].startswith("python3 -m chaodipi.rl.train")
     assert (model.teacher, model.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.3)
+    assert resolve_bot(model.teacher) is heuristic_move  # the name it was trained with
     for preset in PRESETS:
         match = Match(PRESETS[preset], seed=11, max_hands=1)
         policy = QPolicy(model, random.Random(0))

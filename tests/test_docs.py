@@ -243,7 +243,7 @@ def test_the_architecture_page_names_every_module() -> None:
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     unnamed = [
         str(path.relative_to(ROOT))
-        for folder in ("engine", "records", "review", "arena", "bot", "rl", "sample_bots")
+        for folder in ("engine", "records", "review", "search", "arena", "bot", "rl", "sample_bots")
         for path in sorted((ROOT / folder).rglob("*.py"))
         if "node_modules" not in path.parts
         and path.name != "__init__.py"

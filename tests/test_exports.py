@@ -9,7 +9,13 @@ import types
 
 import pytest
 
-PACKAGES = ["chaodipi.engine", "chaodipi.records", "chaodipi.bot", "chaodipi.review"]
+PACKAGES = [
+    "chaodipi.engine",
+    "chaodipi.records",
+    "chaodipi.bot",
+    "chaodipi.review",
+    "chaodipi.search",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

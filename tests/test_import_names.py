@@ -18,10 +18,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TOP_LEVEL = frozenset({"engine", "arena", "bot", "rl", "sample_bots"})
+TOP_LEVEL = frozenset({"engine", "arena", "bot", "rl", "search", "sample_bots"})
 """The folders at the repository's top level that are importable only from a clone."""
 
-SOURCES = ("tests", "engine", "arena", "bot", "rl", "sample_bots", "examples")
+SOURCES = ("tests", "engine", "arena", "bot", "rl", "search", "sample_bots", "examples")
 """The folders whose Python files (and their doctests) are read."""
 
 CODE_BLOCK = re.compile(r"```(?:python|py|pycon)\n(.*?)```", re.DOTALL)

@@ -53,7 +53,7 @@ from chaodipi.bot.seat import Seat
 from chaodipi.engine.match import Ending, Match
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.view import observe
-from chaodipi.sample_bots.heuristic_bot import decide
+from chaodipi.search import heuristic_move as decide
 
 # one hand, every seat played by the SDK's Seat on the messages a table would send it
 match = Match(PRESETS["classic"], seed=7, max_hands=1)

@@ -173,7 +173,7 @@ def test_cli_is_on_top_and_report_and_tournament_stand_apart() -> None:
 # -- the project's packages ------------------------------------------------------------------
 
 ROOT = ARENA.parent
-FACED = ("engine", "records", "bot", "rl", "review")
+FACED = ("engine", "records", "bot", "rl", "review", "search")
 """The packages others import through their public face only: ``chaodipi.engine``'s names, never
 ``chaodipi.engine.cards``'s (tests/test_exports.py keeps each face what its ``__all__`` says)."""
 PROGRAMS = {"chaodipi.bot.stdio"}
@@ -184,6 +184,7 @@ SOURCES = {
     "bot": "bot",
     "rl": "rl",
     "review": "review",
+    "search": "search",
     "sample_bots": "sample_bots",
     "contract": "proto/chaodipi",
     "arena": "arena",
@@ -196,18 +197,25 @@ PACKAGE_MAY_IMPORT: dict[str, set[str]] = {
     "records": {"engine"},
     "contract": {"engine"},
     "bot": {"engine", "contract"},
-    "rl": {"engine", "records"},
-    "sample_bots": {"engine", "bot", "contract", "rl"},
-    "review": {"engine", "records", "sample_bots"},
+    "search": {"engine"},
+    "rl": {"engine", "records", "search"},
+    "sample_bots": {"engine", "bot", "contract", "rl", "search"},
+    "review": {"engine", "records", "search"},
     "arena": {"engine", "records", "contract", "bot", "review"},
-    "benchmarks": {"engine", "records", "contract", "bot", "rl", "sample_bots", "review", "arena"},
-    "examples": {"engine", "records", "contract", "bot", "rl", "sample_bots", "review", "arena"},
+    "benchmarks": {
+        "engine", "records", "contract", "bot", "rl", "sample_bots", "review", "search", "arena"
+    },
+    "examples": {
+        "engine", "records", "contract", "bot", "rl", "sample_bots", "review", "search", "arena"
+    },
 }
 """What each part may import: the engine at the bottom; the record and the contract on it; the
-SDK on the contract; the RL environment on the record; the sample bots on the SDK and the RL
-environment's encodings (the DMC bot plays a trained model); the server on all of these but the RL
-environment; the reviewer on the record and the sample bots' search; benchmarks and examples on
-anything."""
+SDK on the contract; the search library (the heuristic policy, the playouts, the search, the
+review's judge) on the engine alone; the RL environment on the record and the search (the
+trainer's teacher); the sample bots on the SDK, the search and the RL environment's encodings
+(the DMC bot plays a trained model); the server on all of these but the RL environment and the
+search (it reaches the judge through the reviewer); the reviewer on the record and the search;
+benchmarks and examples on anything."""
 
 
 def _part(name: str) -> str | None:
@@ -292,3 +300,98 @@ def test_every_name_of_an_arena_face_is_there_and_documented(name: str) -> None:
         value = getattr(package, attribute)
         if inspect.isclass(value) or inspect.isfunction(value):
             assert inspect.getdoc(value), f"chaodipi.arena.{name}.{attribute} has no docstring"
+
+
+# -- the search library: the one home of the heuristic policy and the playouts --------------
+
+SEARCH = ROOT / "search"
+POLICY_MODULES = ("heuristic.py", "playout.py", "pimc.py", "monte_carlo.py")
+"""The search library's modules that hold a policy: the heuristic, the playouts, the PIMC
+search, the Monte-Carlo policy."""
+SHARED_NAMES = {"decide", "main", "candidates"}
+"""Names other parts define for their own purposes (a bot's ``decide``, a program's ``main``,
+the RL environment's ``candidates``): not the policy's."""
+USERS = {
+    "sample_bots/heuristic_bot.py": "heuristic_move",
+    "sample_bots/search_bot.py": "search_move",
+    "sample_bots/mc_bot.py": "monte_carlo_move",
+    "review/judging.py": "judge_problem",
+    "rl/bots.py": "heuristic_move",
+}
+"""Modules that play or judge with a policy of the library, and the name each imports from
+``chaodipi.search``."""
+
+
+def _defined(path: Path) -> set[str]:
+    """The functions and classes a module defines at its top level."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def _policy_copies(root: Path) -> list[str]:
+    """Each module of the project at ``root`` outside search/ that defines a function or class
+    of the heuristic policy, the playouts, the search or the Monte-Carlo policy by its name."""
+    search = root / "search"
+    policy = set().union(*(_defined(search / name) for name in POLICY_MODULES)) - SHARED_NAMES
+    assert {"heuristic_move", "play_out", "hand_value", "bury_cards", "_halving"} <= policy
+    return [
+        f"{path.relative_to(root)} defines {name}"
+        for part, folder in SOURCES.items()
+        if part != "search"
+        for path in sorted((root / folder).rglob("*.py"))
+        if "node_modules" not in path.parts
+        for name in sorted(_defined(path) & policy)
+    ]
+
+
+def test_the_policies_are_defined_in_the_search_library_alone() -> None:
+    """No module outside search/ defines a function or class of the heuristic policy, the
+    playouts, the search or the Monte-Carlo policy by its name (a copy of one would be a second
+    home: a sample bot changed would change the review's verdicts, or the trainer's teacher)."""
+    found = _policy_copies(ROOT)
+    assert not found, "define these in chaodipi.search only:\n" + "\n".join(found)
+
+
+def test_a_copy_of_the_heuristic_or_the_playouts_outside_the_search_library_is_found(
+    tmp_path: Path,
+) -> None:
+    """A tree holding the search library and, planted beside it, the heuristic policy copied
+    whole into a sample bot and the playouts' ``play_out`` and ``hand_value`` defined in the
+    review: the rule names each copy, and finds none in the tree without them."""
+    for name in POLICY_MODULES:
+        (tmp_path / "search").mkdir(exist_ok=True)
+        (tmp_path / "search" / name).write_text((SEARCH / name).read_text(encoding="utf-8"))
+    assert _policy_copies(tmp_path) == []
+    (tmp_path / "sample_bots").mkdir()
+    heuristic = (SEARCH / "heuristic.py").read_text(encoding="utf-8")
+    (tmp_path / "sample_bots" / "heuristic_bot.py").write_text(heuristic)
+    (tmp_path / "review").mkdir()
+    (tmp_path / "review" / "judging.py").write_text(
+        "def play_out(state, rng):\n    pass\n\n\nclass hand_value:\n    pass\n"
+    )
+    found = _policy_copies(tmp_path)
+    assert "sample_bots/heuristic_bot.py defines heuristic_move" in found
+    assert "sample_bots/heuristic_bot.py defines bury_cards" in found
+    assert "review/judging.py defines play_out" in found
+    assert "review/judging.py defines hand_value" in found
+    assert all(line.startswith(("sample_bots/", "review/")) for line in found)
+
+
+def test_the_bots_the_review_and_the_trainer_take_their_policy_from_the_search_library() -> None:
+    """Each sample bot built on a policy, the review's judging and the trainer's named bots import
+    it from ``chaodipi.search``; the review no longer reaches the sample bots."""
+    for where, name in USERS.items():
+        tree = ast.parse((ROOT / where).read_text(encoding="utf-8"))
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "chaodipi.search"
+            for alias in node.names
+        }
+        assert name in imported, f"{where} does not import {name} from chaodipi.search"
+    reached = [name for part, name, _ in _project_imports() if part in ("review", "rl")]
+    assert not [n for n in reached if _part(n) == "sample_bots"], reached

@@ -11,15 +11,15 @@ import pytest
 
 from chaodipi.engine.phase import Phase
 from chaodipi.engine.sampling import Deal, DealSampler
-from chaodipi.sample_bots import mc_bot
+from chaodipi.search import monte_carlo_move
 from tests.test_search_bot import _advance, _at
 
 
 def test_a_fixed_number_of_samples_repeats_with_the_seed() -> None:
     view = _advance("classic", 3, _at(Phase.PLAY, tricks=3))
     assert view is not None and view.legal is not None
-    first = mc_bot.decide(view, random.Random(4), None, samples=30)
-    again = mc_bot.decide(view, random.Random(4), None, samples=30)
+    first = monte_carlo_move(view, random.Random(4), None, samples=30)
+    again = monte_carlo_move(view, random.Random(4), None, samples=30)
     assert first == again and first in view.legal
 
 
@@ -34,7 +34,7 @@ def test_samples_are_drawn_as_many_as_asked(monkeypatch: pytest.MonkeyPatch) -> 
         return original(self, rng)
 
     monkeypatch.setattr(DealSampler, "sample", counting)
-    mc_bot.decide(view, random.Random(4), None, samples=17)
+    monte_carlo_move(view, random.Random(4), None, samples=17)
     assert len(drawn) == 17
 
 
@@ -42,7 +42,7 @@ def test_no_budget_at_all_is_refused() -> None:
     view = _advance("classic", 3, _at(Phase.PLAY, tricks=3))
     assert view is not None
     with pytest.raises(ValueError, match="a time budget or a number of samples"):
-        mc_bot.decide(view, random.Random(4), None)
+        monte_carlo_move(view, random.Random(4), None)
     done = subprocess.run(
         [sys.executable, "-m", "chaodipi.sample_bots.mc_bot", "--samples", "0"],
         capture_output=True, text=True, timeout=60,

@@ -29,13 +29,13 @@ from chaodipi.engine import (
     same_team,
 )
 from chaodipi.records import action_steps, record_lines, replay_steps
-from chaodipi.review import judge, review_game
+from chaodipi.review import JUDGE_NAME, JUDGE_VERSION, judge, review_game
 from chaodipi.review.game import _real_deal  # the one place a review reads the real deal
-from chaodipi.sample_bots import heuristic_bot
+from chaodipi.search import heuristic_move
 
 
 def _heuristic_move(match: Match) -> Any:
-    return heuristic_bot.decide(observe(match, match.to_play))
+    return heuristic_move(observe(match, match.to_play))
 
 
 def _planted_game(seed: int) -> tuple[Match, int, int] | None:
@@ -193,14 +193,15 @@ def _kangqi_game(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
 
 
 def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
-    """The text names each decision by its hand and step, as the game's page does (and says
-    which command writes that page); the JSON gives each decision's hand, step and link."""
+    """The text names the judge and each decision by its hand and step, as the game's page
+    does (and says which command writes that page); the JSON names the judge (its name, version
+    and playouts a decision) and gives each decision's hand, step and link."""
     path, lines = _kangqi_game(tmp_path)
     text = _arena("review", path.name, "--seat", "2", "--simulations", "8", "-j", "1", cwd=tmp_path)
     assert text.returncode == 0, text.stderr
     printed = text.stdout.splitlines()
     assert printed[0] == "review of the game · preset kangqi"
-    assert printed[1].startswith("8 playouts a decision (more near a mark's line), seed 1;")
+    assert printed[1].startswith(f"judge {JUDGE_NAME} {JUDGE_VERSION}: 8 playouts a decision")
     assert "arena show game.jsonl --html game.html" in " ".join(printed[1:8])
     assert all(len(row) <= 80 for row in printed)
     places = dict(zip(action_steps(lines), _actions(lines), strict=True))
@@ -208,11 +209,12 @@ def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
     named = [row for row in printed if row.startswith("step ")]
     assert named and all("· seat 2 alpha, " in row for row in named)
     assert {int(row.split()[1]) for row in named} <= steps
-    assert printed[-1].endswith("not (declaring, hidden frying)")
+    assert printed[-1].endswith("not (nothing to weigh them against)")
     done = _arena("review", str(path), "--hand", "1", "--simulations", "8", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     review = json.loads(done.stdout)
     assert review["preset"] == "kangqi" and review["simulations"] == 8
+    assert review["judge"] == {"name": JUDGE_NAME, "version": JUDGE_VERSION, "playouts": 8}
     judged = [d for d in review["decisions"] if d["judged"]]
     assert judged and {d["seat"] for d in review["decisions"]} == {0, 1, 2, 3}
     for decision in review["decisions"]:
@@ -225,6 +227,15 @@ def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
         assert decision["best"] == decision["candidates"][0]["action"]
         chosen = next(c for c in decision["candidates"] if c["action"] == decision["chosen"])
         assert decision["cost"] == pytest.approx(values[0] - chosen["value"], abs=1e-3)
+
+
+def test_arena_review_help_names_the_judge_and_its_version(tmp_path: Path) -> None:
+    """``arena review --help`` says which judge a review's verdicts come from, at which version
+    (the name and version its text, JSON and page carry)."""
+    shown = _arena("review", "--help", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    said = " ".join(shown.stdout.split())
+    assert f"the judge {JUDGE_NAME} (version {JUDGE_VERSION})" in said
 
 
 PROGRESS = re.compile(r"arena review: (decisions|game \d+/\d+ [\w.+-]+): \d+/\d+")
@@ -338,7 +349,7 @@ def test_a_tournaments_bots_decision_quality(database: Path) -> None:
     assert text.returncode == 0, text.stderr
     printed = text.stdout
     assert printed.startswith("game 1/2 ") and "\ngame 2/2 " in printed
-    assert "Decision quality (2 games, 6 playouts a decision)" in printed
+    assert "Decision quality (2 games, 6 playouts a decision, judge" in " ".join(printed.split())
     assert "random" in printed and "heuristic" in printed
     assert "hindsight agreement (a sign of seeing hidden cards, not a proof):" in printed
     assert all(PROGRESS.fullmatch(row) for row in text.stderr.splitlines()), text.stderr

@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 from chaodipi.engine import Action  # noqa: E402
 from chaodipi.rl.candidates import candidates, features_of  # noqa: E402
 from chaodipi.rl.env import AGENTS, ChaoDipiEnv  # noqa: E402
-from chaodipi.sample_bots.heuristic_bot import decide  # noqa: E402
+from chaodipi.search import heuristic_move as decide  # noqa: E402
 
 
 def _hand_with(env: ChaoDipiEnv, pick: int) -> None:

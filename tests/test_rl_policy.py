@@ -324,7 +324,7 @@ def test_with_a_teacher_the_policy_leaves_its_choice_only_past_the_threshold(
 ) -> None:
     """The policy plays the candidate of highest Q exactly where its Q is higher than the
     teacher's choice's by more than the threshold; elsewhere the teacher's choice."""
-    from chaodipi.sample_bots.heuristic_bot import decide as heuristic
+    from chaodipi.search import heuristic_move as heuristic
 
     save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)
     model = load_model(tmp_path / "m.npz")
@@ -342,7 +342,7 @@ def test_with_a_teacher_the_policy_leaves_its_choice_only_past_the_threshold(
 def test_a_threshold_past_every_gap_plays_the_teacher_and_a_negative_one_is_refused(
     tmp_path: Path,
 ) -> None:
-    from chaodipi.sample_bots.heuristic_bot import decide as heuristic
+    from chaodipi.search import heuristic_move as heuristic
 
     save_model(tmp_path / "m.npz", random_weights((16,), seed=5), META)
     model = load_model(tmp_path / "m.npz")

@@ -28,7 +28,7 @@ from chaodipi.rl import features_of, train  # noqa: E402
 from chaodipi.rl.policy import QPolicy, load_model  # noqa: E402
 from chaodipi.rl.qnet import QNet, to_model  # noqa: E402
 from chaodipi.rl.selfplay import Hand, Stage, hand_target, play_hand  # noqa: E402
-from chaodipi.sample_bots import heuristic_bot  # noqa: E402
+from chaodipi.search import heuristic_move  # noqa: E402
 
 SHORT = ["--minutes", "30", "--hands", "12", "--batch", "64", "--eval-deals", "1", "--report-seconds", "1",
          "--hidden", "32", "--against", "random"]
@@ -48,7 +48,7 @@ def test_a_short_run_writes_a_checkpoint_that_resumes_and_plays_legal_moves(
     assert isinstance(figures, dict)
     assert set(figures) == {"score_vs_random", "elo_vs_random", "margin_vs_random"}
     taught = load_model(tmp_path / "model.npz")  # the imitate stage's model names its teacher
-    assert (taught.teacher, taught.threshold) == ("chaodipi.sample_bots.heuristic_bot", 0.3)
+    assert (taught.teacher, taught.threshold) == ("heuristic", 0.3)
     assert train.main([*SHORT, "--out", str(tmp_path), "--stage", "versus", "--resume",
                        "--threshold", "0.5"]) == 0
     assert load_model(tmp_path / "model.npz").threshold == 0.5
@@ -78,7 +78,7 @@ def test_a_short_run_on_ray_trains_and_resumes(tmp_path: Path) -> None:
 
 
 def test_in_the_imitate_stage_every_demonstration_is_the_teacher_s_choice() -> None:
-    hand = play_hand(QNet((8,)), Stage.IMITATE, heuristic_bot.decide, "classic", 3,
+    hand = play_hand(QNet((8,)), Stage.IMITATE, heuristic_move, "classic", 3,
                      random.Random(0), epsilon=0.0)
     assert hand.demo.all() and len(hand.targets) > 50
     again = Match(PRESETS["classic"], seed=3, max_hands=1)
@@ -86,7 +86,7 @@ def test_in_the_imitate_stage_every_demonstration_is_the_teacher_s_choice() -> N
     while not again.over:
         view = observe(again, again.to_play)
         assert view.legal is not None
-        action = heuristic_bot.decide(view)
+        action = heuristic_move(view)
         if view.legal.count() > 1:
             assert (hand.rows[hand.chosen[decision]] == features_of(action)).all()
             decision += 1
@@ -97,7 +97,7 @@ def test_in_the_imitate_stage_every_demonstration_is_the_teacher_s_choice() -> N
 def test_the_large_margin_loss_is_zero_only_when_the_teacher_s_choice_leads_by_the_margin(
 ) -> None:
     net = QNet((4,))
-    hand = play_hand(net, Stage.IMITATE, heuristic_bot.decide, "classic", 5,
+    hand = play_hand(net, Stage.IMITATE, heuristic_move, "classic", 5,
                      random.Random(1), epsilon=0.0)
     one = Hand(hand.states[:1], hand.rows[hand.owner == 0], hand.owner[hand.owner == 0],
                hand.chosen[:1], hand.demo[:1], hand.targets[:1])

@@ -18,7 +18,8 @@ from chaodipi.engine.playing import CardPlay
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.trump import Trump
 from chaodipi.engine.view import observe
-from chaodipi.sample_bots import heuristic_bot, mc_bot
+from chaodipi.search import heuristic_move, monte_carlo_move
+from chaodipi.search import monte_carlo as mc
 
 from .server_support import Recording, config, random_bot, run_tables
 from .table_support import delivered_events
@@ -26,7 +27,7 @@ from .table_support import delivered_events
 
 def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
     return run_bot(
-        heuristic_bot.decide,
+        heuristic_move,
         address=address,
         ticket=ticket,
         name="heuristic",
@@ -37,7 +38,7 @@ def heuristic(address: str, ticket: str, seat: int, recording: Recording) -> Mat
 def montecarlo(address: str, ticket: str, seat: int, recording: Recording) -> MatchResult:
     rng = random.Random(seat)
     return run_bot(
-        lambda view: mc_bot.decide(view, rng, 0.1),
+        lambda view: monte_carlo_move(view, rng, 0.1),
         address=address,
         ticket=ticket,
         name="montecarlo",
@@ -131,7 +132,7 @@ class _NoNoise(random.Random):
 
 def _lead_in(hands: list[str], trump_suit: Suit = Suit.HEARTS) -> str:
     state = CardPlay(Trump(Rank.TWO, trump_suit), [parse_cards(h) for h in hands], dealer=0)
-    return format_cards(mc_bot._rollout_lead(state, 0, _NoNoise()))
+    return format_cards(mc._rollout_lead(state, 0, _NoNoise()))
 
 
 def test_rollout_leads_a_side_unit_no_opponent_can_beat() -> None:
@@ -158,7 +159,7 @@ def test_rollout_follow_that_cannot_win_gives_no_points() -> None:
     trump = Trump(Rank.TWO, Suit.HEARTS)
     state = CardPlay(trump, [parse_cards(h) for h in ("♣A ♠3", "♣5 ♣9 ♣Q", "♦3", "♦4")], dealer=0)
     state.push(0, tuple(parse_cards("♣A")))
-    assert format_cards(mc_bot._rollout_play(state, 1, _NoNoise())) == "♣9"
+    assert format_cards(mc._rollout_play(state, 1, _NoNoise())) == "♣9"
 
 
 def test_rollout_scores_the_kitty_with_the_presets_multiplier() -> None:
@@ -170,7 +171,7 @@ def test_rollout_scores_the_kitty_with_the_presets_multiplier() -> None:
     state.push(0, tuple(parse_cards("♠33")))
     kitty = parse_cards("♦10 ♦K ♣5 ♣3 ♣4 ♣6 ♣7 ♣8")
     cards = tuple(parse_cards("♠AA"))
-    assert mc_bot._rollout(state, 1, kitty, False, cards, _NoNoise()) == 25 * 4
+    assert mc._rollout(state, 1, kitty, False, cards, _NoNoise()) == 25 * 4
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -185,7 +186,7 @@ def test_montecarlo_plays_legally_in_sampled_worlds(preset: str) -> None:
         view = observe(match, seat)
         assert view.legal is not None
         if view.phase.value == "play" and decided < 30:
-            action = mc_bot.decide(view, rng, 0.01)
+            action = monte_carlo_move(view, rng, 0.01)
             decided += 1
         else:
             action = view.legal.sample(rng)

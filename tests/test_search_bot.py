@@ -1,10 +1,9 @@
-"""The search bot (sample_bots/search_bot.py): legal in every preset, a fixed budget spent
-exactly and deterministically, a time cap read from a clock it is given, and a real
-``arena run`` through the SDK."""
+"""The search (chaodipi.search, the search bot's library): legal in every preset, a fixed budget
+spent exactly and deterministically, a time cap read from a clock it is given; the search bot
+(sample_bots/search_bot.py) in a real ``arena run`` through the SDK."""
 
 from __future__ import annotations
 
-import doctest
 import random
 import subprocess
 import sys
@@ -23,8 +22,7 @@ from chaodipi.engine.playing import CardPlay
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.trump import Trump
 from chaodipi.engine.view import SeatView, observe
-from chaodipi.sample_bots import heuristic_bot, playout, search_bot
-from chaodipi.sample_bots.search_bot import Budget, Spent
+from chaodipi.search import Budget, Spent, heuristic_move, play_move, search_move
 
 SMALL = Budget(simulations=12, seconds=None)
 
@@ -42,7 +40,7 @@ def _advance(
             return observe(match, seat)
         forced = legal.forced()
         match.apply(
-            seat, forced if forced is not None else heuristic_bot.decide(observe(match, seat))
+            seat, forced if forced is not None else heuristic_move(observe(match, seat))
         )
     return None
 
@@ -73,11 +71,11 @@ def test_plays_a_whole_hand_legally_in_every_preset(preset: str) -> None:
             continue
         view = observe(match, seat)
         if seat % 2 == 0:
-            action = search_bot.decide(view, rng, SMALL)
+            action = search_move(view, rng, SMALL)
             assert action in legal, (preset, legal.phase, action)
             searched += 1
         else:
-            action = heuristic_bot.decide(view)
+            action = heuristic_move(view)
         match.apply(seat, action)
     assert match.records and searched > 10
 
@@ -88,13 +86,13 @@ def test_a_fixed_budget_is_spent_exactly_and_repeats_with_the_seed() -> None:
     answers, spends = [], []
     for _ in range(2):
         spent = Spent()
-        answers.append(search_bot.decide(view, random.Random(9), Budget(40, None), spent))
+        answers.append(search_move(view, random.Random(9), Budget(40, None), spent))
         spends.append(spent)
     assert answers[0] == answers[1] and answers[0] in view.legal
     assert spends[0] == spends[1]
     assert spends[0].searches == 1 and 0 < spends[0].playouts <= 40
     more = Spent()
-    search_bot.decide(view, random.Random(9), Budget(200, None), more)
+    search_move(view, random.Random(9), Budget(200, None), more)
     assert spends[0].playouts < more.playouts <= 200
 
 
@@ -105,7 +103,7 @@ def test_playouts_never_exceed_the_budget(phase: Phase) -> None:
         assert view is not None and view.legal is not None
         for simulations in (1, 7, 30):
             spent = Spent()
-            action = search_bot.decide(view, random.Random(seed), Budget(simulations, None), spent)
+            action = search_move(view, random.Random(seed), Budget(simulations, None), spent)
             assert action in view.legal
             assert spent.playouts <= simulations
 
@@ -121,7 +119,7 @@ def test_frying_is_searched_when_bids_are_shown() -> None:
             break
     assert view is not None and view.legal is not None
     spent = Spent()
-    action = search_bot.decide(view, random.Random(1), Budget(60, None), spent)
+    action = search_move(view, random.Random(1), Budget(60, None), spent)
     assert action in view.legal and isinstance(action, Pass | Fry)
     assert spent.searches == 1 and 0 < spent.playouts <= 60
 
@@ -145,7 +143,7 @@ def test_no_playout_starts_after_the_time_cap() -> None:
     assert view is not None and view.legal is not None
     clock = _Ticking()
     spent = Spent()
-    action = search_bot.decide(view, random.Random(2), Budget(10_000, 5.0, clock), spent)
+    action = search_move(view, random.Random(2), Budget(10_000, 5.0, clock), spent)
     assert action in view.legal
     assert spent.playouts == 4 and clock.now == 6.0
 
@@ -187,13 +185,6 @@ def test_the_ladder_rung_config_loads_with_fixed_budgets() -> None:
     assert "mc_bot --samples 80 --budget-ms 400" in commands["montecarlo"]
 
 
-def test_the_playout_examples_hold() -> None:
-    """Its docstring plays a dealt hand to its end and scores it (sample_bots is outside
-    pytest's doctest paths)."""
-    failed, attempted = doctest.testmod(playout)
-    assert attempted >= 3 and failed == 0
-
-
 def _world(shoe: list[Card], trump: Trump, split: random.Random, leader: int) -> CardPlay:
     """Seat 0's 25 cards fixed, and one card each of seats 1-3 (``shoe[25:28]``); their other
     72 dealt to them as ``split`` shuffles them."""
@@ -210,11 +201,11 @@ def test_a_playout_seat_decides_from_its_own_cards_alone() -> None:
     for seed in range(8):
         shoe = random.Random(seed).sample(DECK, len(DECK))
         leading = [_world(shoe, trump, random.Random(100 * seed + k), leader=0) for k in range(4)]
-        leads = {playout.play_move(w, 0, random.Random(seed)) for w in leading}
+        leads = {play_move(w, 0, random.Random(seed)) for w in leading}
         assert len(leads) == 1, leads
         following = [_world(shoe, trump, random.Random(100 * seed + k), leader=1) for k in range(4)]
         for world in following:  # seats 1-3 play the same cards in every world
             for seat in (1, 2, 3):
                 world.push(seat, (shoe[24 + seat],))
-        follows = {playout.play_move(w, 0, random.Random(seed)) for w in following}
+        follows = {play_move(w, 0, random.Random(seed)) for w in following}
         assert len(follows) == 1, follows

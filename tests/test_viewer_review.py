@@ -4,6 +4,7 @@ on the cards, the graph of the position's value, at 1280×800 and on a 390×844 
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -18,7 +19,7 @@ from chaodipi.arena.files import write_record
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import record_lines
+from chaodipi.records import record_lines, write_html
 from chaodipi.review import review_game, review_json
 from tests import test_viewer
 from tests.test_viewer import DESK, PHONE, _embedded, _shot
@@ -26,6 +27,8 @@ from tests.test_viewer import DESK, PHONE, _embedded, _shot
 browser = test_viewer.browser  # Debian's chromium, headless (the fixture of tests/test_viewer.py)
 
 SIMULATIONS = 8
+UNJUDGED = ("hand", "step", "link", "seat", "bot", "phase")
+"""What a review's JSON says of a decision it does not judge, besides ``"judged": false``."""
 BOTS = ("alpha", "</script><b>beta</b>", "alpha", "</script><b>beta</b>")
 
 
@@ -113,7 +116,8 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
     """At each marked decision of the game: the panel beside the step says its mark and cost
     ("?? cost 0.62 ± 0.10"), the better move, the candidates best first with their values and
     the bot's choice highlighted, and the table raises the better move's cards; the step in
-    the hand's steps carries the mark. A step the review does not judge says so."""
+    the hand's steps carries the mark; the panel names the judge and its version. A step the
+    review does not judge says so."""
     page, problems = _open(browser, game["folder"] / "game.html", DESK)
     marked = [d for d in game["review"]["decisions"] if d["judged"] and d["mark"]]
     for number, decision in enumerate(marked):
@@ -125,6 +129,8 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
         cost = f"{decision['mark']} cost {decision['cost']:.2f} ± {decision['error']:.2f}"
         assert cost in shown["text"], (cost, shown["text"])
         assert f"better: {_move(decision['best'])}" in shown["text"]
+        judge = game["review"]["judge"]
+        assert f"judge {judge['name']} {judge['version']}" in shown["text"]
         assert shown["logMark"] == decision["mark"]
         rows = shown["rows"][1:]
         assert [r["cells"][0].removesuffix(" ← chosen") for r in rows] == [
@@ -140,8 +146,15 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
         assert sorted(shown["raised"]) == better
         if number == 0:
             _shot(page, tmp_path, "review-desk-judged")
-    not_judged = next(d for d in game["review"]["decisions"] if not d["judged"])
-    page.evaluate(f"chaodipiViewer.go({_viewer_step(game['lines'], not_judged)})")
+    assert problems == []
+    # every decision of this game is judged: a review whose first one is not (one candidate:
+    # nothing to weigh it against) says so at its step
+    review = copy.deepcopy(game["review"])
+    first = review["decisions"][0]
+    review["decisions"][0] = {k: v for k, v in first.items() if k in UNJUDGED} | {"judged": False}
+    write_html(game["lines"], game["folder"] / "unjudged.html", review=review)
+    page, problems = _open(browser, game["folder"] / "unjudged.html", DESK)
+    page.evaluate(f"chaodipiViewer.go({_viewer_step(game['lines'], first)})")
     shown = page.evaluate(READ_REVIEW)
     assert "Not judged" in shown["text"] and shown["rows"] == [] and shown["raised"] == []
     assert problems == []

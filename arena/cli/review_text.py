@@ -33,14 +33,16 @@ class GamePrinter:
         self._hand: int | None = None
 
     def title(self, header: Mapping[str, Any], simulations: int, seed: int, page: str) -> list[str]:
-        """The review's title: the game, the budget, what the values mean, and where its
-        steps are shown (``page``: the command that writes the game's page)."""
+        """The review's title: the game, the judge and its budget, what the values mean, and
+        where its steps are shown (``page``: the command that writes the game's page)."""
         from chaodipi.records import visible
+        from chaodipi.review import JUDGE_NAME, JUDGE_VERSION
 
         game = visible(str(header.get("game") or "the game"))
         return [
             *textwrap.wrap(f"review of {game} · preset {header.get('preset')}", self.width),
             *textwrap.wrap(
+                f"judge {JUDGE_NAME} {JUDGE_VERSION}: "
                 f"{simulations} playouts a decision (more near a mark's line), seed {seed}; "
                 "values in levels for the seat's team (points/80 a tie-break), ± one standard "
                 "error; ?! inaccuracy, ? mistake, ?? blunder",
@@ -82,7 +84,7 @@ class GamePrinter:
         """How many decisions were judged, and how many not."""
         judged = len(review.judged)
         unjudged = len(review.decisions) - judged
-        return ["", f"{judged} decisions judged, {unjudged} not (declaring, hidden frying)"]
+        return ["", f"{judged} decisions judged, {unjudged} not (nothing to weigh them against)"]
 
 
 def verdict_text(judged: Judged) -> str:
@@ -123,9 +125,12 @@ def quality_text(
     from rich.table import Table
 
     from chaodipi.records import visible
-    from chaodipi.review import PHASES
+    from chaodipi.review import JUDGE_NAME, JUDGE_VERSION, PHASES
 
-    table = Table(title=f"Decision quality ({games} games, {simulations} playouts a decision)")
+    table = Table(
+        title=f"Decision quality ({games} games, {simulations} playouts a decision, judge "
+        f"{JUDGE_NAME} {JUDGE_VERSION})"
+    )
     for column in ("bot", "phase", "decisions", "cost/decision [95 %]", "??", "?", "best"):
         table.add_column(column, justify="left" if column in ("bot", "phase") else "right")
     for name in sorted(figures, key=lambda n: figures[n].all.mean_cost):
@@ -160,7 +165,7 @@ def quality_text(
         else:
             out.append(f"  {visible(name)}: no decision where the two differed")
     unjudged = sum(f.unjudged for f in figures.values())
-    out.append(f"{unjudged} decisions not judged (declaring, hidden frying)")
+    out.append(f"{unjudged} decisions not judged (nothing to weigh them against)")
     return out
 
 

@@ -1,11 +1,11 @@
 """Playing a sampled world out to the end of the hand, fast, each seat seeing only its own cards.
 
-The search bot (:mod:`chaodipi.sample_bots.search_bot`) judges a move by playing it in many
-sampled worlds and finishing each hand with the policy here. Every seat of a playout decides
-from what that seat could know (its own hand, the trick on the table, and the other cards
-pooled: which of them the others hold is not looked at). Policies that peek at the sampled
-hands make each world look easier than the real game, and the search then trusts plans that
-only work when the cards are known (strategy fusion); a policy blind to the deal does not.
+The search (:func:`chaodipi.search.search_move`) and the review's judge weigh a move by playing
+it in many sampled worlds and finishing each hand with the policy here. Every seat of a playout
+decides from what that seat could know (its own hand, the trick on the table, and the other
+cards pooled: which of them the others hold is not looked at). Policies that peek at the sampled
+hands make each world look easier than the real game, and the search then trusts plans that only
+work when the cards are known (strategy fusion); a policy blind to the deal does not.
 
 * leading: a throw of a suit's top units, else a side-suit unit no unseen card can beat, else
   the top trump while holding more trumps than all unseen ones together, else a low card of
@@ -13,16 +13,11 @@ only work when the cards are known (strategy fusion); a policy blind to the deal
 * following: feed points to a partner who is winning, else win with the strongest form of a
   legal option when that wins the trick so far, else shed the cheapest cards (no trumps, no
   points, low ones);
-* burying (for a fry): the heuristic bot's rule, low side cards of short suits, no points.
-
 :func:`hand_value` scores a finished hand for one seat in levels (the level table of the
 preset), plus the points as a small tie-break.
 
 >>> import random
->>> from chaodipi.engine.cards import Rank, Suit
->>> from chaodipi.engine.cards import DECK
->>> from chaodipi.engine.presets import PRESETS
->>> from chaodipi.engine.trump import Trump
+>>> from chaodipi.engine import DECK, PRESETS, CardPlay, Rank, Suit, Trump
 >>> shoe = random.Random(5).sample(DECK, len(DECK))
 >>> hands, kitty = [shoe[i * 25 : i * 25 + 25] for i in range(4)], shoe[100:]
 >>> play = CardPlay(Trump(Rank.TWO, Suit.SPADES), hands, dealer=0)
@@ -44,7 +39,6 @@ from chaodipi.engine import (
     Card,
     CardPlay,
     ScoreRules,
-    Trump,
     beats_unit,
     decompose,
     levels_for,
@@ -52,7 +46,7 @@ from chaodipi.engine import (
     score_hand,
 )
 
-__all__ = ["LEAD_NOISE", "bury_cards", "follow_move", "hand_value", "play_move", "play_out"]
+__all__ = ["LEAD_NOISE", "POINTS_PER_LEVEL", "follow_move", "hand_value", "play_move", "play_out"]
 
 LEAD_NOISE = 0.1
 """How often a playout leads a random unit instead of its rule's lead."""
@@ -131,20 +125,6 @@ def play_out(play: CardPlay, rng: random.Random) -> None:
     while not play.is_over:
         seat = play.to_play
         play.push(seat, play_move(play, seat, rng))
-
-
-def bury_cards(trump: Trump, hand: Sequence[Card], count: int = 8) -> tuple[Card, ...]:
-    """The heuristic bot's bury: low side cards from short suits, never points or trumps
-    when it can help it."""
-    lengths = Counter(trump.suit_of[c] for c in hand)
-
-    def keep(card: Card) -> float:
-        suit = trump.suit_of[card]
-        value = trump.order[card] + card.points * 1.5 + (30 if suit == TRUMP else 0)
-        short = suit != TRUMP and lengths[suit] <= 4
-        return value + 40 * (card.points > 0) - (8 if short else 0)
-
-    return tuple(sorted(sorted(hand, key=keep)[:count]))
 
 
 def hand_value(
