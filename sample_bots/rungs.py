@@ -25,8 +25,8 @@ import random
 from typing import Any
 
 from chaodipi.bot import Action, SeatView
-from chaodipi.sample_bots import heuristic_bot, search_bot
 from chaodipi.sample_bots.dmc_bot import MODEL, one_blas_thread
+from chaodipi.search import DEFAULT_CAP_MS, Budget, heuristic_move, search_move
 
 __all__ = ["Dmc", "Heuristic", "Random", "Search", "Search40", "seeded"]
 
@@ -51,10 +51,11 @@ class Random:
 
 
 class Heuristic:
-    """The heuristic bot (:mod:`chaodipi.sample_bots.heuristic_bot`)."""
+    """The heuristic bot (:mod:`chaodipi.sample_bots.heuristic_bot`): its policy,
+    :func:`chaodipi.search.heuristic_move`."""
 
     def __call__(self, view: SeatView) -> Action:
-        return heuristic_bot.decide(view)
+        return heuristic_move(view)
 
 
 class Search:
@@ -64,13 +65,13 @@ class Search:
     SIMULATIONS = 120
 
     def __init__(self) -> None:
-        self.budget = search_bot.Budget(self.SIMULATIONS, search_bot.DEFAULT_CAP_MS / 1000)
+        self.budget = Budget(self.SIMULATIONS, DEFAULT_CAP_MS / 1000)
         self.rng: random.Random | None = None
 
     def __call__(self, view: SeatView) -> Action:
         if self.rng is None:
             self.rng = seeded(view)
-        return search_bot.decide(view, self.rng, self.budget)
+        return search_move(view, self.rng, self.budget)
 
 
 class Search40(Search):
