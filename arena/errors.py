@@ -4,13 +4,15 @@ after its name and exits with the kind's :attr:`ArenaError.exit_code`.
 
 * :class:`UsageError` — what was asked cannot be done as asked: change the config or the
   command line (:class:`ConfigError` for a config's key, :class:`ResumeError` for a database
-  that holds another tournament, or this one without ``--resume``).
+  that holds another tournament, or this one without ``--resume``, :class:`LadderError` for a
+  request a standing ladder's operator made).
 * :class:`SetupError` — the machine is not ready for it: a file (:class:`DatabaseError`), an
   address (:class:`AddressError`), a package (:class:`MissingExtraError`), a cluster
   (:class:`ClusterError`).
 * :class:`RunError` — a run that began cannot go on: the backend failed
   (:class:`BackendFailed`), a shard cannot be played on its node (:class:`ShardError`), a game
-  cannot be seated (:class:`NoSeat`).
+  cannot be seated (:class:`NoSeat`), a running ladder refused or did not answer
+  (:class:`LadderRefused`).
 
 Each also derives from the built-in error it refines (``ValueError``, ``OSError``,
 ``ImportError``, ``ConnectionError``, ``RuntimeError``), so code written against those still
@@ -32,6 +34,8 @@ __all__ = [
     "ConfigError",
     "DatabaseError",
     "DealSetError",
+    "LadderError",
+    "LadderRefused",
     "MissingExtraError",
     "NoSeat",
     "NotResultsDatabase",
@@ -67,6 +71,16 @@ class DealSetError(UsageError):
     file and the deal): :mod:`chaodipi.arena.tournament.deal_sets`."""
 
 
+class LadderError(UsageError):
+    """An operator's request a standing ladder refuses, in one line (``status``: the HTTP status
+    its web API answers with: 400 a bad request, 404 no such bot, 409 it conflicts with the
+    ladder's state, 413 a body too large)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class SetupError(ArenaError):
     """The machine is not ready: a file, an address, a package or a cluster."""
 
@@ -100,6 +114,11 @@ class RunError(ArenaError, RuntimeError):
     """A run that began cannot go on; what was stored stays."""
 
     exit_code = 1
+
+
+class LadderRefused(RunError):
+    """A running ladder refused an operator's command (its answer in one line), or did not
+    answer at its address."""
 
 
 class BackendFailed(RunError):

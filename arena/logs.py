@@ -50,8 +50,28 @@ def _visible(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> dic
     return {k: visible(v) if isinstance(v, str) else v for k, v in event.items()}
 
 
-def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
-    """Set up structlog once: JSON when stderr is not a terminal (or ``json=True``)."""
+def _without_tables_info(
+    _logger: Any, method: str, event: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """Drops a table's or a session's info line (a seat given, connected, a hand over).
+
+    >>> _without_tables_info(None, "info", {"event": "pair_over", "pair": 3})
+    {'event': 'pair_over', 'pair': 3}
+    >>> _without_tables_info(None, "info", {"event": "seat_connected", "table": "t1"})
+    Traceback (most recent call last):
+    structlog.exceptions.DropEvent
+    """
+    if method == "info" and ("table" in event or "session" in event):
+        raise structlog.DropEvent
+    return event
+
+
+def configure_logging(
+    level: str = "info", *, json: bool | None = None, tables_at_info: bool = True
+) -> None:
+    """Set up structlog once: JSON when stderr is not a terminal (or ``json=True``).
+    ``tables_at_info=False`` keeps the info lines of tables and sessions out (a standing
+    ladder's own lines stay; ``debug`` shows them all)."""
     global _configured
     as_json = not sys.stderr.isatty() if json is None else json
     renderer: Any = (
@@ -62,6 +82,7 @@ def configure_logging(level: str = "info", *, json: bool | None = None) -> None:
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            *([] if tables_at_info or level == "debug" else [_without_tables_info]),
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             *([] if as_json else [_visible]),

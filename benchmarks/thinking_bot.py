@@ -5,7 +5,9 @@
 Stands in for a bot whose ``decide`` costs about a millisecond (a rule bot with search, an RL
 policy): the random or heuristic sample bot's choice, then a busy loop on the thread's CPU
 clock. ``cpu_per_decision.py --think-us`` plays it through ``arena run`` and, through
-:func:`thinking`, in-process, so the ratio of the two is measured for such a bot.
+:func:`thinking`, in-process, so the ratio of the two is measured for such a bot;
+``in_process_ratio.py --think-us`` plays its in-process forms too (:class:`Random`,
+:class:`Heuristic`: ``py:thinking_bot:Random`` with this folder on the module path).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 THINK_US = "BENCH_THINK_US"
 """The environment variable that says how many µs of CPU each decision spends more."""
@@ -63,6 +65,28 @@ def main() -> int:
     chosen = {"random": random_decide, "heuristic": heuristic_move}[name]
     print(run_bot(thinking(chosen, think_us()), argv=argv, name=args.name), file=sys.stderr)
     return 0
+
+
+class Random:
+    """The random rung's in-process form (:mod:`chaodipi.sample_bots.rungs`), then
+    ``$BENCH_THINK_US`` µs of CPU."""
+
+    def __init__(self) -> None:
+        from chaodipi.sample_bots.rungs import Random as Rung
+
+        self.decide: Callable[[Any], Any] = thinking(Rung(), think_us())
+
+    def __call__(self, view: Any) -> Any:
+        return self.decide(view)
+
+
+class Heuristic(Random):
+    """The heuristic rung's in-process form, then ``$BENCH_THINK_US`` µs of CPU."""
+
+    def __init__(self) -> None:
+        from chaodipi.sample_bots.rungs import Heuristic as Rung
+
+        self.decide = thinking(Rung(), think_us())
 
 
 if __name__ == "__main__":

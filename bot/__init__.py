@@ -27,9 +27,15 @@ messages are built and read by the contract's own conversion, :mod:`chaodipi.are
 ``decide`` runs inline on it once it has shown itself quick, else in a worker thread under the
 deadline guard (:mod:`chaodipi.bot.thinking`). The SDK needs the engine, the contract and
 grpcio only: nothing of the arena's server or tournaments.
+
+A bot that is a Python callable may also be named ``MODULE:NAME`` (:func:`load_bot`): the arena
+then calls it beside its table, trusted (``arena run -b mine=py:MODULE:NAME``), and ``python3 -m
+chaodipi.bot.callables MODULE:NAME`` plays it over the streams as any command.
 """
 
 from chaodipi.bot.answer import Answer as Answer
+from chaodipi.bot.callables import load_bot as load_bot
+from chaodipi.bot.callables import parse_bot as parse_bot
 from chaodipi.bot.client import Decide as Decide
 from chaodipi.bot.client import bot_arguments as bot_arguments
 from chaodipi.bot.client import run_bot as run_bot
@@ -75,6 +81,8 @@ __all__ = [
     "bid_action",
     "bot_arguments",
     "card_action",
+    "load_bot",
+    "parse_bot",
     "read_token_file",
     "run_bot",
 ]

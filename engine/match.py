@@ -354,9 +354,10 @@ class Match:
         other team no reward), or undecided (``STOPPED``, ``FAILED``).
 
         >>> from chaodipi.engine.presets import PRESETS
-        >>> Match(PRESETS["classic"], seed=1).cut_short(Ending.FORFEIT, "seat 3 crashed", 3)
-        Outcome(ending=<Ending.FORFEIT: 'forfeit'>, reason='seat 3 crashed', winner=0, hands=0, \
-progress=(0, 0), forfeited_by=3, reward=0)
+        >>> match = Match(PRESETS["classic"], seed=1)
+        >>> outcome = match.cut_short(Ending.FORFEIT, "seat 3 crashed", 3)
+        >>> outcome.ending, outcome.winner, outcome.forfeited_by, outcome.reward
+        (<Ending.FORFEIT: 'forfeit'>, 0, 3, 0)
         """
         if ending is Ending.PLAYED_OUT:
             raise ValueError("a match cut short is not played out")

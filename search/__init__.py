@@ -18,8 +18,8 @@ One home for the policies the project's bots, its trainer and its reviewer share
   (:data:`MARGIN`);
 * the review's judge (:mod:`chaodipi.search.judge`): :func:`judge_problem`, named
   :data:`JUDGE_NAME` at :data:`JUDGE_VERSION`, which weighs the auction too
-  (:mod:`chaodipi.search.auction`: :func:`auction_problem`, declaring and frying while bids
-  are hidden).
+  (:mod:`chaodipi.search.auction`: :func:`auction_problem`, declaring, frying and burying
+  with the rest of the auction played after the choice).
 
 It imports the engine alone (``tests/test_layers.py``): the sample bots
 (``chaodipi.sample_bots``) are thin programs over it, the review (``chaodipi.review``) and the

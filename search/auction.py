@@ -1,13 +1,17 @@
-"""The auction judged: declaring, and frying while bids are hidden, weighed like card play.
+"""The auction judged: declaring, frying and burying, weighed like card play.
 
-The search weighs card play, burying and frying where bids are shown (:mod:`chaodipi.search.pimc`);
-for the review's judge (:mod:`chaodipi.search.judge`) this module states the other decisions of
-the auction as a :class:`~chaodipi.search.pimc.Problem`: each choice played out over the worlds
-the seat could believe in, to the end of the hand.
+The search weighs card play, burying and frying where bids are shown (:mod:`chaodipi.search.pimc`)
+with the rest of the auction left out; for the review's judge (:mod:`chaodipi.search.judge`)
+this module states every decision of the auction as a :class:`~chaodipi.search.pimc.Problem`:
+each choice played out over the worlds the seat could believe in, the rest of the auction (the
+fries and buries that could follow) then the card play, to the end of the hand.
 
-* **Candidates**: the heuristic's choice first, passing, and every bid the seat may make
-  (declaring: each suit's single or pair, a joker pair, the ♥5 pair for each trump; frying:
-  the pairs), those whose trump holds most of the seat's cards first, :data:`MAX_BIDS` at most.
+* **Candidates**: declaring and frying: the heuristic's choice first, passing, and every bid the
+  seat may make (declaring: each suit's single or pair, a joker pair, the ♥5 pair for each
+  trump; frying: the pairs), those whose trump holds most of the seat's cards first,
+  :data:`MAX_BIDS` at most. Burying: the search's buries
+  (:func:`~chaodipi.search.pimc.bury_candidates`: the heuristic's, then variants that void a
+  short side suit or bury the lowest cards by rank).
 * **Worlds**: a deal of the cards the seat has not seen, drawn uniformly among those its view
   allows (:class:`chaodipi.engine.DealSampler`), *including its own packets still to come*
   while the cards are dealt: the cards not yet dealt go round the table in a shuffled order
@@ -100,8 +104,14 @@ from chaodipi.engine import (
     TrumpFixed,
     bid_action,
 )
-from chaodipi.search.heuristic import bury_cards, choose_bid, heuristic_move, trump_share
-from chaodipi.search.pimc import Problem
+from chaodipi.search.heuristic import (
+    bury_cards,
+    choose_bid,
+    guess_trump,
+    heuristic_move,
+    trump_share,
+)
+from chaodipi.search.pimc import Problem, bury_candidates
 from chaodipi.search.playout import hand_value, play_out
 
 __all__ = ["MAX_BIDS", "MAX_DRAWS", "auction_problem"]
@@ -199,7 +209,7 @@ def _kitties(history: _History, deal: Deal) -> list[Cards] | None:
     next taker does not hold now pass on, the rest filled from the next kitty seen. ``None``
     when the world leaves no way."""
     buries = [s.cards for s in history.steps if s.kind == "bury"]
-    count = len(buries)
+    count = len(history.takers)  # a kitty taken and not yet buried is the seat's to bury now
     known: list[Cards | None] = [None] * (count + 1)
     for i, buried in enumerate(buries):
         if buried is not None:
@@ -399,8 +409,11 @@ def _continue(auction: Auction) -> None:
 
 
 def _candidates(view: SeatView, legal: LegalActions) -> list[Action]:
-    """The heuristic's choice, passing, and the bids, those whose trump holds most of the
-    seat's cards first."""
+    """Burying: the search's buries (:func:`~chaodipi.search.pimc.bury_candidates`, the
+    heuristic's first). Declaring and frying: the heuristic's choice, passing, and the bids,
+    those whose trump holds most of the seat's cards first."""
+    if legal.phase is Phase.BURY:
+        return [Bury(cards) for cards in bury_candidates(view, guess_trump(view))]
 
     def share(bid: Bid) -> float:
         return trump_share(view.hand, Trump(view.level, bid.suit, view.preset.card))
@@ -411,13 +424,20 @@ def _candidates(view: SeatView, legal: LegalActions) -> list[Action]:
 
 
 def auction_problem(view: SeatView) -> Problem | None:
-    """The judge's problem at a declaring decision, or a frying one while bids are hidden (see
-    the module docs); ``None`` at any other decision, or with nothing to weigh."""
+    """The judge's problem at a declaring, frying or burying decision (see the module docs);
+    ``None`` in the card play, or with nothing to weigh."""
     legal = view.legal
     assert legal is not None
-    hidden_fry = legal.phase is Phase.FRY and view.preset.bid.hidden
-    if not (legal.phase is Phase.DECLARE or hidden_fry) or not legal.bids:
-        return None
+    match legal.phase:
+        case Phase.DECLARE | Phase.FRY:
+            if not legal.bids:
+                return None
+        case Phase.BURY:
+            pass
+        case Phase.PLAY | Phase.OVER:
+            return None
+        case _:
+            assert_never(legal.phase)
     choices = _candidates(view, legal)
     sampler = DealSampler(view)
     replay = _Replay(view.seat, view.preset, view.level, view.hand_number == 0, _history(view))

@@ -25,14 +25,14 @@ __all__ = ["JUDGE_NAME", "JUDGE_VERSION", "judge_problem"]
 
 JUDGE_NAME = "chaodipi.search PIMC"
 """The judge's name, as a review's JSON and text give it."""
-JUDGE_VERSION = "2"
+JUDGE_VERSION = "3"
 """The judge's version: a new one whenever a verdict on the same decision, seed and budget could
 change."""
 
 
 def judge_problem(view: SeatView) -> Problem | None:
-    """The judge's problem at ``view``'s decision: the search's (:func:`~chaodipi.search.problem`:
-    card play, burying, frying while bids are shown), else the auction's
-    (:func:`~chaodipi.search.auction_problem`: declaring, frying while bids are hidden); ``None``
-    with nothing to weigh."""
-    return problem(view) or auction_problem(view)
+    """The judge's problem at ``view``'s decision: the auction's
+    (:func:`~chaodipi.search.auction_problem`: declaring, frying, burying, the rest of the
+    auction played after the choice), else the search's (:func:`~chaodipi.search.problem`: the
+    card play); ``None`` with nothing to weigh."""
+    return auction_problem(view) or problem(view)

@@ -17,7 +17,8 @@ which the review's judge weighs too (:mod:`chaodipi.search.judge`).
 * frying (炒底, in presets whose bids are shown): passing against frying into each suit it
   may, the fried world with the kitty taken up and buried again by the heuristic's rule;
 * declaring, and frying when bids are hidden: the heuristic's rule. The search does not
-  weigh those (:func:`problem` is ``None``); the review's judge does
+  weigh those (:func:`problem` is ``None``); the review's judge weighs them, and burying and
+  frying too with the rest of the auction played after the choice
   (:mod:`chaodipi.search.auction`).
 
 The budget is spent by sequential halving: the candidates meet the same worlds and the same
@@ -92,6 +93,7 @@ __all__ = [
     "Budget",
     "Problem",
     "Spent",
+    "bury_candidates",
     "problem",
     "search_move",
 ]
@@ -276,7 +278,9 @@ def _play_problem(view: SeatView, legal: LegalActions) -> Problem | None:
 # -- burying --------------------------------------------------------------------------------
 
 
-def _bury_candidates(view: SeatView, trump: Trump) -> list[tuple[Card, ...]]:
+def bury_candidates(view: SeatView, trump: Trump) -> list[tuple[Card, ...]]:
+    """The buries weighed: the heuristic's, then variants that void a short side suit or bury
+    the lowest cards by rank (:data:`MAX_BURIES` at most)."""
     preferred = heuristic_move(view)
     assert isinstance(preferred, Bury)
     hand = list(view.hand)
@@ -300,7 +304,7 @@ def _bury_candidates(view: SeatView, trump: Trump) -> list[tuple[Card, ...]]:
 
 def _bury_problem(view: SeatView) -> Problem:
     trump = guess_trump(view)
-    choices: list[Action] = [Bury(cards) for cards in _bury_candidates(view, trump)]
+    choices: list[Action] = [Bury(cards) for cards in bury_candidates(view, trump)]
     sampler = DealSampler(view)
     dealer = view.dealer
     if not sampler.count or dealer is None:

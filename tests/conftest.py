@@ -26,8 +26,20 @@ def _logging_at_info() -> Iterator[None]:
     configure_logging()
 
 
-@pytest.fixture(params=["local", "grpc"])
+@pytest.fixture(params=["local", pytest.param("grpc", marks=pytest.mark.slow)])
 def transport(request: pytest.FixtureRequest) -> str:
     """How ``arena run``'s command bots reach it (the config's ``transport``): a test that
-    takes this runs over each."""
+    takes this runs over each, the default one (``local``) in the default run, ``grpc`` in
+    ``pytest -m slow``. A test that runs over both in the default run parametrizes
+    ``transport`` itself (tests/test_sessions_run.py's secrets test)."""
     return str(request.param)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test in a real browser (it takes the ``browser`` fixture of tests/test_viewer.py:
+    Debian's chromium, driven by playwright) is slow: it runs under ``pytest -m slow``. Before
+    ``-m`` deselects (``tryfirst``)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

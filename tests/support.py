@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
+from typing import TypeVar
+
 from chaodipi.engine import Card, Rank, Suit, Trump, parse_cards
 from chaodipi.engine.presets import PRESETS
 from chaodipi.engine.rules import CardRules
@@ -14,6 +17,22 @@ KANGQI = PRESETS["kangqi"].card
 MINGCHAO = PRESETS["mingchao"].card
 HEFEI = PRESETS["hefei"].card
 CLASSIC = PRESETS["classic"].card
+
+
+T = TypeVar("T")
+
+
+def copied(thing: T) -> T:
+    """A deep copy of ``thing`` (a match, an environment) by a pickle round trip: what
+    ``copy.deepcopy`` makes (both copy by ``__reduce_ex__``, sharing what the original shares),
+    at a third of its cost.
+
+    >>> hands = [[1, 2]] * 2
+    >>> twin = copied(hands)
+    >>> twin == hands and twin[0] is not hands[0] and twin[0] is twin[1]
+    True
+    """
+    return pickle.loads(pickle.dumps(thing, pickle.HIGHEST_PROTOCOL))  # type: ignore[no-any-return]
 
 
 def cards(text: str) -> list[Card]:

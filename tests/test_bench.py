@@ -249,3 +249,60 @@ def test_a_ladder_of_a_preset_without_the_learned_rung_s_model_refuses_it() -> N
         "for: classic): leave it out")
     assert ladder_config(ROOT, preset="classic", rungs=["heuristic", "dmc"]).rungs == (
         "heuristic", "dmc")
+
+
+def test_a_bench_of_an_in_process_bot_plays_the_rungs_in_process(tmp_path: Path) -> None:
+    """CMD ``py:MODULE:NAME``: the rungs are played by their callables too, every game in a
+    worker (the stored commands say so, and only the workers' stderr files are there); with
+    ``--workers 0`` every bot is a process, the rungs by their commands, and the command to
+    play it again says ``--workers 0``."""
+    argv = ["py:chaodipi.sample_bots.rungs:Random", "--name", "mine", "--rungs", "heuristic"]
+    argv += ["-n", "1", "--hands", "1"]
+    done = bench(*argv, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("arena bench: 2 games to play")
+    db = ResultsDB(tmp_path / "bench.sqlite", read_only=True)
+    try:
+        commands = {b["name"]: b["command"] for b in db.runs()[-1].config["bots"]}
+        assert len(db.rows()) == 2
+    finally:
+        db.close()
+    assert commands == {
+        "mine": ["py:chaodipi.sample_bots.rungs:Random"],
+        "heuristic": [rung_named("heuristic").callable],
+    }
+    logs = sorted(p.name for p in (tmp_path / "bench-logs").iterdir())
+    assert logs and all("#w" in name for name in logs)
+    apart = tmp_path / "apart"
+    apart.mkdir()
+    done = bench(*argv, "--workers", "0", cwd=apart)
+    assert done.returncode == 0, done.stderr
+    db = ResultsDB(apart / "bench.sqlite", read_only=True)
+    try:
+        commands = {b["name"]: b["command"] for b in db.runs()[-1].config["bots"]}
+    finally:
+        db.close()
+    assert commands["heuristic"] == rung_named("heuristic").command.split()
+    assert not any("#w" in p.name for p in (apart / "bench-logs").iterdir())
+    assert "--workers 0" in done.stdout
+
+
+def test_each_rung_is_also_a_callable_that_plays_its_seat() -> None:
+    """Each rung's in-process form loads (``chaodipi.bot.load_bot``) and, made for a seat,
+    answers a legal action from that seat's view; made twice for the same view, the same one
+    (its generator seeded by what the seat knows), but for the search rungs, whose time cap a
+    loaded machine may reach."""
+    from chaodipi.bot import load_bot
+    from chaodipi.engine import PRESETS, Match, observe
+
+    match = Match(PRESETS["classic"], seed=11)
+    while match.legal_actions().forced() is not None:
+        match.apply(match.to_play, match.legal_actions().forced())
+    view = observe(match, match.to_play)
+    assert view.legal is not None
+    for each in RUNGS:
+        assert each.callable.startswith("py:chaodipi.sample_bots.rungs:")
+        new_game = load_bot(each.callable.removeprefix("py:"))
+        first, again = new_game()(view), new_game()(view)
+        assert first in view.legal and again in view.legal, each.name
+        assert first == again or each.name.startswith("search"), each.name

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import doctest
 import re
+import shlex
 import subprocess
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +93,28 @@ def test_the_readmes_test_command_shows_why_tests_skipped_and_ci_runs_it() -> No
     runs = [step.partition("#")[0].split() for step in ci if " -m pytest" in step]
     assert len(runs) >= 2 and all("-rs" in run for run in runs), runs
     assert any(step.startswith(command + " ") or step == command for step in ci)
+
+
+def test_each_set_the_default_run_leaves_out_has_its_step_in_ci_and_its_command_in_the_readme() -> None:
+    """pytest's addopts leave out the tests of some markers (``-m 'not ray and not slow'``): each
+    is registered with what it is, .ci/run runs it in a step of its own (``-m slow``), and the
+    README gives that command, so no test is run by nobody."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    ini = options["tool"]["pytest"]["ini_options"]
+    words = shlex.split(ini["addopts"])
+    expression = words[words.index("-m") + 1]
+    left_out = re.fullmatch(r"not (\w+)((?: and not \w+)*)", expression)
+    assert left_out is not None, expression
+    markers = [left_out[1], *re.findall(r"not (\w+)", left_out[2])]
+    assert {"ray", "slow"} <= set(markers), markers
+    registered = {line.partition(":")[0]: line.partition(":")[2] for line in ini["markers"]}
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    steps = [step.partition("#")[0].split() for step in ci if " -m pytest" in step]
+    for marker in markers:
+        assert f"pytest -m {marker}" in registered[marker], registered  # says how to run it
+        assert any(step[-2:] == ["-m", marker] for step in steps), (marker, steps)
+        assert f"`python3 -m pytest -rs -m {marker}`" in readme, marker
 
 
 RUNG_LISTS = {

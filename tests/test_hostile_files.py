@@ -1,19 +1,23 @@
 """Results databases and game records made by someone else (labs share them): every command
 that reads one (``arena report`` with ``--json``/``--csv``/``--plot``, ``games``, ``show``,
 ``show --html``, ``run --resume``) refuses a crafted one in one line on stderr, exit 2, with no
-traceback, and ends (an endless view, a zlib bomb). Each case runs every command that reads it
-in one child process, whose timeout guards against a hang only."""
+traceback, and ends (an endless view, a zlib bomb). The commands run in a child process, one
+for the module (its imports made once), case after case; its timeout guards against a hang
+only."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import select
 import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,22 +33,102 @@ from chaodipi.records import MAX_RECORD_BYTES, dump_lines, pack, record_lines
 
 RANDOM = "python3 -m chaodipi.sample_bots.random_bot"
 
-# Runs each command line of argv[1] (JSON) with `main`, and prints what each did as JSON.
-DRIVER = """
-import contextlib, io, json, sys, traceback
+# Reads a case a line, [folder, [argv, ...]] (JSON), runs each command line in the folder with
+# `main`, and prints what each did: a line of DONE and JSON (the bots a `run` starts share its
+# stdout, so the answer is the line that starts so).
+DONE = "commands done: "
+DRIVER = f"""
+import contextlib, io, json, os, sys, traceback
 from chaodipi.arena.cli.main import main
-done = []
-for argv in json.loads(sys.argv[1]):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except BaseException:
-            traceback.print_exc()
-            code = None
-    done.append({"argv": argv, "code": code, "err": err.getvalue()})
-print(json.dumps(done))
+for case in sys.stdin:
+    folder, commands = json.loads(case)
+    os.chdir(folder)
+    done = []
+    for argv in commands:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except BaseException:
+                traceback.print_exc()
+                code = None
+        done.append({{"argv": argv, "code": code, "err": err.getvalue()}})
+    print({DONE!r} + json.dumps(done), flush=True)
 """
+HANG_S = 600.0
+"""How long one case's commands may take: a bound on a hang, not on the machine's speed."""
+
+
+def _answer(lines: str) -> list[dict[str, Any]]:
+    """What the driver said it did, from its output."""
+    said = [line for line in lines.splitlines() if line.startswith(DONE)]
+    assert said, lines[-3000:]
+    results: list[dict[str, Any]] = json.loads(said[-1].removeprefix(DONE))
+    return results
+
+
+class Driver:
+    """The child process that runs the commands (``DRIVER``), started again if one dies."""
+
+    def __init__(self, logs: Path) -> None:
+        self._logs = logs
+        self._child: subprocess.Popen[bytes] | None = None
+        self._started_count = 0
+        self._stderr = logs / "driver-0.stderr"
+
+    def run(self, commands: list[list[str]], cwd: Path) -> list[dict[str, Any]]:
+        """Each command line's exit code and stderr, run in ``cwd``."""
+        child = self._started()
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(json.dumps([str(cwd), commands]).encode() + b"\n")
+        child.stdin.flush()
+        said = b""
+        deadline = time.monotonic() + HANG_S
+        while not any(line.startswith(DONE.encode()) for line in said.split(b"\n")[:-1]):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
+                self.close()
+                pytest.fail(f"the commands did not end within {HANG_S} s: {commands}")
+            chunk = os.read(child.stdout.fileno(), 1 << 16)
+            if not chunk:
+                child.wait()
+                self._child = None
+                stderr = self._stderr.read_text(encoding="utf-8", errors="replace")
+                pytest.fail(f"the driver exited with {child.returncode}:\n{stderr[-3000:]}")
+            said += chunk
+        return _answer(said.decode("utf-8", errors="replace"))
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._child is None:
+            self._started_count += 1
+            self._stderr = self._logs / f"driver-{self._started_count}.stderr"
+            with self._stderr.open("wb") as stderr:
+                self._child = subprocess.Popen(
+                    [sys.executable, "-c", DRIVER],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                )  # fmt: skip
+        return self._child
+
+    def close(self) -> None:
+        if self._child is not None:
+            assert self._child.stdin is not None and self._child.stdout is not None
+            self._child.stdin.close()
+            try:
+                self._child.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+                self._child.wait()
+            self._child.stdout.close()
+            self._child = None
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+    running = Driver(tmp_path_factory.mktemp("driver"))
+    try:
+        yield running
+    finally:
+        running.close()
 
 
 def _record() -> list[dict[str, Any]]:
@@ -214,16 +298,6 @@ def _sql(path: Path, statements: list[str | tuple[str, tuple[Any, ...]]]) -> Non
     sqlite3.connect(path).close()
 
 
-def _run_all(commands: list[list[str]], cwd: Path) -> list[dict[str, Any]]:
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, json.dumps(commands)],
-        capture_output=True, text=True, timeout=600, cwd=cwd,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    results: list[dict[str, Any]] = json.loads(done.stdout.splitlines()[-1])
-    return results
-
-
 def _refused_in_one_line(results: list[dict[str, Any]], says: str = "") -> None:
     for result in results:
         err = result["err"]
@@ -253,26 +327,30 @@ def _database_commands(path: Path, tmp_path: Path) -> list[list[str]]:
     ]
 
 
-def test_the_sound_database_is_read_by_every_command(tmp_path: Path) -> None:
+def test_the_sound_database_is_read_by_every_command(tmp_path: Path, driver: Driver) -> None:
     path = _database(tmp_path / "results.sqlite")
-    for result in _run_all(_database_commands(path, tmp_path), tmp_path):
+    for result in driver.run(_database_commands(path, tmp_path), tmp_path):
         assert result["code"] == 0, (result["argv"], result["err"][-3000:])
 
 
 @pytest.mark.parametrize("case", sorted(DATABASE_CASES))
-def test_a_crafted_database_is_refused_in_one_line(tmp_path: Path, case: str) -> None:
+def test_a_crafted_database_is_refused_in_one_line(
+    tmp_path: Path, case: str, driver: Driver
+) -> None:
     path = _database(tmp_path / "results.sqlite")
     _sql(path, DATABASE_CASES[case])
-    _refused_in_one_line(_run_all(_database_commands(path, tmp_path), tmp_path))
+    _refused_in_one_line(driver.run(_database_commands(path, tmp_path), tmp_path))
 
 
 @pytest.mark.parametrize("case", sorted(RECORD_CASES))
-def test_a_crafted_stored_record_is_refused_in_one_line(tmp_path: Path, case: str) -> None:
+def test_a_crafted_stored_record_is_refused_in_one_line(
+    tmp_path: Path, case: str, driver: Driver
+) -> None:
     path = _database(tmp_path / "results.sqlite")
     _sql(path, RECORD_CASES[case])
     db = str(path)
     commands = [["show", db, "1"], ["show", db, "2", "--html", str(tmp_path / "game.html")]]
-    _refused_in_one_line(_run_all(commands, tmp_path), _says(case))
+    _refused_in_one_line(driver.run(commands, tmp_path), _says(case))
 
 
 def _header(change: Callable[[dict[str, Any]], Any]) -> Callable[[list[dict[str, Any]]], None]:
@@ -314,7 +392,9 @@ def _sparse(path: Path, size: int) -> None:
 
 
 @pytest.mark.parametrize("case", sorted(RECORD_FILE_CASES) + sorted(RAW_FILES))
-def test_a_crafted_record_file_is_refused_in_one_line(tmp_path: Path, case: str) -> None:
+def test_a_crafted_record_file_is_refused_in_one_line(
+    tmp_path: Path, case: str, driver: Driver
+) -> None:
     path = tmp_path / "game.jsonl"
     if case in RAW_FILES:
         RAW_FILES[case](path)
@@ -323,7 +403,7 @@ def test_a_crafted_record_file_is_refused_in_one_line(tmp_path: Path, case: str)
         RECORD_FILE_CASES[case](lines)
         path.write_text(dump_lines(lines), encoding="utf-8")
     commands = [["show", str(path)], ["show", str(path), "--html", str(tmp_path / "game.html")]]
-    _refused_in_one_line(_run_all(commands, tmp_path), _says(case))
+    _refused_in_one_line(driver.run(commands, tmp_path), _says(case))
 
 
 def _read_only_folder_works(folder: Path) -> bool:
@@ -347,12 +427,12 @@ def test_a_results_file_in_a_folder_that_cannot_be_written(tmp_path: Path) -> No
     commands = _database_commands(path, tmp_path)
     done = subprocess.run(
         ["unshare", "-m", "sh", "-c", f'mount --bind {folder} {folder} && '
-         f'mount -o remount,ro,bind {folder} && exec "$0" -c "$1" "$2"',
-         sys.executable, DRIVER, json.dumps(commands)],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+         f'mount -o remount,ro,bind {folder} && exec "$0" -c "$1"', sys.executable, DRIVER],
+        input=json.dumps([str(tmp_path), commands]) + "\n",
+        capture_output=True, text=True, timeout=HANG_S, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    results = json.loads(done.stdout.splitlines()[-1])
+    results = _answer(done.stdout)
     *readers, resume = results
     for result in readers:
         assert result["code"] == 0, (result["argv"], result["err"][-3000:])

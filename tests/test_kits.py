@@ -37,6 +37,8 @@ from .process_bots import (
 )
 from .server_support import Bot, Recording, config, random_bot, run_tables
 
+pytestmark = pytest.mark.slow  # each kit's toolchain and build, its processes: `pytest -m slow`
+
 
 @pytest.fixture(scope="session", params=KITS, ids=lambda kit: kit.name)
 def kit(request: pytest.FixtureRequest) -> Kit:

@@ -8,8 +8,10 @@ a version past its fault rate is paused with the reason."""
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from chaodipi.arena.ladder import PairKind, PairState, Store, VersionState
 from tests.ladder_support import Resident, Running, ladder_config, run_ladder
@@ -173,3 +175,40 @@ def test_a_ladder_on_postgresql_plays_and_rates_as_on_sqlite(tmp_path: Path) -> 
     assert all(len(store.games(pair_id=p.id)) == 2 for p in store.pairs())
     assert store.live_ratings()
     store.close()
+
+
+class _Nursery:
+    """Records what the scheduler starts, and starts nothing."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[Any, ...]] = []
+
+    def start_soon(self, function: Any, *args: Any) -> None:
+        self.started.append(args)
+
+
+def test_pairs_started_at_once_are_different_pairings(tmp_path: Path) -> None:
+    """Three free versions and three slots: the scheduler starts the three pairings, never one
+    of them twice, whatever the matchmaking's dice (docs/ladder.md, "Matchmaking": no rematch
+    while another pairing is possible)."""
+    from chaodipi.arena.ladder import Ladder, LiveRating, database_url
+    from chaodipi.arena.ladder.core import Entry
+    from chaodipi.arena.ladder.entries import Bot, BotKind, Version
+    from chaodipi.arena.tournament import BotSpec
+
+    config = ladder_config(tmp_path, concurrency=3)
+    for seed in range(12):
+        store = Store.open(database_url(config.storage, config.folder))
+        ladder = Ladder(config, store, tmp_path / "logs", rng=random.Random(seed))
+        for number, name in enumerate(("a", "b", "c"), 1):
+            bot = Bot(number, name, BotKind.HOSTED, 0.0, command="x")
+            version = Version(number, number, name, 1, "x", VersionState.ACTIVE, 0.0)
+            entry = Entry(version, bot, LiveRating.newcomer(), BotSpec(f"{name}@1", ("x",)))
+            ladder._entries[number] = entry
+        ladder._room = lambda entry: True  # type: ignore[method-assign]
+        nursery = _Nursery()
+        ladder._nursery = nursery  # type: ignore[assignment]
+        ladder._start_what_can()
+        pairings = [frozenset((a.version.name, b.version.name)) for a, b, _ in nursery.started]
+        assert len(pairings) == 3 and len(set(pairings)) == 3, (seed, pairings)
+        store.close()

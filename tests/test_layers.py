@@ -332,21 +332,53 @@ def _defined(path: Path) -> set[str]:
     }
 
 
+def _policy_copies(root: Path) -> list[str]:
+    """Each module of the project at ``root`` outside search/ that defines a function or class
+    of the heuristic policy, the playouts, the search or the Monte-Carlo policy by its name."""
+    search = root / "search"
+    policy = set().union(*(_defined(search / name) for name in POLICY_MODULES)) - SHARED_NAMES
+    assert {"heuristic_move", "play_out", "hand_value", "bury_cards", "_halving"} <= policy
+    return [
+        f"{path.relative_to(root)} defines {name}"
+        for part, folder in SOURCES.items()
+        if part != "search"
+        for path in sorted((root / folder).rglob("*.py"))
+        if "node_modules" not in path.parts
+        for name in sorted(_defined(path) & policy)
+    ]
+
+
 def test_the_policies_are_defined_in_the_search_library_alone() -> None:
     """No module outside search/ defines a function or class of the heuristic policy, the
     playouts, the search or the Monte-Carlo policy by its name (a copy of one would be a second
     home: a sample bot changed would change the review's verdicts, or the trainer's teacher)."""
-    policy = set().union(*(_defined(SEARCH / name) for name in POLICY_MODULES)) - SHARED_NAMES
-    assert {"heuristic_move", "play_out", "hand_value", "bury_cards", "_halving"} <= policy
-    found = [
-        f"{path.relative_to(ROOT)} defines {name}"
-        for part, folder in SOURCES.items()
-        if part != "search"
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        if "node_modules" not in path.parts
-        for name in sorted(_defined(path) & policy)
-    ]
+    found = _policy_copies(ROOT)
     assert not found, "define these in chaodipi.search only:\n" + "\n".join(found)
+
+
+def test_a_copy_of_the_heuristic_or_the_playouts_outside_the_search_library_is_found(
+    tmp_path: Path,
+) -> None:
+    """A tree holding the search library and, planted beside it, the heuristic policy copied
+    whole into a sample bot and the playouts' ``play_out`` and ``hand_value`` defined in the
+    review: the rule names each copy, and finds none in the tree without them."""
+    for name in POLICY_MODULES:
+        (tmp_path / "search").mkdir(exist_ok=True)
+        (tmp_path / "search" / name).write_text((SEARCH / name).read_text(encoding="utf-8"))
+    assert _policy_copies(tmp_path) == []
+    (tmp_path / "sample_bots").mkdir()
+    heuristic = (SEARCH / "heuristic.py").read_text(encoding="utf-8")
+    (tmp_path / "sample_bots" / "heuristic_bot.py").write_text(heuristic)
+    (tmp_path / "review").mkdir()
+    (tmp_path / "review" / "judging.py").write_text(
+        "def play_out(state, rng):\n    pass\n\n\nclass hand_value:\n    pass\n"
+    )
+    found = _policy_copies(tmp_path)
+    assert "sample_bots/heuristic_bot.py defines heuristic_move" in found
+    assert "sample_bots/heuristic_bot.py defines bury_cards" in found
+    assert "review/judging.py defines play_out" in found
+    assert "review/judging.py defines hand_value" in found
+    assert all(line.startswith(("sample_bots/", "review/")) for line in found)
 
 
 def test_the_bots_the_review_and_the_trainer_take_their_policy_from_the_search_library() -> None:

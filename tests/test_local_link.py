@@ -464,6 +464,7 @@ def test_a_seat_stream_the_arena_ends_is_opened_again_on_the_same_link_by_the_sd
     assert len(results) == 4 and all(r.ending is Ending.PLAYED_OUT for r in results)
 
 
+@pytest.mark.slow  # a real run killed outright; its bots give up in seconds: `pytest -m slow`
 def test_bots_on_the_link_end_when_their_arena_is_killed(tmp_path: Path) -> None:
     """An arena killed outright (SIGKILL: nothing of it runs to end its bots) closes every
     link; each bot process's SDK sees its streams fail, gives up and exits, rather than

@@ -273,3 +273,27 @@ def test_a_deal_over_for_good_is_forgotten_by_every_instance() -> None:
             nursery.cancel_scope.cancel()
 
     trio.run(main)
+
+
+def test_a_bots_stderr_past_its_bound_keeps_its_end_and_what_the_bot_writes_next(
+    tmp_path: Path,
+) -> None:
+    from chaodipi.arena.files import open_private
+    from chaodipi.arena.tournament.processes import bound_stderr
+
+    path = tmp_path / "chatty@1#1.stderr"
+    with open_private(path) as bot:  # the bot's end: appends, as a child's stderr does
+        for n in range(2000):
+            bot.write(f"line {n:04d} {'x' * 80}\n".encode())
+        bot.flush()
+        assert bound_stderr(path, bound=200_000, kept=1_000) == 0  # under the bound: as it was
+        assert path.stat().st_size > 150_000
+        cut = bound_stderr(path, bound=50_000, kept=1_000)
+        bot.write(b"after the cut\n")
+        bot.flush()
+    text = path.read_text()
+    lines = text.splitlines()
+    assert lines[0] == f"[the arena cut the {cut} bytes before this line]"
+    assert lines[-2].startswith("line 1999 ") and lines[-1] == "after the cut"
+    assert all(line.startswith("line 19") for line in lines[1:-1])  # whole lines of its end
+    assert len(text) < 1_200 and oct(path.stat().st_mode & 0o777) == "0o600"

@@ -61,6 +61,7 @@ SETTINGS: dict[str, object] = {
     "deals": 4,
     "concurrency": 2,
     "decision_ms": 5000,  # no timeout under load: a struck decision would change the game
+    "connect_timeout": 60,  # a bound, not a wait: a bot on a node at load 14 took over 10 s
     "database": "results.sqlite",
     "replays": "replays",
 }

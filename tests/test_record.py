@@ -8,7 +8,6 @@ import json
 import random
 from typing import Any, Literal
 
-import jsonschema
 import pytest
 
 from chaodipi import records
@@ -26,6 +25,7 @@ from chaodipi.records import (
     record_schema,
     replay_record,
 )
+from tests.schema_support import record_validator
 
 
 def _played(name: str, seed: int, max_hands: int | None = None, limit: int = 100_000) -> Match:
@@ -38,13 +38,6 @@ def _played(name: str, seed: int, max_hands: int | None = None, limit: int = 100
     return match
 
 
-def _validator() -> jsonschema.protocols.Validator:
-    schema = record_schema()
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
-
-
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_a_whole_match_of_every_preset_replays_exactly(name: str) -> None:
     match = _played(name, seed=5)
@@ -53,7 +46,7 @@ def test_a_whole_match_of_every_preset_replays_exactly(name: str) -> None:
         Turn(ms=i % 7, strikes=0, note="n" if i % 3 else "") for i in range(len(match.actions))
     ]
     lines = list(record_lines(match, turns, bots=("a", "b", "a", "b"), date="2026-12-01"))
-    validator = _validator()
+    validator = record_validator()
     for line in lines:
         validator.validate(line)
     text = dump_lines(lines)
@@ -157,9 +150,9 @@ def test_an_answer_the_bot_s_kit_chose_is_recorded_as_a_fallback() -> None:
     turns = [FORCED] * len(match.actions)
     turns[0] = Turn(ms=850, fallback=True)
     lines = list(record_lines(match, turns, bots=("slow", "b", "slow", "b")))
-    schema = record_schema()
+    validator = record_validator()
     for line in lines:
-        jsonschema.validate(line, schema)
+        validator.validate(line)
     actions = [line for line in lines if line["type"] == "action"]
     assert actions[0]["fallback"] is True and "fallback" not in actions[1]
 
@@ -181,7 +174,7 @@ def test_the_header_says_who_played_and_how_it_ended() -> None:
     assert header["bots"][1] == {"seat": 1, "team": 1, "name": "y"}
     assert header["result"]["ending"] == "forfeit" and header["result"]["forfeited_by"] == 1
     assert (header["game"], header["deal"], header["seed"]) == ("x-y-d0-a", 0, 4)
-    _validator().validate(header)
+    record_validator().validate(header)
     # a record of a match cut short re-plays as far as it went
     again = replay_record(list(record_lines(match, outcome=outcome)))
     assert again.actions == match.actions
@@ -305,7 +298,7 @@ def test_a_record_made_before_the_defenders_points_replays() -> None:
     valid and re-plays; a wrong value is caught."""
     match = _played("classic", seed=4, max_hands=1)
     lines: list[Any] = [dict(line) for line in record_lines(match)]
-    validator = _validator()
+    validator = record_validator()
     for line in lines:
         line.pop("defenders", None)
         validator.validate(line)

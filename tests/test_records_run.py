@@ -7,14 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import jsonschema
 import pytest
 
 from chaodipi.arena.results.database import ResultsDB
 from chaodipi.arena.tournament.config import load_config, schedule
 from chaodipi.arena.tournament.driver import run_tournament
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import record_schema, replay_record, unpack
+from chaodipi.records import replay_record, unpack
+from tests.schema_support import record_validator
 from tests.test_tournament import BOT, write_config
 
 HEURISTIC = BOT.replace("random_bot", "heuristic_bot")
@@ -35,7 +35,7 @@ def test_every_game_of_a_run_is_recorded_and_replays_exactly(tmp_path: Path, pre
     )
     outcome = anyio.run(lambda: run_tournament(config), backend="asyncio")
     assert outcome.played == 2 and not outcome.problems
-    validator = jsonschema.Draft202012Validator(record_schema())
+    validator = record_validator()
     db = ResultsDB(config.database, read_only=True)
     try:
         rows = {row.key: row for row in db.rows()}

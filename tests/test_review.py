@@ -229,6 +229,15 @@ def test_arena_review_of_a_record_file_as_text_and_json(tmp_path: Path) -> None:
         assert decision["cost"] == pytest.approx(values[0] - chosen["value"], abs=1e-3)
 
 
+def test_arena_review_help_names_the_judge_and_its_version(tmp_path: Path) -> None:
+    """``arena review --help`` says which judge a review's verdicts come from, at which version
+    (the name and version its text, JSON and page carry)."""
+    shown = _arena("review", "--help", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    said = " ".join(shown.stdout.split())
+    assert f"the judge {JUDGE_NAME} (version {JUDGE_VERSION})" in said
+
+
 PROGRESS = re.compile(r"arena review: (decisions|game \d+/\d+ [\w.+-]+): \d+/\d+")
 """A line of progress on stderr, which is not a terminal here."""
 

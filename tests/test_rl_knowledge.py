@@ -8,6 +8,7 @@ the other seats'; the seat's own row is its :class:`~chaodipi.engine.knowledge.T
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 import pytest
 
@@ -17,6 +18,7 @@ need_rl()
 
 import numpy as np  # noqa: E402
 
+from chaodipi.engine.events import Event  # noqa: E402
 from chaodipi.engine.knowledge import Tally, infer  # noqa: E402
 from chaodipi.engine.match import Match  # noqa: E402
 from chaodipi.engine.presets import PRESETS  # noqa: E402
@@ -24,13 +26,30 @@ from chaodipi.engine.view import SeatView, observe  # noqa: E402
 from chaodipi.rl.encoding import ViewEncoder, split  # noqa: E402
 
 
-def _check(encoder: ViewEncoder, view: SeatView) -> int:
+@dataclass
+class Reader:
+    """A seat's :class:`Tally` of a hand, kept across the hand's views and given only the new
+    events of each (as :class:`Tally` says a reader may): the tally of the view's events."""
+
+    first: Event | None = None
+    tally: Tally | None = None
+    read: int = 0
+
+    def of(self, view: SeatView) -> Tally:
+        first = view.events[0] if view.events else None
+        if self.tally is None or first is not self.first:  # another hand
+            self.first, self.tally, self.read = first, Tally(view.preset.card), 0
+        for event in view.events[self.read :]:
+            self.tally.see(event.payload)
+        self.read = len(view.events)
+        return self.tally
+
+
+def _check(encoder: ViewEncoder, view: SeatView, reader: Reader) -> int:
     """Check the view's encoding against its knowledge; how many voids it shows."""
     parts = split(encoder.encode(view))
     known = infer(view)
-    tally = Tally(view.preset.card)
-    for event in view.events:
-        tally.see(event.payload)
+    tally = reader.of(view)
     seats = [(view.seat + r) % 4 for r in range(4)]  # the vector's rows: relative seats
     sizes = np.rint(parts["sizes"] * 33).astype(int).tolist()
     assert sizes == [known.sizes[s] for s in seats]
@@ -48,12 +67,13 @@ def test_the_encodings_sizes_and_voids_are_the_knowledges(preset: str) -> None:
     if options is not None:
         match.max_hands = 1
     encoders = [ViewEncoder(seat) for seat in range(4)]
+    readers = [Reader() for _ in range(4)]
     voids = step = 0
     while True:
         for seat in range(4):  # every seat at every other step; the encoders read every step
             view = observe(match, seat)
             if step % 2 == 0 or match.over:
-                voids += _check(encoders[seat], view)
+                voids += _check(encoders[seat], view, readers[seat])
             else:
                 encoders[seat].encode(view)
         if match.over:

@@ -11,13 +11,13 @@ change is real (the true deal differs) in almost every trial."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
 
 import pytest
 
 from tests.rl_support import KANGQI_HAND, need_rl, random_steps, reset_options
+from tests.support import copied
 
 need_rl()
 
@@ -128,7 +128,7 @@ def test_cards_a_seat_cannot_see_never_change_its_observation(
             for seat in range(4):
                 assert env.view(seat) == observe(env.match, seat)  # carried forward exactly
                 mine = env.observe(AGENTS[seat])
-                other = copy.deepcopy(env)
+                other = copied(env)
                 changed += _redeal_hidden(other, seat, rng)
                 theirs = _fresh_observation(other, seat)
                 np.testing.assert_array_equal(mine["observation"], theirs["observation"])

@@ -210,7 +210,9 @@ def _one_hand() -> HandRecord:
     return match.records[-1]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, pytest.param(signal.SIGKILL, marks=pytest.mark.slow)]
+)
 def test_a_trainer_that_is_killed_leaves_no_actor_running(tmp_path: Path, signum: int) -> None:
     with subprocess.Popen(
         [sys.executable, "-m", "chaodipi.rl.train", *SHORT, "--hands", "100000",

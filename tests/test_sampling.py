@@ -12,13 +12,11 @@
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from scipy.stats import chisquare
 
 from chaodipi.engine.actions import Play
 from chaodipi.engine.bidding import Bid
@@ -40,6 +38,7 @@ from chaodipi.engine.throws import beats_unit
 from chaodipi.engine.trick import PlayKind, classify_lead
 from chaodipi.engine.trump import Trump
 from chaodipi.engine.view import SeatView, observe
+from tests.support import copied
 
 P_FLOOR = 1e-6
 """A chi-square p-value below this fails: with the fixed seeds a false failure would need a
@@ -235,7 +234,7 @@ def test_samples_do_not_depend_on_hidden_cards(preset: str) -> None:
     rng = random.Random(preset)
     changed = 0
     for trial, played in enumerate(points_of_games(preset, range(2), every=11)):
-        match = copy.deepcopy(played)  # the game goes on from the unchanged one
+        match = copied(played)  # the game goes on from the unchanged one
         seat = trial % 4
         before = observe(match, seat)
         drawn = sample_deals(before, random.Random(trial), 5)
@@ -327,6 +326,8 @@ def _key(knowledge: Knowledge, deal: Deal) -> tuple[tuple[Card, ...], ...]:
 
 
 def assert_matches_exact(knowledge: Knowledge, draws: int, seed: int) -> None:
+    from scipy.stats import chisquare  # a second's import, for the tests that draw many
+
     ways = exact(knowledge)
     total = sum(ways.values())
     assert count_deals(knowledge) == total
@@ -434,8 +435,8 @@ def test_the_true_deal_as_a_position_plays_on_like_the_real_hand(preset: str) ->
             assert state.play.defender_points == real.play.defender_points
             assert state.play.penalty_points == real.play.penalty_points
             assert state.to_play == real.to_play == view.to_act
-            ours, theirs = state, copy.deepcopy(real)
-            theirs.log = copy.deepcopy(real.log)
+            ours, theirs = state, copied(real)
+            theirs.log = copied(real.log)
             _play_out(ours, random.Random(seat))
             _play_out(theirs, random.Random(seat))
             assert ours.result == theirs.result

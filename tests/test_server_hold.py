@@ -374,7 +374,8 @@ def test_silent_health_checks_on_many_connections_keep_no_operators_check_out() 
             for channel in channels:
                 for _ in range(per_connection):
                     await anyio.to_thread.run_sync(open_silent, channel)
-            await until(lambda: server.admission.open(Kind.CHECK) == room)
+                    opened = len(silent)  # in by the server before the next: silent[0] is oldest
+                    await until(lambda: server.admission.open(Kind.CHECK) == opened)  # noqa: B023
             with capture_logs() as logs:
                 checked = await anyio.to_thread.run_sync(health_check, server.address)
                 oldest = await anyio.to_thread.run_sync(status_of, silent[0][1])

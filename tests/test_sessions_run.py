@@ -93,12 +93,16 @@ def test_a_process_hanging_in_one_game_is_struck_there_and_plays_its_others(
 SNOOP_BOT = f"{sys.executable} {Path(__file__).parent / 'bots' / 'snoop_bot.py'}"
 
 
+@pytest.mark.parametrize("transport", ["local", "grpc"])  # both in the default run
 def test_no_bot_process_has_a_secret_on_its_command_line(tmp_path: Path, transport: str) -> None:
     """Every bot process reads, at its first decision of each game (all four seats' processes
     are alive then), the command line of every other bot process of the run, as any user of
     the machine could (/proc/PID/cmdline): neither a session token nor a fresh bot's ticket is
     on any of them. Each process records the secret it was handed in its environment; every
-    process is seen by another one."""
+    process is seen by another one. Over each transport in the default run (the ``transport``
+    fixture's ``grpc`` is slow): a process is handed its secret with a link (``local``) or
+    with the address alone (``grpc``), and this is the default run's ``arena run`` over
+    ``grpc``."""
     record = tmp_path / "record"
     record.mkdir()
     bot = f"{SNOOP_BOT} --record {record}"

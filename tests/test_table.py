@@ -4,7 +4,6 @@ stale, not your turn), answers sent twice, floods, and a failing table beside a 
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 import trio
 import trio.testing
@@ -20,7 +19,8 @@ from chaodipi.engine.actions import Action, Play
 from chaodipi.engine.cards import parse_cards
 from chaodipi.engine.match import Match
 from chaodipi.engine.presets import PRESETS
-from chaodipi.records import dump_lines, record_schema, replay_record
+from chaodipi.records import dump_lines, replay_record
+from tests.schema_support import record_validator
 
 from .table_support import (
     Player,
@@ -354,9 +354,9 @@ def test_an_answer_marked_fallback_is_counted_as_the_seat_s_fallback_and_recorde
     per_decision = [e for e in logs if e["event"] in ("fallback", "timeout")]
     assert per_decision and {e["log_level"] for e in per_decision} == {"info"}
     lines = table_record(tables[0])
-    schema = record_schema()
+    validator = record_validator()
     for line in lines:
-        jsonschema.validate(line, schema)
+        validator.validate(line)
     asked = [line for line in lines if line["type"] == "action" and line["asked"]]
     assert [line["seat"] for line in asked if line["fallback"]] == [0] * seats[0].decisions
     assert all(not line["fallback"] for line in asked if line["seat"] == 2)  # timeouts

@@ -77,33 +77,39 @@ def test_watch_prints_the_servers_words_visibly() -> None:
     assert _raw(out.getvalue()) == [] and "said \\x1b[2J\\x1b[H" in out.getvalue()
 
 
-@pytest.fixture
-def database(tmp_path: Path) -> Path:
-    """A results database someone else made: bots whose names are an escape and markup, a
-    game whose errors quote a bot's stderr."""
-    path = tmp_path / "results.sqlite"
+def _database(path: Path, name: str, rival: str) -> Path:
+    """A results database someone else made: a game whose errors quote a bot's stderr, with an
+    escape and rich markup in it."""
     db = ResultsDB(path)
-    errors = f"{EVIL_NAME} crashed: its stderr ends {CLEAR}"
-    db.add(_row(GameKey(EVIL_NAME, "[/]x", 1, False), errors=errors, crashes_a=1))
-    db.add(_row(GameKey(EVIL_NAME, "[/]x", 1, True), score_a=0.0, forfeit=EVIL_NAME))
-    db.add_record(GameKey(EVIL_NAME, "[/]x", 1, False), pack(_record()))
+    errors = f"{name} crashed: its stderr ends [/]x {CLEAR}"
+    db.add(_row(GameKey(name, rival, 1, False), errors=errors, crashes_a=1))
+    db.add(_row(GameKey(name, rival, 1, True), score_a=0.0, forfeit=name))
+    db.add_record(GameKey(name, rival, 1, False), pack(_record()))
     db.release_deal(1)
     db.close()
     return path
 
 
-def test_games_prints_names_visibly_and_as_they_are(database: Path, capsys: Any) -> None:
-    assert main(["games", str(database)]) == 0
-    out = capsys.readouterr().out
-    assert _raw(out) == []
-    assert "[/]x" in out and "evil\\x1b]0;pwned" in " ".join(out.split())
-
-
-def test_report_prints_names_and_errors_visibly(database: Path, capsys: Any) -> None:
+def test_report_prints_a_bots_errors_visibly(tmp_path: Path, capsys: Any) -> None:
+    database = _database(tmp_path / "results.sqlite", "evil", "x")
     assert main(["report", str(database)]) == 0
     out = capsys.readouterr().out
     assert _raw(out) == []
-    assert "[/]x" in out and "its stderr ends \\x1b[2J" in " ".join(out.split())
+    assert "its stderr ends [/]x \\x1b[2J" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("command", ["games", "report"])
+def test_a_database_whose_names_are_no_names_is_refused_visibly(
+    tmp_path: Path, capsys: Any, command: str
+) -> None:
+    database = _database(tmp_path / "results.sqlite", EVIL_NAME, "[/]x")
+    assert main([command, str(database)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    [line] = captured.err.splitlines()
+    assert _raw(line) == []
+    assert "is not an arena results database" in line
+    assert "evil\\x1b]0;pwned\\x07\\x08\\x08" in line and "a bot's name is" in line
 
 
 def test_runs_line_for_a_finished_game_is_visible() -> None:

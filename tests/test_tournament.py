@@ -94,6 +94,7 @@ def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
     assert resumed.returncode == 0 and "0 games played now, 2 already stored" in resumed.stderr
 
 
+@pytest.mark.slow  # a real run killed outright, its every process: `pytest -m slow`
 def test_sigkill_midway_then_resume_loses_and_repeats_nothing(tmp_path: Path) -> None:
     config_path = write_config(
         tmp_path / "t.toml", deals=6, concurrency=2, hands=2, bots={"a": BOT, "b": BOT}

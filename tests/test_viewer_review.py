@@ -116,7 +116,8 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
     """At each marked decision of the game: the panel beside the step says its mark and cost
     ("?? cost 0.62 ± 0.10"), the better move, the candidates best first with their values and
     the bot's choice highlighted, and the table raises the better move's cards; the step in
-    the hand's steps carries the mark. A step the review does not judge says so."""
+    the hand's steps carries the mark; the panel names the judge and its version. A step the
+    review does not judge says so."""
     page, problems = _open(browser, game["folder"] / "game.html", DESK)
     marked = [d for d in game["review"]["decisions"] if d["judged"] and d["mark"]]
     for number, decision in enumerate(marked):
@@ -128,6 +129,8 @@ def test_a_judged_step_shows_its_mark_cost_and_better_move(
         cost = f"{decision['mark']} cost {decision['cost']:.2f} ± {decision['error']:.2f}"
         assert cost in shown["text"], (cost, shown["text"])
         assert f"better: {_move(decision['best'])}" in shown["text"]
+        judge = game["review"]["judge"]
+        assert f"judge {judge['name']} {judge['version']}" in shown["text"]
         assert shown["logMark"] == decision["mark"]
         rows = shown["rows"][1:]
         assert [r["cells"][0].removesuffix(" ← chosen") for r in rows] == [

@@ -13,6 +13,11 @@ points per hand it defended.
 ``--ladder`` plays each chosen rung against the one below it instead (no CMD), one database
 per row, and prints each row's command to play it again: that is how the README's ladder is
 made.
+
+When the bot is an in-process bot (CMD ``py:MODULE:NAME``), and with ``--ladder``, the rungs are
+played in-process too (each rung's ``callable``), every game in a worker process beside its
+table (docs/architecture.md, "In-process bots"); ``--workers 0`` plays every bot as a process,
+the rungs by their commands.
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ JOBS = 2
 """``-j``'s default: games at once."""
 
 BENCH_EPILOG = """\
-the rungs (chaodipi/arena/tournament/rungs.py), weakest first:
+the rungs (chaodipi/arena/tournament/rungs.py), weakest first, each by its command and as an
+in-process bot (played so when CMD is one too, and with --ladder):
 {rungs}
 
 the rungs of each preset (the default --rungs; a learned rung plays a model trained on one
@@ -116,6 +122,24 @@ def _ladder_database(database: Path, upper: Rung, lower: Rung) -> Path:
     return database.with_name(f"{database.stem}-{upper.name}-vs-{lower.name}{database.suffix}")
 
 
+def in_process(args: argparse.Namespace) -> bool:
+    """Whether the rungs play in-process: the bot is an in-process bot (or there is none, with
+    ``--ladder``), and ``--workers`` is not 0.
+
+    >>> in_process(argparse.Namespace(ladder=False, command="py:mine:Bot", workers=None))
+    True
+    >>> in_process(argparse.Namespace(ladder=False, command="python3 mine.py", workers=None))
+    False
+    """
+    bot = args.ladder or str(args.command).startswith("py:")
+    return bool(bot) and args.workers != 0
+
+
+def rung_command(args: argparse.Namespace, chosen: Rung) -> str:
+    """A rung's command in this bench: its in-process form or its process's command."""
+    return chosen.callable if in_process(args) else chosen.command
+
+
 def _jobs(args: argparse.Namespace) -> list[tuple[str, TournamentConfig]]:
     """The runs to play: (what the table's row is called, its config); raises ConfigError."""
     from chaodipi.arena.tournament import load_config
@@ -129,6 +153,7 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, TournamentConfig]]:
         "decision_ms": args.decision_ms,
         "bank_ms": args.bank_ms,
         "deals_file": str(args.deal_set),
+        "workers": args.workers,
     }
     database = args.database
     if args.ladder:
@@ -139,12 +164,12 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, TournamentConfig]]:
                 load_config(
                     None,
                     {**keys, "database": str(_ladder_database(database, upper, lower))},
-                    {upper.name: upper.command, lower.name: lower.command},
+                    {u.name: rung_command(args, u) for u in (upper, lower)},
                 ),
             )
             for upper, lower in pairs
         ]
-    bots = {args.name: args.command, **{r.name: r.command for r in args.rungs}}
+    bots = {args.name: args.command, **{r.name: rung_command(args, r) for r in args.rungs}}
     config = load_config(
         None,
         {**keys, "database": str(database), "schedule": "gauntlet", "gauntlet": args.name},
@@ -198,6 +223,7 @@ def _problem(args: argparse.Namespace) -> str | None:
                 f"rung {chosen.name} plays a model trained on one preset and has none for "
                 f"{args.preset} (it has one for: {having}): leave it out of --rungs"
             )
+    for chosen in args.rungs if not in_process(args) else ():
         module = missing_module(chosen.command)
         if module is not None:
             return (
@@ -260,7 +286,7 @@ def reproduce(args: argparse.Namespace, rungs: tuple[Rung, ...], command: str | 
     """The command line that plays the same bench again (its database aside).
 
     >>> args = argparse.Namespace(preset="classic", deal_set="standard", deals=10, hands=2,
-    ...     first_deal=1, decision_ms=1000, bank_ms=30000, name="mine")
+    ...     first_deal=1, decision_ms=1000, bank_ms=30000, name="mine", workers=None)
     >>> print(reproduce(args, RUNGS[::2], "python3 my_bot.py"))  # doctest: +NORMALIZE_WHITESPACE
     python3 -m chaodipi.arena bench 'python3 my_bot.py' --name mine --rungs random,dmc,search
     -p classic -n 10 --hands 2 --decision-ms 1000 --bank-ms 30000
@@ -274,6 +300,8 @@ def reproduce(args: argparse.Namespace, rungs: tuple[Rung, ...], command: str | 
     if args.first_deal != 1:
         words += ["--first-deal", str(args.first_deal)]
     words += ["--decision-ms", str(args.decision_ms), "--bank-ms", str(args.bank_ms)]
+    if args.workers == 0:  # the rungs by their commands: other bots than the callables
+        words += ["--workers", "0"]
     return shlex.join(words)
 
 
@@ -291,7 +319,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "95 % and LOS from the pairs (given from 10 pairs on), its levels per hand and points "
         "per defended hand.",
         epilog=BENCH_EPILOG.format(
-            rungs="\n".join(f"  {r.name:<{width}}  {r.command}" for r in RUNGS),
+            rungs="\n".join(
+                f"  {r.name:<{width}}  {r.command}\n  {'':<{width}}  {r.callable}" for r in RUNGS
+            ),
             presets="\n".join(
                 f"  {preset:<{wide}}  {','.join(r.name for r in rungs_of(preset))}"
                 for preset in PRESETS
@@ -310,7 +340,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "command",
         nargs="?",
         metavar="CMD",
-        help="the bot's command, e.g. 'python3 my_bot.py' (default: none, with --ladder)",
+        help="the bot's command, e.g. 'python3 my_bot.py', or a trusted in-process bot, "
+        "py:package.module:decide (default: none, with --ladder)",
     )
     bench.add_argument(
         "--name",
@@ -388,6 +419,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         type=whole(1),
         default=JOBS,
         help=f"games at once (default {JOBS})",
+    )
+    bench.add_argument(
+        "--workers",
+        metavar="N",
+        type=whole(0),
+        default=None,
+        help="worker processes for in-process play (when CMD is py:MODULE:NAME, and with "
+        "--ladder, the rungs play in-process too, by the second form above); 0 plays every bot "
+        "as a process, the rungs by their commands (default: one per core, at most -j)",
     )
     bench.add_argument(
         "-d",

@@ -198,7 +198,7 @@ def _play(
     config: TournamentConfig, args: argparse.Namespace, on_start: Callable[[], None]
 ) -> RunResult:
     """One run, by the tournament driver on this machine, a line per game on stderr;
-    ``on_start()`` once it has claimed its database and serves, before any game."""
+    ``on_start()`` once it has claimed its database and is ready to play, before any game."""
     try:
         rows, _ = stored(config.database)
     except ArenaError:
@@ -217,7 +217,7 @@ def _play(
             lines.append(tally.line(key))
         print("\n".join(visible(line) for line in lines), file=sys.stderr, flush=True)
 
-    backend = LocalBackend("127.0.0.1:0", on_listening=lambda _: on_start())
+    backend = LocalBackend("127.0.0.1:0", log_level=args.log_level, on_open=on_start)
     return anyio.run(
         lambda: run_tournament(config, backend, resume=args.resume, on_game=on_game),
         backend="asyncio",  # grpc.aio's loop: the table server runs on it

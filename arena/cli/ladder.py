@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chaodipi.arena.cli.arguments import LOG_LEVELS, ArenaParser, output_file, output_folder, whole
-from chaodipi.arena.errors import ArenaError, SetupError
+from chaodipi.arena.errors import ArenaError, LadderRefused, SetupError
 from chaodipi.arena.extra import missing
 from chaodipi.arena.files import make_private_folder, write_private
 
@@ -67,7 +67,7 @@ def add_command(commands: Any) -> None:
         "issued, hosted bots are commands it starts; each new version plays a validation "
         "game, then pairs (one secret deal twice, the seats swapped) chosen to keep every bot "
         "playing; a live rating moves after each pair and an order-free refit publishes each "
-        "rating with its 95 %% interval (docs/ladder.md).",
+        "rating with its 95 % interval (docs/ladder.md).",
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -87,7 +87,13 @@ def add_command(commands: Any) -> None:
     serve = action(
         "serve", "run the ladder until Ctrl-C or SIGTERM (its pages on the config's web address)"
     )
-    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info", help="default: info")
+    serve.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="info",
+        help="info (the default): the ladder's own lines (pairs, versions, the operator's "
+        "requests) and every warning; debug adds each table's and bot session's lines",
+    )
     serve.set_defaults(run=_serve)
     status = action("status", "print the standings and what is playing")
     status.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -204,7 +210,7 @@ def _serve(args: argparse.Namespace) -> int:
     except OSError as err:
         store.close()
         return _fail(args, f"cannot write the operator's token {token_path}: {err}", 2)
-    configure_logging(args.log_level)
+    configure_logging(args.log_level, tables_at_info=False)
     tune_garbage_collector()
     log_dir = config.folder / f"{args.config.stem}-logs"
     log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -295,10 +301,13 @@ def _print_status(document: dict[str, Any]) -> None:
 
     console = Console()
     now = document["at"]
-    table = Table(title=f"{document['name']}: {document['pairs']} rated pairs")
-    for column in ("#", "version", "Elo", "95 %", "pairs", "", "last played", "faults"):
-        left = column in ("version", "")
-        table.add_column(column, justify="left" if left else "right", no_wrap=left)
+    table = Table(
+        title=f"{document['name']}: {document['pairs']} rated pairs",
+        caption="* provisional: its interval is still wide",
+    )
+    for column in ("#", "version", "Elo", "95 %", "pairs", "last played", "faults"):
+        left = column == "version"
+        table.add_column(column, justify="left" if left else "right", no_wrap=True)
     for row in document["standings"]:
         rating = row["rating"]
         if rating is None:
@@ -307,14 +316,13 @@ def _print_status(document: dict[str, Any]) -> None:
             elo, interval = f"{rating['elo']:+.0f}", "pinned"
         else:
             elo = f"{rating['elo']:+.0f}"
-            interval = f"{rating['low']:+.0f} … {rating['high']:+.0f}"
+            interval = f"[{rating['low']:+.0f}, {rating['high']:+.0f}]"
         table.add_row(
             str(row["rank"]),
-            row["version"],
+            row["version"] + (" *" if row["provisional"] else ""),
             elo,
             interval,
             str(row["pairs"]),
-            "provisional" if row["provisional"] else "",
             _ago(now, row["last_played"]),
             f"{row['faults']['rate']:.0%}",
         )
@@ -426,17 +434,13 @@ def _request(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[
             why = json.loads(err.read()).get("error", err.reason)
         except ValueError:
             why = err.reason
-        raise _Refused(str(why)) from None
+        raise LadderRefused(str(why)) from None
     except (urllib.error.URLError, OSError) as err:
         reason = getattr(err, "reason", err)
-        raise _Refused(
+        raise LadderRefused(
             f"the ladder's pages at {scheme}://{host}:{port}/ do not answer ({reason}): is it "
             f"running? (arena ladder serve {args.config})"
         ) from None
-
-
-class _Refused(Exception):
-    """The running ladder refused, or was not there."""
 
 
 def _ask(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[str, Any] | int:
@@ -447,8 +451,6 @@ def _ask(args: argparse.Namespace, path: str, body: dict[str, Any]) -> dict[str,
         return _request(args, path, body)
     except ArenaError as err:
         return _fail(args, str(err), err.exit_code)
-    except _Refused as err:
-        return _fail(args, str(err), 1)
 
 
 def _add(args: argparse.Namespace) -> int:

@@ -45,19 +45,19 @@ exit codes:
 DESCRIPTION = """\
 Judge each decision of a game from what its seat knew then: worlds drawn among the deals
 consistent with the seat's view (never the real hidden hands), each candidate move played out
-in each world to the end of the hand by the playouts of chaodipi.search, scored for the
-seat's team in levels (the points a tie-break); the review names its judge and version. A
-decision's cost is the value of the reviewer's best candidate less the value of the bot's
-move, ± one standard error of the paired difference; it is marked ?! (inaccuracy, ≥ 0.1
-level), ? (mistake, ≥ 0.25) or ?? (blunder, ≥ 0.5) when it is also more than two standard
-errors; where the cost is within two standard errors of a mark's line, the best and the
-chosen move meet more worlds, up to four times the budget. Every decision is judged, the
-auction's too; a forced move is no decision. Each decision is named by its hand and step as
-the game's page numbers them (the page arena show … --html PAGE writes; PAGE#hand=1&step=26
-opens it there). The move best with every card open (hindsight, no seat's information) is
-shown only when every seat is reviewed. The same --seed and --simulations give the same
-review on any machine. Progress goes to stderr: a bar on a terminal, else a line at each
-tenth of the way.
+in each world to the end of the hand by the playouts of chaodipi.search, scored for the seat's
+team in levels (the points a tie-break): the judge {judge} (version {version}), which the
+review's text, JSON and page name. A decision's cost is the value of the reviewer's best
+candidate less the value of the bot's move, ± one standard error of the paired difference; it
+is marked ?! (inaccuracy, ≥ 0.1 level), ? (mistake, ≥ 0.25) or ?? (blunder, ≥ 0.5) when it is
+also more than two standard errors; where the cost is within two standard errors of a mark's
+line, the best and the chosen move meet more worlds, up to four times the budget. Every
+decision is judged, the auction's too; a forced move is no decision. Each decision is named by
+its hand and step as the game's page numbers them (the page arena show … --html PAGE writes;
+PAGE#hand=1&step=26 opens it there). The move best with every card open (hindsight, no seat's
+information) is shown only when every seat is reviewed. The same --seed and --simulations give
+the same review on any machine. Progress goes to stderr: a bar on a terminal, else a line at
+each tenth of the way.
 
 With a results database and no GAME: reviews --games K games (all by default; with --bot
 NAME, only NAME's games and seats), printing a line as each game's review ends, then, per
@@ -94,12 +94,12 @@ def add_budget(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from chaodipi.review import PHASES
+    from chaodipi.review import JUDGE_NAME, JUDGE_VERSION, PHASES
 
     review = commands.add_parser(
         "review",
         help="judge each decision of a game (or a tournament's bots) from what its seat knew",
-        description=DESCRIPTION,
+        description=DESCRIPTION.format(judge=JUDGE_NAME, version=JUDGE_VERSION),
         epilog=REVIEW_EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

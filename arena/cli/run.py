@@ -52,6 +52,8 @@ a config file, every key with its default (each is also an option above, which w
   fresh = true                       # a new process per seat and game, given ARENA_TICKET
   [bots.visitor]
   token = "a-secret-of-8+-chars"     # its processes connect by themselves to the address printed
+  [bots.trusted]
+  command = "py:package.module:decide"   # an in-process bot (below)
 
 a command bot runs as a pool of long-lived processes started with --address ADDRESS (also in
 ARENA_ADDRESS) and its session token in the environment only, ARENA_TOKEN (never on the command
@@ -62,6 +64,19 @@ process that dies is replaced; a bot that fails to start (to take its seat) or w
 die in 3 games in a row stops the run; a seat not taken while the server refused streams for
 lack of room (at its cap) is not counted against the bot. Each process's stderr goes to
 <database stem>-logs/NAME#N.stderr.
+
+in-process bots: a command py:MODULE:NAME (-b mine=py:package.module:decide) names a Python
+callable in a module, decide(view) for every seat, or a class made once per seat and game whose
+instances decide; the module is imported from the config file's folder first. A game between
+two such bots is played in a worker process (--workers, one per core by default), its table
+calling decide itself with the seat's view: no process per bot, no socket, no conversion, the
+speed of in-process play, by the same clocks, strikes, fallbacks and forfeits (a decide that
+raises is its bot's crash; one still running when its seat would have struck out is stopped,
+and its team forfeits). Its stderr goes to <database stem>-logs/NAME#wK.stderr (worker K), its
+stdout nowhere. Such a bot shares memory with its table, in the arena's worker, and with every
+seat of its game (it could read the whole deal): for trusted bots only, yours (docs/trust.md).
+Against any other bot, or with --workers 0, it plays as a process over the link (python3 -m
+chaodipi.bot.callables MODULE:NAME).
 
 bot commands run in the config file's folder (without a file: the current one), with the
 arena's environment (PATH included); a command starting with python3 (or python) runs with
@@ -130,7 +145,8 @@ def add_command(commands: Any) -> None:
         action="append",
         default=[],
         metavar="NAME=COMMAND",
-        help="a bot the arena starts, e.g. -b mine='python3 my_bot.py'; repeat it for each bot "
+        help="a bot the arena starts, e.g. -b mine='python3 my_bot.py', or a trusted Python bot "
+        "it calls in-process, -b mine=py:package.module:decide (below); repeat it for each bot "
         "(default: the config file's [bots])",
     )
     run.add_argument(

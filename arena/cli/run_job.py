@@ -427,6 +427,7 @@ def _play(
             on_listening=listening,
             spectator_token=spectator_token,
             on_table=table_opened,
+            log_level=args.log_level,
         )
     return anyio.run(
         lambda: run_tournament(

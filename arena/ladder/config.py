@@ -18,7 +18,9 @@ written (``arena ladder serve --help`` prints them from there). Resident bots ar
 config: the operator adds them to the running ladder (``arena ladder add NAME``), and they
 connect with the token that writes. A hosted bot's version is its command: change the command
 and the ladder starts a new version of the bot (the old one keeps its history and leaves the
-schedule).
+schedule). A hosted Python callable (``command = "py:package.module:decide"``) needs
+``trusted = true`` beside it, the operator's word that it is theirs; it is played as a process
+of its own, as every hosted command.
 
 A PostgreSQL URL names no password: give it to libpq the usual way (``~/.pgpass`` or
 ``$PGPASSWORD``), never in a file others may read or on a command line.
@@ -125,7 +127,7 @@ KEYS: tuple[LadderKey, ...] = (
 
 _DEFAULTS = {key.name: key for key in KEYS}
 _KNOWN = {*_DEFAULTS, "bots"}
-_BOT_KEYS = {"command", "processes"}
+_BOT_KEYS = {"command", "processes", "trusted"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +336,7 @@ def _bots(table: Any, rungs: set[str]) -> tuple[HostedBot, ...]:
             raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
         if not parts:
             raise ConfigError(f"bots.{name}.command: is empty")
+        _check_callable(name, parts, spec.get("trusted", False))
         processes = spec.get("processes")
         if processes is not None and (
             not isinstance(processes, int) or isinstance(processes, bool) or processes < 4
@@ -344,3 +347,17 @@ def _bots(table: Any, rungs: set[str]) -> tuple[HostedBot, ...]:
             )
         bots.append(HostedBot(name, parts, processes=processes))
     return tuple(bots)
+
+
+def _check_callable(name: str, command: tuple[str, ...], trusted: object) -> None:
+    """A hosted ``py:MODULE:NAME`` command is played only when the operator says the bot is
+    trusted (``trusted = true``), and then as a process of its own, as every hosted command
+    (:meth:`BotSpec.argv`): never in-process beside the ladder's tables."""
+    if not isinstance(trusted, bool):
+        raise ConfigError(f"bots.{name}.trusted: must be true or false, not {trusted!r}")
+    if not trusted and BotSpec(name, command).callable is not None:
+        raise ConfigError(
+            f"bots.{name}.command: {command[0]} is a Python callable, which the ladder plays "
+            f"only for a bot you trust: add trusted = true to [bots.{name}] (it is played as a "
+            "process of its own; docs/trust.md)"
+        )

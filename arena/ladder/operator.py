@@ -11,17 +11,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from chaodipi.arena.errors import LadderError
+
 __all__ = ["LadderError", "Operator"]
 
-
-class LadderError(Exception):
-    """An operator's request the ladder refuses, in one line (``status``: the HTTP status the
-    web API answers with: 400 a bad request, 404 no such bot, 409 it conflicts with the
-    ladder's state)."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class Operator(Protocol):

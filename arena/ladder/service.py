@@ -63,6 +63,7 @@ from chaodipi.arena.tournament import (
     BotSpec,
     Games,
     Instances,
+    bound_stderr,
 )
 from chaodipi.arena.v2 import arena_pb2 as pb
 
@@ -73,6 +74,9 @@ T = TypeVar("T")
 TICK_S = 1.0
 """The scheduler looks again at least this often (a resident session's room can change
 without an event the ladder sees)."""
+
+STDERR_CHECK_S = 60.0
+"""How often the bots' stderr files are checked against their bound."""
 
 
 @dataclass(slots=True)
@@ -157,12 +161,25 @@ class Ladder(PairPlaying, OperatorActions):
                 log.info("ladder_ready", address=server.address, web=web)
                 task_status.started()
                 nursery.start_soon(self._refits)
+                nursery.start_soon(self._bound_stderr)
                 await self._schedule()
             finally:
                 with anyio.CancelScope(shield=True):
                     await self._db(self.store.recover, at=self.clock())
                     await instances.close(grace=False)
                 nursery.cancel_scope.cancel()
+
+    async def _bound_stderr(self) -> None:
+        """Every minute, each hosted bot's stderr file cut to its last megabyte once it
+        passes eight (:func:`~chaodipi.arena.tournament.processes.bound_stderr`): a season's
+        chatty bot cannot fill the disk."""
+        while True:
+            await anyio.sleep(STDERR_CHECK_S)
+            files = sorted(self.log_dir.glob("*.stderr"))
+            for path in files:
+                cut = await anyio.to_thread.run_sync(bound_stderr, path)
+                if cut:
+                    get_logger().warning("stderr_cut", file=path.name, bytes=cut)
 
     async def _serve_web(self, *, task_status: anyio.abc.TaskStatus[str]) -> None:
         from chaodipi.arena.ladder.web import create_app, serve_web
@@ -366,6 +383,8 @@ class Ladder(PairPlaying, OperatorActions):
             a, b = chosen
             self._reserve(a)
             self._reserve(b)
+            # met from now: the next choice in this loop sees it (the pair's start is stored later)
+            self._met[frozenset((a.version.name, b.version.name))] = self.clock()
             if self._final_left is not None:  # a final pair counts once it starts
                 self._final_playing += 1
                 for entry in (a, b):
@@ -412,8 +431,8 @@ class Ladder(PairPlaying, OperatorActions):
                 version=e.version.name,
                 bot=e.bot.name,
                 rating=e.rating,
-                pairs=e.pairs_played,
-                last_played=e.last_played,
+                pairs=e.pairs_played + e.in_flight,  # a pair playing counts, as just played
+                last_played=self.clock() if e.in_flight else e.last_played,
                 free=self._room(e),
                 provisional=ratings.provisional(e.rating, self.config.provisional_width),
             )

@@ -5,6 +5,9 @@ from .addresses import parse_address as parse_address
 from .admission import Admission as Admission
 from .hosting import host_tables as host_tables
 from .hosting import void_unseated as void_unseated
+from .in_process import InProcessSeat as InProcessSeat
+from .in_process import Overdue as Overdue
+from .in_process import Streams as Streams
 from .mailbox import Mailbox as Mailbox
 from .record import table_record as table_record
 from .server import SERVICE_NAME as SERVICE_NAME
@@ -25,9 +28,12 @@ __all__ = [
     "Admission",
     "ArenaServer",
     "Door",
+    "InProcessSeat",
     "Mailbox",
+    "Overdue",
     "Session",
     "StreamPort",
+    "Streams",
     "Table",
     "TableConfig",
     "TableResult",

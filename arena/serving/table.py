@@ -10,6 +10,9 @@ fresh whenever a stream attaches, and cuts off a stream that floods. A decision'
 a cancel scope's: the moment its Decision is sent, plus per-decision time, the seat's match
 bank and a small grace. On timeout the table plays a deterministic default move, records a
 strike and tells the bot; after ``max_strikes`` the seat forfeits the match for its team.
+A seat may instead be an in-process bot's (:mod:`chaodipi.arena.serving.in_process`), whose
+``decide`` the table calls itself with the seat's view; its answer is judged by the same rules
+(:meth:`Table._ask`), and it is sent nothing.
 
 A match is void (:class:`Void`, no result) only when a seat's bot never took its seat: it never
 connected, so it was never sent its hand. From the moment a seat has been sent its Snapshot
@@ -30,12 +33,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import assert_never
 
 import anyio
 
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.serving.clock import loop_clock
 from chaodipi.arena.serving.flood import FloodGuard
+from chaodipi.arena.serving.in_process import Chosen, Hung, InProcessSeat, NoAction, Raised
 from chaodipi.arena.serving.mailbox import Mailbox
 from chaodipi.arena.serving.port import Port, StreamEnd
 from chaodipi.arena.serving.spectators import Spectators, Watcher
@@ -165,6 +170,8 @@ class _Seat:
     """The allowance of unasked messages of the connection attached now (made fresh with it)."""
     bank_s: float = 0.0
     stats: SeatStats = field(default_factory=SeatStats)
+    bot: InProcessSeat | None = None
+    """Its in-process bot, whose ``decide`` the table calls itself (None: a stream's seat)."""
 
 
 @dataclass(slots=True)
@@ -174,7 +181,8 @@ class _Open:
     legal: LegalActions
     opened: float
     budget_s: float
-    legal_message: pb.LegalActions
+    legal_message: pb.LegalActions | None = None
+    """The legal set as a message, made when the Decision is first sent."""
 
 
 class Table:
@@ -187,11 +195,14 @@ class Table:
         config: TableConfig,
         start: anyio.Event | None = None,
         spectators_after: anyio.Event | None = None,
+        in_process: Sequence[InProcessSeat | None] = (),
     ) -> None:
         """``start``: when given, the match begins only once it is set (and every seat is
         connected), so that many tables can begin together. ``spectators_after``: when given,
         spectators receive nothing of this table until it is set; they then get the public
-        events held back so far, and the rest live."""
+        events held back so far, and the rest live. ``in_process``: each seat's in-process bot
+        (:mod:`chaodipi.arena.serving.in_process`), or None for a seat a stream takes; a bot
+        given takes its seat at once."""
         self.name = name
         self.config = config
         self.match = Match(config.preset, config.seed, config.max_hands)
@@ -223,6 +234,16 @@ class Table:
         self._log = get_logger(table=name)
         self._now: Callable[[], float] = anyio.current_time
         """The loop's clock (:func:`loop_clock`, once the match runs)."""
+        self._read = 0
+        """The log's events read so far (each converted, unless nothing may be sent them)."""
+        for seat, bot in enumerate(in_process):
+            if bot is not None:
+                self._seat_in_process(seat, bot)
+        self._wired = any(s.bot is None for s in self.seats)
+        """Some seat takes a stream, so events are converted to messages; at a table whose
+        every seat is in-process, nothing is (no seat can be sent one, and such a table is
+        served to no spectator: it plays in a worker, docs/architecture.md)."""
+        self._check_ready()
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -277,6 +298,28 @@ class Table:
         if self._decision is not None and self._decision.seat == seat:
             self._send_decision()
         self._check_ready()
+
+    def _seat_in_process(self, seat: int, bot: InProcessSeat) -> None:
+        """The seat's in-process bot takes it: sent nothing, it is seated from the start."""
+        state = self.seats[seat]
+        state.bot = bot
+        state.stats.connects += 1
+        state.stats.name = bot.name
+        self._log.info("seat_in_process", seat=seat, bot=bot.name)
+
+    def _bot_gone(self, seat: int, bot: InProcessSeat, error: BaseException) -> None:
+        """The seat's in-process bot raised: from now on the seat is one whose stream ended
+        (its clock runs, its turns strike), and its game is told (which forfeits it, as a
+        crashed process's)."""
+        state = self.seats[seat]
+        state.bot = None
+        state.stats.drops += 1
+        if not self._wired:  # its seat may now be sent messages: the events so far, converted
+            self._wired = True
+            self._messages = [convert.event_message(e) for e in self.match.log.all_since(0)]
+            self._read = len(self._messages)
+        self._log.info("in_process_gone", seat=seat, error=type(error).__name__)
+        bot.gone(error)
 
     def detach(self, seat: int, connection: Port) -> None:
         state = self.seats[seat]
@@ -366,7 +409,10 @@ class Table:
         self._check_ready()
 
     def _check_ready(self) -> None:
-        if all(s.connection is not None or i in self._absent for i, s in enumerate(self.seats)):
+        if all(
+            s.connection is not None or s.bot is not None or i in self._absent
+            for i, s in enumerate(self.seats)
+        ):
             self.connected.set()
 
     def seated(self, seat: int) -> bool:
@@ -453,21 +499,28 @@ class Table:
         self._decisions += 1
         opened = self._now()
         budget = decision_s + state.bank_s
-        legal_message = convert.legal_message(legal)
-        self._decision = _Open(seat, self._decisions, legal, opened, budget, legal_message)
-        self._send_decision()
+        deadline = opened + budget + self.config.grace_ms / 1000
+        self._decision = _Open(seat, self._decisions, legal, opened, budget)
         refused_before = state.stats.illegal + state.stats.malformed
         cursor = self.match.log.cursor  # nothing is recorded until this seat's action
-        note, fallback = "", False
-        with anyio.CancelScope(deadline=opened + budget + self.config.grace_ms / 1000) as scope:
-            note, fallback = await self._answer(seat)
+        bot = state.bot
+        asked = None if bot is None else self._ask(seat, bot, legal, deadline)
+        if asked is None:  # the seat's stream answers (or nothing does, by the deadline)
+            note, fallback = "", False
+            self._send_decision()
+            with anyio.CancelScope(deadline=deadline) as scope:
+                note, fallback = await self._answer(seat)
+            struck = scope.cancelled_caught
+        else:
+            struck, note, fallback = asked
         used = self._now() - opened
         self._decision = None
-        self._refuse_leftover_answers()
+        if asked is None:
+            self._refuse_leftover_answers()
         state.stats.decisions += 1
         state.stats.think_s += used
         state.bank_s = max(0.0, state.bank_s - max(0.0, used - decision_s))
-        if scope.cancelled_caught:
+        if struck:
             self._strike(seat, legal)
         elif fallback:
             state.stats.fallbacks += 1
@@ -476,14 +529,65 @@ class Table:
         self.turns.append(
             Turn(
                 ms=round(used * 1000),
-                struck=scope.cancelled_caught,
+                struck=struck,
                 strikes=state.stats.strikes,
                 refused=state.stats.illegal + state.stats.malformed - refused_before,
                 note=note,
                 cursor=cursor,
-                fallback=fallback and not scope.cancelled_caught,
+                fallback=fallback and not struck,
             )
         )
+        if bot is not None and bot.hung and self._cut is None:
+            self._cut = _Cut(
+                f"seat {seat} timed out: its decide was still running when its strikes would "
+                f"have reached {self.config.max_strikes}",
+                seat,
+            )
+
+    def _ask(
+        self, seat: int, bot: InProcessSeat, legal: LegalActions, deadline: float
+    ) -> tuple[bool, str, bool] | None:
+        """The open decision answered by the seat's in-process bot, by the rules a stream's
+        answer is judged by: (struck, note, fallback), the action played unless struck (then
+        :meth:`_strike` plays it); None when the bot is gone (its ``decide`` raised).
+
+        An answer after the deadline is struck, as a stream's that comes too late. A ``decide``
+        still running when the seat would have struck out, had it stopped answering (the
+        deadline, then the decision time and grace of each strike left), is stopped there, by
+        the seat's guard: a strike, and the seat's team forfeits. An illegal action is refused
+        (counted) and the safe action played as a fallback, as the SDK answers a Refused; what
+        is no action is a fallback at once."""
+        state = self.seats[seat]
+        config = self.config
+        left = config.max_strikes - state.stats.strikes - 1
+        hang = deadline + left * (config.decision_ms + config.grace_ms) / 1000
+        asked = bot.ask(self.match, seat, legal, hang - self._now())
+        if self._now() > deadline and not isinstance(asked, Raised):
+            return True, "", False  # too late: struck (a hung decide too)
+        match asked:
+            case Chosen(action, note):
+                try:
+                    self.match.apply(seat, action)
+                except IllegalAction as err:
+                    state.stats.illegal += 1
+                    if not state.stats.first_refusal:
+                        state.stats.first_refusal = str(err)
+                    bot.refused(str(err))
+                else:
+                    assert self._decision is not None
+                    self.latencies.append(self._now() - self._decision.opened)
+                    return False, note, False
+            case NoAction():
+                pass
+            case Raised(error):
+                self._bot_gone(seat, bot, error)
+                return None
+            case Hung():
+                return True, "", False
+            case unknown:
+                assert_never(unknown)
+        self.match.apply(seat, legal.default())
+        return False, "", True
 
     async def _answer(self, seat: int) -> tuple[str, bool]:
         """Wait for the open decision's legal answer and apply it (refusing the others);
@@ -543,6 +647,8 @@ class Table:
         deadline_s, bank_s = self._clock(seat)
         self._convert_events()
         cursor = self.match.log.cursor
+        if decision.legal_message is None:
+            decision.legal_message = convert.legal_message(decision.legal)
         message = convert.decision(
             decision.id,
             events=self._news(seat),
@@ -611,15 +717,18 @@ class Table:
     # -- events and the end ---------------------------------------------------------------------
 
     def _convert_events(self) -> None:
-        """Convert the events the engine recorded since last time, once each; show the public
-        ones to the spectators (:meth:`Spectators.show`)."""
+        """Convert the events the engine recorded since last time, once each, and show the
+        public ones to the spectators (:meth:`Spectators.show`), unless every seat is
+        in-process; log each hand's end."""
         messages = self._messages
-        for event in self.match.log.all_since(len(messages)):
-            message = convert.event_message(event)
-            messages.append(message)
+        for event in self.match.log.all_since(self._read):
+            self._read += 1
+            if self._wired:
+                message = convert.event_message(event)
+                messages.append(message)
+                if event.public:
+                    self.gallery.show(message)
             payload = event.payload
-            if event.public:
-                self.gallery.show(message)
             if isinstance(payload, HandOver):
                 self._log.info(
                     "hand_over",

@@ -25,6 +25,7 @@ from .driver import run_tournament as run_tournament
 from .local import Games as Games
 from .local import LocalBackend as LocalBackend
 from .pools import Instances as Instances
+from .processes import bound_stderr as bound_stderr
 from .ray_backend import MAX_RETRIES as MAX_RETRIES
 from .ray_backend import RayBackend as RayBackend
 from .ray_backend import runtime_env as runtime_env
@@ -67,6 +68,7 @@ __all__ = [
     "Shard",
     "ShardResult",
     "TournamentConfig",
+    "bound_stderr",
     "config_help",
     "connect",
     "export_document",

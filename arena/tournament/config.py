@@ -145,6 +145,13 @@ KEYS: tuple[Key, ...] = (
         "transport",
     ),
     Key(
+        "workers",
+        None,
+        "worker processes for the games between in-process bots (py:MODULE:NAME); 0 plays "
+        "such bots as processes instead (default: one per core, at most concurrency)",
+        minimum=0,
+    ),
+    Key(
         "deals_file",
         None,
         "play a public deal set's deals (docs/deal-sets.md) instead of a secret key's: a file, "
@@ -167,7 +174,15 @@ them. The others only add games (``deals``, ``first_deal``, ``schedule``, ``gaun
 new bot) or say how they are played (``concurrency``, ``connect_timeout``, ``transport``,
 where files go)."""
 
-_HOW_PLAYED = ("concurrency", "database", "replays", "connect_timeout", "folder", "transport")
+_HOW_PLAYED = (
+    "concurrency",
+    "database",
+    "replays",
+    "connect_timeout",
+    "folder",
+    "transport",
+    "workers",
+)
 """The fields of a config that say how its games are played, not what: not fingerprinted."""
 
 RENAMED = {"seeds": "deals", "seed_base": "first_deal"}
@@ -199,6 +214,9 @@ _BOT_KEYS = {"command", "token", "fresh", "processes"}
 PYTHON_NAMES = ("python3", "python")
 """A bot command starting with one of these runs with the arena's own interpreter."""
 
+IN_PROCESS = "py:"
+"""What a command that names an in-process bot begins with: ``py:MODULE:NAME``."""
+
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
@@ -213,15 +231,27 @@ class BotSpec:
     """The most processes of this bot alive at once (None: the seats it plays on one deal,
     at most 16)."""
 
+    @property
+    def callable(self) -> str | None:
+        """``MODULE:NAME`` for an in-process bot (its command ``py:MODULE:NAME``), else None."""
+        if len(self.command) == 1 and self.command[0].startswith(IN_PROCESS):
+            return self.command[0].removeprefix(IN_PROCESS)
+        return None
+
     def argv(self) -> tuple[str, ...]:
         """The command to start: a leading ``python3`` (or ``python``) becomes the arena's own
-        interpreter, ``sys.executable``.
+        interpreter, ``sys.executable``; an in-process bot played as a process is the SDK's
+        program for it (:mod:`chaodipi.bot.callables`).
 
         >>> BotSpec("b", ("python3", "-m", "bot")).argv()[0] == sys.executable
         True
         >>> BotSpec("b", ("/usr/bin/python3", "bot.py")).argv()[0]
         '/usr/bin/python3'
+        >>> BotSpec("b", ("py:mine:decide",)).argv()[1:]
+        ('-m', 'chaodipi.bot.callables', 'mine:decide')
         """
+        if self.callable is not None:
+            return (sys.executable, "-m", "chaodipi.bot.callables", self.callable)
         if self.command and self.command[0] in PYTHON_NAMES:
             return (sys.executable, *self.command[1:])
         return self.command
@@ -263,6 +293,9 @@ class TournamentConfig:
     """The public deal set played instead of the database's secret key (``deals_file``)."""
     transport: str = "local"
     """How command bots reach the arena (:data:`TRANSPORTS`)."""
+    workers: int | None = None
+    """Worker processes for games between in-process bots (None: one per core; 0: none, such
+    bots play as processes)."""
 
     def pairings(self) -> list[tuple[str, str]]:
         """The pairs of bots that meet, in a fixed order."""
@@ -466,6 +499,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         for name in ("hands", "deals", "concurrency", "decision_ms", "bank_ms", "max_strikes")
     }
     numbers["first_deal"] = _int(data, "first_deal")
+    workers = None if data.get("workers") is None else _int(data, "workers")
     connect_timeout = data.get("connect_timeout", _DEFAULTS["connect_timeout"].default)
     if (
         not isinstance(connect_timeout, int | float)
@@ -517,6 +551,8 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
             raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
         if not parts:
             raise ConfigError(f"bots.{name}.command: is empty")
+        if parts[0].startswith(IN_PROCESS):
+            _check_in_process(name, parts)
         fresh = spec.get("fresh", False)
         if not isinstance(fresh, bool):
             raise ConfigError(f"bots.{name}.fresh: must be true or false, not {fresh!r}")
@@ -555,8 +591,25 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
         folder=base,
         deal_set=deal_set,
         transport=str(transport),
+        workers=workers,
         **numbers,
     )
+
+
+def _check_in_process(name: str, parts: tuple[str, ...]) -> None:
+    """An in-process bot's command is one word, ``py:MODULE:NAME`` (what it names is loaded
+    where it plays: :func:`chaodipi.bot.load_bot`)."""
+    from chaodipi.bot import parse_bot  # the SDK (and grpc) only when a config names one
+
+    if len(parts) > 1:
+        raise ConfigError(
+            f"bots.{name}.command: an in-process bot is one word, py:MODULE:NAME, not "
+            f"{shlex.join(parts)!r} (give its settings in the module, or a class per setting)"
+        )
+    try:
+        parse_bot(parts[0].removeprefix(IN_PROCESS))
+    except ValueError as err:
+        raise ConfigError(f"bots.{name}.command: py:{err}") from None
 
 
 def _deal_set(

@@ -32,14 +32,14 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 
 from chaodipi.arena.deals import DealSource
-from chaodipi.arena.errors import NoSeat
+from chaodipi.arena.errors import BackendFailed, NoSeat
 from chaodipi.arena.logs import get_logger
 from chaodipi.arena.results import GameKey, GameRow, game_label
 from chaodipi.arena.serving import (
@@ -62,6 +62,7 @@ from chaodipi.arena.tournament.backend import (
 from chaodipi.arena.tournament.config import BotSpec, TournamentConfig
 from chaodipi.arena.tournament.pools import Instance, Instances
 from chaodipi.arena.tournament.processes import stderr_tail
+from chaodipi.arena.tournament.workers import Workers, in_process, open_workers
 from chaodipi.engine import PRESETS, SEATS, other_team, team_of, team_seats
 from chaodipi.records import pack
 
@@ -80,15 +81,17 @@ class _Deals:
     def spectators_after(self, deal: int) -> anyio.Event:
         return self.over.setdefault(deal, anyio.Event())
 
-    def game_ended(self, table: Table, key: GameKey) -> list[Table]:
-        """Record a finished game; return the deal's tables once its last game has ended."""
+    def game_ended(self, table: Table | None, key: GameKey) -> list[Table]:
+        """Record a finished game (``table``: its table on the server, None for one played in
+        a worker); return the deal's tables once its last game has ended."""
         deal = key.deal
-        self.ended.setdefault(deal, []).append(table)
+        if table is not None:
+            self.ended.setdefault(deal, []).append(table)
         self.left[deal] -= 1
         if self.left[deal] > 0:
             return []
         self.spectators_after(deal).set()
-        return self.ended.pop(deal)
+        return self.ended.pop(deal, [])
 
 
 @dataclass(slots=True)
@@ -142,8 +145,9 @@ class _Game:
     table: Table
     label: str
     run_tag: str
-    admission: Admission
-    """The server's, which counts the streams it refused for lack of room."""
+    admission: Admission | None
+    """The server's, which counts the streams it refused for lack of room (None: the game is
+    played in a worker, where no stream is refused)."""
     refused_before: int = 0
     """The server's refusals when the game began."""
     instances: list[Instance | None] = field(default_factory=lambda: [None] * 4)
@@ -176,7 +180,7 @@ class _Game:
         since = self.refused_before
         if instance is not None and instance.refused_before is not None:
             since = min(since, instance.refused_before)
-        refused = self.admission.refused - since
+        refused = 0 if self.admission is None else self.admission.refused - since
         kind = FailureKind.UNSEATED
         if refused > 0:
             kind = FailureKind.REFUSED
@@ -200,25 +204,29 @@ class _Game:
             why = f"exited before connecting (exit code {code})"
             self.unseated(seat, why, instance.stderr, instance)
             return
+        process = f"{instance.name}@{self.run_tag}"
+        self.crashed(seat, instance.name, f"exit code {code}", instance.stderr, process)
+
+    def crashed(self, seat: int, who: str, how: str, stderr: Path | None, process: str) -> None:
+        """The bot of ``seat`` crashed after it was sent its hand (``who``: its process, or
+        its instance in a worker, whose ``decide`` raised; ``how``: the exit code, or what it
+        raised), at its first decision as later: its team forfeits."""
+        name = self.specs[seat].name
         self.crashes[team_of(seat)] += 1
         when = "mid-game"
-        if table.seats[seat].stats.decisions == 0:
+        if self.table.seats[seat].stats.decisions == 0:
             when = "after it was sent its hand, before its first move was done"
-        tail = None if instance.stderr is None else stderr_tail(instance.stderr)
+        tail = None if stderr is None else stderr_tail(stderr)
         self.failures.append(
             BotFailure(
-                instance.spec.name,
-                FailureKind.CRASHED,
-                why=f"{instance.name} crashed {when}, exit code {code}",
-                stderr=tail,
-                process=f"{instance.name}@{self.run_tag}",
+                name, FailureKind.CRASHED, f"{who} crashed {when}, {how}", tail, process=process
             )
         )
         self.problems.append(
-            f"{instance.spec.name} ({instance.name}, seat {seat}, game {self.label}) crashed "
-            f"{when}, exit code {code}; its stderr ends:\n{tail or '(no stderr)'}"
+            f"{name} ({who}, seat {seat}, game {self.label}) crashed {when}, {how}; its stderr "
+            f"ends:\n{tail or '(no stderr)'}"
         )
-        table.forfeit(seat, f"{instance.spec.name} (seat {seat}) crashed, exit code {code}")
+        self.table.forfeit(seat, f"{name} (seat {seat}) crashed, {how}")
 
     def result(self, row: GameRow) -> GameResult:
         """The game's result for the driver, with its record."""
@@ -377,77 +385,116 @@ async def play_games(
     deal_key: DealSource,
     keys: Sequence[GameKey],
     *,
-    server: ArenaServer,
+    server: ArenaServer | None,
     log_dir: Path,
     on_result: OnResult,
     detach_bots: bool = True,
     on_table: Callable[[str, GameKey], None] | None = None,
+    workers: Workers | None = None,
 ) -> int:
     """Play ``keys`` on ``server``, ``config.concurrency`` at a time and started in their
-    order, with the bots' pools (:mod:`chaodipi.arena.tournament.pools`); ``on_result(result)`` as
-    each game ends (void ones too), before the next game takes its slot. Spectators of a deal wait
-    until every game of ``keys`` on that deal has ended; its tables are released then.
-    ``detach_bots=False`` keeps the bot processes in this process's group (a Ray worker);
-    ``on_table(name, key)`` as each game's table opens.
-    Returns the bot processes started. Cancel it to stop: the games in flight are dropped and
-    every bot process ends."""
+    order, with the bots' pools (:mod:`chaodipi.arena.tournament.pools`), and the games
+    between in-process bots (:func:`~chaodipi.arena.tournament.workers.in_process`) in
+    ``workers`` (:func:`~chaodipi.arena.tournament.workers.open_workers`; ``server`` may be None
+    when every game is one); ``on_result(result)`` as each game ends (void ones too), before
+    the next game takes its slot. Spectators of a deal wait until every game of ``keys`` on
+    that deal has ended; its tables are released then. ``detach_bots=False`` keeps the bot
+    processes in this process's group (a Ray worker); ``on_table(name, key)`` as each game's
+    table opens. Returns the bot processes started. Cancel it to stop: the games in flight are
+    dropped and every bot process ends. Raises :class:`~chaodipi.arena.errors.BackendFailed`
+    when a worker cannot go on."""
     slots = anyio.Semaphore(config.concurrency)
-    async with anyio.create_task_group() as nursery:
-        instances = Instances(config, server, nursery, log_dir, detach=detach_bots)
-        run = Games(config, server, instances, deal_key, on_table=on_table)
-        deals = _Deals(Counter(k.deal for k in keys))
-        bots = {b.name: b for b in config.bots}
+    deals = _Deals(Counter(k.deal for k in keys))
+    bots = {b.name: b for b in config.bots}
+    here = {key for key in keys if workers is not None and in_process(config, key)}
+    started = 0
+    try:
+        async with AsyncExitStack() as stack:
+            if workers is not None:
+                await stack.enter_async_context(workers.running())
+            nursery = await stack.enter_async_context(anyio.create_task_group())
+            instances = None
+            if server is not None:
+                instances = Instances(config, server, nursery, log_dir, detach=detach_bots)
+                run = Games(config, server, instances, deal_key, on_table=on_table)
 
-        async def one(key: GameKey) -> None:
+            async def one(key: GameKey) -> None:
+                table = None
+                try:
+                    if workers is not None and key in here:
+                        result = await workers.play(key, deal_key.seed(key.deal))
+                    else:
+                        after = deals.spectators_after(key.deal)
+                        result, table = await run.play(key, bots, spectators_after=after)
+                finally:
+                    slots.release()
+                on_result(result)
+                for done in deals.game_ended(table, key):
+                    assert server is not None
+                    server.release(done)
+
             try:
-                after = deals.spectators_after(key.deal)
-                result, table = await run.play(key, bots, spectators_after=after)
+                async with anyio.create_task_group() as playing:
+                    for key in keys:
+                        await slots.acquire()  # games start in order: deal after deal
+                        playing.start_soon(one, key)
             finally:
-                slots.release()
-            on_result(result)
-            for done in deals.game_ended(table, key):
-                server.release(done)
-
-        try:
-            async with anyio.create_task_group() as playing:
-                for key in keys:
-                    await slots.acquire()  # games start in order: deal after deal
-                    playing.start_soon(one, key)
-        finally:
-            # every game ended (or the caller stopped): sessions end, processes exit or
-            # are killed
-            cancelled = anyio.current_effective_deadline() == -float("inf")
-            await instances.close(grace=not cancelled)
-        nursery.cancel_scope.cancel()  # the process watchers
-    return instances.started
+                # every game ended (or the caller stopped): sessions end, processes exit or
+                # are killed
+                if instances is not None:
+                    cancelled = anyio.current_effective_deadline() == -float("inf")
+                    await instances.close(grace=not cancelled)
+                    started = instances.started
+            nursery.cancel_scope.cancel()  # the process watchers
+    except* BackendFailed as failed:  # a worker's: the run stops saying why
+        raise failed.exceptions[0] from None
+    return started
 
 
 @dataclass(slots=True)
 class LocalBackend:
-    """The games played here (:func:`play_games`) on a table server at ``address``
+    """The games played here (:func:`play_games`): on a table server at ``address``
     (``on_listening(address)`` once it listens; ``spectator_token``: the operator's credential
     for ``Watch``, None: nobody may watch; ``on_table(name, key)`` as each game's table
-    opens)."""
+    opens), and those between in-process bots in worker processes (with no server when every
+    game is one)."""
 
     address: str = "127.0.0.1:0"
     on_listening: Callable[[str], None] | None = None
     spectator_token: str | None = None
     on_table: Callable[[str, GameKey], None] | None = None
+    log_level: str = "warning"
+    """The worker processes' (their tables' log lines)."""
+    on_open: Callable[[], None] | None = None
+    """Told once the backend is ready to play: its first worker started, or its server
+    listening."""
 
     @asynccontextmanager
     async def open(self, assignment: Assignment) -> AsyncIterator[_LocalGames]:
-        async with open_server(self.address, spectator_token=self.spectator_token) as server:
-            if self.on_listening is not None:
-                self.on_listening(server.address)
-            yield _LocalGames(assignment, server, on_table=self.on_table)
+        config, games = assignment.config, assignment.games
+        async with open_workers(
+            config, games, assignment.log_dir, log_level=self.log_level
+        ) as workers:
+            if all(in_process(config, key) for key in games):  # no server needed
+                if self.on_open is not None:
+                    self.on_open()
+                yield _LocalGames(assignment, None, workers)
+                return
+            async with open_server(self.address, spectator_token=self.spectator_token) as server:
+                if self.on_listening is not None:
+                    self.on_listening(server.address)
+                if self.on_open is not None:
+                    self.on_open()
+                yield _LocalGames(assignment, server, workers, self.on_table)
 
 
 @dataclass(slots=True)
 class _LocalGames:
     assignment: Assignment
-    server: ArenaServer
-    processes: int = 0
+    server: ArenaServer | None
+    workers: Workers | None
     on_table: Callable[[str, GameKey], None] | None = None
+    processes: int = 0
 
     async def play(self, on_result: OnResult) -> None:
         work = self.assignment
@@ -459,4 +506,5 @@ class _LocalGames:
             log_dir=work.log_dir,
             on_result=on_result,
             on_table=self.on_table,
+            workers=self.workers,
         )

@@ -34,10 +34,16 @@ from chaodipi.arena.files import open_private
 from chaodipi.arena.tournament.config import BotSpec
 from chaodipi.arena.v2.frames import ENVIRONMENT
 
-__all__ = ["BotProcess", "bot_environment", "launch", "stderr_tail"]
+__all__ = ["BotProcess", "bot_environment", "bound_stderr", "launch", "stderr_tail"]
 
 STDERR_TAIL = 2000
 """Characters of a bot's stderr quoted when it fails."""
+
+STDERR_BOUND = 8 << 20
+"""The bytes a bot's stderr file may reach before :func:`bound_stderr` cuts it."""
+
+STDERR_KEPT = 1 << 20
+"""The bytes of its end :func:`bound_stderr` keeps."""
 
 
 TERM_S = 2.0
@@ -183,3 +189,33 @@ def stderr_tail(path: Path) -> str:
 
 def _redact(found: re.Match[str]) -> str:
     return (found.group("option") or found.group("seat")) + "…"
+
+
+def bound_stderr(path: Path, *, bound: int = STDERR_BOUND, kept: int = STDERR_KEPT) -> int:
+    """Cut a bot's stderr file longer than ``bound`` bytes to its last ``kept`` (from a line
+    start), after a line saying how much went; returns the bytes cut (0: none). The bot
+    appends to it (``O_APPEND``), so what it writes next follows the kept end; a line it
+    writes while the file is cut may be lost with the rest.
+
+    A long-running arena (a standing ladder) calls it now and then, so that a bot that
+    writes without end cannot fill the disk."""
+    try:
+        size = path.stat().st_size
+        if size <= bound:
+            return 0
+        with path.open("rb") as file:
+            file.seek(size - kept)
+            data = file.read()
+        _, newline, rest = data.partition(b"\n")
+        data = rest if newline else data
+        cut = size - len(data)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"[the arena cut the {cut} bytes before this line]\n".encode() + data)
+        finally:
+            os.close(fd)
+    except OSError:
+        return 0
+    return cut
+

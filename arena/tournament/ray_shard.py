@@ -44,6 +44,7 @@ from chaodipi.arena.serving import open_server, tune_garbage_collector
 from chaodipi.arena.tournament.backend import GameResult
 from chaodipi.arena.tournament.config import TournamentConfig
 from chaodipi.arena.tournament.local import play_games
+from chaodipi.arena.tournament.workers import open_workers
 
 __all__ = ["Shard", "ShardResult", "loop_items", "play_shard"]
 
@@ -244,7 +245,10 @@ async def _play(
             upto += 1
         send(upto)
 
-    async with open_server("127.0.0.1:0") as server:
+    async with (
+        open_workers(config, games, log_dir, log_level=shard.log_level) as workers,
+        open_server("127.0.0.1:0") as server,
+    ):
         processes = await play_games(
             config,
             shard.deal_key,
@@ -253,5 +257,6 @@ async def _play(
             log_dir=log_dir,
             on_result=on_result,
             detach_bots=False,
+            workers=workers,
         )
     send(len(games), processes)

@@ -14,6 +14,11 @@ Monte-Carlo bot is not a rung: at the search rung's CPU (80 sampled worlds a pla
 stronger than the heuristic bot. Changing a rung's command changes what a bench result means:
 say so where the results are published.
 
+Each rung is also a Python callable, the same bot at the same budget (``callable``: a class of
+:mod:`chaodipi.sample_bots.rungs`): ``arena bench`` plays the rungs in-process, in worker
+processes beside their tables, when the bot it measures is an in-process bot too
+(``py:MODULE:NAME``), and by their commands otherwise (docs/architecture.md, "In-process bots").
+
 Each rung also says roughly how long a hand against it takes (``hand_s``), for the estimate
 ``arena bench`` prints before it starts: the README's ladder rows (1, 14 and 30 minutes) and
 a default bench of 800 two-hand games against the four rungs other than dmc in about 2.5
@@ -25,6 +30,8 @@ hours on 2 cores put them there, within a factor of 1.5.
 'python3 -m chaodipi.sample_bots.heuristic_bot'
 >>> rung("dmc").presets(), [r.name for r in rungs_of("hefei")]
 (('classic',), ['random', 'heuristic', 'search40', 'search'])
+>>> rung("search40").callable
+'py:chaodipi.sample_bots.rungs:Search40'
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ class Rung:
     name: str
     command: str
     """Its command, as ``arena run --bot NAME=COMMAND`` takes it."""
+    callable: str
+    """The same bot as an in-process bot, ``py:MODULE:NAME``, as ``--bot NAME=…`` takes it."""
     hand_s: float
     """About how many seconds a hand of a game against it takes, wall time, on a 2-core
     machine playing two games at once (``-j 2``), its opponent a quick bot: a rough figure."""
@@ -73,19 +82,36 @@ class Rung:
         return tuple(preset for preset in PRESETS if preset in shipped)
 
 
+_CALLABLES = "py:chaodipi.sample_bots.rungs:"
+
 RUNGS: tuple[Rung, ...] = (
-    Rung("random", "python3 -m chaodipi.sample_bots.random_bot", 1.5),
-    Rung("heuristic", "python3 -m chaodipi.sample_bots.heuristic_bot", 2.0, elo=0.0),
-    Rung("dmc", "python3 -m chaodipi.sample_bots.dmc_bot", 1.5, elo=165.0, learned=True),
+    Rung("random", "python3 -m chaodipi.sample_bots.random_bot", _CALLABLES + "Random", 1.5),
+    Rung(
+        "heuristic",
+        "python3 -m chaodipi.sample_bots.heuristic_bot",
+        _CALLABLES + "Heuristic",
+        2.0,
+        elo=0.0,
+    ),
+    Rung(
+        "dmc",
+        "python3 -m chaodipi.sample_bots.dmc_bot",
+        _CALLABLES + "Dmc",
+        1.5,
+        elo=165.0,
+        learned=True,
+    ),
     Rung(
         "search40",
         "python3 -m chaodipi.sample_bots.search_bot --simulations 40 --budget-ms 500",
+        _CALLABLES + "Search40",
         5.5,
         elo=134.4,
     ),
     Rung(
         "search",
         "python3 -m chaodipi.sample_bots.search_bot --simulations 120 --budget-ms 500",
+        _CALLABLES + "Search",
         13.5,
         elo=186.9,
     ),

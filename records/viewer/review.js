@@ -47,6 +47,10 @@ function verdictText(d) {
     (d.mark ? "" : " (within the noise)");
 }
 
+/** The judge that made the review, as arena review's text names it: " · judge chaodipi.search
+ * PIMC 3" (nothing for a review that does not name one). */
+const judgeText = () => (review.judge ? " · judge " + review.judge.name + " " + review.judge.version : "");
+
 /** Whether the current view shows a decision's review: all hands, or the acting seat's view
  * (its candidates name cards the other seats did not see, and its values come from worlds
  * drawn from what the acting seat saw). */
@@ -74,7 +78,7 @@ function drawReview(state) {
     return;
   }
   if (!d.judged) {
-    box.append(el("p", "muted", "Not judged: declaring, and frying while the bids are hidden, are not."));
+    box.append(el("p", "muted", "Not judged: the reviewer had one candidate, nothing to weigh it against."));
     return;
   }
   if (!reviewShown(d)) {
@@ -108,7 +112,8 @@ function drawReview(state) {
   box.append(table);
   // hindsight (all cards open) is no seat's information: only in the view of all hands
   box.append(el("p", "muted small", "levels for team " + teamOf(d.seat) + " · " + d.worlds + " worlds, " +
-    review.simulations + " playouts" + (view === "all" ? " · all cards open: " + moveText(d.hindsight) : "")));
+    review.simulations + " playouts" + judgeText() +
+    (view === "all" ? " · all cards open: " + moveText(d.hindsight) : "")));
 }
 
 /** The better move's cards raised on the table: in the acting seat's hand as this step shows

@@ -10,7 +10,7 @@ its colours are the page's own. The axis has round ticks (1, 2 or 5 × 10ⁿ apa
 >>> chart = rating_chart([("a@1", [RatingPoint(1, 0.0, 1000.0, 50.0),
 ...                                RatingPoint(4, 9.0, 1100.0, 40.0)])])
 >>> [t.label for t in chart.y_ticks]
-['900', '1000', '1100', '1200']
+['950', '1000', '1050', '1100', '1150']
 >>> chart.series[0].last.label
 '1100'
 """

@@ -30,7 +30,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from chaodipi.arena.ladder.operator import LadderError, Operator
+from chaodipi.arena.errors import LadderError
+from chaodipi.arena.ladder.operator import Operator
 from chaodipi.arena.logs import get_logger
 
 __all__ = ["MAX_BODY", "operator_routes", "token_digest"]
@@ -49,11 +50,6 @@ def token_digest(token: str) -> str:
     """
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
-
-class _Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -75,26 +71,26 @@ async def _body(request: Request, fields: tuple[str, ...]) -> dict[str, Any]:
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > MAX_BODY:
-            raise _Refused(413, f"the request's body is over {MAX_BODY} bytes")
+            raise LadderError(f"the request's body is over {MAX_BODY} bytes", 413)
     if not raw.strip():
         return {}
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError):
-        raise _Refused(400, "the request's body is not JSON") from None
+        raise LadderError("the request's body is not JSON") from None
     if not isinstance(value, dict):
-        raise _Refused(400, "the request's body is not a JSON object")
+        raise LadderError("the request's body is not a JSON object")
     unknown = sorted(set(value) - set(fields))
     if unknown:
         takes = ", ".join(fields) if fields else "no field"
-        raise _Refused(400, f"unknown field {unknown[0]!r} (this request takes {takes})")
+        raise LadderError(f"unknown field {unknown[0]!r} (this request takes {takes})")
     return value
 
 
 def _text(body: dict[str, Any], field: str) -> str:
     value = body.get(field)
     if not isinstance(value, str) or not value.strip():
-        raise _Refused(400, f"{field!r} must be a non-empty string")
+        raise LadderError(f"{field!r} must be a non-empty string")
     return value.strip()
 
 
@@ -103,7 +99,7 @@ def _whole(body: dict[str, Any], field: str, *, least: int) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise _Refused(400, f"{field!r} must be a whole number of at least {least}")
+        raise LadderError(f"{field!r} must be a whole number of at least {least}")
     return value
 
 
@@ -144,7 +140,7 @@ async def _freeze(operator: Operator, request: Request) -> dict[str, Any]:
     body = await _body(request, ("final_pairs",))
     final_pairs = _whole(body, "final_pairs", least=0)
     if final_pairs is None:
-        raise _Refused(400, "'final_pairs' must be given: the pairs each version plays more")
+        raise LadderError("'final_pairs' must be given: the pairs each version plays more")
     await operator.freeze(final_pairs)
     return {}
 
@@ -171,8 +167,6 @@ def operator_routes(
                 return _error(401, "a wrong or missing operator token (Authorization: Bearer)")
             try:
                 result = await action(operator, request)
-            except _Refused as refused:
-                return _error(refused.status, str(refused))
             except LadderError as err:
                 log.info("operator_refused", action=name, bot=_bot(request), why=str(err))
                 return _error(err.status, str(err))
