@@ -308,9 +308,10 @@ SEARCH = ROOT / "search"
 POLICY_MODULES = ("heuristic.py", "playout.py", "pimc.py", "monte_carlo.py")
 """The search library's modules that hold a policy: the heuristic, the playouts, the PIMC
 search, the Monte-Carlo policy."""
-SHARED_NAMES = {"decide", "main", "candidates"}
+SHARED_NAMES = {"decide", "main", "candidates", "Heuristic"}
 """Names other parts define for their own purposes (a bot's ``decide``, a program's ``main``,
-the RL environment's ``candidates``): not the policy's."""
+the RL environment's ``candidates``, the heuristic rung's in-process class in
+``sample_bots/rungs.py``, named after its rung): not the policy's."""
 USERS = {
     "sample_bots/heuristic_bot.py": "heuristic_move",
     "sample_bots/search_bot.py": "search_move",
