@@ -43,3 +43,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (the addopts) in the slow and Ray steps is one process: their clusters,
+    browsers and toolchains are not for two workers at once; elsewhere xdist's own count (one
+    worker a core)."""
+    if config.getoption("markexpr") in ("slow", "ray"):
+        return 0
+    return None

@@ -31,9 +31,10 @@ sys.meta_path.insert(0, _Block())
 
 def test_without_the_rl_extra_its_tests_skip_saying_how_to_install_it(tmp_path: Path) -> None:
     (tmp_path / "sitecustomize.py").write_text(BLOCK, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["PYTHONPATH"] = str(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-n", "0",
          "src/chaodipi/rl", "tests/test_rl_env.py", "tests/test_rl_leaks.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
