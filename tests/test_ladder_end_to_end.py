@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -221,8 +222,9 @@ def test_a_ladder_keeps_every_finished_pair_through_sigkill_and_reports_a_failed
     document = json.loads(status.stdout)
     failed = {a["version"]: a for a in document["apart"]}
     assert failed["py@2"]["state"] == "failed"
-    # a resident's process runs on its owner's machine: the ladder sees its streams end
-    assert failed["py@2"]["reason"].startswith("its streams ended mid-game"), failed["py@2"]
+    # a resident's process runs on its owner's machine: the ladder sees its streams end (one
+    # or more: a seat whose process had not yet crashed when the game ended runs out of time)
+    assert re.match(r"its streams? ended mid-game \(\d: ", failed["py@2"]["reason"]), failed["py@2"]
     assert "py@2" not in {s["version"] for s in document["standings"]}
     with _closing(Store.open(url, create=False)) as store:
         py2 = next(v for v in store.versions() if v.name == "py@2")
