@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 from chaodipi.arena.errors import ConfigError
 from chaodipi.arena.results import BOT_NAME, BOT_NAME_RULE
-from chaodipi.arena.tournament import RUNGS, BotSpec, TournamentConfig
+from chaodipi.arena.tournament import RUNGS, BotSpec, TournamentConfig, command_parts
 from chaodipi.engine import PRESETS
 
 __all__ = ["KEYS", "HostedBot", "LadderConfig", "LadderKey", "load_ladder", "parse_ladder"]
@@ -327,15 +327,7 @@ def _bots(table: Any, rungs: set[str]) -> tuple[HostedBot, ...]:
                 f"bots.{name}.{extra[0]}: unknown key (known: {', '.join(sorted(_BOT_KEYS))}; a "
                 "bot that connects by itself is added with `arena ladder add NAME`)"
             )
-        command = spec.get("command")
-        if isinstance(command, str):
-            parts = tuple(shlex.split(command))
-        elif isinstance(command, list) and all(isinstance(p, str) for p in command):
-            parts = tuple(command)
-        else:
-            raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
-        if not parts:
-            raise ConfigError(f"bots.{name}.command: is empty")
+        parts = command_parts(name, spec.get("command"))
         _check_callable(name, parts, spec.get("trusted", False))
         processes = spec.get("processes")
         if processes is not None and (

@@ -11,6 +11,7 @@ from .config import BotSpec as BotSpec
 from .config import ConfigDeprecation as ConfigDeprecation
 from .config import Key as Key
 from .config import TournamentConfig as TournamentConfig
+from .config import command_parts as command_parts
 from .config import config_help as config_help
 from .config import load_config as load_config
 from .config import parse_config as parse_config
@@ -69,6 +70,7 @@ __all__ = [
     "ShardResult",
     "TournamentConfig",
     "bound_stderr",
+    "command_parts",
     "config_help",
     "connect",
     "export_document",

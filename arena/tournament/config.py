@@ -542,15 +542,7 @@ def parse_config(data: dict[str, Any], base: Path) -> TournamentConfig:
                 )
             bots.append(BotSpec(name, token=token))
             continue
-        command = spec.get("command")
-        if isinstance(command, str):
-            parts = tuple(shlex.split(command))
-        elif isinstance(command, list) and all(isinstance(p, str) for p in command):
-            parts = tuple(command)
-        else:
-            raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
-        if not parts:
-            raise ConfigError(f"bots.{name}.command: is empty")
+        parts = command_parts(name, spec.get("command"))
         if parts[0].startswith(IN_PROCESS):
             _check_in_process(name, parts)
         fresh = spec.get("fresh", False)
@@ -723,3 +715,21 @@ def load_config(
             "[bots.NAME] tables)"
         )
     return parse_config(data, Path() if path is None else path.parent)
+
+
+def command_parts(name: str, command: object) -> tuple[str, ...]:
+    """A config's ``bots.NAME.command``, a string (split as a shell would) or a list of
+    strings, as its arguments; a :class:`ConfigError` naming the key otherwise.
+
+    >>> command_parts("mine", "python3 my_bot.py --fast")
+    ('python3', 'my_bot.py', '--fast')
+    """
+    if isinstance(command, str):
+        parts = tuple(shlex.split(command))
+    elif isinstance(command, list) and all(isinstance(p, str) for p in command):
+        parts = tuple(command)
+    else:
+        raise ConfigError(f"bots.{name}.command: must be a string or a list of strings")
+    if not parts:
+        raise ConfigError(f"bots.{name}.command: is empty")
+    return parts
